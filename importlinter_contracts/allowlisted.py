@@ -1,0 +1,99 @@
+"""The part every static contract here shares: its allowlist options and how they report."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from grimp import ImportGraph
+from importlinter.application import contract_utils, output
+from importlinter.application.contract_utils import AlertLevel
+from importlinter.domain import fields
+from importlinter.domain.contract import Contract, ContractCheck, InvalidContractOptions
+
+from .allowlist import Allowlist, AllowlistEntry, AllowlistEntryField, entries_missing_reasons
+from .rendering import print_finding
+
+STALE_ENTRY_ADVICE = "remove this stale entry"
+
+
+class AllowlistedContract(Contract):
+    """A contract whose `ignore_imports` is a shrink-only allowlist with reasons.
+
+    Subclasses compute their findings, pass each through `Allowlist.excuse`, and build their
+    result with `_contract_check`.
+    """
+
+    # Each field reads as its parsed value on an instance, hence the annotations.
+    ignore_imports: list[AllowlistEntry] | None = fields.ListField(  # type: ignore[assignment]
+        subfield=AllowlistEntryField(), required=False
+    )
+    require_reasons: bool = fields.BooleanField(required=False, default=False)  # type: ignore[assignment]
+    unmatched_ignore_imports_alerting: AlertLevel = fields.EnumField(  # type: ignore[assignment]
+        AlertLevel, default=AlertLevel.ERROR
+    )
+    broken_contract_guidance: str | None = fields.TextField(required=False)  # type: ignore[assignment]
+
+    def validate(self) -> None:
+        if self.require_reasons:
+            missing = entries_missing_reasons(self._entries())
+            if missing:
+                listed = ", ".join(f"'{entry}'" for entry in missing)
+                raise InvalidContractOptions(
+                    {
+                        "ignore_imports": f"require_reasons is true, but these entries give no "
+                        f"reason: {listed}. End each with '# why it is allowed'."
+                    }
+                )
+
+    def _entries(self) -> list[AllowlistEntry]:
+        return list(self.ignore_imports or [])
+
+    def _allowlist(self, graph: ImportGraph) -> Allowlist:
+        return Allowlist(graph, self._entries())
+
+    def _contract_check(
+        self,
+        violations: list[dict[str, Any]],
+        ignored: list[dict[str, Any]],
+        allowlist: Allowlist,
+        **metadata: Any,
+    ) -> ContractCheck:
+        """The result, with stale entries handled as `unmatched_ignore_imports_alerting` says."""
+        alerting = self.unmatched_ignore_imports_alerting
+        stale = [] if alerting is AlertLevel.NONE else allowlist.stale()
+        warnings = (
+            [f"No import matches ignored import {entry}: {STALE_ENTRY_ADVICE}." for entry in stale]
+            if alerting is AlertLevel.WARN
+            else []
+        )
+        breaking_stale = stale if alerting is AlertLevel.ERROR else []
+        return ContractCheck(
+            kept=not violations and not breaking_stale,
+            warnings=warnings,
+            ignored_import_count=len(ignored),
+            metadata={
+                "violations": violations,
+                "ignored": ignored,
+                "unmatched_ignores": [entry.text for entry in breaking_stale],
+                **metadata,
+            },
+        )
+
+    def _render_stale_entries_and_guidance(self, check: ContractCheck) -> None:
+        stale = check.metadata["unmatched_ignores"]
+        if stale:
+            output.print_error(
+                f"{len(stale)} ignore_imports "
+                f"{'entry matches' if len(stale) == 1 else 'entries match'} no import "
+                "that this contract would report:"
+            )
+            output.new_line()
+            for entry in stale:
+                print_finding(f"-   {entry}  ({STALE_ENTRY_ADVICE})")
+            output.new_line()
+        contract_utils.render_broken_contract_guidance(self.broken_contract_guidance)
+
+
+def ignored_import(finding: dict[str, Any], entry: AllowlistEntry) -> dict[str, Any]:
+    """A finding that an allowlist entry excuses, as the report lists it."""
+    return {**finding, "entry": entry.text, "reason": entry.reason}

@@ -1,0 +1,43 @@
+"""Which cache directory this run of lint-imports uses, so that our caches sit beside grimp's."""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from contextlib import contextmanager
+from contextvars import ContextVar
+from pathlib import Path
+
+import click
+
+DEFAULT_CACHE_DIR = Path(".import_linter_cache")
+
+_chosen: ContextVar[tuple[Path | None] | None] = ContextVar("cache_directory", default=None)
+
+
+def cache_directory() -> Path | None:
+    """The cache directory of the current run, or None when caching is off.
+
+    import-linter hands contracts no cache setting, so this reads the `--no-cache` and
+    `--cache-dir` options of the running click command (lint-imports' or ours), unless
+    `using_cache_directory` chose one.
+    """
+    chosen = _chosen.get()
+    if chosen is not None:
+        return chosen[0]
+    context = click.get_current_context(silent=True)
+    params = context.params if context is not None else {}
+    if params.get("no_cache"):
+        return None
+    if params.get("cache_dir"):
+        return Path(params["cache_dir"])
+    return DEFAULT_CACHE_DIR
+
+
+@contextmanager
+def using_cache_directory(directory: Path | None) -> Iterator[None]:
+    """Run contracts with this cache directory (None: no cache), outside any command line."""
+    token = _chosen.set((directory,))
+    try:
+        yield
+    finally:
+        _chosen.reset(token)

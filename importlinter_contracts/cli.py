@@ -1,0 +1,82 @@
+"""The `importlinter-contracts` console script (also `python -m importlinter_contracts`)."""
+
+from __future__ import annotations
+
+import contextlib
+import io
+import json
+import sys
+from pathlib import Path
+
+import click
+from importlinter.application import rendering
+
+from .cache import DEFAULT_CACHE_DIR
+from .report import ConfigurationError, RunResult, run_contracts
+
+EXIT_KEPT = 0
+EXIT_BROKEN = 1
+EXIT_ERROR = 2
+
+
+def _fail(message: str) -> None:
+    for line in message.splitlines() or [message]:
+        click.echo(f"importlinter-contracts: {line}", err=True)
+    sys.exit(EXIT_ERROR)
+
+
+@click.group()
+def main() -> None:
+    """Check import-linter contracts and report on them for machines and reviewers."""
+
+
+@main.command()
+@click.option(
+    "--config",
+    "config",
+    default=None,
+    help="The configuration file (default: as lint-imports finds it).",
+)
+@click.option(
+    "--contract", "contracts", multiple=True, help="Check only this contract id; may be repeated."
+)
+@click.option(
+    "--cache-dir", default=None, help=f"The cache directory (default: {DEFAULT_CACHE_DIR})."
+)
+@click.option("--no-cache", is_flag=True, help="Neither read nor write any cache.")
+@click.option(
+    "--format",
+    "output_format",
+    type=click.Choice(["text", "json"]),
+    default="text",
+    show_default=True,
+    help="text: as lint-imports prints it; json: one JSON document on stdout.",
+)
+def check(
+    config: str | None,
+    contracts: tuple[str, ...],
+    cache_dir: str | None,
+    no_cache: bool,
+    output_format: str,
+) -> None:
+    """Check the contracts, built-in ones included, as lint-imports does.
+
+    Exit status: 0 when every contract is kept, 1 when any is broken, 2 on a configuration
+    or usage error (the message goes to stderr).
+    """
+    cache = None if no_cache else Path(cache_dir) if cache_dir else DEFAULT_CACHE_DIR
+    # import-linter draws transient progress on stdout, which must carry nothing but the report.
+    with contextlib.redirect_stdout(io.StringIO()):
+        try:
+            result = run_contracts(config, contracts, cache)
+        except ConfigurationError as error:
+            _fail(str(error))
+    _print(result, output_format)
+    sys.exit(EXIT_KEPT if result.kept else EXIT_BROKEN)
+
+
+def _print(result: RunResult, output_format: str) -> None:
+    if output_format == "json":
+        click.echo(json.dumps(result.as_data(), indent=2))
+    else:
+        rendering.render_report(result.report)

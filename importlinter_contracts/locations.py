@@ -1,0 +1,46 @@
+"""Where a module's source file is, found without importing or running anything."""
+
+from __future__ import annotations
+
+import importlib.machinery
+import os
+import sys
+from functools import cache
+from pathlib import Path
+
+
+@cache
+def _package_directories(top_level: str, search_path: tuple[str, ...]) -> tuple[Path, ...]:
+    # PathFinder only searches the path it is given; unlike importlib.util.find_spec it never
+    # runs a parent package, and a top-level name has none anyway.
+    spec = importlib.machinery.PathFinder.find_spec(top_level, list(search_path))
+    if spec is None or spec.submodule_search_locations is None:
+        return ()
+    return tuple(Path(location) for location in spec.submodule_search_locations)
+
+
+def source_file(module: str) -> Path | None:
+    """The file that defines `module`, or None for a module with no file of ours."""
+    top_level, *rest = module.split(".")
+    for directory in _package_directories(top_level, tuple(sys.path)):
+        base = directory.joinpath(*rest)
+        for candidate in (base / "__init__.py", base.with_suffix(".py")):
+            if candidate.is_file():
+                return candidate
+    return None
+
+
+def display_path(path: Path) -> str:
+    """A path as editors and CI logs link it: relative to the working directory."""
+    try:
+        return os.path.relpath(path)
+    except ValueError:  # another drive, on Windows
+        return str(path)
+
+
+def location(module: str, line_number: int | None) -> str | None:
+    """`path:line` of an import in `module`, or None when its file is not known."""
+    path = source_file(module)
+    if path is None:
+        return None
+    return display_path(path) if line_number is None else f"{display_path(path)}:{line_number}"

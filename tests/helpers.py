@@ -1,0 +1,70 @@
+"""The one helper that writes synthetic packages and runs the contracts on them."""
+
+from __future__ import annotations
+
+import json
+import textwrap
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+from click.testing import CliRunner, Result
+from importlinter.cli import lint_imports_command
+
+from importlinter_contracts.cli import main
+
+CONTRACT_TYPES = """\
+contract_types =
+    backend_isolation: importlinter_contracts.BackendIsolationContract
+"""
+
+
+@dataclass
+class Project:
+    """A folder with packages we write, and a `.importlinter` to check them with."""
+
+    root: Path
+
+    def write(self, files: dict[str, str]) -> None:
+        """Write `{"pkg/mod.py": source}`; every folder on the way becomes a package."""
+        for relative, source in files.items():
+            path = self.root / relative
+            path.parent.mkdir(parents=True, exist_ok=True)
+            path.write_text(textwrap.dedent(source))
+            parent = path.parent
+            while parent != self.root:
+                (parent / "__init__.py").touch()
+                parent = parent.parent
+
+    def configure(self, contracts: str, *, root_package: str = "pkg", session: str = "") -> None:
+        """Write `.importlinter` with our contract types and the given contract sections."""
+        (self.root / ".importlinter").write_text(
+            f"[importlinter]\nroot_package = {root_package}\n{session}"
+            + CONTRACT_TYPES
+            + "\n"
+            + textwrap.dedent(contracts)
+        )
+
+    def check(self, *args: str) -> Result:
+        """Run `importlinter-contracts check ARGS` in this folder."""
+        return CliRunner().invoke(main, ["check", "--no-cache", *args], catch_exceptions=False)
+
+    def report(self, *args: str) -> dict[str, Any]:
+        """The JSON report of `check`, as data."""
+        result = self.check("--format", "json", *args)
+        assert result.exit_code in (0, 1), result.output
+        data: dict[str, Any] = json.loads(result.stdout)
+        return data
+
+    def contract(self, contract_id: str, *args: str) -> dict[str, Any]:
+        """One contract's part of the JSON report."""
+        (found,) = [c for c in self.report(*args)["contracts"] if c["id"] == contract_id]
+        return found
+
+    def lint_imports(self, *args: str) -> Result:
+        """Run import-linter's own `lint-imports` in this folder."""
+        return CliRunner().invoke(lint_imports_command, ["--no-logo", "--no-cache", *args])
+
+
+def imports_of(violations: list[dict[str, Any]]) -> set[tuple[str, str]]:
+    return {(v["importer"], v["imported"]) for v in violations}
