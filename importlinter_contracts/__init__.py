@@ -1,5 +1,6 @@
 """import-linter contract types for codebases with one package per hardware backend."""
 
 from .backend_isolation import BackendIsolationContract
+from .eager_imports import EagerImportContract
 
-__all__ = ["BackendIsolationContract"]
+__all__ = ["BackendIsolationContract", "EagerImportContract"]

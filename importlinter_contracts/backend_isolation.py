@@ -99,8 +99,8 @@ class BackendIsolationContract(AllowlistedContract):
         for violation in check.metadata["violations"]:
             by_backend.setdefault(violation["backend"], []).append(violation)
         for backend, violations in by_backend.items():
-            output.print_error(
-                f"Only {self.container}.{backend} may import {self.container}.{backend}:"
+            print_finding(
+                f"Only {self.container}.{backend} may import {self.container}.{backend}:", bold=True
             )
             output.new_line()
             for violation in violations:

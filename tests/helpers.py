@@ -16,6 +16,7 @@ from importlinter_contracts.cli import main
 CONTRACT_TYPES = """\
 contract_types =
     backend_isolation: importlinter_contracts.BackendIsolationContract
+    eager_imports: importlinter_contracts.EagerImportContract
 """
 
 
@@ -48,6 +49,10 @@ class Project:
     def check(self, *args: str) -> Result:
         """Run `importlinter-contracts check ARGS` in this folder."""
         return CliRunner().invoke(main, ["check", "--no-cache", *args], catch_exceptions=False)
+
+    def check_with_cache(self, *args: str) -> Result:
+        """Run `importlinter-contracts check ARGS` with the default cache directory."""
+        return CliRunner().invoke(main, ["check", *args], catch_exceptions=False)
 
     def report(self, *args: str) -> dict[str, Any]:
         """The JSON report of `check`, as data."""

@@ -95,3 +95,74 @@ def backend_imports(
                     if inside(imported) and not any(inside(importer, b) for b in backends):
                         found.add((importer, imported, node.lineno))
     return found
+
+
+def eager_import_lines(source: str) -> dict[int, bool]:
+    """Line of each import statement -> whether it runs at import time, by walking the AST."""
+    found: dict[int, bool] = {}
+
+    def visit(node: ast.AST, eager: bool) -> None:
+        if isinstance(node, ast.Import | ast.ImportFrom):
+            found[node.lineno] = found.get(node.lineno, False) or eager
+            return
+        if isinstance(node, ast.FunctionDef | ast.AsyncFunctionDef | ast.Lambda):
+            eager = False
+        if isinstance(node, ast.If) and _is_type_checking(node.test):
+            visit(node.test, eager)
+            for child in node.body:
+                visit(child, False)
+            for child in node.orelse:
+                visit(child, eager)
+            return
+        for child in ast.iter_child_nodes(node):
+            visit(child, eager)
+
+    visit(ast.parse(source), True)
+    return found
+
+
+def eager_violations(
+    tree: Path,
+    sources: set[str],
+    follow: str,
+    forbidden: set[str],
+    allowed: set[str],
+) -> set[tuple[str, str]]:
+    """(importer, imported) of each forbidden module that importing a source runs (R4).
+
+    Imports that run at import time are followed through `follow`; parent packages inside
+    `follow` run before their submodules; TYPE_CHECKING blocks never run.
+    """
+    modules = modules_of(tree, follow.split(".")[0])
+    names = set(modules)
+
+    def inside(module: str, packages: set[str]) -> bool:
+        return any(module == p or module.startswith(p + ".") for p in packages)
+
+    def eager_targets(module: str) -> set[str]:
+        path = modules[module]
+        source = path.read_text(encoding="utf-8")
+        lines = eager_import_lines(source)
+        found = set()
+        for node, type_checking in import_statements(source):
+            if type_checking or not lines.get(node.lineno):
+                continue
+            found |= imported_modules(node, module, path.name == "__init__.py", names)
+        return found
+
+    violations = set()
+    for source in sources:
+        seen = {source}
+        queue = [source]
+        while queue:
+            module = queue.pop()
+            parents = module.split(".")
+            targets = {".".join(parents[:i]) for i in range(1, len(parents))}
+            targets = {t for t in targets if inside(t, {follow})}
+            for target in targets | eager_targets(module):
+                if inside(target, forbidden) and not inside(target, allowed):
+                    violations.add((module, target))
+                elif target not in seen and inside(target, {follow}):
+                    seen.add(target)
+                    queue.append(target)
+    return violations

@@ -1,0 +1,137 @@
+"""What importing a module runs: its eager imports, followed from module to module."""
+
+from __future__ import annotations
+
+from collections import deque
+from collections.abc import Callable, Iterator
+from dataclasses import dataclass
+from typing import Any
+
+from grimp import ImportGraph
+
+from .locations import location
+from .scope_index import ScopeIndex
+
+PARENT_PACKAGE = "its parent package runs first"
+
+
+@dataclass(frozen=True)
+class Hop:
+    """One step by which importing a module runs another.
+
+    Either an eager import (with its lines and why each runs at import time), or a parent
+    package, which Python runs before any of its submodules (no lines).
+    """
+
+    importer: str
+    imported: str
+    line_numbers: tuple[int, ...] = ()
+    why: tuple[str, ...] = ()
+
+    @property
+    def is_import(self) -> bool:
+        return bool(self.line_numbers)
+
+    def as_data(self) -> dict[str, Any]:
+        return {
+            "importer": self.importer,
+            "imported": self.imported,
+            "line_numbers": list(self.line_numbers),
+            "why": list(self.why) if self.is_import else [PARENT_PACKAGE],
+            "locations": [location(self.importer, line) for line in self.line_numbers],
+        }
+
+
+class EagerImports:
+    """The eager imports of each module of a graph, worked out once per module."""
+
+    def __init__(self, graph: ImportGraph, scopes: ScopeIndex) -> None:
+        self.graph = graph
+        self._scopes = scopes
+        self._hops: dict[str, list[Hop]] = {}
+
+    def of(self, module: str) -> list[Hop]:
+        """The imports of `module` that run when it is imported, sorted by imported module."""
+        hops = self._hops.get(module)
+        if hops is None:
+            hops = self._hops[module] = list(self._find(module))
+        return hops
+
+    def _find(self, module: str) -> Iterator[Hop]:
+        for imported in sorted(self.graph.find_modules_directly_imported_by(module)):
+            eager = sorted(
+                {
+                    (detail["line_number"], scope.reason)
+                    for detail in self.graph.get_import_details(importer=module, imported=imported)
+                    if not detail.get("is_lazy")
+                    and (scope := self._scopes.scope(module, detail["line_number"])).eager
+                }
+            )
+            if eager:
+                yield Hop(
+                    importer=module,
+                    imported=imported,
+                    line_numbers=tuple(line for line, _ in eager),
+                    why=tuple(why for _, why in eager),
+                )
+
+
+def parents(module: str) -> Iterator[str]:
+    """The packages Python runs before `module`, innermost first."""
+    while "." in module:
+        module = module.rpartition(".")[0]
+        yield module
+
+
+def walk(
+    source: str,
+    eager_imports: EagerImports,
+    enter: Callable[[Hop], bool],
+    *,
+    include_parents: bool,
+) -> dict[str, Hop | None]:
+    """Everything importing `source` runs, breadth first: each module with the hop that first
+    reached it (None for the source).
+
+    `enter(hop)` sees every hop out of an entered module and says whether to enter its
+    target (and so follow the target's own hops). With `include_parents`, entering a
+    module also offers a hop to each of its parent packages in the graph.
+    """
+    reached: dict[str, Hop | None] = {source: None}
+    queue = deque([source])
+    graph_modules = eager_imports.graph.modules
+
+    def offer(hop: Hop) -> None:
+        if hop.imported not in reached and enter(hop):
+            reached[hop.imported] = hop
+            queue.append(hop.imported)
+
+    while queue:
+        module = queue.popleft()
+        if include_parents:
+            for parent in parents(module):
+                if parent in graph_modules:
+                    offer(Hop(importer=module, imported=parent))
+        for hop in eager_imports.of(module):
+            offer(hop)
+    return reached
+
+
+def chain_to(reached: dict[str, Hop | None], module: str) -> list[Hop]:
+    """The hops from the walk's source to `module`."""
+    chain = []
+    hop = reached[module]
+    while hop is not None:
+        chain.append(hop)
+        hop = reached[hop.importer]
+    return chain[::-1]
+
+
+def describe_hop(hop: dict[str, Any]) -> str:
+    """A hop's data as one line: `a -> b (l.3, module level)`, or `a.b -> a (why)` for a parent."""
+    if not hop["line_numbers"]:
+        return f"{hop['importer']} -> {hop['imported']} ({hop['why'][0]})"
+    lines = "; ".join(
+        f"l.{line}, {why}" for line, why in zip(hop["line_numbers"], hop["why"], strict=True)
+    )
+    return f"{hop['importer']} -> {hop['imported']} ({lines})"

@@ -1,0 +1,183 @@
+"""Contract type `eager_imports`: rule R4, importing a module loads no forbidden module."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from grimp import ImportGraph
+from importlinter.application import output
+from importlinter.domain import fields
+from importlinter.domain.contract import ContractCheck
+from importlinter.domain.imports import Module, ModuleExpression
+
+from .allowlist import AllowlistEntry
+from .allowlisted import AllowlistedContract, ignored_import
+from .cache import cache_directory
+from .eager import EagerImports, Hop, chain_to, describe_hop, parents, walk
+from .errors import ContractConfigurationError
+from .rendering import print_finding
+from .scope_index import ScopeIndex, UnreadableModule
+
+
+class EagerImportContract(AllowlistedContract):
+    """Importing a source module does not, at import time, load a forbidden module.
+
+    From each source module, the imports that run at import time (module level, including
+    if/try/with/for/while/match blocks and class bodies; not function bodies, `if
+    TYPE_CHECKING:` blocks or `lazy import`) are followed transitively through the
+    `follow_modules` packages. Each such import whose target is forbidden, and not allowed,
+    is a violation. With `include_ancestors`, a reached module's parent packages (inside the
+    follow scope) count as loaded too, as Python runs them first.
+
+    Options:
+        - source_modules: module expressions (wildcards allowed); each must match a module.
+        - follow_modules: packages, with their descendants, through which imports are followed.
+        - forbidden_modules: module expressions, each taken as a package with its descendants.
+        - allowed_modules: exceptions inside the forbidden set (also packages).
+        - include_ancestors: whether parent packages of reached modules count (default true).
+        - ignore_imports, require_reasons, unmatched_ignore_imports_alerting,
+          broken_contract_guidance: the shared allowlist options.
+    """
+
+    type_name = "eager_imports"
+
+    source_modules: list[ModuleExpression] = fields.ListField(  # type: ignore[assignment]
+        subfield=fields.ModuleExpressionField()
+    )
+    follow_modules: list[Module] = fields.ListField(subfield=fields.ModuleField())  # type: ignore[assignment]
+    forbidden_modules: list[ModuleExpression] = fields.ListField(  # type: ignore[assignment]
+        subfield=fields.ModuleExpressionField()
+    )
+    allowed_modules: list[ModuleExpression] | None = fields.ListField(  # type: ignore[assignment]
+        subfield=fields.ModuleExpressionField(), required=False
+    )
+    include_ancestors: bool = fields.BooleanField(required=False, default=True)  # type: ignore[assignment]
+
+    def check(self, graph: ImportGraph, verbose: bool) -> ContractCheck:
+        sources = self._sources(graph)
+        follow = self._follow_packages(graph)
+        forbidden, warnings = _packages(graph, self.forbidden_modules, "forbidden_modules")
+        allowed, allowed_warnings = _packages(graph, self.allowed_modules or [], "allowed_modules")
+        allowlist = self._allowlist(graph)
+        scopes = ScopeIndex(cache_directory())
+        eager_imports = EagerImports(graph, scopes)
+
+        def is_forbidden(module: str) -> bool:
+            return _within(module, forbidden) and not _within(module, allowed)
+
+        findings: dict[tuple[str, str], dict[str, Any]] = {}
+        ignored: dict[tuple[str, str], dict[str, Any]] = {}
+        for source in sources:
+            # Where the walk stopped on a forbidden module (entry None) or an allowlisted import.
+            stops: list[tuple[Hop, AllowlistEntry | None]] = []
+
+            def enter(hop: Hop) -> bool:
+                entry = allowlist.excuse(hop.importer, hop.imported) if hop.is_import else None
+                if entry is not None or is_forbidden(hop.imported):
+                    stops.append((hop, entry))  # noqa: B023 (the walk runs before stops changes)
+                    return False
+                return _within(hop.imported, follow)
+
+            try:
+                reached = walk(source, eager_imports, enter, include_parents=self.include_ancestors)
+            except UnreadableModule as error:
+                raise ValueError(f'Contract "{self.name}": {error}') from None
+            for hop, entry in stops:
+                _add_finding(
+                    findings if entry is None else ignored,
+                    hop,
+                    source,
+                    [*chain_to(reached, hop.importer), hop],
+                    entry,
+                )
+        scopes.save()
+        output.verbose_print(verbose, f"Followed eager imports from {len(sources)} source modules.")
+        check = self._contract_check(
+            _sorted(findings), _sorted(ignored), allowlist, sources=sources
+        )
+        check.warnings[:0] = warnings + allowed_warnings
+        return check
+
+    def _sources(self, graph: ImportGraph) -> list[str]:
+        sources: set[str] = set()
+        for expression in self.source_modules:
+            matched = _matching(graph, expression)
+            if not matched:
+                raise ContractConfigurationError(
+                    self.name, "source_modules", f"'{expression}' matches no module of the graph."
+                )
+            sources |= matched
+        return sorted(sources)
+
+    def _follow_packages(self, graph: ImportGraph) -> list[str]:
+        missing = [
+            module.name for module in self.follow_modules if module.name not in graph.modules
+        ]
+        if missing:
+            raise ContractConfigurationError(
+                self.name, "follow_modules", f"'{missing[0]}' is not a module of the graph."
+            )
+        return [module.name for module in self.follow_modules]
+
+    def render_broken_contract(self, check: ContractCheck) -> None:
+        for violation in check.metadata["violations"]:
+            print_finding(
+                f"{violation['importer']} -> {violation['imported']} runs at import time, "
+                f"reached from {', '.join(violation['sources'])}:",
+                bold=True,
+            )
+            output.new_line()
+            for hop in violation["chain"]:
+                print_finding(f"-   {describe_hop(hop)}")
+                for where in hop["locations"]:
+                    if where:
+                        print_finding(where, indent=1)
+            output.new_line()
+        self._render_stale_entries_and_guidance(check)
+
+
+def _matching(graph: ImportGraph, expression: ModuleExpression) -> set[str]:
+    if expression.has_wildcard_expression():
+        return set(graph.find_matching_modules(expression.expression))
+    return {expression.expression} if expression.expression in graph.modules else set()
+
+
+def _packages(
+    graph: ImportGraph, expressions: list[ModuleExpression], option: str
+) -> tuple[set[str], list[str]]:
+    """The modules the expressions match, and a warning for each that matches nothing."""
+    matched: set[str] = set()
+    warnings = []
+    for expression in expressions:
+        found = _matching(graph, expression)
+        if not found:
+            warnings.append(f"{option}: '{expression}' matches no module of the graph.")
+        matched |= found
+    return matched, warnings
+
+
+def _within(module: str, packages: set[str] | list[str]) -> bool:
+    return module in packages or any(parent in packages for parent in parents(module))
+
+
+def _add_finding(
+    found: dict[tuple[str, str], dict[str, Any]],
+    hop: Hop,
+    source: str,
+    chain: list[Hop],
+    entry: AllowlistEntry | None,
+) -> None:
+    key = (hop.importer, hop.imported)
+    finding = found.get(key)
+    if finding is None:
+        finding = {**hop.as_data(), "sources": [], "chain": []}
+        found[key] = finding if entry is None else ignored_import(finding, entry)
+        finding = found[key]
+    finding["sources"].append(source)
+    # Keep the shortest chain, from the first source in name order among equals.
+    if not finding["chain"] or len(chain) < len(finding["chain"]):
+        finding["chain"] = [link.as_data() for link in chain]
+
+
+def _sorted(found: dict[tuple[str, str], dict[str, Any]]) -> list[dict[str, Any]]:
+    return [found[key] for key in sorted(found)]

@@ -1,0 +1,249 @@
+"""Which import statements of a source file run when the module is imported.
+
+Eager: the module body, including the bodies of if/elif/else, try/except/else/finally, with,
+for, while, match/case and class bodies at any nesting. Deferred: anything inside a def or
+async def, the body of `if TYPE_CHECKING:` (never executed; its else branch is eager), and
+PEP 810 `lazy import` / `lazy from ... import`.
+
+The file is read with the tokenizer rather than `ast`, so that syntax newer than the running
+interpreter (a `lazy import` on Python 3.11, say) is still classified; nothing is imported or
+executed. Each import is keyed by the line its statement starts on, as grimp numbers it.
+"""
+
+from __future__ import annotations
+
+import io
+import tokenize
+from collections.abc import Iterator
+from dataclasses import dataclass
+from tokenize import TokenInfo
+
+# Kinds of tokens that never start or end a statement.
+_SKIPPED = frozenset({tokenize.NL, tokenize.COMMENT, tokenize.ENCODING})
+_CLAUSES = frozenset(
+    {"if", "elif", "else", "try", "except", "finally", "with", "for", "while", "match", "case"}
+)
+_OPENING = frozenset("([{")
+_CLOSING = frozenset(")]}")
+
+
+class UnreadableSource(ValueError):
+    """The tokenizer could not read the file; the message says where."""
+
+
+@dataclass(frozen=True)
+class ImportScope:
+    """Whether an import statement runs at import time, and why."""
+
+    eager: bool
+    reason: str
+
+
+@dataclass(frozen=True)
+class _Block:
+    label: str  # "try", "class body of C", "def f", ...
+    deferred: bool
+
+
+def import_scopes(source: bytes) -> dict[int, ImportScope]:
+    """The scope of every import statement, by the line number its statement starts on.
+
+    Two statements on one line (`import a; import b`) always share a scope.
+
+    Raises UnreadableSource when the source does not tokenize.
+    """
+    scopes: dict[int, ImportScope] = {}
+    stack: list[tuple[int, _Block]] = []  # each open block with the indent depth of its body
+    depth = 0
+    pending: _Block | None = None  # a header whose indented body has not started yet
+    try:
+        for kind, tokens in _lines(source):
+            if kind == tokenize.INDENT:
+                depth += 1
+                if pending is not None:
+                    stack.append((depth, pending))
+                    pending = None
+            elif kind == tokenize.DEDENT:
+                depth -= 1
+                while stack and stack[-1][0] > depth:
+                    stack.pop()
+            else:
+                pending = _statements(tokens, [block for _, block in stack], scopes)
+    except UnreadableSource:
+        raise
+    except (tokenize.TokenError, SyntaxError, UnicodeDecodeError) as error:
+        raise UnreadableSource(_describe(error)) from None
+    return scopes
+
+
+def _lines(source: bytes) -> Iterator[tuple[int, list[TokenInfo]]]:
+    """INDENT and DEDENT events, and each logical line as its significant tokens."""
+    line: list[TokenInfo] = []
+    for token in tokenize.tokenize(io.BytesIO(source).readline):
+        if token.type in _SKIPPED:
+            continue
+        if token.type == tokenize.ERRORTOKEN:
+            if token.string.isspace():
+                continue
+            # Python 3.11's tokenizer marks what it cannot read (a PEP 701 f-string, say) and
+            # reads on as if it were code: what follows could be misread, so stop here.
+            raise UnreadableSource(
+                f"line {token.start[0]}: this Python's tokenizer cannot read {token.string!r} here"
+            )
+        if token.type in (tokenize.INDENT, tokenize.DEDENT):
+            yield token.type, []
+        elif token.type in (tokenize.NEWLINE, tokenize.ENDMARKER):
+            if line:
+                yield tokenize.NEWLINE, line
+            line = []
+        else:
+            line.append(token)
+
+
+def _statements(
+    tokens: list[TokenInfo], blocks: list[_Block], scopes: dict[int, ImportScope]
+) -> _Block | None:
+    """Record the imports of one logical line; return the block its header opens, if any."""
+    start = 0
+    while start < len(tokens):
+        first = tokens[start]
+        if first.string == "@" and first.type == tokenize.OP:
+            return None  # a decorator: an expression, never an import
+        header = _header(tokens, start, blocks)
+        if header is not None:
+            block, colon = header
+            if colon + 1 == len(tokens):
+                return block
+            # A body on the header's own line: `if x: import y`.
+            return _statements(tokens[colon + 1 :], [*blocks, block], scopes)
+        end = _statement_end(tokens, start)
+        _record(tokens[start:end], blocks, scopes)
+        start = end + 1
+    return None
+
+
+def _header(tokens: list[TokenInfo], start: int, blocks: list[_Block]) -> tuple[_Block, int] | None:
+    """The block a compound statement's header opens and the index of its colon, or None."""
+    first = tokens[start]
+    if first.type != tokenize.NAME:
+        return None
+    word = first.string
+    following = tokens[start + 1] if start + 1 < len(tokens) else None
+    prefix = ""
+    if word == "async" and following is not None and following.string in ("def", "for", "with"):
+        word, prefix = following.string, "async "
+        start += 1
+        following = tokens[start + 1] if start + 1 < len(tokens) else None
+    if word == "match" and not _is_match_statement(tokens, start):
+        return None
+    if word == "case" and not (blocks and blocks[-1].label == "match"):
+        return None
+    if word not in _CLAUSES and word not in ("def", "class"):
+        return None
+    colon = _header_colon(tokens, start + 1)
+    if word == "def":
+        name = following.string if following is not None else "?"
+        return _Block(f"{prefix}def {name}", deferred=True), colon
+    if word == "class":
+        name = following.string if following is not None else "?"
+        return _Block(f"class body of {name}", deferred=False), colon
+    if word == "if" and _is_type_checking(tokens[start + 1 : colon]):
+        return _Block("if TYPE_CHECKING", deferred=True), colon
+    return _Block(word, deferred=False), colon
+
+
+def _is_match_statement(tokens: list[TokenInfo], start: int) -> bool:
+    # `match` is a soft keyword: a match statement's header is its whole logical line and
+    # ends with a colon, which no other statement starting with the name `match` does.
+    last = tokens[-1]
+    return (
+        len(tokens) > start + 2
+        and tokens[start + 1].string not in (":", "=", ".")
+        and last.type == tokenize.OP
+        and last.string == ":"
+    )
+
+
+def _is_type_checking(test: list[TokenInfo]) -> bool:
+    """`TYPE_CHECKING`, or `<name>.TYPE_CHECKING` (typing.TYPE_CHECKING, t.TYPE_CHECKING)."""
+    words = [token.string for token in test]
+    return words == ["TYPE_CHECKING"] or (
+        len(words) == 3 and words[1] == "." and words[2] == "TYPE_CHECKING"
+    )
+
+
+def _header_colon(tokens: list[TokenInfo], start: int) -> int:
+    """The index of the colon that ends a compound statement's header."""
+    nesting = 0
+    lambdas = 0
+    for index in range(start, len(tokens)):
+        token = tokens[index]
+        if token.type != tokenize.OP and not (
+            token.type == tokenize.NAME and token.string == "lambda"
+        ):
+            continue
+        if token.string in _OPENING:
+            nesting += 1
+        elif token.string in _CLOSING:
+            nesting -= 1
+        elif nesting == 0 and token.string == "lambda":
+            lambdas += 1
+        elif nesting == 0 and token.string == ":":
+            if not lambdas:
+                return index
+            lambdas -= 1
+    raise UnreadableSource(f"line {tokens[start - 1].start[0]}: a compound statement has no colon")
+
+
+def _statement_end(tokens: list[TokenInfo], start: int) -> int:
+    """The index of the `;` that ends the simple statement at `start`, or the line's end."""
+    nesting = 0
+    for index in range(start, len(tokens)):
+        token = tokens[index]
+        if token.type != tokenize.OP:
+            continue
+        if token.string in _OPENING:
+            nesting += 1
+        elif token.string in _CLOSING:
+            nesting -= 1
+        elif nesting == 0 and token.string == ";":
+            return index
+    return len(tokens)
+
+
+def _record(
+    statement: list[TokenInfo], blocks: list[_Block], scopes: dict[int, ImportScope]
+) -> None:
+    words = [token.string for token in statement[:2] if token.type == tokenize.NAME]
+    if words[:1] in (["import"], ["from"]):
+        scope = _scope(blocks)
+    elif words[:1] == ["lazy"] and words[1:] in (["import"], ["from"]):
+        scope = ImportScope(eager=False, reason="lazy import")
+    else:
+        return
+    line = statement[0].start[0]
+    earlier = scopes.get(line)
+    if earlier is None or (scope.eager and not earlier.eager):
+        scopes[line] = scope
+
+
+def _scope(blocks: list[_Block]) -> ImportScope:
+    for block in blocks:
+        if block.deferred:
+            where = "under " if block.label == "if TYPE_CHECKING" else "inside "
+            return ImportScope(eager=False, reason=where + block.label)
+    if not blocks:
+        return ImportScope(eager=True, reason="module level")
+    labels = [block.label for block in blocks]
+    if not labels[0].startswith("class "):
+        labels[0] = f"module-level {labels[0]}"
+    return ImportScope(eager=True, reason=" > ".join(labels))
+
+
+def _describe(error: Exception) -> str:
+    if isinstance(error, SyntaxError):
+        return f"line {error.lineno}: {error.msg}"
+    if isinstance(error, tokenize.TokenError):
+        message, (line, _) = error.args
+        return f"line {line}: {message}"
+    return str(error)

@@ -1,0 +1,406 @@
+"""Rule R4 on synthetic packages: what importing a source module loads at import time."""
+
+from __future__ import annotations
+
+import json
+import sys
+import textwrap
+from pathlib import Path
+
+import pytest
+
+from helpers import Project, imports_of
+from importlinter_contracts import scope_index
+
+BASE = {
+    "pkg/platforms/__init__.py": "",
+    "pkg/platforms/interface.py": "",
+    "pkg/platforms/cuda/__init__.py": "",
+    "pkg/platforms/cuda/platform.py": "from pkg.platforms import interface\n",
+    "pkg/platforms/cuda/hooks.py": "",
+    "pkg/platforms/cuda/models/__init__.py": "",
+    "pkg/platforms/cuda/models/big.py": "",
+    "pkg/models/__init__.py": "",
+    "pkg/models/llama.py": "",
+    "pkg/attention/__init__.py": "",
+    "pkg/attention/registry.py": "",
+    "pkg/attention/flash.py": "",
+    "pkg/utils.py": "",
+}
+
+R4 = """\
+[importlinter:contract:r4]
+name = Platform classes load no implementation
+type = eager_imports
+source_modules =
+    pkg.platforms.*.platform
+follow_modules =
+    pkg.platforms
+forbidden_modules =
+    pkg.platforms.*.models
+    pkg.models
+    pkg.attention
+allowed_modules =
+    pkg.attention.registry
+{options}
+"""
+
+
+def configure(project: Project, options: str = "", session: str = "") -> None:
+    project.configure(R4.format(options=textwrap.dedent(options)), session=session)
+
+
+@pytest.fixture
+def tree(project: Project) -> Project:
+    project.write(BASE)
+    configure(project)
+    return project
+
+
+def violations(project: Project) -> set[tuple[str, str]]:
+    return imports_of(project.contract("r4")["violations"])
+
+
+def test_clean_tree_is_kept(tree: Project) -> None:
+    tree.write(
+        {"pkg/platforms/cuda/platform.py": "from pkg.attention import registry\nimport pkg.utils\n"}
+    )
+    report = tree.contract("r4")
+    assert report["kept"], report
+    assert report["sources"] == ["pkg.platforms.cuda.platform"]
+
+
+EAGER_FORMS = {
+    "module level": "import pkg.models.llama\n",
+    "module-level try": "try:\n    import pkg.models.llama\nexcept ImportError:\n    pass\n",
+    "module-level if": "import os\nif os.environ.get('X'):\n    from pkg.models import llama\n",
+    "with": "import contextlib\nwith contextlib.suppress(ImportError):\n    import pkg.models.llama\n",
+    "class body": "class Platform:\n    from pkg.models import llama\n",
+    "else of TYPE_CHECKING": "from typing import TYPE_CHECKING\nif TYPE_CHECKING:\n    pass\nelse:\n    import pkg.models.llama\n",
+}
+
+DEFERRED_FORMS = {
+    "function": "def load():\n    import pkg.models.llama\n",
+    "method": "class Platform:\n    def load(self):\n        from pkg.models import llama\n",
+    "TYPE_CHECKING": "from typing import TYPE_CHECKING\nif TYPE_CHECKING:\n    import pkg.models.llama\n",
+    "lazy import": "lazy import pkg.models.llama\n",
+}
+
+
+@pytest.mark.parametrize("source", EAGER_FORMS.values(), ids=EAGER_FORMS.keys())
+def test_each_eager_form_breaks_the_contract(project: Project, source: str) -> None:
+    project.write({**BASE, "pkg/platforms/cuda/platform.py": source})
+    # TYPE_CHECKING imports stay in the graph, so that only the contract's own reading decides.
+    configure(project, session="exclude_type_checking_imports = false\n")
+    assert violations(project) == {("pkg.platforms.cuda.platform", "pkg.models.llama")}
+
+
+@pytest.mark.parametrize("source", DEFERRED_FORMS.values(), ids=DEFERRED_FORMS.keys())
+def test_each_deferred_form_keeps_the_contract(project: Project, source: str) -> None:
+    project.write({**BASE, "pkg/platforms/cuda/platform.py": source})
+    configure(project, session="exclude_type_checking_imports = false\n")
+    assert project.contract("r4")["kept"]
+
+
+def test_chain_through_the_follow_scope_is_reported_hop_by_hop(tree: Project) -> None:
+    tree.write(
+        {
+            "pkg/platforms/cuda/platform.py": "import os\nfrom pkg.platforms.cuda import hooks\n",
+            "pkg/platforms/cuda/hooks.py": "\n\nclass Hooks:\n    from pkg.platforms.cuda.models import big\n",
+        }
+    )
+    (violation,) = tree.contract("r4")["violations"]
+    assert violation == {
+        "importer": "pkg.platforms.cuda.hooks",
+        "imported": "pkg.platforms.cuda.models.big",
+        "line_numbers": [4],
+        "why": ["class body of Hooks"],
+        "locations": ["pkg/platforms/cuda/hooks.py:4"],
+        "sources": ["pkg.platforms.cuda.platform"],
+        "chain": [
+            {
+                "importer": "pkg.platforms.cuda.platform",
+                "imported": "pkg.platforms.cuda.hooks",
+                "line_numbers": [2],
+                "why": ["module level"],
+                "locations": ["pkg/platforms/cuda/platform.py:2"],
+            },
+            {
+                "importer": "pkg.platforms.cuda.hooks",
+                "imported": "pkg.platforms.cuda.models.big",
+                "line_numbers": [4],
+                "why": ["class body of Hooks"],
+                "locations": ["pkg/platforms/cuda/hooks.py:4"],
+            },
+        ],
+    }
+    output = tree.lint_imports().output
+    assert (
+        "pkg.platforms.cuda.hooks -> pkg.platforms.cuda.models.big runs at import time, "
+        "reached from pkg.platforms.cuda.platform:\n" in output
+    )
+    assert (
+        "-   pkg.platforms.cuda.platform -> pkg.platforms.cuda.hooks (l.2, module level)\n    pkg/platforms/cuda/platform.py:2\n"
+        in output
+    )
+    assert (
+        "-   pkg.platforms.cuda.hooks -> pkg.platforms.cuda.models.big (l.4, class body of Hooks)\n    pkg/platforms/cuda/hooks.py:4\n"
+        in output
+    )
+
+
+def test_thin_hook_that_imports_bodies_inside_a_function_keeps_the_contract(tree: Project) -> None:
+    tree.write(
+        {
+            "pkg/platforms/cuda/platform.py": "from pkg.platforms.cuda.hooks import apply\n",
+            "pkg/platforms/cuda/hooks.py": "def apply():\n    from pkg.platforms.cuda.models import big\n",
+        }
+    )
+    assert tree.contract("r4")["kept"]
+
+
+def test_imports_are_not_followed_out_of_the_follow_scope(tree: Project) -> None:
+    tree.write(
+        {
+            "pkg/platforms/cuda/platform.py": "import pkg.utils\nfrom pkg.platforms.cuda import models\n",
+            "pkg/utils.py": "import pkg.models.llama\n",
+        }
+    )
+    # pkg.utils is outside the follow scope: reached and checked, but not followed.
+    assert violations(tree) == {("pkg.platforms.cuda.platform", "pkg.platforms.cuda.models")}
+
+
+def test_ancestors_of_reached_modules_count_unless_turned_off(project: Project) -> None:
+    project.write({**BASE, "pkg/platforms/cuda/__init__.py": "from pkg.models import llama\n"})
+    configure(project)
+    report = project.contract("r4")
+    (violation,) = report["violations"]
+    assert (violation["importer"], violation["imported"]) == (
+        "pkg.platforms.cuda",
+        "pkg.models.llama",
+    )
+    assert violation["chain"][0] == {
+        "importer": "pkg.platforms.cuda.platform",
+        "imported": "pkg.platforms.cuda",
+        "line_numbers": [],
+        "why": ["its parent package runs first"],
+        "locations": [],
+    }
+    configure(project, "include_ancestors = false")
+    assert project.contract("r4")["kept"]
+
+
+def test_allowed_modules_are_exceptions_inside_the_forbidden_set(tree: Project) -> None:
+    tree.write({"pkg/platforms/cuda/platform.py": "from pkg.attention import registry, flash\n"})
+    assert violations(tree) == {("pkg.platforms.cuda.platform", "pkg.attention.flash")}
+
+
+def test_wildcards_in_sources_and_forbidden_modules(tree: Project) -> None:
+    tree.write(
+        {
+            "pkg/platforms/npu/__init__.py": "",
+            "pkg/platforms/npu/platform.py": "from pkg.platforms.npu.models import fused\n",
+            "pkg/platforms/npu/models/fused.py": "",
+            "pkg/platforms/cuda/platform.py": "from pkg.platforms.npu.models import fused\n",
+        }
+    )
+    report = tree.contract("r4")
+    assert report["sources"] == ["pkg.platforms.cuda.platform", "pkg.platforms.npu.platform"]
+    assert imports_of(report["violations"]) == {
+        ("pkg.platforms.cuda.platform", "pkg.platforms.npu.models.fused"),
+        ("pkg.platforms.npu.platform", "pkg.platforms.npu.models.fused"),
+    }
+
+
+def test_a_violation_reached_from_several_sources_lists_them_all(tree: Project) -> None:
+    tree.write(
+        {
+            "pkg/platforms/npu/__init__.py": "",
+            "pkg/platforms/npu/platform.py": "from pkg.platforms import interface\n",
+            "pkg/platforms/interface.py": "import pkg.models.llama\n",
+        }
+    )
+    (violation,) = tree.contract("r4")["violations"]
+    assert violation["sources"] == ["pkg.platforms.cuda.platform", "pkg.platforms.npu.platform"]
+    assert [hop["importer"] for hop in violation["chain"]] == [
+        "pkg.platforms.cuda.platform",
+        "pkg.platforms.interface",
+    ]
+
+
+def test_allowlist_excuses_an_eager_import_and_goes_stale_once_it_is_deferred(
+    project: Project,
+) -> None:
+    project.write({**BASE, "pkg/platforms/cuda/platform.py": "import pkg.models.llama\n"})
+    configure(
+        project,
+        """\
+        ignore_imports =
+            pkg.platforms.cuda.platform -> pkg.models.llama  # moves out in step 4
+        require_reasons = true
+        """,
+    )
+    report = project.contract("r4")
+    assert report["kept"]
+    (ignored,) = report["ignored"]
+    assert ignored["reason"] == "moves out in step 4"
+    assert ignored["sources"] == ["pkg.platforms.cuda.platform"]
+    project.write({"pkg/platforms/cuda/platform.py": "def load():\n    import pkg.models.llama\n"})
+    report = project.contract("r4")
+    assert not report["kept"] and report["violations"] == []
+    assert report["unmatched_ignores"] == [
+        "pkg.platforms.cuda.platform -> pkg.models.llama # moves out in step 4"
+    ]
+
+
+def test_forbidden_expression_matching_nothing_is_a_warning(tree: Project) -> None:
+    configure(tree, "ignore_imports =\n")
+    (tree.root / ".importlinter").write_text(
+        (tree.root / ".importlinter").read_text().replace("    pkg.models\n", "    pkg.modles\n")
+    )
+    report = tree.contract("r4")
+    assert report["kept"]
+    assert report["warnings"] == ["forbidden_modules: 'pkg.modles' matches no module of the graph."]
+
+
+@pytest.mark.parametrize(
+    ("old", "new", "message"),
+    [
+        (
+            "    pkg.platforms.*.platform\n",
+            "    pkg.platforms.*.platfrom\n",
+            "source_modules: 'pkg.platforms.*.platfrom' matches no module of the graph.",
+        ),
+        (
+            "    pkg.platforms\nforbidden",
+            "    pkg.platformz\nforbidden",
+            "follow_modules: 'pkg.platformz' is not a module of the graph.",
+        ),
+        (
+            "include_ancestors",
+            "include_ancestor",
+            "include_ancestor: Unrecognized option. Did you mean 'include_ancestors'?",
+        ),
+        (
+            "    pkg.attention.registry\n",
+            "    pkg.attention.**.**\n",
+            "allowed_modules: A recursive wildcard cannot be followed by a wildcard.",
+        ),
+    ],
+    ids=["source-matches-nothing", "follow-missing", "misspelt-option", "bad-expression"],
+)
+def test_configuration_errors_are_one_line(tree: Project, old: str, new: str, message: str) -> None:
+    configure(tree, "include_ancestors = true")
+    config = tree.root / ".importlinter"
+    config.write_text(config.read_text().replace(old, new))
+    result = tree.check()
+    assert (result.exit_code, result.stdout) == (2, "")
+    assert result.stderr == (
+        f'importlinter-contracts: Contract "Platform classes load no implementation" is not configured correctly: {message}\n'
+    )
+
+
+def test_missing_required_options_are_each_named(tree: Project) -> None:
+    tree.configure("[importlinter:contract:r4]\nname = R4\ntype = eager_imports\n")
+    result = tree.check()
+    assert (result.exit_code, result.stdout) == (2, "")
+    assert result.stderr.splitlines() == [
+        f'importlinter-contracts: Contract "R4" is not configured correctly: {field}: This is a required field.'
+        for field in ("source_modules", "follow_modules", "forbidden_modules")
+    ]
+
+
+# PEP 701 lets a replacement field of an f-string span lines; grimp reads that on any Python.
+NEWER_SYNTAX = 'x = f"{\n    1\n}"\ndef f():\n    import pkg.models.llama\n'
+
+
+@pytest.mark.skipif(sys.version_info >= (3, 12), reason="Python 3.12's tokenizer reads PEP 701")
+def test_syntax_this_python_cannot_read_in_a_reached_file_is_a_one_line_error(
+    tree: Project,
+) -> None:
+    tree.write(
+        {
+            "pkg/platforms/cuda/platform.py": "import os\nif os.name:\n    from pkg.platforms.cuda import hooks\n"
+        }
+    )
+    (tree.root / "pkg/platforms/cuda/hooks.py").write_text(NEWER_SYNTAX)
+    result = tree.check()
+    assert (result.exit_code, result.stdout) == (2, "")
+    assert result.stderr == (
+        'importlinter-contracts: Contract "Platform classes load no implementation": '
+        "pkg/platforms/cuda/hooks.py: cannot classify its imports: line 1: this Python's "
+        "tokenizer cannot read '\"' here\n"
+    )
+    assert "Traceback" not in tree.lint_imports().output
+
+
+@pytest.mark.skipif(
+    sys.version_info < (3, 12), reason="Python 3.11's tokenizer cannot read PEP 701"
+)
+def test_syntax_of_newer_pythons_is_classified(tree: Project) -> None:
+    tree.write({"pkg/platforms/cuda/platform.py": "from pkg.platforms.cuda import hooks\n"})
+    (tree.root / "pkg/platforms/cuda/hooks.py").write_text(NEWER_SYNTAX)
+    assert tree.contract("r4")["kept"]
+
+
+def test_only_the_files_of_reached_modules_are_read(
+    tree: Project, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    tree.write(
+        {
+            "pkg/platforms/cuda/platform.py": "import os\nif os.name:\n    from pkg.platforms import interface\n",
+            "pkg/platforms/interface.py": "import os\nif os.name:\n    import pkg.utils\n",
+            "pkg/utils.py": "import os\nif os.name:\n    import pkg.models.llama\n",
+            "pkg/platforms/cuda/hooks.py": "import os\nif os.name:\n    import pkg.models.llama\n",
+        }
+    )
+    classified: list[str] = []
+    real = scope_index.import_scopes
+
+    def recording(source: bytes) -> object:
+        classified.append(source.decode().splitlines()[-1].strip())
+        return real(source)
+
+    monkeypatch.setattr(scope_index, "import_scopes", recording)
+    assert tree.contract("r4")["kept"]
+    assert sorted(classified) == ["from pkg.platforms import interface", "import pkg.utils"]
+
+
+def cache_file(root: Path) -> Path:
+    return root / ".import_linter_cache" / "importlinter_contracts" / "import-scopes.json"
+
+
+def test_classifications_are_cached_per_file_and_no_cache_is_honoured(tree: Project) -> None:
+    tree.write(
+        {
+            "pkg/platforms/cuda/platform.py": "try:\n    import pkg.models.llama\nexcept E:\n    pass\n"
+        }
+    )
+    tree.check()  # the helper passes --no-cache
+    assert not cache_file(tree.root).exists()
+
+    def run() -> set[tuple[str, str]]:
+        result = tree.check_with_cache("--format", "json")
+        return imports_of(json.loads(result.stdout)["contracts"][0]["violations"])
+
+    assert run() == {("pkg.platforms.cuda.platform", "pkg.models.llama")}
+    cached = json.loads(cache_file(tree.root).read_text())["files"]
+    (entry,) = cached.values()
+    assert entry["scopes"] == {"2": [True, "module-level try"]}
+    # A changed file is read again, not taken from the cache.
+    tree.write({"pkg/platforms/cuda/platform.py": "def f():\n    import pkg.models.llama\n"})
+    assert run() == set()
+
+
+def test_an_import_grimp_sees_where_the_classifier_sees_none_is_an_error(
+    tree: Project, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    tree.write({"pkg/platforms/cuda/platform.py": "import os\nif os.name:\n    import pkg.utils\n"})
+    monkeypatch.setattr(scope_index, "import_scopes", lambda source: {})
+    result = tree.check()
+    assert (result.exit_code, result.stdout) == (2, "")
+    assert result.stderr == (
+        'importlinter-contracts: Contract "Platform classes load no implementation": '
+        "pkg/platforms/cuda/platform.py:3: grimp reports an import here, but no import "
+        "statement starts on this line.\n"
+    )

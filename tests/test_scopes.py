@@ -1,0 +1,178 @@
+"""Which import statements run at import time: every eager and every deferred form."""
+
+from __future__ import annotations
+
+import textwrap
+
+import pytest
+
+from importlinter_contracts.scopes import ImportScope, UnreadableSource, import_scopes
+
+
+def scopes(source: str) -> dict[int, ImportScope]:
+    return import_scopes(textwrap.dedent(source).encode())
+
+
+def scope_of_marked(source: str) -> ImportScope:
+    """The scope of the one import on the line marked `# <-`."""
+    source = textwrap.dedent(source)
+    (line,) = [n for n, text in enumerate(source.splitlines(), 1) if text.endswith("# <-")]
+    return import_scopes(source.encode())[line]
+
+
+EAGER = {
+    "module level": ("import x  # <-\n", "module level"),
+    "from import": ("from a.b import c  # <-\n", "module level"),
+    "if": ("if flag:\n    import x  # <-\n", "module-level if"),
+    "elif": ("if a:\n    pass\nelif b:\n    import x  # <-\n", "module-level elif"),
+    "else": ("if a:\n    pass\nelse:\n    import x  # <-\n", "module-level else"),
+    "try": ("try:\n    import x  # <-\nexcept ImportError:\n    x = None\n", "module-level try"),
+    "except": ("try:\n    pass\nexcept ImportError:\n    import x  # <-\n", "module-level except"),
+    "try else": (
+        "try:\n    pass\nexcept E:\n    pass\nelse:\n    import x  # <-\n",
+        "module-level else",
+    ),
+    "finally": ("try:\n    pass\nfinally:\n    import x  # <-\n", "module-level finally"),
+    "with": ("with ctx():\n    import x  # <-\n", "module-level with"),
+    "async with": ("async with ctx():\n    import x  # <-\n", "module-level with"),
+    "for": ("for i in range(2):\n    import x  # <-\n", "module-level for"),
+    "for else": ("for i in ():\n    pass\nelse:\n    import x  # <-\n", "module-level else"),
+    "while": ("while cond():\n    import x  # <-\n    break\n", "module-level while"),
+    "match": ("match v:\n    case 1:\n        import x  # <-\n", "module-level match > case"),
+    "match parenthesised": (
+        "match (v):\n    case [1, *_]:\n        import x  # <-\n",
+        "module-level match > case",
+    ),
+    "class body": ("class C:\n    import x  # <-\n", "class body of C"),
+    "nested class": (
+        "class C(Base, metaclass=M):\n    class D:\n        import x  # <-\n",
+        "class body of C > class body of D",
+    ),
+    "class in try": (
+        "try:\n    class C:\n        if a:\n            import x  # <-\nexcept E:\n    pass\n",
+        "module-level try > class body of C > if",
+    ),
+    "else of TYPE_CHECKING": (
+        "if TYPE_CHECKING:\n    pass\nelse:\n    import x  # <-\n",
+        "module-level else",
+    ),
+    "not TYPE_CHECKING": ("if not TYPE_CHECKING:\n    import x  # <-\n", "module-level if"),
+    "inline if": ("if flag: import x  # <-\n", "module-level if"),
+    "inline class": ("class C: import x  # <-\n", "class body of C"),
+    "after semicolon": ("y = 1; import x  # <-\n", "module level"),
+    "after decorated def": (
+        "@dec(lambda: 1)\ndef f():\n    pass\nimport x  # <-\n",
+        "module level",
+    ),
+    "after dedent from def": (
+        "def f():\n    if a:\n        return 1\nimport x  # <-\n",
+        "module level",
+    ),
+    "header with lambda": ("if (lambda: 1)() and {1: 2}:\n    import x  # <-\n", "module-level if"),
+    "header with depth-0 lambda": (
+        "while lambda: 0:\n    import x  # <-\n    break\n",
+        "module-level while",
+    ),
+    "match as a name": ("match = 1\nif match:\n    import x  # <-\n", "module-level if"),
+}
+
+DEFERRED = {
+    "function": ("def f():\n    import x  # <-\n", "inside def f"),
+    "async function": ("async def f():\n    import x  # <-\n", "inside async def f"),
+    "method": ("class C:\n    def m(self):\n        import x  # <-\n", "inside def m"),
+    "nested function": ("def f():\n    def g():\n        import x  # <-\n", "inside def f"),
+    "function in try": (
+        "try:\n    def f():\n        if a:\n            import x  # <-\nexcept E:\n    pass\n",
+        "inside def f",
+    ),
+    "inline def": ("def f(): import x  # <-\n", "inside def f"),
+    "typed def": (
+        "def f[T: int](a: T = {1: 2}) -> dict[str, int]:\n    import x  # <-\n",
+        "inside def f",
+    ),
+    "TYPE_CHECKING": ("if TYPE_CHECKING:\n    import x  # <-\n", "under if TYPE_CHECKING"),
+    "typing.TYPE_CHECKING": (
+        "if typing.TYPE_CHECKING:\n    import x  # <-\n",
+        "under if TYPE_CHECKING",
+    ),
+    "alias.TYPE_CHECKING": (
+        "if t.TYPE_CHECKING:\n    from a import b  # <-\n",
+        "under if TYPE_CHECKING",
+    ),
+    "inline TYPE_CHECKING": ("if TYPE_CHECKING: import x  # <-\n", "under if TYPE_CHECKING"),
+    "lazy import": ("lazy import x  # <-\n", "lazy import"),
+    "lazy from": ("lazy from a import b  # <-\n", "lazy import"),
+    "lazy in class": ("class C:\n    lazy import x  # <-\n", "lazy import"),
+}
+
+
+@pytest.mark.parametrize(("source", "reason"), EAGER.values(), ids=EAGER.keys())
+def test_eager_forms(source: str, reason: str) -> None:
+    assert scope_of_marked(source) == ImportScope(eager=True, reason=reason)
+
+
+@pytest.mark.parametrize(("source", "reason"), DEFERRED.values(), ids=DEFERRED.keys())
+def test_deferred_forms(source: str, reason: str) -> None:
+    assert scope_of_marked(source) == ImportScope(eager=False, reason=reason)
+
+
+def test_strings_and_comments_that_look_like_imports_are_not_imports() -> None:
+    assert (
+        scopes(
+            '''\
+        """
+        import x
+        """
+        # import y
+        s = "from a import b"
+        t = f"""
+        import z
+        """
+        '''
+        )
+        == {}
+    )
+
+
+def test_lazy_is_only_a_keyword_before_import() -> None:
+    assert scopes("lazy = 1\nlazy.import_module('x')\nimport y\n") == {
+        3: ImportScope(eager=True, reason="module level")
+    }
+
+
+def test_multi_line_statements_are_keyed_by_their_first_line() -> None:
+    assert set(scopes("from a import (\n    b,\n    c,\n)\nimport d, \\\n    e\n")) == {1, 5}
+
+
+def test_two_statements_on_one_line_share_the_eager_scope() -> None:
+    assert scopes("import a; import b\n") == {1: ImportScope(eager=True, reason="module level")}
+
+
+def test_syntax_newer_than_the_interpreter_is_read() -> None:
+    source = """\
+        type Alias[T] = list[T]
+        lazy import heavy
+        def f[T](x: T) -> T:
+            import inner
+            return x
+        try:
+            import optional
+        except* ValueError:
+            pass
+        print(t"{heavy}")
+        """
+    assert {line: s.eager for line, s in scopes(source).items()} == {2: False, 4: False, 7: True}
+
+
+@pytest.mark.parametrize(
+    ("source", "message"),
+    [
+        ('x = """never closed\nimport y\n', "line 1"),
+        ("if x:\n        import a\n    import b\n", "line 3: unindent does not match"),
+        ("if x\n    import y\n", "line 1: a compound statement has no colon"),
+    ],
+    ids=["unterminated string", "bad dedent", "header without colon"],
+)
+def test_files_that_do_not_tokenize_raise_with_the_line(source: str, message: str) -> None:
+    with pytest.raises(UnreadableSource, match=message):
+        import_scopes(source.encode())
