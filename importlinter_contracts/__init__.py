@@ -2,5 +2,6 @@
 
 from .backend_isolation import BackendIsolationContract
 from .eager_imports import EagerImportContract
+from .runtime_isolation import RuntimeIsolationContract
 
-__all__ = ["BackendIsolationContract", "EagerImportContract"]
+__all__ = ["BackendIsolationContract", "EagerImportContract", "RuntimeIsolationContract"]

@@ -17,6 +17,7 @@ CONTRACT_TYPES = """\
 contract_types =
     backend_isolation: importlinter_contracts.BackendIsolationContract
     eager_imports: importlinter_contracts.EagerImportContract
+    runtime_isolation: importlinter_contracts.RuntimeIsolationContract
 """
 
 
@@ -62,8 +63,9 @@ class Project:
         return data
 
     def contract(self, contract_id: str, *args: str) -> dict[str, Any]:
-        """One contract's part of the JSON report."""
-        (found,) = [c for c in self.report(*args)["contracts"] if c["id"] == contract_id]
+        """One contract's part of the JSON report (only that contract is checked)."""
+        (found,) = self.report("--contract", contract_id, *args)["contracts"]
+        assert found["id"] == contract_id
         return found
 
     def lint_imports(self, *args: str) -> Result:

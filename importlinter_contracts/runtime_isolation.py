@@ -1,0 +1,297 @@
+"""Contract type `runtime_isolation`: import with optional hardware SDKs blocked, nothing leaks."""
+
+from __future__ import annotations
+
+import json
+import os
+import signal
+import subprocess
+import sys
+import tempfile
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+import grimp
+from grimp import ImportGraph
+from importlinter.application import output
+from importlinter.domain import fields
+from importlinter.domain.contract import Contract, ContractCheck, InvalidContractOptions
+from importlinter.domain.imports import ModuleExpression
+
+from . import runtime_probe
+from .errors import ContractConfigurationError
+from .rendering import print_finding
+
+STDERR_TAIL_LINES = 20
+
+
+class RuntimeIsolationContract(Contract):
+    """Importing the probe modules, with the optional SDKs blocked, leaks nothing.
+
+    A fresh interpreter sets `sys.modules[name] = None` for every blocked module (so that
+    importing one raises ImportError), imports the probe modules in order, then calls the
+    detector. The contract is broken when a probe fails to import, the detector fails or
+    returns nothing, a blocked module ends up loaded, a backend's marker module other than
+    the detected backend's is loaded, a forbidden module is loaded, or the run times out.
+    Unlike the static contracts, this one runs the code it checks.
+
+    Options:
+        - blocked_modules: top-level names to block, e.g. torch_npu.
+        - probe_modules: modules to import, in order.
+        - detector: optional `module:attribute`, a callable returning a qualified name or a
+          class.
+        - container, backend_marker: optional; no backend's marker module may be loaded
+          except the detected backend's.
+        - forbidden_loaded_modules: module expressions (packages, with descendants) that
+          must not be loaded at the end.
+        - python: the interpreter to run (default: the one running lint-imports).
+        - timeout: seconds before the run is killed (default 300).
+    """
+
+    type_name = "runtime_isolation"
+
+    blocked_modules: list[str] = fields.ListField(subfield=fields.StringField())  # type: ignore[assignment]
+    probe_modules: list[str] = fields.ListField(subfield=fields.StringField())  # type: ignore[assignment]
+    detector: str | None = fields.StringField(required=False)  # type: ignore[assignment]
+    container: str | None = fields.StringField(required=False)  # type: ignore[assignment]
+    backend_marker: str = fields.StringField(default="platform")  # type: ignore[assignment]
+    forbidden_loaded_modules: list[ModuleExpression] | None = fields.ListField(  # type: ignore[assignment]
+        subfield=fields.ModuleExpressionField(), required=False
+    )
+    python: str | None = fields.StringField(required=False)  # type: ignore[assignment]
+    timeout: int = fields.IntegerField(default=300, minimum=1)  # type: ignore[assignment]
+
+    def validate(self) -> None:
+        if self.detector is not None:
+            module, colon, attribute = self.detector.partition(":")
+            if not (module and colon and attribute):
+                raise InvalidContractOptions(
+                    {"detector": f"'{self.detector}' is not of the form module:attribute."}
+                )
+
+    def check(self, graph: ImportGraph, verbose: bool) -> ContractCheck:
+        python = self.python or sys.executable
+        output.verbose_print(
+            verbose, f"Importing {len(self.probe_modules)} probes with {python}..."
+        )
+        request = {
+            "sys_path": search_path(python),
+            "blocked_modules": self.blocked_modules,
+            "probe_modules": self.probe_modules,
+            "detector": self.detector,
+        }
+        try:
+            run = run_probe(python, request, self.timeout)
+        except OSError as error:
+            raise ContractConfigurationError(
+                self.name, "python", f"'{python}' cannot be run: {error.strerror}."
+            ) from None
+        violations = self._findings(run)
+        return ContractCheck(
+            kept=not violations,
+            metadata={
+                "violations": violations,
+                "detected": (run.result or {}).get("detected"),
+                "loaded_container_modules": self._loaded_container_modules(run),
+            },
+        )
+
+    def _findings(self, run: ProbeRun) -> list[dict[str, Any]]:
+        if run.timed_out:
+            return [
+                {
+                    "kind": "timeout",
+                    "message": f"the probe process was killed after the {self.timeout} s timeout",
+                    "stderr_tail": run.stderr_tail,
+                }
+            ]
+        if run.result is None:
+            return [
+                {
+                    "kind": "crashed",
+                    "message": f"the probe process exited with status {run.returncode} "
+                    "before reporting",
+                    "stderr_tail": run.stderr_tail,
+                }
+            ]
+        result = run.result
+        findings = [
+            {
+                "kind": "probe_failed",
+                "module": probe["module"],
+                "message": f"importing {probe['module']} failed: {probe['error']}",
+                "stderr_tail": run.stderr_tail,
+            }
+            for probe in result["probes"]
+            if probe["error"] is not None
+        ]
+        if self.detector and result["detector_error"] is not None:
+            findings.append(
+                {
+                    "kind": "detector_failed",
+                    "module": self.detector,
+                    "message": f"the detector {self.detector} {result['detector_error']}",
+                    "stderr_tail": run.stderr_tail,
+                }
+            )
+        loaded = set(result["modules"])
+        for blocked in self.blocked_modules:
+            leaked = sorted(m for m in loaded if m == blocked or m.startswith(blocked + "."))
+            if leaked:
+                findings.append(
+                    {
+                        "kind": "blocked_module_loaded",
+                        "module": blocked,
+                        "modules": leaked,
+                        "message": f"the blocked module {blocked} was loaded: {', '.join(leaked)}",
+                    }
+                )
+        other_backends = self._other_backend_markers(loaded, result["detected"])
+        if other_backends:
+            findings.append(
+                {
+                    "kind": "backend_loaded",
+                    "modules": other_backends,
+                    "message": "the platform modules of backends other than the detected one "
+                    f"(detected: {result['detected'] or 'nothing'}) were loaded: "
+                    + ", ".join(other_backends),
+                }
+            )
+        forbidden = _loaded_matching(loaded, self.forbidden_loaded_modules or [])
+        if forbidden:
+            findings.append(
+                {
+                    "kind": "forbidden_loaded",
+                    "modules": forbidden,
+                    "message": f"forbidden modules were loaded: {', '.join(forbidden)}",
+                }
+            )
+        return findings
+
+    def _detected_backend(self, detected: str | None) -> str | None:
+        """The child of the container that holds the detected class, if any."""
+        prefix = f"{self.container}."
+        if not self.container or not detected or not detected.startswith(prefix):
+            return None
+        return detected[len(prefix) :].partition(".")[0]
+
+    def _other_backend_markers(self, loaded: set[str], detected: str | None) -> list[str]:
+        if not self.container:
+            return []
+        allowed = self._detected_backend(detected)
+        markers = []
+        for module in loaded:
+            parts = module[len(self.container) + 1 :].split(".")
+            if (
+                module.startswith(f"{self.container}.")
+                and len(parts) == 2
+                and parts[1] == self.backend_marker
+                and parts[0] != allowed
+            ):
+                markers.append(module)
+        return sorted(markers)
+
+    def _loaded_container_modules(self, run: ProbeRun) -> list[str]:
+        if not self.container or run.result is None:
+            return []
+        prefix = f"{self.container}."
+        return [m for m in run.result["modules"] if m == self.container or m.startswith(prefix)]
+
+    def render_broken_contract(self, check: ContractCheck) -> None:
+        for violation in check.metadata["violations"]:
+            print_finding(f"-   {violation['message']}")
+            tail = violation.get("stderr_tail")
+            if tail:
+                print_finding("stderr (last lines):", indent=1)
+                for line in tail:
+                    print_finding(line, indent=2)
+        output.new_line()
+
+
+def _loaded_matching(loaded: set[str], expressions: list[ModuleExpression]) -> list[str]:
+    """The loaded modules that the expressions match, each taken as a package."""
+    if not expressions:
+        return []
+    # grimp matches module expressions; a graph of just the loaded names lets it do so here.
+    graph = grimp.ImportGraph()
+    for module in loaded:
+        graph.add_module(module)
+    packages = set()
+    for expression in expressions:
+        if expression.has_wildcard_expression():
+            packages |= graph.find_matching_modules(expression.expression)
+        elif expression.expression in loaded:
+            packages.add(expression.expression)
+    return sorted(
+        m for m in loaded if m in packages or any(m.startswith(p + ".") for p in packages)
+    )
+
+
+@dataclass(frozen=True)
+class ProbeRun:
+    """The outcome of one probe process: its report (None if it wrote none) and stderr's end."""
+
+    result: dict[str, Any] | None
+    returncode: int | None
+    timed_out: bool
+    stderr_tail: list[str]
+
+
+def search_path(python: str) -> list[str]:
+    """The sys.path entries the child puts first: all of ours for our own interpreter, else
+    those that are not part of this installation (the working directory, PYTHONPATH)."""
+    if python == sys.executable:
+        return list(sys.path)
+    installation = {sys.prefix, sys.base_prefix, sys.exec_prefix, sys.base_exec_prefix}
+    return [
+        entry
+        for entry in sys.path
+        if not any(
+            os.path.abspath(entry or ".").startswith(prefix + os.sep) for prefix in installation
+        )
+    ]
+
+
+def run_probe(python: str, request: dict[str, Any], timeout: int) -> ProbeRun:
+    """Run the probe in a fresh interpreter, in the working directory, and read its result.
+
+    The child's output goes to files, so that a flood of it neither blocks the child nor
+    fills memory; its result comes back in a file of its own.
+    """
+    with tempfile.TemporaryDirectory(prefix="runtime-isolation-") as folder:
+        request_file = Path(folder, "request.json")
+        result_file = Path(folder, "result.json")
+        request_file.write_text(json.dumps(request), encoding="utf-8")
+        probe_source = Path(runtime_probe.__file__).read_text(encoding="utf-8")
+        with (
+            open(Path(folder, "stdout"), "wb") as stdout,
+            open(Path(folder, "stderr"), "wb") as stderr,
+        ):
+            child = subprocess.Popen(
+                [python, "-c", probe_source, str(request_file), str(result_file)],
+                stdin=subprocess.DEVNULL,
+                stdout=stdout,
+                stderr=stderr,
+                cwd=os.getcwd(),
+                start_new_session=True,  # so that a timeout kills its children too
+            )
+            try:
+                child.wait(timeout=timeout)
+                timed_out = False
+            except subprocess.TimeoutExpired:
+                os.killpg(child.pid, signal.SIGKILL)
+                child.wait()
+                timed_out = True
+        result = None
+        if not timed_out and result_file.exists():
+            result = json.loads(result_file.read_text(encoding="utf-8"))
+        return ProbeRun(result, child.returncode, timed_out, _tail(Path(folder, "stderr")))
+
+
+def _tail(path: Path) -> list[str]:
+    with path.open("rb") as handle:
+        handle.seek(0, os.SEEK_END)
+        handle.seek(max(0, handle.tell() - 8192))
+        text = handle.read().decode("utf-8", errors="replace")
+    return text.splitlines()[-STDERR_TAIL_LINES:]
