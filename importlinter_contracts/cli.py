@@ -11,8 +11,11 @@ from pathlib import Path
 import click
 from importlinter.application import rendering
 
+from .allowlist_sync import sync
+from .annotations import github_annotations
 from .cache import DEFAULT_CACHE_DIR
-from .report import ConfigurationError, RunResult, run_contracts
+from .config_file import find_configuration
+from .report import ConfigurationError, run_contracts
 
 EXIT_KEPT = 0
 EXIT_BROKEN = 1
@@ -47,10 +50,11 @@ def main() -> None:
 @click.option(
     "--format",
     "output_format",
-    type=click.Choice(["text", "json"]),
+    type=click.Choice(["text", "json", "github"]),
     default="text",
     show_default=True,
-    help="text: as lint-imports prints it; json: one JSON document on stdout.",
+    help="text: as lint-imports prints it; json: one JSON document on stdout; "
+    "github: a GitHub Actions error annotation per finding.",
 )
 def check(
     config: str | None,
@@ -71,12 +75,57 @@ def check(
             result = run_contracts(config, contracts, cache)
         except ConfigurationError as error:
             _fail(str(error))
-    _print(result, output_format)
+    if output_format == "json":
+        click.echo(json.dumps(result.as_data(), indent=2))
+    elif output_format == "github":
+        for command in github_annotations(result.as_data(), find_configuration(config)):
+            click.echo(command)
+    else:
+        rendering.render_report(result.report)
     sys.exit(EXIT_KEPT if result.kept else EXIT_BROKEN)
 
 
-def _print(result: RunResult, output_format: str) -> None:
-    if output_format == "json":
-        click.echo(json.dumps(result.as_data(), indent=2))
-    else:
-        rendering.render_report(result.report)
+@main.command()
+@click.option(
+    "--config",
+    "config",
+    default=None,
+    help="The configuration file (default: as lint-imports finds it).",
+)
+@click.option(
+    "--contract", "contracts", multiple=True, help="Sync only this contract id; may be repeated."
+)
+@click.option(
+    "--cache-dir", default=None, help=f"The cache directory (default: {DEFAULT_CACHE_DIR})."
+)
+@click.option("--no-cache", is_flag=True, help="Neither read nor write any cache.")
+@click.option("--write", is_flag=True, help="Apply the change to the configuration file.")
+def allowlist(
+    config: str | None,
+    contracts: tuple[str, ...],
+    cache_dir: str | None,
+    no_cache: bool,
+    write: bool,
+) -> None:
+    """Show, as a unified diff of the configuration file, how each contract's ignore_imports
+    must change for the tree as it is: stale entries removed, new violations added with a
+    '# TODO: reason' placeholder. With --write, apply it; nothing else in the file changes.
+
+    Exit status: 0 when nothing needs to change (or it was written), 1 when a change is
+    shown, 2 on a configuration or usage error.
+    """
+    cache = None if no_cache else Path(cache_dir) if cache_dir else DEFAULT_CACHE_DIR
+    with contextlib.redirect_stdout(io.StringIO()):
+        try:
+            path, text, diff = sync(config, contracts, cache)
+        except (ConfigurationError, FileNotFoundError, ValueError) as error:
+            _fail(str(error))
+    if not diff:
+        click.echo(f"{path}: every allowlist matches the tree.", err=True)
+        sys.exit(EXIT_KEPT)
+    click.echo(diff, nl=False)
+    if write:
+        path.write_bytes(text.encode("utf-8"))
+        click.echo(f"{path}: written.", err=True)
+        sys.exit(EXIT_KEPT)
+    sys.exit(EXIT_BROKEN)

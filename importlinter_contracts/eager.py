@@ -11,8 +11,11 @@ from grimp import ImportGraph
 
 from .locations import location
 from .scope_index import ScopeIndex
+from .scopes import ImportScope
 
 PARENT_PACKAGE = "its parent package runs first"
+# grimp marks PEP 810 lazy imports itself.
+_LAZY = ImportScope(eager=False, reason="lazy import")
 
 
 @dataclass(frozen=True)
@@ -57,22 +60,24 @@ class EagerImports:
             hops = self._hops[module] = list(self._find(module))
         return hops
 
+    def lines(self, importer: str, imported: str) -> list[tuple[int, ImportScope]]:
+        """Each line on which `importer` imports `imported`, with whether it runs at import
+        time and why, in line order."""
+        found = {}
+        for detail in self.graph.get_import_details(importer=importer, imported=imported):
+            line = detail["line_number"]
+            found[line] = _LAZY if detail.get("is_lazy") else self._scopes.scope(importer, line)
+        return sorted(found.items())
+
     def _find(self, module: str) -> Iterator[Hop]:
         for imported in sorted(self.graph.find_modules_directly_imported_by(module)):
-            eager = sorted(
-                {
-                    (detail["line_number"], scope.reason)
-                    for detail in self.graph.get_import_details(importer=module, imported=imported)
-                    if not detail.get("is_lazy")
-                    and (scope := self._scopes.scope(module, detail["line_number"])).eager
-                }
-            )
+            eager = [(line, scope) for line, scope in self.lines(module, imported) if scope.eager]
             if eager:
                 yield Hop(
                     importer=module,
                     imported=imported,
                     line_numbers=tuple(line for line, _ in eager),
-                    why=tuple(why for _, why in eager),
+                    why=tuple(scope.reason for _, scope in eager),
                 )
 
 
@@ -95,7 +100,7 @@ def walk(
 
     `enter(hop)` sees every hop out of an entered module and says whether to enter its
     target (and so follow the target's own hops). With `include_parents`, entering a
-    module also offers a hop to each of its parent packages in the graph.
+    module also offers a hop to its parent package.
     """
     reached: dict[str, Hop | None] = {source: None}
     queue = deque([source])
@@ -109,9 +114,10 @@ def walk(
     while queue:
         module = queue.popleft()
         if include_parents:
-            for parent in parents(module):
-                if parent in graph_modules:
-                    offer(Hop(importer=module, imported=parent))
+            # The nearest parent in the graph; entering it offers its own parent in turn.
+            parent = next((p for p in parents(module) if p in graph_modules), None)
+            if parent is not None:
+                offer(Hop(importer=module, imported=parent))
         for hop in eager_imports.of(module):
             offer(hop)
     return reached

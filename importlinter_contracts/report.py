@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import os
 import sys
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -14,7 +14,7 @@ from importlinter.application import use_cases
 from importlinter.application.ports.reporting import Report
 from importlinter.domain.contract import Contract, ContractCheck
 
-from .cache import using_cache_directory
+from .cache import DEFAULT_CACHE_DIR, using_cache_directory
 
 configuration.configure()
 
@@ -41,9 +41,12 @@ class RunResult:
 def run_contracts(
     config: str | None = None,
     contract_ids: tuple[str, ...] = (),
-    cache_dir: Path | None = Path(".import_linter_cache"),
+    cache_dir: Path | None = DEFAULT_CACHE_DIR,
+    adjust: Callable[[dict[str, Any], type[Contract] | None], None] | None = None,
 ) -> RunResult:
-    """Check the configuration's contracts (built-in ones included) as lint-imports would.
+    """Check the configuration's contracts (built-in ones included) as lint-imports would;
+    `adjust` may first change the options of each contract, given its class when the
+    configuration registers it (None for a built-in type).
 
     Raises ConfigurationError when lint-imports would stop with an error instead of a report.
     """
@@ -52,6 +55,10 @@ def run_contracts(
         sys.path.insert(0, os.getcwd())
     try:
         user_options = use_cases.read_user_options(config)
+        if adjust is not None:
+            registered = dict(use_cases._get_plugin_contract_types(user_options))
+            for contract_options in user_options.contracts_options:
+                adjust(contract_options, registered.get(contract_options.get("type")))
         # lint-imports registers the built-in contract types itself; create_report does not.
         use_cases._register_built_in_contract_types()
         with using_cache_directory(cache_dir):

@@ -121,6 +121,42 @@ def eager_import_lines(source: str) -> dict[int, bool]:
     return found
 
 
+def _eager_targets(modules: dict[str, Path], module: str) -> set[str]:
+    """The modules an import statement of `module` that runs at import time names."""
+    path = modules[module]
+    source = path.read_text(encoding="utf-8")
+    lines = eager_import_lines(source)
+    found = set()
+    for node, type_checking in import_statements(source):
+        if not type_checking and lines.get(node.lineno):
+            found |= imported_modules(node, module, path.name == "__init__.py", set(modules))
+    return found
+
+
+def _parents(module: str) -> set[str]:
+    parts = module.split(".")
+    return {".".join(parts[:i]) for i in range(1, len(parts))}
+
+
+def _inside(module: str, packages: set[str]) -> bool:
+    return any(module == p or module.startswith(p + ".") for p in packages)
+
+
+def eager_closure(tree: Path, module: str) -> set[str]:
+    """Every module of the tree that importing `module` runs: it, its parent packages, and
+    whatever their imports that run at import time run, followed everywhere."""
+    modules = modules_of(tree, module.split(".")[0])
+    seen = {module}
+    queue = [module]
+    while queue:
+        current = queue.pop()
+        for target in _parents(current) | _eager_targets(modules, current):
+            if target not in seen:
+                seen.add(target)
+                queue.append(target)
+    return seen
+
+
 def eager_violations(
     tree: Path,
     sources: set[str],
@@ -134,35 +170,17 @@ def eager_violations(
     `follow` run before their submodules; TYPE_CHECKING blocks never run.
     """
     modules = modules_of(tree, follow.split(".")[0])
-    names = set(modules)
-
-    def inside(module: str, packages: set[str]) -> bool:
-        return any(module == p or module.startswith(p + ".") for p in packages)
-
-    def eager_targets(module: str) -> set[str]:
-        path = modules[module]
-        source = path.read_text(encoding="utf-8")
-        lines = eager_import_lines(source)
-        found = set()
-        for node, type_checking in import_statements(source):
-            if type_checking or not lines.get(node.lineno):
-                continue
-            found |= imported_modules(node, module, path.name == "__init__.py", names)
-        return found
-
     violations = set()
     for source in sources:
         seen = {source}
         queue = [source]
         while queue:
             module = queue.pop()
-            parents = module.split(".")
-            targets = {".".join(parents[:i]) for i in range(1, len(parents))}
-            targets = {t for t in targets if inside(t, {follow})}
-            for target in targets | eager_targets(module):
-                if inside(target, forbidden) and not inside(target, allowed):
+            parents = {p for p in _parents(module) if _inside(p, {follow})}
+            for target in parents | _eager_targets(modules, module):
+                if _inside(target, forbidden) and not _inside(target, allowed):
                     violations.add((module, target))
-                elif target not in seen and inside(target, {follow}):
+                elif target not in seen and _inside(target, {follow}):
                     seen.add(target)
                     queue.append(target)
     return violations

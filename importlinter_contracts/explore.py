@@ -1,0 +1,235 @@
+"""Questions about the import graph, for a Python REPL or a notebook.
+
+>>> from importlinter_contracts import explore
+>>> x = explore.load()                      # reads .importlinter as lint-imports does
+>>> x.eager_closure("vllm_omni.platforms.cuda.platform")   # what that import runs
+>>> x.why("vllm_omni.platforms", "vllm_omni.platforms.xpu")  # how, and whether eagerly
+>>> x.imports("vllm_omni.platforms"), x.importers("vllm_omni.platforms.xpu")
+>>> x.check()                               # the contracts' findings, as the JSON report
+"""
+
+from __future__ import annotations
+
+import itertools
+import os
+import sys
+from collections.abc import Iterable, Iterator, Mapping
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+from grimp import ImportGraph
+from importlinter.application import use_cases
+from importlinter.application.app_config import settings
+
+from .cache import DEFAULT_CACHE_DIR
+from .eager import PARENT_PACKAGE, EagerImports, Hop, chain_to, walk
+from .locations import location
+from .report import run_contracts
+from .scope_index import ScopeIndex
+
+
+@dataclass(frozen=True)
+class ImportLine:
+    """One import statement: its line, whether it runs at import time and why."""
+
+    line: int
+    eager: bool
+    why: str
+    location: str | None
+
+    def __repr__(self) -> str:
+        timing = "eager" if self.eager else "deferred"
+        return f"l.{self.line} {timing}, {self.why} ({self.location or 'no file'})"
+
+
+@dataclass(frozen=True)
+class Step:
+    """How `importer` brings in `imported`: import lines, or as its parent package."""
+
+    importer: str
+    imported: str
+    lines: tuple[ImportLine, ...]
+
+    @property
+    def is_parent(self) -> bool:
+        return not self.lines
+
+    @property
+    def eager(self) -> bool:
+        """Whether this step happens when `importer` is imported."""
+        return self.is_parent or any(line.eager for line in self.lines)
+
+    def __repr__(self) -> str:
+        if self.is_parent:
+            return f"{self.importer} -> {self.imported} ({PARENT_PACKAGE})"
+        return f"{self.importer} -> {self.imported}: " + "; ".join(map(repr, self.lines))
+
+
+class Steps(tuple[Step, ...]):
+    """Direct imports of or by a module, one per line in a terminal."""
+
+    def __repr__(self) -> str:
+        return "\n".join(map(repr, self)) if self else "(none)"
+
+
+class Chain(tuple[Step, ...]):
+    """Steps from one module to another; `eager` when every step happens at import time."""
+
+    @property
+    def eager(self) -> bool:
+        return all(step.eager for step in self)
+
+    def __repr__(self) -> str:
+        heading = "eager chain" if self.eager else "chain (not all at import time)"
+        return "\n".join([f"{heading}:", *(f"  {step!r}" for step in self)])
+
+
+class Why(tuple[Chain, ...]):
+    """The shortest chain of imports, and the shortest that runs at import time if another."""
+
+    def __repr__(self) -> str:
+        return "\n".join(map(repr, self)) if self else "no chain of imports"
+
+
+class EagerClosure(Mapping[str, Chain]):
+    """Every module that runs when a module is imported, each with the chain that loads it."""
+
+    def __init__(self, module: str, chains: dict[str, Chain]) -> None:
+        self.module = module
+        self._chains = chains
+
+    def __getitem__(self, module: str) -> Chain:
+        return self._chains[module]
+
+    def __iter__(self) -> Iterator[str]:
+        return iter(sorted(self._chains))
+
+    def __len__(self) -> int:
+        return len(self._chains)
+
+    def __repr__(self) -> str:
+        lines = [f"importing {self.module} runs {len(self)} modules:"]
+        for module in self:
+            chain = self._chains[module]
+            if not chain:
+                lines.append(f"  {module}  (itself)")
+            elif chain[-1].is_parent:
+                lines.append(f"  {module}  (parent package of {chain[-1].importer})")
+            else:
+                where = chain[-1].lines[0].location or chain[-1].importer
+                lines.append(f"  {module}  ({where})")
+        return "\n".join(lines)
+
+
+class Explorer:
+    """The graph of a configuration, built once, and questions about it."""
+
+    def __init__(self, graph: ImportGraph, config: str | None, cache_dir: Path | None) -> None:
+        self.graph = graph
+        self._config = config
+        self._cache_dir = cache_dir
+        self._scopes = ScopeIndex(cache_dir)
+        self._eager = EagerImports(graph, self._scopes)
+
+    def eager_closure(self, module: str) -> EagerClosure:
+        """Every module of the graph that runs when `module` is imported: the module, its
+        parent packages, and what their eager imports run, followed everywhere."""
+        self._require(module)
+        reached = walk(module, self._eager, lambda hop: True, include_parents=True)
+        self._scopes.save()
+        return EagerClosure(
+            module, {m: Chain(map(self._step, chain_to(reached, m))) for m in reached}
+        )
+
+    def why(self, importer: str, imported: str) -> Why:
+        """The shortest chain of imports from `importer` to `imported`, each step with its
+        lines and whether each runs at import time; and the shortest chain that does run at
+        import time, when that is another."""
+        self._require(importer, imported)
+        chains = []
+        shortest = self.graph.find_shortest_chain(importer, imported)
+        if shortest:
+            chains.append(Chain(self._import_step(a, b) for a, b in itertools.pairwise(shortest)))
+        closure = self.eager_closure(importer)
+        if imported in closure and closure[imported] not in chains:
+            chains.append(closure[imported])
+        return Why(chains)
+
+    def imports(self, module: str, as_package: bool = False) -> Steps:
+        """What `module` (with `as_package`, any module in it) imports directly."""
+        self._require(module)
+        return self._steps(
+            (importer, imported)
+            for importer in self._members(module, as_package)
+            for imported in self.graph.find_modules_directly_imported_by(importer)
+        )
+
+    def importers(self, module: str, as_package: bool = False) -> Steps:
+        """What imports `module` (with `as_package`, any module in it) directly."""
+        self._require(module)
+        return self._steps(
+            (importer, imported)
+            for imported in self._members(module, as_package)
+            for importer in self.graph.find_modules_that_directly_import(imported)
+        )
+
+    def check(self, contract_id: str | None = None) -> dict[str, Any]:
+        """The contracts' findings, as `importlinter-contracts check --format json` gives them."""
+        ids = (contract_id,) if contract_id else ()
+        return run_contracts(self._config, ids, self._cache_dir).as_data()
+
+    def _members(self, module: str, as_package: bool) -> set[str]:
+        return {module, *self.graph.find_descendants(module)} if as_package else {module}
+
+    def _steps(self, pairs: Iterable[tuple[str, str]]) -> Steps:
+        steps = [self._import_step(a, b) for a, b in sorted(set(pairs))]
+        self._scopes.save()
+        return Steps(steps)
+
+    def _import_step(self, importer: str, imported: str) -> Step:
+        return Step(
+            importer,
+            imported,
+            tuple(
+                ImportLine(line, scope.eager, scope.reason, location(importer, line))
+                for line, scope in self._eager.lines(importer, imported)
+            ),
+        )
+
+    def _step(self, hop: Hop) -> Step:
+        if not hop.is_import:
+            return Step(hop.importer, hop.imported, ())
+        return Step(
+            hop.importer,
+            hop.imported,
+            tuple(
+                ImportLine(line, True, why, location(hop.importer, line))
+                for line, why in zip(hop.line_numbers, hop.why, strict=True)
+            ),
+        )
+
+    def _require(self, *modules: str) -> None:
+        for module in modules:
+            if module not in self.graph.modules:
+                raise KeyError(f"{module} is not a module of the graph")
+
+    def __repr__(self) -> str:
+        return (
+            f"<Explorer: {len(self.graph.modules)} modules, {self.graph.count_imports()} imports>"
+        )
+
+
+def load(config: str | None = None, cache_dir: Path | None = DEFAULT_CACHE_DIR) -> Explorer:
+    """Read the configuration as lint-imports does (the same file discovery and session
+    options) and build its graph once, with the same cache (None: no cache)."""
+    if os.getcwd() not in sys.path:
+        sys.path.insert(0, os.getcwd())
+    user_options = use_cases.read_user_options(config)
+    graph = settings.GRAPH_BUILDER.build(
+        root_package_names=user_options.session_options["root_packages"],
+        cache_dir=None if cache_dir is None else str(cache_dir),
+        include_external_packages=use_cases._get_include_external_packages(user_options),
+        exclude_type_checking_imports=use_cases._get_exclude_type_checking_imports(user_options),
+    )
+    return Explorer(graph, config, cache_dir)

@@ -1,0 +1,138 @@
+"""`importlinter-contracts allowlist`: the allowlist edit a merge needs, as a diff or in place."""
+
+from __future__ import annotations
+
+import textwrap
+
+import pytest
+from click.testing import CliRunner, Result
+
+from helpers import Project
+from importlinter_contracts.cli import main
+
+TREE = {
+    "pkg/platforms/npu/platform.py": "",
+    "pkg/platforms/npu/models.py": "",
+    "pkg/platforms/cuda/platform.py": "",
+    "pkg/a.py": "from pkg.platforms.npu import models\n",
+    "pkg/b.py": "def f():\n    import pkg.platforms.cuda.platform\n",
+}
+
+INI_CONTRACT = """\
+[importlinter:contract:r2]
+name = R2
+type = backend_isolation
+container = pkg.platforms
+# reasons are reviewed
+require_reasons = true
+ignore_imports =
+        pkg.a -> pkg.platforms.npu.models    # NPU group 1
+        pkg.gone -> pkg.platforms.npu.models # retired in step 9
+
+[importlinter:contract:forbidden]
+name = Built-in
+type = forbidden
+source_modules = pkg.b
+forbidden_modules = pkg.a
+ignore_imports = pkg.b -> pkg.a
+unmatched_ignore_imports_alerting = none
+"""
+
+
+def allowlist(*args: str) -> Result:
+    return CliRunner().invoke(main, ["allowlist", "--no-cache", *args], catch_exceptions=False)
+
+
+@pytest.fixture
+def tree(project: Project) -> Project:
+    project.write(TREE)
+    project.configure(INI_CONTRACT)
+    return project
+
+
+def test_diff_removes_stale_entries_and_adds_new_violations(tree: Project) -> None:
+    result = allowlist()
+    assert result.exit_code == 1
+    assert result.stdout == (
+        "--- a/.importlinter\n"
+        "+++ b/.importlinter\n"
+        "@@ -13,7 +13,7 @@\n"
+        " require_reasons = true\n"
+        " ignore_imports =\n"
+        "         pkg.a -> pkg.platforms.npu.models    # NPU group 1\n"
+        "-        pkg.gone -> pkg.platforms.npu.models # retired in step 9\n"
+        "+        pkg.b -> pkg.platforms.cuda.platform  # TODO: reason\n"
+        " \n"
+        " [importlinter:contract:forbidden]\n"
+        " name = Built-in\n"
+    )
+
+
+def test_write_changes_nothing_but_the_entries_concerned(tree: Project) -> None:
+    config = tree.root / ".importlinter"
+    before = config.read_bytes()
+    result = allowlist("--write")
+    assert result.exit_code == 0
+    assert config.read_bytes() == before.replace(
+        b"        pkg.gone -> pkg.platforms.npu.models # retired in step 9\n",
+        b"        pkg.b -> pkg.platforms.cuda.platform  # TODO: reason\n",
+    )
+    # The placeholder is still no reason: require_reasons rejects it until a person writes one.
+    check = tree.check("--contract", "r2")
+    assert check.exit_code == 2
+    assert "'pkg.b -> pkg.platforms.cuda.platform # TODO: reason'" in check.stderr
+    # Once written, the allowlist is in step and nothing more is proposed.
+    config.write_bytes(config.read_bytes().replace(b"# TODO: reason", b"# NPU group 2"))
+    assert tree.check("--contract", "r2").exit_code == 0
+    again = allowlist()
+    assert (again.exit_code, again.stdout) == (0, "")
+    assert again.stderr == ".importlinter: every allowlist matches the tree.\n"
+
+
+def test_pyproject_toml_is_edited_in_place(project: Project) -> None:
+    project.write(TREE)
+    pyproject = project.root / "pyproject.toml"
+    pyproject.write_text(
+        textwrap.dedent(
+            """\
+            [project]
+            name = "demo"   # not ours
+
+            [tool.importlinter]
+            root_packages = ["pkg"]
+            contract_types = ["backend_isolation: importlinter_contracts.BackendIsolationContract"]
+
+            [[tool.importlinter.contracts]]
+            id = "r2"
+            name = "R2"
+            type = "backend_isolation"
+            container = "pkg.platforms"
+            ignore_imports = [
+                "pkg.a -> pkg.platforms.npu.models  # NPU group 1",
+                "pkg.gone -> pkg.platforms.npu.models",  # stale
+            ]
+            """
+        )
+    )
+    before = pyproject.read_text()
+    assert allowlist("--write").exit_code == 0
+    assert pyproject.read_text() == before.replace(
+        '    "pkg.gone -> pkg.platforms.npu.models",  # stale\n',
+        '    "pkg.b -> pkg.platforms.cuda.platform  # TODO: reason",\n',
+    )
+    assert tree_is_kept(project)
+
+
+def tree_is_kept(project: Project) -> bool:
+    return bool(project.report()["kept"])
+
+
+def test_contract_option_selects_what_is_synced(tree: Project) -> None:
+    result = allowlist("--contract", "forbidden")
+    assert (result.exit_code, result.stdout) == (0, "")
+
+
+def test_configuration_errors_are_one_line(project: Project) -> None:
+    result = allowlist("--config", "missing.ini")
+    assert (result.exit_code, result.stdout) == (2, "")
+    assert result.stderr == "importlinter-contracts: Could not find missing.ini.\n"

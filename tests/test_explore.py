@@ -1,0 +1,137 @@
+"""The REPL explorer on a synthetic package."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from helpers import Project
+from importlinter_contracts import explore
+
+TREE = {
+    "pkg/__init__.py": "from pkg import config\n",
+    "pkg/config.py": "",
+    "pkg/platforms/__init__.py": "",
+    "pkg/platforms/cuda/__init__.py": "",
+    "pkg/platforms/cuda/platform.py": (
+        "from pkg.platforms.cuda import hooks\n"
+        "class Platform:\n"
+        "    def load(self):\n"
+        "        import pkg.models.big\n"
+    ),
+    "pkg/platforms/cuda/hooks.py": "try:\n    import pkg.util\nexcept ImportError:\n    pass\n",
+    "pkg/util.py": "lazy import pkg.models.big\n",
+    "pkg/models/big.py": "",
+}
+
+
+@pytest.fixture
+def explorer(project: Project) -> explore.Explorer:
+    project.write(TREE)
+    project.configure(
+        "[importlinter:contract:r2]\nname = R2\ntype = backend_isolation\ncontainer = pkg.platforms\n"
+    )
+    return explore.load(cache_dir=None)
+
+
+def test_eager_closure_lists_what_python_runs_with_the_chain_to_each(
+    explorer: explore.Explorer,
+) -> None:
+    closure = explorer.eager_closure("pkg.platforms.cuda.platform")
+    assert list(closure) == [
+        "pkg",
+        "pkg.config",
+        "pkg.platforms",
+        "pkg.platforms.cuda",
+        "pkg.platforms.cuda.hooks",
+        "pkg.platforms.cuda.platform",
+        "pkg.util",
+    ]
+    assert closure["pkg.platforms.cuda.platform"] == ()
+    chain = closure["pkg.util"]
+    assert chain.eager
+    assert [(s.importer, s.imported) for s in chain] == [
+        ("pkg.platforms.cuda.platform", "pkg.platforms.cuda.hooks"),
+        ("pkg.platforms.cuda.hooks", "pkg.util"),
+    ]
+    assert chain[1].lines == (
+        explore.ImportLine(2, True, "module-level try", "pkg/platforms/cuda/hooks.py:2"),
+    )
+    assert repr(closure).splitlines() == [
+        "importing pkg.platforms.cuda.platform runs 7 modules:",
+        "  pkg  (parent package of pkg.platforms)",
+        "  pkg.config  (pkg/__init__.py:1)",
+        "  pkg.platforms  (parent package of pkg.platforms.cuda)",
+        "  pkg.platforms.cuda  (parent package of pkg.platforms.cuda.platform)",
+        "  pkg.platforms.cuda.hooks  (pkg/platforms/cuda/platform.py:1)",
+        "  pkg.platforms.cuda.platform  (itself)",
+        "  pkg.util  (pkg/platforms/cuda/hooks.py:2)",
+    ]
+
+
+def test_why_gives_the_shortest_chain_with_eager_and_deferred_lines(
+    explorer: explore.Explorer,
+) -> None:
+    why = explorer.why("pkg.platforms.cuda.platform", "pkg.models.big")
+    (chain,) = why
+    assert not chain.eager
+    assert repr(why).splitlines() == [
+        "chain (not all at import time):",
+        "  pkg.platforms.cuda.platform -> pkg.models.big: l.4 deferred, inside def load "
+        "(pkg/platforms/cuda/platform.py:4)",
+    ]
+
+
+def test_why_adds_the_eager_chain_when_the_shortest_is_not_eager(project: Project) -> None:
+    project.write({**TREE, "pkg/platforms/cuda/hooks.py": "import pkg.models.big\n"})
+    project.configure(
+        "[importlinter:contract:r2]\nname = R2\ntype = backend_isolation\ncontainer = pkg.platforms\n"
+    )
+    shortest, eager = explore.load(cache_dir=None).why(
+        "pkg.platforms.cuda.platform", "pkg.models.big"
+    )
+    assert len(shortest) == 1 and not shortest.eager
+    assert eager.eager and [s.imported for s in eager] == [
+        "pkg.platforms.cuda.hooks",
+        "pkg.models.big",
+    ]
+
+
+def test_imports_and_importers_with_per_line_detail(explorer: explore.Explorer) -> None:
+    assert repr(explorer.imports("pkg.util")) == (
+        "pkg.util -> pkg.models.big: l.1 deferred, lazy import (pkg/util.py:1)"
+    )
+    importers = explorer.importers("pkg.models", as_package=True)
+    assert [(s.importer, s.imported, s.eager) for s in importers] == [
+        ("pkg.platforms.cuda.platform", "pkg.models.big", False),
+        ("pkg.util", "pkg.models.big", False),
+    ]
+    assert repr(explorer.importers("pkg.config")) == (
+        "pkg -> pkg.config: l.1 eager, module level (pkg/__init__.py:1)"
+    )
+    assert repr(explorer.importers("pkg.platforms.cuda")) == "(none)"
+
+
+def test_check_gives_the_json_report_data(explorer: explore.Explorer) -> None:
+    assert explorer.check("r2")["contracts"][0]["kept"] is True
+    assert explorer.check()["kept"] is True
+
+
+def test_graph_is_there_for_anything_else(explorer: explore.Explorer) -> None:
+    assert "pkg.util" in explorer.graph.modules
+    assert repr(explorer) == "<Explorer: 9 modules, 5 imports>"
+
+
+def test_unknown_module_is_a_clear_error(explorer: explore.Explorer) -> None:
+    with pytest.raises(KeyError, match=r"pkg\.nope is not a module of the graph"):
+        explorer.eager_closure("pkg.nope")
+
+
+def test_load_takes_a_config_file_elsewhere(project: Project, tmp_path: Path) -> None:
+    project.write(TREE)
+    project.configure(
+        "[importlinter:contract:r2]\nname = R2\ntype = backend_isolation\ncontainer = pkg.platforms\n"
+    )
+    (project.root / ".importlinter").rename(project.root / "rules.ini")
+    assert explore.load("rules.ini", cache_dir=None).check()["kept"] is True

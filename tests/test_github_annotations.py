@@ -1,0 +1,51 @@
+"""`check --format github`: one workflow command per finding, on the line concerned."""
+
+from __future__ import annotations
+
+from helpers import Project
+
+TREE = {
+    "pkg/platforms/npu/platform.py": "",
+    "pkg/platforms/npu/models.py": "",
+    "pkg/a.py": "import os\nfrom pkg.platforms.npu import models\n",
+    "pkg/platforms/cuda/platform.py": "try:\n    import pkg.platforms.npu.models\nexcept ImportError:\n    pass\n",
+}
+
+CONFIG = """\
+[importlinter:contract:r2]
+name = R2, with commas: and colons
+type = backend_isolation
+container = pkg.platforms
+ignore_imports =
+    pkg.gone -> pkg.platforms.npu  # 100%% retired
+
+[importlinter:contract:r4]
+name = R4
+type = eager_imports
+source_modules = pkg.platforms.*.platform
+follow_modules = pkg.platforms
+forbidden_modules = pkg.platforms.*.models
+"""
+
+
+def test_each_finding_is_an_error_command_on_its_file_and_line(project: Project) -> None:
+    project.write(TREE)
+    project.configure(CONFIG)
+    result = project.check("--format", "github")
+    assert result.exit_code == 1
+    assert result.stdout.splitlines() == [
+        "::error file=pkg/a.py,line=2,title=R2%2C with commas%3A and colons (r2)::"
+        "pkg.a -> pkg.platforms.npu.models",
+        "::error file=.importlinter,line=13,title=R2%2C with commas%3A and colons (r2)::"
+        "pkg.gone -> pkg.platforms.npu # 100%25 retired: no import matches it; remove this stale entry",
+        "::error file=pkg/platforms/cuda/platform.py,line=2,title=R4 (r4)::"
+        "pkg.platforms.cuda.platform -> pkg.platforms.npu.models (module-level try), "
+        "runs when importing pkg.platforms.cuda.platform",
+    ]
+
+
+def test_kept_contracts_print_nothing(project: Project) -> None:
+    project.write({**TREE, "pkg/a.py": "", "pkg/platforms/cuda/platform.py": ""})
+    project.configure(CONFIG.replace("    pkg.gone -> pkg.platforms.npu  # 100%% retired\n", ""))
+    result = project.check("--format", "github")
+    assert (result.exit_code, result.stdout) == (0, "")

@@ -1,0 +1,103 @@
+"""The explorer and the allowlist sync on real vllm-omni releases."""
+
+from __future__ import annotations
+
+import configparser
+import shutil
+from pathlib import Path
+
+import pytest
+from click.testing import CliRunner
+
+import oracle
+from helpers import Project
+from importlinter_contracts import explore
+from importlinter_contracts.allowlist import parse_entry
+from importlinter_contracts.cli import main
+from vllm_omni_tree import NEWEST, contract_ids, tree
+
+REPO = Path(__file__).resolve().parent.parent
+R2_ID = "platform-backends-private"
+R4_ID = "platform-classes-load-no-bodies"
+
+pytestmark = pytest.mark.real_tree
+
+
+def copy_release(version: str, project: Project) -> Path:
+    shutil.copytree(tree(version) / "vllm_omni", project.root / "vllm_omni")
+    shutil.copy(REPO / ".importlinter", project.root / ".importlinter")
+    return project.root
+
+
+@pytest.fixture
+def newest(project: Project) -> explore.Explorer:
+    copy_release(NEWEST, project)
+    return explore.load(cache_dir=None)
+
+
+@pytest.mark.parametrize(
+    "module",
+    [
+        "vllm_omni.platforms.cuda.platform",
+        "vllm_omni.platforms.npu",
+        "vllm_omni.distributed.omni_connectors.factory",
+    ],
+)
+def test_eager_closure_is_what_an_independent_ast_walk_finds(
+    newest: explore.Explorer, project: Project, module: str
+) -> None:
+    closure = newest.eager_closure(module)
+    assert set(closure) == oracle.eager_closure(project.root, module)
+    assert len(closure) > 10
+    for target, chain in closure.items():
+        assert chain.eager and (not chain or chain[-1].imported == target)
+
+
+def test_why_shows_the_detector_imports_xpu_only_inside_a_function(
+    newest: explore.Explorer,
+) -> None:
+    (chain,) = newest.why("vllm_omni.platforms", "vllm_omni.platforms.xpu")
+    assert not chain.eager
+    (step,) = chain
+    (line,) = step.lines
+    assert (line.line, line.eager, line.why) == (96, False, "inside def xpu_omni_platform_plugin")
+    assert line.location == "vllm_omni/platforms/__init__.py:96"
+
+
+def shipped_entries(contract_id: str) -> set[tuple[str, str]]:
+    config = configparser.ConfigParser()
+    config.read(REPO / ".importlinter")
+    raw = config[f"importlinter:contract:{contract_id}"].get("ignore_imports", "")
+    entries = [parse_entry(line) for line in raw.splitlines() if line.strip()]
+    return {(e.expression.importer.expression, e.expression.imported.expression) for e in entries}
+
+
+@pytest.mark.parametrize("version", ["0.18.0", "0.24.0", "0.28.0"])
+def test_allowlist_proposes_exactly_the_edits_an_older_release_needs(
+    version: str, project: Project
+) -> None:
+    root = copy_release(version, project)
+    needed = {(i, m) for i, m, _ in oracle.backend_imports(root, "vllm_omni.platforms")}
+    shipped = shipped_entries(R2_ID)
+    result = CliRunner().invoke(main, ["allowlist", "--no-cache", "--contract", R2_ID])
+    assert result.exit_code == (1 if needed != shipped else 0), result.output
+    removed = {line[1:].strip() for line in result.stdout.splitlines() if line.startswith("-    ")}
+    added = {line[1:].strip() for line in result.stdout.splitlines() if line.startswith("+    ")}
+    assert {
+        tuple(parse_entry(e).text.split(" # ")[0].split(" -> ")) for e in removed
+    } == shipped - needed
+    assert added == {f"{i} -> {m}  # TODO: reason" for i, m in needed - shipped}
+
+    before = (root / ".importlinter").read_text()
+    assert CliRunner().invoke(main, ["allowlist", "--no-cache", "--write"]).exit_code == 0
+    after = (root / ".importlinter").read_text()
+    kept_lines = [line for line in before.splitlines() if line not in removed_lines(before, after)]
+    assert [line for line in after.splitlines() if "# TODO: reason" not in line] == kept_lines
+    (root / ".importlinter").write_text(after.replace("# TODO: reason", f"# found on {version}"))
+    static = [arg for c in contract_ids(runtime=False) for arg in ("--contract", c)]
+    check = CliRunner().invoke(main, ["check", "--no-cache", *static])
+    assert check.exit_code == 0, check.output
+
+
+def removed_lines(before: str, after: str) -> set[str]:
+    return set(before.splitlines()) - set(after.splitlines())
