@@ -58,7 +58,7 @@ def run_contracts(
         if adjust is not None:
             registered = dict(use_cases._get_plugin_contract_types(user_options))
             for contract_options in user_options.contracts_options:
-                adjust(contract_options, registered.get(contract_options.get("type")))
+                adjust(contract_options, registered.get(str(contract_options.get("type"))))
         # lint-imports registers the built-in contract types itself; create_report does not.
         use_cases._register_built_in_contract_types()
         with using_cache_directory(cache_dir):
