@@ -8,7 +8,7 @@ from pathlib import Path
 
 import pytest
 
-import oracle
+import ast_walk as oracle
 from helpers import Project
 from vllm_omni_tree import NEWEST, contract_ids, tree
 

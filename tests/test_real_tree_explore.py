@@ -9,7 +9,7 @@ from pathlib import Path
 import pytest
 from click.testing import CliRunner
 
-import oracle
+import ast_walk as oracle
 from helpers import Project
 from importlinter_contracts import explore
 from importlinter_contracts.allowlist import parse_entry

@@ -1,0 +1,253 @@
+"""An independent reading of a tree with Python's own `ast`: what a hand-written boundary test
+does. The tests use it as their oracle, and the benchmark as its baseline:
+
+    python tools/ast_walk.py TREE     # parse every file of TREE/vllm_omni, answer R2 and R4
+
+It shares no code with the package: it parses files, resolves each import statement to the
+module it loads, and answers the rules directly.
+"""
+
+from __future__ import annotations
+
+import ast
+import sys
+from dataclasses import dataclass
+from functools import cache
+from pathlib import Path
+
+
+@dataclass(frozen=True)
+class ImportStatement:
+    """What one import statement names, where it stands, and whether it runs when imported."""
+
+    line: int
+    type_checking: bool
+    eager: bool
+    module: str | None  # `from MODULE import ...`; None for `import a, b`
+    level: int
+    names: tuple[str, ...]
+
+
+@cache
+def _read(path: Path, mtime_ns: int, size: int) -> tuple[ImportStatement, ...]:
+    # Only what is needed is kept: holding every syntax tree would slow the garbage collector.
+    return tuple(
+        ImportStatement(
+            node.lineno,
+            type_checking,
+            eager,
+            node.module if isinstance(node, ast.ImportFrom) else None,
+            node.level if isinstance(node, ast.ImportFrom) else 0,
+            tuple(alias.name for alias in node.names),
+        )
+        for node, type_checking, eager in _imports(ast.parse(path.read_bytes(), str(path)))
+    )
+
+
+def statements(path: Path) -> tuple[ImportStatement, ...]:
+    """The file's import statements, read once for as long as the file is unchanged."""
+    stat = path.stat()
+    return _read(path, stat.st_mtime_ns, stat.st_size)
+
+
+def modules_of(tree: Path, top: str) -> dict[str, Path]:
+    found = {}
+    for path in (tree / top).rglob("*.py"):
+        parts = list(path.relative_to(tree).with_suffix("").parts)
+        if parts[-1] == "__init__":
+            parts.pop()
+        found[".".join(parts)] = path
+    return found
+
+
+def _is_type_checking(test: ast.expr) -> bool:
+    return (isinstance(test, ast.Name) and test.id == "TYPE_CHECKING") or (
+        isinstance(test, ast.Attribute) and test.attr == "TYPE_CHECKING"
+    )
+
+
+_Import = ast.Import | ast.ImportFrom
+
+
+def _imports(module: ast.Module) -> list[tuple[_Import, bool, bool]]:
+    """Each import statement, with whether it sits under `if TYPE_CHECKING:` and whether it
+    runs at import time. Only statements are visited: expressions hold no import statement."""
+    found: list[tuple[_Import, bool, bool]] = []
+
+    def visit(statements: list[ast.stmt], type_checking: bool, eager: bool) -> None:
+        for node in statements:
+            if isinstance(node, _Import):
+                found.append((node, type_checking, eager))
+            elif isinstance(node, ast.FunctionDef | ast.AsyncFunctionDef):
+                visit(node.body, type_checking, False)
+            elif isinstance(node, ast.If) and _is_type_checking(node.test):
+                visit(node.body, True, False)
+                visit(node.orelse, type_checking, eager)
+            else:
+                for field in ("body", "orelse", "finalbody"):
+                    visit(getattr(node, field, []), type_checking, eager)
+                for clause in [*getattr(node, "handlers", []), *getattr(node, "cases", [])]:
+                    visit(clause.body, type_checking, eager)
+
+    visit(module.body, False, True)
+    return found
+
+
+def imported_modules(
+    node: ImportStatement, importer: str, is_package: bool, modules: set[str]
+) -> set[str]:
+    """The modules of the tree an import statement names, as Python would resolve them."""
+
+    def existing(name: str) -> str | None:
+        while name and name not in modules:
+            name = name.rpartition(".")[0]
+        return name or None
+
+    targets: set[str | None] = set()
+    if node.module is None and not node.level:
+        targets = {existing(name) for name in node.names}
+    else:
+        if node.level:
+            base_parts = importer.split(".")
+            if not is_package:
+                base_parts.pop()
+            base_parts = base_parts[: len(base_parts) - (node.level - 1)]
+            base = ".".join(base_parts + ([node.module] if node.module else []))
+        else:
+            base = node.module or ""
+        for name in node.names:
+            candidate = f"{base}.{name}"
+            targets.add(candidate if candidate in modules else existing(base))
+    return {t for t in targets if t}
+
+
+def backend_imports(
+    tree: Path, container: str, marker: str = "platform"
+) -> set[tuple[str, str, int]]:
+    """(importer, imported, line) of every import of a backend from outside it (R2), with
+    TYPE_CHECKING blocks skipped."""
+    modules = modules_of(tree, container.split(".")[0])
+    names = set(modules)
+    backends = {m for m in names if m.rpartition(".")[0] == container and f"{m}.{marker}" in names}
+    found = set()
+    for importer, path in modules.items():
+        for node in statements(path):
+            if node.type_checking:
+                continue
+            for imported in imported_modules(node, importer, path.name == "__init__.py", names):
+                for backend in backends:
+                    inside = lambda m, b=backend: m == b or m.startswith(b + ".")  # noqa: E731
+                    if inside(imported) and not any(inside(importer, b) for b in backends):
+                        found.add((importer, imported, node.line))
+    return found
+
+
+def eager_import_lines(path: Path) -> dict[int, bool]:
+    """Line of each import statement -> whether it runs at import time."""
+    found: dict[int, bool] = {}
+    for node in statements(path):
+        found[node.line] = found.get(node.line, False) or node.eager
+    return found
+
+
+def _eager_targets(modules: dict[str, Path], module: str) -> set[str]:
+    """The modules an import statement of `module` that runs at import time names."""
+    path = modules[module]
+    found = set()
+    for node in statements(path):
+        if not node.type_checking and node.eager:
+            found |= imported_modules(node, module, path.name == "__init__.py", set(modules))
+    return found
+
+
+def _parents(module: str) -> set[str]:
+    parts = module.split(".")
+    return {".".join(parts[:i]) for i in range(1, len(parts))}
+
+
+def _inside(module: str, packages: set[str]) -> bool:
+    return any(module == p or module.startswith(p + ".") for p in packages)
+
+
+def eager_closure(tree: Path, module: str) -> set[str]:
+    """Every module of the tree that importing `module` runs: it, its parent packages, and
+    whatever their imports that run at import time run, followed everywhere."""
+    modules = modules_of(tree, module.split(".")[0])
+    seen = {module}
+    queue = [module]
+    while queue:
+        current = queue.pop()
+        for target in _parents(current) | _eager_targets(modules, current):
+            if target not in seen:
+                seen.add(target)
+                queue.append(target)
+    return seen
+
+
+def eager_violations(
+    tree: Path,
+    sources: set[str],
+    follow: str,
+    forbidden: set[str],
+    allowed: set[str],
+) -> set[tuple[str, str]]:
+    """(importer, imported) of each forbidden module that importing a source runs (R4).
+
+    Imports that run at import time are followed through `follow`; parent packages inside
+    `follow` run before their submodules; TYPE_CHECKING blocks never run.
+    """
+    modules = modules_of(tree, follow.split(".")[0])
+    violations = set()
+    for source in sources:
+        seen = {source}
+        queue = [source]
+        while queue:
+            module = queue.pop()
+            parents = {p for p in _parents(module) if _inside(p, {follow})}
+            for target in parents | _eager_targets(modules, module):
+                if _inside(target, forbidden) and not _inside(target, allowed):
+                    violations.add((module, target))
+                elif target not in seen and _inside(target, {follow}):
+                    seen.add(target)
+                    queue.append(target)
+    return violations
+
+
+def vllm_omni_r4(tree: Path) -> set[tuple[str, str]]:
+    """R4 as the spec states it for vllm-omni, on the release in `tree`."""
+    backends = {p.parent.name for p in (tree / "vllm_omni/platforms").glob("*/platform.py")}
+    return eager_violations(
+        tree,
+        sources={f"vllm_omni.platforms.{b}.platform" for b in backends},
+        follow="vllm_omni.platforms",
+        forbidden={
+            *(
+                f"vllm_omni.platforms.{b}.{part}"
+                for b in backends
+                for part in ("models", "layers", "quant", "omni_connectors")
+            ),
+            "vllm_omni.model_executor.models",
+            "vllm_omni.model_executor.layers",
+            "vllm_omni.diffusion.models",
+            "vllm_omni.diffusion.layers",
+            "vllm_omni.diffusion.attention.backends",
+            "vllm_omni.quantization",
+            "vllm_omni.diffusion.quantization",
+            "vllm_omni.distributed.omni_connectors",
+        },
+        allowed={"vllm_omni.diffusion.attention.backends.registry"},
+    )
+
+
+def main(tree: Path) -> None:
+    """Answer R2 and R4 for the vllm-omni release in `tree` as a hand-written test would:
+    parse every file, then walk the imports."""
+    for path in modules_of(tree, "vllm_omni").values():
+        statements(path)
+    r2 = backend_imports(tree, "vllm_omni.platforms")
+    r4 = vllm_omni_r4(tree)
+    print(f"R2: {len(r2)} neutral-to-backend imports; R4: {len(r4)} eager forbidden imports")
+
+
+if __name__ == "__main__":
+    main(Path(sys.argv[1]))
