@@ -43,7 +43,7 @@ def find_backends(
     graph: ImportGraph, container: str, names: list[str] | None, marker: str
 ) -> list[Backend]:
     """The named backends, or else every child package of `container` with a `marker` module."""
-    if container not in graph.modules:
+    if not graph.find_matching_modules(container):  # cheaper than copying graph.modules
         raise BackendLookupError("container", f"'{container}' is not a module of the graph.")
     children = graph.find_children(container)
     if names:

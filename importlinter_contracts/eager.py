@@ -50,6 +50,7 @@ class EagerImports:
 
     def __init__(self, graph: ImportGraph, scopes: ScopeIndex) -> None:
         self.graph = graph
+        self.modules = graph.modules  # a copy of every name: taken once, not per question
         self._scopes = scopes
         self._hops: dict[str, list[Hop]] = {}
 
@@ -104,7 +105,6 @@ def walk(
     """
     reached: dict[str, Hop | None] = {source: None}
     queue = deque([source])
-    graph_modules = eager_imports.graph.modules
 
     def offer(hop: Hop) -> None:
         if hop.imported not in reached and enter(hop):
@@ -115,7 +115,7 @@ def walk(
         module = queue.popleft()
         if include_parents:
             # The nearest parent in the graph; entering it offers its own parent in turn.
-            parent = next((p for p in parents(module) if p in graph_modules), None)
+            parent = next((p for p in parents(module) if p in eager_imports.modules), None)
             if parent is not None:
                 offer(Hop(importer=module, imported=parent))
         for hop in eager_imports.of(module):

@@ -111,7 +111,9 @@ class EagerImportContract(AllowlistedContract):
 
     def _follow_packages(self, graph: ImportGraph) -> list[str]:
         missing = [
-            module.name for module in self.follow_modules if module.name not in graph.modules
+            module.name
+            for module in self.follow_modules
+            if not graph.find_matching_modules(module.name)
         ]
         if missing:
             raise ContractConfigurationError(
@@ -137,9 +139,8 @@ class EagerImportContract(AllowlistedContract):
 
 
 def _matching(graph: ImportGraph, expression: ModuleExpression) -> set[str]:
-    if expression.has_wildcard_expression():
-        return set(graph.find_matching_modules(expression.expression))
-    return {expression.expression} if expression.expression in graph.modules else set()
+    # grimp matches plain names too; graph.modules would copy every module name per call.
+    return set(graph.find_matching_modules(expression.expression))
 
 
 def _packages(

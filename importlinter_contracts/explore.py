@@ -211,7 +211,7 @@ class Explorer:
 
     def _require(self, *modules: str) -> None:
         for module in modules:
-            if module not in self.graph.modules:
+            if module not in self._eager.modules:
                 raise KeyError(f"{module} is not a module of the graph")
 
     def __repr__(self) -> str:

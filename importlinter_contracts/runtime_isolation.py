@@ -2,15 +2,9 @@
 
 from __future__ import annotations
 
-import json
 import os
-import signal
-import subprocess
 import sys
-import tempfile
-from dataclasses import dataclass
-from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import grimp
 from grimp import ImportGraph
@@ -19,11 +13,11 @@ from importlinter.domain import fields
 from importlinter.domain.contract import Contract, ContractCheck, InvalidContractOptions
 from importlinter.domain.imports import ModuleExpression
 
-from . import runtime_probe
 from .errors import ContractConfigurationError
 from .rendering import print_finding
 
-STDERR_TAIL_LINES = 20
+if TYPE_CHECKING:
+    from .probe_process import ProbeRun
 
 
 class RuntimeIsolationContract(Contract):
@@ -81,6 +75,10 @@ class RuntimeIsolationContract(Contract):
             "probe_modules": self.probe_modules,
             "detector": self.detector,
         }
+        # Imported here: lint-imports imports every registered contract type, even for a run
+        # that checks only the static contracts.
+        from .probe_process import run_probe
+
         try:
             run = run_probe(python, request, self.timeout)
         except OSError as error:
@@ -228,16 +226,6 @@ def _loaded_matching(loaded: set[str], expressions: list[ModuleExpression]) -> l
     )
 
 
-@dataclass(frozen=True)
-class ProbeRun:
-    """The outcome of one probe process: its report (None if it wrote none) and stderr's end."""
-
-    result: dict[str, Any] | None
-    returncode: int | None
-    timed_out: bool
-    stderr_tail: list[str]
-
-
 def search_path(python: str) -> list[str]:
     """The sys.path entries the child puts first: all of ours for our own interpreter, else
     those that are not part of this installation (the working directory, PYTHONPATH)."""
@@ -251,47 +239,3 @@ def search_path(python: str) -> list[str]:
             os.path.abspath(entry or ".").startswith(prefix + os.sep) for prefix in installation
         )
     ]
-
-
-def run_probe(python: str, request: dict[str, Any], timeout: int) -> ProbeRun:
-    """Run the probe in a fresh interpreter, in the working directory, and read its result.
-
-    The child's output goes to files, so that a flood of it neither blocks the child nor
-    fills memory; its result comes back in a file of its own.
-    """
-    with tempfile.TemporaryDirectory(prefix="runtime-isolation-") as folder:
-        request_file = Path(folder, "request.json")
-        result_file = Path(folder, "result.json")
-        request_file.write_text(json.dumps(request), encoding="utf-8")
-        probe_source = Path(runtime_probe.__file__).read_text(encoding="utf-8")
-        with (
-            open(Path(folder, "stdout"), "wb") as stdout,
-            open(Path(folder, "stderr"), "wb") as stderr,
-        ):
-            child = subprocess.Popen(
-                [python, "-c", probe_source, str(request_file), str(result_file)],
-                stdin=subprocess.DEVNULL,
-                stdout=stdout,
-                stderr=stderr,
-                cwd=os.getcwd(),
-                start_new_session=True,  # so that a timeout kills its children too
-            )
-            try:
-                child.wait(timeout=timeout)
-                timed_out = False
-            except subprocess.TimeoutExpired:
-                os.killpg(child.pid, signal.SIGKILL)
-                child.wait()
-                timed_out = True
-        result = None
-        if not timed_out and result_file.exists():
-            result = json.loads(result_file.read_text(encoding="utf-8"))
-        return ProbeRun(result, child.returncode, timed_out, _tail(Path(folder, "stderr")))
-
-
-def _tail(path: Path) -> list[str]:
-    with path.open("rb") as handle:
-        handle.seek(0, os.SEEK_END)
-        handle.seek(max(0, handle.tell() - 8192))
-        text = handle.read().decode("utf-8", errors="replace")
-    return text.splitlines()[-STDERR_TAIL_LINES:]

@@ -5,13 +5,15 @@ for, while, match/case and class bodies at any nesting. Deferred: anything insid
 async def, the body of `if TYPE_CHECKING:` (never executed; its else branch is eager), and
 PEP 810 `lazy import` / `lazy from ... import`.
 
-The file is read with the tokenizer rather than `ast`, so that syntax newer than the running
-interpreter (a `lazy import` on Python 3.11, say) is still classified; nothing is imported or
-executed. Each import is keyed by the line its statement starts on, as grimp numbers it.
+A file is read with `ast` when the running interpreter can parse it (C speed), and otherwise
+with the tokenizer, which also reads syntax newer than the interpreter (a `lazy import` on
+Python 3.11, say); the two readings agree line for line. Nothing is imported or executed.
+Each import is keyed by the line its statement starts on, as grimp numbers it.
 """
 
 from __future__ import annotations
 
+import ast
 import io
 import tokenize
 from collections.abc import Iterator
@@ -49,6 +51,89 @@ def import_scopes(source: bytes) -> dict[int, ImportScope]:
     """The scope of every import statement, by the line number its statement starts on.
 
     Two statements on one line (`import a; import b`) always share a scope.
+
+    Raises UnreadableSource when the source can be read neither way.
+    """
+    try:
+        module = ast.parse(source)
+    except (SyntaxError, ValueError):
+        return import_scopes_from_tokens(source)
+    scopes: dict[int, ImportScope] = {}
+    _visit(module.body, [], scopes)
+    return scopes
+
+
+def _visit(
+    statements: list[ast.stmt], blocks: list[_Block], scopes: dict[int, ImportScope]
+) -> None:
+    for node in statements:
+        if isinstance(node, ast.Import | ast.ImportFrom):
+            _add(scopes, node.lineno, _scope(blocks))
+        elif isinstance(node, ast.FunctionDef | ast.AsyncFunctionDef):
+            prefix = "async " if isinstance(node, ast.AsyncFunctionDef) else ""
+            _visit(node.body, [*blocks, _Block(f"{prefix}def {node.name}", deferred=True)], scopes)
+        elif isinstance(node, ast.ClassDef):
+            _visit(
+                node.body, [*blocks, _Block(f"class body of {node.name}", deferred=False)], scopes
+            )
+        elif isinstance(node, ast.If):
+            _visit_if(node, "if", blocks, scopes)
+        elif isinstance(node, ast.Try | ast.TryStar):
+            _visit(node.body, [*blocks, _Block("try", deferred=False)], scopes)
+            for handler in node.handlers:
+                _visit(handler.body, [*blocks, _Block("except", deferred=False)], scopes)
+            _visit(node.orelse, [*blocks, _Block("else", deferred=False)], scopes)
+            _visit(node.finalbody, [*blocks, _Block("finally", deferred=False)], scopes)
+        elif isinstance(node, ast.Match):
+            match = _Block("match", deferred=False)
+            for case in node.cases:
+                _visit(case.body, [*blocks, match, _Block("case", deferred=False)], scopes)
+        elif isinstance(node, ast.For | ast.AsyncFor | ast.While | ast.With | ast.AsyncWith):
+            keyword = _COMPOUND_KEYWORDS[type(node)]
+            _visit(node.body, [*blocks, _Block(keyword, deferred=False)], scopes)
+            _visit(getattr(node, "orelse", []), [*blocks, _Block("else", deferred=False)], scopes)
+
+
+def _visit_if(
+    node: ast.If, keyword: str, blocks: list[_Block], scopes: dict[int, ImportScope]
+) -> None:
+    if keyword == "if" and _is_type_checking_test(node.test):
+        body = _Block("if TYPE_CHECKING", deferred=True)
+    else:
+        body = _Block(keyword, deferred=False)
+    _visit(node.body, [*blocks, body], scopes)
+    orelse = node.orelse
+    # `elif` is an `if` alone in the else branch, starting where its `if` does.
+    if (
+        len(orelse) == 1
+        and isinstance(orelse[0], ast.If)
+        and orelse[0].col_offset == node.col_offset
+    ):
+        _visit_if(orelse[0], "elif", blocks, scopes)
+    else:
+        _visit(orelse, [*blocks, _Block("else", deferred=False)], scopes)
+
+
+def _is_type_checking_test(test: ast.expr) -> bool:
+    """`TYPE_CHECKING`, or `<name>.TYPE_CHECKING` (typing.TYPE_CHECKING, t.TYPE_CHECKING)."""
+    return (isinstance(test, ast.Name) and test.id == "TYPE_CHECKING") or (
+        isinstance(test, ast.Attribute)
+        and test.attr == "TYPE_CHECKING"
+        and isinstance(test.value, ast.Name)
+    )
+
+
+_COMPOUND_KEYWORDS: dict[type[ast.stmt], str] = {
+    ast.For: "for",
+    ast.AsyncFor: "for",
+    ast.While: "while",
+    ast.With: "with",
+    ast.AsyncWith: "with",
+}
+
+
+def import_scopes_from_tokens(source: bytes) -> dict[int, ImportScope]:
+    """`import_scopes`, read with the tokenizer: for syntax that `ast` cannot parse here.
 
     Raises UnreadableSource when the source does not tokenize.
     """
@@ -167,6 +252,8 @@ def _is_match_statement(tokens: list[TokenInfo], start: int) -> bool:
 def _is_type_checking(test: list[TokenInfo]) -> bool:
     """`TYPE_CHECKING`, or `<name>.TYPE_CHECKING` (typing.TYPE_CHECKING, t.TYPE_CHECKING)."""
     words = [token.string for token in test]
+    while len(words) > 2 and words[0] == "(" and words[-1] == ")":
+        words = words[1:-1]
     return words == ["TYPE_CHECKING"] or (
         len(words) == 3 and words[1] == "." and words[2] == "TYPE_CHECKING"
     )
@@ -221,7 +308,10 @@ def _record(
         scope = ImportScope(eager=False, reason="lazy import")
     else:
         return
-    line = statement[0].start[0]
+    _add(scopes, statement[0].start[0], scope)
+
+
+def _add(scopes: dict[int, ImportScope], line: int, scope: ImportScope) -> None:
     earlier = scopes.get(line)
     if earlier is None or (scope.eager and not earlier.eager):
         scopes[line] = scope

@@ -3,21 +3,37 @@
 from __future__ import annotations
 
 import textwrap
+from collections.abc import Callable
 
 import pytest
 
-from importlinter_contracts.scopes import ImportScope, UnreadableSource, import_scopes
+from importlinter_contracts.scopes import (
+    ImportScope,
+    UnreadableSource,
+    import_scopes,
+    import_scopes_from_tokens,
+)
+
+Reader = Callable[[bytes], dict[int, ImportScope]]
 
 
-def scopes(source: str) -> dict[int, ImportScope]:
-    return import_scopes(textwrap.dedent(source).encode())
+# Every case is read both ways: with `ast` (which falls back to the tokenizer for syntax this
+# Python cannot parse) and with the tokenizer alone.
+@pytest.fixture(params=[import_scopes, import_scopes_from_tokens], ids=["ast", "tokens"])
+def read(request: pytest.FixtureRequest) -> Reader:
+    reader: Reader = request.param
+    return reader
 
 
-def scope_of_marked(source: str) -> ImportScope:
+def scopes(read: Reader, source: str) -> dict[int, ImportScope]:
+    return read(textwrap.dedent(source).encode())
+
+
+def scope_of_marked(read: Reader, source: str) -> ImportScope:
     """The scope of the one import on the line marked `# <-`."""
     source = textwrap.dedent(source)
     (line,) = [n for n, text in enumerate(source.splitlines(), 1) if text.endswith("# <-")]
-    return import_scopes(source.encode())[line]
+    return read(source.encode())[line]
 
 
 EAGER = {
@@ -74,6 +90,18 @@ EAGER = {
         "module-level while",
     ),
     "match as a name": ("match = 1\nif match:\n    import x  # <-\n", "module-level if"),
+    "else then if": (
+        "if a:\n    pass\nelse:\n    if b:\n        import x  # <-\n",
+        "module-level else > if",
+    ),
+    "elif in a class": (
+        "class C:\n    if a:\n        pass\n    elif b:\n        import x  # <-\n",
+        "class body of C > elif",
+    ),
+    "except star": (
+        "try:\n    pass\nexcept* ValueError:\n    import x  # <-\n",
+        "module-level except",
+    ),
 }
 
 DEFERRED = {
@@ -91,6 +119,10 @@ DEFERRED = {
         "inside def f",
     ),
     "TYPE_CHECKING": ("if TYPE_CHECKING:\n    import x  # <-\n", "under if TYPE_CHECKING"),
+    "parenthesised TYPE_CHECKING": (
+        "if (TYPE_CHECKING):\n    import x  # <-\n",
+        "under if TYPE_CHECKING",
+    ),
     "typing.TYPE_CHECKING": (
         "if typing.TYPE_CHECKING:\n    import x  # <-\n",
         "under if TYPE_CHECKING",
@@ -107,18 +139,19 @@ DEFERRED = {
 
 
 @pytest.mark.parametrize(("source", "reason"), EAGER.values(), ids=EAGER.keys())
-def test_eager_forms(source: str, reason: str) -> None:
-    assert scope_of_marked(source) == ImportScope(eager=True, reason=reason)
+def test_eager_forms(read: Reader, source: str, reason: str) -> None:
+    assert scope_of_marked(read, source) == ImportScope(eager=True, reason=reason)
 
 
 @pytest.mark.parametrize(("source", "reason"), DEFERRED.values(), ids=DEFERRED.keys())
-def test_deferred_forms(source: str, reason: str) -> None:
-    assert scope_of_marked(source) == ImportScope(eager=False, reason=reason)
+def test_deferred_forms(read: Reader, source: str, reason: str) -> None:
+    assert scope_of_marked(read, source) == ImportScope(eager=False, reason=reason)
 
 
-def test_strings_and_comments_that_look_like_imports_are_not_imports() -> None:
+def test_strings_and_comments_that_look_like_imports_are_not_imports(read: Reader) -> None:
     assert (
         scopes(
+            read,
             '''\
         """
         import x
@@ -128,27 +161,29 @@ def test_strings_and_comments_that_look_like_imports_are_not_imports() -> None:
         t = f"""
         import z
         """
-        '''
+        ''',
         )
         == {}
     )
 
 
-def test_lazy_is_only_a_keyword_before_import() -> None:
-    assert scopes("lazy = 1\nlazy.import_module('x')\nimport y\n") == {
+def test_lazy_is_only_a_keyword_before_import(read: Reader) -> None:
+    assert scopes(read, "lazy = 1\nlazy.import_module('x')\nimport y\n") == {
         3: ImportScope(eager=True, reason="module level")
     }
 
 
-def test_multi_line_statements_are_keyed_by_their_first_line() -> None:
-    assert set(scopes("from a import (\n    b,\n    c,\n)\nimport d, \\\n    e\n")) == {1, 5}
+def test_multi_line_statements_are_keyed_by_their_first_line(read: Reader) -> None:
+    assert set(scopes(read, "from a import (\n    b,\n    c,\n)\nimport d, \\\n    e\n")) == {1, 5}
 
 
-def test_two_statements_on_one_line_share_the_eager_scope() -> None:
-    assert scopes("import a; import b\n") == {1: ImportScope(eager=True, reason="module level")}
+def test_two_statements_on_one_line_share_the_eager_scope(read: Reader) -> None:
+    assert scopes(read, "import a; import b\n") == {
+        1: ImportScope(eager=True, reason="module level")
+    }
 
 
-def test_syntax_newer_than_the_interpreter_is_read() -> None:
+def test_syntax_newer_than_the_interpreter_is_read(read: Reader) -> None:
     source = """\
         type Alias[T] = list[T]
         lazy import heavy
@@ -161,7 +196,11 @@ def test_syntax_newer_than_the_interpreter_is_read() -> None:
             pass
         print(t"{heavy}")
         """
-    assert {line: s.eager for line, s in scopes(source).items()} == {2: False, 4: False, 7: True}
+    assert {line: s.eager for line, s in scopes(read, source).items()} == {
+        2: False,
+        4: False,
+        7: True,
+    }
 
 
 @pytest.mark.parametrize(
@@ -173,6 +212,8 @@ def test_syntax_newer_than_the_interpreter_is_read() -> None:
     ],
     ids=["unterminated string", "bad dedent", "header without colon"],
 )
-def test_files_that_do_not_tokenize_raise_with_the_line(source: str, message: str) -> None:
+def test_files_that_do_not_tokenize_raise_with_the_line(
+    read: Reader, source: str, message: str
+) -> None:
     with pytest.raises(UnreadableSource, match=message):
-        import_scopes(source.encode())
+        read(source.encode())

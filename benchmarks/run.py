@@ -1,0 +1,263 @@
+"""What the contracts cost, measured side by side in one run, as ratios.
+
+    python benchmarks/run.py [--rounds 15] [--sizes 1000,10000,50000] [--scaling-rounds 3]
+
+Every variant is a whole command run as a fresh process (interpreter start-up included), in
+paired, interleaved rounds: each round runs every variant once, in turn (every other round in
+reverse order), so that the machine's drift hits them alike; ratios are the medians of the
+per-round ratios. Bytecode caches are on,
+as on a user's machine (this workplace sets PYTHONDONTWRITEBYTECODE, which would add the
+compilation of every imported module to every run), and one unmeasured run of each variant
+comes first.
+
+Real tree (vllm-omni 0.30.0, fetched into the cache):
+  floor          lint-imports with one built-in `forbidden` contract that costs nothing: the
+                 graph build itself
+  static         lint-imports with the shipped static contracts (R2 and R4)
+  ast walk       tools/ast_walk.py: a whole-tree `ast` walk answering R2 and R4, as a
+                 hand-written test does
+each cold (--no-cache) and, for lint-imports, warm (cache filled by a run before).
+
+Scaling: synthetic trees of vllm-omni's shape (benchmarks/synthetic_tree.py), floor against
+static, cold; with each contract's own check() time from --show-timings.
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import platform
+import re
+import shutil
+import statistics
+import subprocess
+import sys
+import tempfile
+import time
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from pathlib import Path
+
+REPO = Path(__file__).resolve().parent.parent
+sys.path.insert(0, str(REPO / "tools"))
+sys.path.insert(0, str(REPO / "benchmarks"))
+
+import synthetic_tree  # noqa: E402
+
+from vllm_omni_tree import NEWEST, contract_ids, tree  # noqa: E402
+
+BIN = Path(sys.executable).parent
+FLOOR = """\
+[importlinter]
+root_package = {root}
+exclude_type_checking_imports = true
+
+[importlinter:contract:floor]
+name = Floor
+type = forbidden
+source_modules = {source}
+forbidden_modules = {forbidden}
+"""
+
+
+@dataclass
+class Run:
+    seconds: float
+    cpu_seconds: float
+    peak_mb: float
+    output: str
+
+
+@dataclass
+class Variant:
+    name: str
+    command: list[str]
+    runs: list[Run] = field(default_factory=list)
+
+    @property
+    def median(self) -> float:
+        return statistics.median(run.seconds for run in self.runs)
+
+    @property
+    def peak_mb(self) -> float:
+        return max(run.peak_mb for run in self.runs)
+
+
+def measure(command: list[str], cwd: Path, env: dict[str, str]) -> Run:
+    """Run a command; its wall time, its peak resident memory, and what it printed."""
+    with tempfile.TemporaryFile() as out:
+        start = time.perf_counter()
+        child = subprocess.Popen(command, cwd=cwd, env=env, stdout=out, stderr=subprocess.STDOUT)
+        _, status, usage = os.wait4(child.pid, 0)
+        seconds = time.perf_counter() - start
+        child.returncode = os.waitstatus_to_exitcode(status)
+        out.seek(0)
+        output = out.read().decode(errors="replace")
+    if child.returncode not in (0,):
+        raise SystemExit(f"{' '.join(command)} exited with {child.returncode}:\n{output}")
+    return Run(seconds, usage.ru_utime + usage.ru_stime, usage.ru_maxrss / 1024, output)
+
+
+def interleave(variants: list[Variant], rounds: int, cwd: Path, env: dict[str, str]) -> None:
+    """Each round runs every variant once; every other round in reverse order, so that no
+    variant always runs first or after the same neighbour."""
+    for number in range(rounds):
+        for variant in variants if number % 2 == 0 else variants[::-1]:
+            variant.runs.append(measure(variant.command, cwd, env))
+
+
+def paired_ratio(numerator: Variant, denominator: Variant, cpu: bool = False) -> float:
+    """The median of the per-round ratios, of wall time or (with `cpu`) of CPU time."""
+    return statistics.median(
+        (a.cpu_seconds / b.cpu_seconds) if cpu else (a.seconds / b.seconds)
+        for a, b in zip(numerator.runs, denominator.runs, strict=True)
+    )
+
+
+def contract_timings(output: str) -> dict[str, float]:
+    """Each contract's check() time, from lint-imports --show-timings."""
+    return {
+        name: float(seconds)
+        for name, seconds in re.findall(r"^(.+?) (?:KEPT|BROKEN).*\[(\d+\.\d+)s\]$", output, re.M)
+    }
+
+
+def check_times(variant: Variant) -> str:
+    """Each contract's median check() time."""
+    medians = {
+        name: 1000 * statistics.median(contract_timings(run.output)[name] for run in variant.runs)
+        for name in contract_timings(variant.runs[0].output)
+    }
+    return ", ".join(f"{name}: {ms:.0f} ms" for name, ms in medians.items())
+
+
+def graph_build_seconds(output: str) -> float:
+    match = re.search(r"│\s+(\d+\.\d+)s\s+│", output)
+    return float(match.group(1)) if match else float("nan")
+
+
+def median_of(variant: Variant, pick: Callable[[Run], float]) -> float:
+    return statistics.median(pick(run) for run in variant.runs)
+
+
+def environment(pythonpath: Path) -> dict[str, str]:
+    env = {k: v for k, v in os.environ.items() if k != "PYTHONDONTWRITEBYTECODE"}
+    return {**env, "PYTHONPATH": str(pythonpath)}
+
+
+def real_tree(rounds: int) -> None:
+    release = tree(NEWEST)
+    env = environment(release)
+    work = Path(tempfile.mkdtemp(prefix="benchmark-"))
+    (work / "floor.ini").write_text(
+        FLOOR.format(
+            root="vllm_omni",
+            source="vllm_omni.platforms.cuda.platform",
+            forbidden="vllm_omni.platforms.npu.platform",
+        )
+    )
+    static = [arg for contract in contract_ids(runtime=False) for arg in ("--contract", contract)]
+    lint = [str(BIN / "lint-imports"), "--no-logo", "--show-timings"]
+    warm_cache = ["--cache-dir", str(work / "cache")]
+    variants = [
+        Variant("floor, cold", [*lint, "floor.ini", "--no-cache"]),
+        Variant("static, cold", [*lint, str(REPO / ".importlinter"), *static, "--no-cache"]),
+        Variant("floor, warm", [*lint, "floor.ini", *warm_cache]),
+        Variant("static, warm", [*lint, str(REPO / ".importlinter"), *static, *warm_cache]),
+        Variant("ast walk", [sys.executable, str(REPO / "tools" / "ast_walk.py"), str(release)]),
+    ]
+    for variant in variants:  # fill the caches, grimp's and Python's bytecode
+        measure(variant.command, work, env)
+    interleave(variants, rounds, work, env)
+    shutil.rmtree(work)
+
+    floor_cold, static_cold, floor_warm, static_warm, walk = variants
+    print(f"## vllm-omni {NEWEST} ({rounds} paired rounds)\n")
+    print("| variant | median | CPU | peak memory | graph build | contracts' check() |")
+    print("| --- | ---: | ---: | ---: | ---: | --- |")
+    for variant in variants:
+        if variant is walk:
+            build, checks = "", ""
+        else:
+            build = f"{median_of(variant, lambda r: graph_build_seconds(r.output)):.3f} s"
+            checks = check_times(variant)
+        cpu = median_of(variant, lambda r: r.cpu_seconds)
+        print(
+            f"| {variant.name} | {variant.median:.3f} s | {cpu:.3f} s | {variant.peak_mb:.0f} MB "
+            f"| {build} | {checks} |"
+        )
+    print()
+    print("| ratio (median of paired rounds) | wall | CPU |")
+    print("| --- | ---: | ---: |")
+    for label, a, b, digits in (
+        ("static / floor, cold", static_cold, floor_cold, 3),
+        ("static / floor, warm", static_warm, floor_warm, 3),
+        ("ast walk / static, cold", walk, static_cold, 1),
+    ):
+        wall, cpu = paired_ratio(a, b), paired_ratio(a, b, cpu=True)
+        print(f"| {label} | {wall:.{digits}f} | {cpu:.{digits}f} |")
+    print()
+
+
+def scaling(sizes: list[int], rounds: int) -> None:
+    print(f"## Synthetic trees ({rounds} paired rounds, cold)\n")
+    print(
+        "| modules | floor | static | static / floor | R2 check() | R4 check() | contracts' share |"
+    )
+    print("| ---: | ---: | ---: | ---: | ---: | ---: | ---: |")
+    for size in sizes:
+        work = Path(tempfile.mkdtemp(prefix=f"benchmark-{size}-"))
+        written = synthetic_tree.write_tree(work, size)
+        (work / "static.ini").write_text(synthetic_tree.configuration())
+        (work / "floor.ini").write_text(
+            FLOOR.format(
+                root="synth",
+                source="synth.platforms.cuda.platform",
+                forbidden="synth.platforms.npu.platform",
+            )
+        )
+        lint = [str(BIN / "lint-imports"), "--no-logo", "--show-timings", "--no-cache"]
+        floor = Variant("floor", [*lint, "floor.ini"])
+        static = Variant("static", [*lint, "static.ini"])
+        env = environment(work)
+        for variant in (floor, static):  # Python's bytecode caches
+            measure(variant.command, work, env)
+        interleave([floor, static], rounds, work, env)
+        shutil.rmtree(work)
+        r2 = median_of(static, lambda r: contract_timings(r.output)["R2"])
+        r4 = median_of(static, lambda r: contract_timings(r.output)["R4"])
+        print(
+            f"| {written:,} | {floor.median:.2f} s | {static.median:.2f} s "
+            f"| {paired_ratio(static, floor):.3f} | {paired_ratio(static, floor, cpu=True):.3f} "
+            f"| {r2 * 1000:.0f} ms | {r4 * 1000:.0f} ms "
+            f"| {(r2 + r4) / static.median:.1%} |"
+        )
+    print()
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(
+        description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter
+    )
+    parser.add_argument("--rounds", type=int, default=15, help="paired rounds on the real tree")
+    parser.add_argument(
+        "--sizes",
+        default="1000,10000,50000",
+        help="synthetic tree sizes, in modules (empty: no scaling runs)",
+    )
+    parser.add_argument(
+        "--scaling-rounds", type=int, default=3, help="paired rounds per synthetic tree"
+    )
+    args = parser.parse_args()
+    print(
+        f"Machine: {platform.machine()}, {os.cpu_count()} cores, Python "
+        f"{platform.python_version()}; {time.strftime('%Y-%m-%d')}\n"
+    )
+    real_tree(args.rounds)
+    sizes = [int(size) for size in args.sizes.split(",") if size]
+    if sizes:
+        scaling(sizes, args.scaling_rounds)
+
+
+if __name__ == "__main__":
+    main()
