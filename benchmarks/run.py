@@ -19,7 +19,9 @@ Real tree (vllm-omni 0.30.0, fetched into the cache):
 each cold (--no-cache) and, for lint-imports, warm (cache filled by a run before).
 
 Scaling: synthetic trees of vllm-omni's shape (benchmarks/synthetic_tree.py), floor against
-static, cold; with each contract's own check() time from --show-timings.
+static, cold; with each contract's check() time from --show-timings. import-linter's timing of
+a contract includes the copy of the graph it makes for it: the floor contract's time is that
+copy, which every contract pays and which grows with the tree.
 """
 
 from __future__ import annotations
@@ -202,9 +204,10 @@ def real_tree(rounds: int) -> None:
 def scaling(sizes: list[int], rounds: int) -> None:
     print(f"## Synthetic trees ({rounds} paired rounds, cold)\n")
     print(
-        "| modules | floor | static | static / floor | R2 check() | R4 check() | contracts' share |"
+        "| modules | floor | static | static / floor (wall) | (CPU) | floor's check() "
+        "| R2 check() | R4 check() | contracts' share |"
     )
-    print("| ---: | ---: | ---: | ---: | ---: | ---: | ---: |")
+    print("| ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: |")
     for size in sizes:
         work = Path(tempfile.mkdtemp(prefix=f"benchmark-{size}-"))
         written = synthetic_tree.write_tree(work, size)
@@ -224,12 +227,13 @@ def scaling(sizes: list[int], rounds: int) -> None:
             measure(variant.command, work, env)
         interleave([floor, static], rounds, work, env)
         shutil.rmtree(work)
+        copy = median_of(floor, lambda r: contract_timings(r.output)["Floor"])
         r2 = median_of(static, lambda r: contract_timings(r.output)["R2"])
         r4 = median_of(static, lambda r: contract_timings(r.output)["R4"])
         print(
             f"| {written:,} | {floor.median:.2f} s | {static.median:.2f} s "
             f"| {paired_ratio(static, floor):.3f} | {paired_ratio(static, floor, cpu=True):.3f} "
-            f"| {r2 * 1000:.0f} ms | {r4 * 1000:.0f} ms "
+            f"| {copy * 1000:.0f} ms | {r2 * 1000:.0f} ms | {r4 * 1000:.0f} ms "
             f"| {(r2 + r4) / static.median:.1%} |"
         )
     print()

@@ -6,6 +6,8 @@ from dataclasses import dataclass
 
 from grimp import ImportGraph
 
+from .graph_lookup import has_module
+
 
 class BackendLookupError(ValueError):
     """The container or a backend named in the configuration is not in the graph."""
@@ -43,7 +45,7 @@ def find_backends(
     graph: ImportGraph, container: str, names: list[str] | None, marker: str
 ) -> list[Backend]:
     """The named backends, or else every child package of `container` with a `marker` module."""
-    if not graph.find_matching_modules(container):  # cheaper than copying graph.modules
+    if not has_module(graph, container):
         raise BackendLookupError("container", f"'{container}' is not a module of the graph.")
     children = graph.find_children(container)
     if names:

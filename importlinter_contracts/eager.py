@@ -9,6 +9,7 @@ from typing import Any
 
 from grimp import ImportGraph
 
+from .graph_lookup import has_module
 from .locations import location
 from .scope_index import ScopeIndex
 from .scopes import ImportScope
@@ -50,7 +51,6 @@ class EagerImports:
 
     def __init__(self, graph: ImportGraph, scopes: ScopeIndex) -> None:
         self.graph = graph
-        self.modules = graph.modules  # a copy of every name: taken once, not per question
         self._scopes = scopes
         self._hops: dict[str, list[Hop]] = {}
 
@@ -115,7 +115,7 @@ def walk(
         module = queue.popleft()
         if include_parents:
             # The nearest parent in the graph; entering it offers its own parent in turn.
-            parent = next((p for p in parents(module) if p in eager_imports.modules), None)
+            parent = next((p for p in parents(module) if has_module(eager_imports.graph, p)), None)
             if parent is not None:
                 offer(Hop(importer=module, imported=parent))
         for hop in eager_imports.of(module):

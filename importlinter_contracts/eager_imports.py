@@ -15,6 +15,7 @@ from .allowlisted import AllowlistedContract, ignored_import
 from .cache import cache_directory
 from .eager import EagerImports, Hop, chain_to, describe_hop, parents, walk
 from .errors import ContractConfigurationError
+from .graph_lookup import has_module, matching_modules
 from .rendering import print_finding
 from .scope_index import ScopeIndex, UnreadableModule
 
@@ -101,7 +102,7 @@ class EagerImportContract(AllowlistedContract):
     def _sources(self, graph: ImportGraph) -> list[str]:
         sources: set[str] = set()
         for expression in self.source_modules:
-            matched = _matching(graph, expression)
+            matched = matching_modules(graph, expression)
             if not matched:
                 raise ContractConfigurationError(
                     self.name, "source_modules", f"'{expression}' matches no module of the graph."
@@ -111,9 +112,7 @@ class EagerImportContract(AllowlistedContract):
 
     def _follow_packages(self, graph: ImportGraph) -> list[str]:
         missing = [
-            module.name
-            for module in self.follow_modules
-            if not graph.find_matching_modules(module.name)
+            module.name for module in self.follow_modules if not has_module(graph, module.name)
         ]
         if missing:
             raise ContractConfigurationError(
@@ -138,11 +137,6 @@ class EagerImportContract(AllowlistedContract):
         self._render_stale_entries_and_guidance(check)
 
 
-def _matching(graph: ImportGraph, expression: ModuleExpression) -> set[str]:
-    # grimp matches plain names too; graph.modules would copy every module name per call.
-    return set(graph.find_matching_modules(expression.expression))
-
-
 def _packages(
     graph: ImportGraph, expressions: list[ModuleExpression], option: str
 ) -> tuple[set[str], list[str]]:
@@ -150,7 +144,7 @@ def _packages(
     matched: set[str] = set()
     warnings = []
     for expression in expressions:
-        found = _matching(graph, expression)
+        found = matching_modules(graph, expression)
         if not found:
             warnings.append(f"{option}: '{expression}' matches no module of the graph.")
         matched |= found

@@ -24,6 +24,7 @@ from importlinter.application.app_config import settings
 
 from .cache import DEFAULT_CACHE_DIR
 from .eager import PARENT_PACKAGE, EagerImports, Hop, chain_to, walk
+from .graph_lookup import has_module
 from .locations import location
 from .report import run_contracts
 from .scope_index import ScopeIndex
@@ -211,7 +212,7 @@ class Explorer:
 
     def _require(self, *modules: str) -> None:
         for module in modules:
-            if module not in self._eager.modules:
+            if not has_module(self.graph, module):
                 raise KeyError(f"{module} is not a module of the graph")
 
     def __repr__(self) -> str:

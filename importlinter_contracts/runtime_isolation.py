@@ -14,6 +14,7 @@ from importlinter.domain.contract import Contract, ContractCheck, InvalidContrac
 from importlinter.domain.imports import ModuleExpression
 
 from .errors import ContractConfigurationError
+from .graph_lookup import matching_modules
 from .rendering import print_finding
 
 if TYPE_CHECKING:
@@ -215,12 +216,7 @@ def _loaded_matching(loaded: set[str], expressions: list[ModuleExpression]) -> l
     graph = grimp.ImportGraph()
     for module in loaded:
         graph.add_module(module)
-    packages = set()
-    for expression in expressions:
-        if expression.has_wildcard_expression():
-            packages |= graph.find_matching_modules(expression.expression)
-        elif expression.expression in loaded:
-            packages.add(expression.expression)
+    packages = {m for expression in expressions for m in matching_modules(graph, expression)}
     return sorted(
         m for m in loaded if m in packages or any(m.startswith(p + ".") for p in packages)
     )

@@ -1,14 +1,11 @@
 from __future__ import annotations
 
-import sys
 from pathlib import Path
 
 import pytest
 
-from helpers import Project
-
-# The real-tree tests fetch vllm-omni releases with the repository's own tool.
-sys.path.insert(0, str(Path(__file__).resolve().parent.parent / "tools"))
+from helpers import Project, copy_release
+from vllm_omni_tree import NEWEST
 
 
 @pytest.fixture
@@ -16,3 +13,9 @@ def project(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Project:
     monkeypatch.chdir(tmp_path)
     monkeypatch.syspath_prepend(str(tmp_path))
     return Project(tmp_path)
+
+
+@pytest.fixture
+def copy(project: Project) -> Project:
+    """The newest release beside the shipped configuration, to edit."""
+    return copy_release(project, NEWEST)

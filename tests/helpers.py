@@ -3,6 +3,8 @@
 from __future__ import annotations
 
 import json
+import shutil
+import sys
 import textwrap
 from dataclasses import dataclass
 from pathlib import Path
@@ -12,6 +14,15 @@ from click.testing import CliRunner, Result
 from importlinter.cli import lint_imports_command
 
 from importlinter_contracts.cli import main
+
+REPO = Path(__file__).resolve().parent.parent
+# The real-tree tests fetch vllm-omni releases with the repository's own tool.
+sys.path.insert(0, str(REPO / "tools"))
+
+from vllm_omni_tree import contract_ids, tree  # noqa: E402
+
+# The runtime contract runs vllm-omni itself: only tests/test_real_tree_runtime.py runs it.
+STATIC_CONTRACTS = [arg for c in contract_ids(runtime=False) for arg in ("--contract", c)]
 
 CONTRACT_TYPES = """\
 contract_types =
@@ -73,5 +84,26 @@ class Project:
         return CliRunner().invoke(lint_imports_command, ["--no-logo", "--no-cache", *args])
 
 
+R2 = """\
+[importlinter:contract:r2]
+name = Backends are private
+type = backend_isolation
+container = pkg.platforms
+{options}
+"""
+
+
+def configure_r2(project: Project, options: str = "", session: str = "") -> None:
+    """Configure the backend-isolation contract `r2` over `pkg.platforms`, with more options."""
+    project.configure(R2.format(options=textwrap.dedent(options)), session=session)
+
+
 def imports_of(violations: list[dict[str, Any]]) -> set[tuple[str, str]]:
     return {(v["importer"], v["imported"]) for v in violations}
+
+
+def copy_release(project: Project, version: str) -> Project:
+    """A release's `vllm_omni/` and the shipped `.importlinter`, copied into the project."""
+    shutil.copytree(tree(version) / "vllm_omni", project.root / "vllm_omni")
+    shutil.copy(REPO / ".importlinter", project.root / ".importlinter")
+    return project

@@ -2,11 +2,9 @@
 
 from __future__ import annotations
 
-import textwrap
-
 import pytest
 
-from helpers import Project, imports_of
+from helpers import R2, Project, configure_r2, imports_of
 
 TREE = {
     "pkg/platforms/__init__.py": "from pkg.platforms import xpu\n",
@@ -18,18 +16,6 @@ TREE = {
     "pkg/consumers/b.py": "def f():\n    from pkg.platforms.npu.models import step\n",
 }
 
-R2 = """\
-[importlinter:contract:r2]
-name = Backends are private
-type = backend_isolation
-container = pkg.platforms
-{options}
-"""
-
-
-def configure(project: Project, options: str = "") -> None:
-    project.configure(R2.format(options=textwrap.dedent(options)))
-
 
 @pytest.fixture
 def tree(project: Project) -> Project:
@@ -38,7 +24,7 @@ def tree(project: Project) -> Project:
 
 
 def test_entries_with_reasons_excuse_their_imports(tree: Project) -> None:
-    configure(
+    configure_r2(
         tree,
         """\
         ignore_imports =
@@ -71,7 +57,7 @@ def test_entries_with_reasons_excuse_their_imports(tree: Project) -> None:
 
 
 def test_wildcard_entries_match_many_imports(tree: Project) -> None:
-    configure(
+    configure_r2(
         tree,
         """\
         ignore_imports =
@@ -129,7 +115,7 @@ forbidden_modules = pkg.platforms.xpu
 
 def test_entry_for_an_import_that_breaks_no_rule_is_stale(tree: Project) -> None:
     tree.write({"pkg/consumers/c.py": "import pkg.consumers.a\n"})
-    configure(
+    configure_r2(
         tree, "ignore_imports =\n    pkg.consumers.c -> pkg.consumers.a  # not a backend import"
     )
     assert tree.contract("r2")["unmatched_ignores"] == [
@@ -138,7 +124,7 @@ def test_entry_for_an_import_that_breaks_no_rule_is_stale(tree: Project) -> None
 
 
 def test_stale_entry_only_warns_with_warn(tree: Project) -> None:
-    configure(
+    configure_r2(
         tree,
         """\
         ignore_imports =
@@ -157,7 +143,7 @@ def test_stale_entry_only_warns_with_warn(tree: Project) -> None:
 
 
 def test_stale_entry_is_silent_with_none(tree: Project) -> None:
-    configure(
+    configure_r2(
         tree,
         """\
         ignore_imports =
@@ -172,7 +158,7 @@ def test_stale_entry_is_silent_with_none(tree: Project) -> None:
 
 
 def test_entries_without_reasons_are_fine_unless_reasons_are_required(tree: Project) -> None:
-    configure(tree, "ignore_imports =\n    pkg.platforms -> pkg.platforms.xpu\n")
+    configure_r2(tree, "ignore_imports =\n    pkg.platforms -> pkg.platforms.xpu\n")
     report = tree.contract("r2")
     assert report["ignored"][0]["reason"] is None
 
@@ -221,7 +207,7 @@ def test_entries_without_reasons_are_fine_unless_reasons_are_required(tree: Proj
     ],
 )
 def test_invalid_options_are_one_line_errors(tree: Project, options: str, message: str) -> None:
-    configure(tree, options)
+    configure_r2(tree, options)
     expected = f'Contract "Backends are private" is not configured correctly: {message}'
     result = tree.check()
     assert result.exit_code == 2
@@ -282,7 +268,7 @@ def test_missing_root_package_is_a_one_line_error(project: Project) -> None:
 
 
 def test_unknown_contract_id_is_a_usage_error(tree: Project) -> None:
-    configure(tree)
+    configure_r2(tree)
     result = tree.check("--contract", "nope")
     assert result.exit_code == 2
     assert "Could not find contract 'nope'." in result.stderr
@@ -290,7 +276,7 @@ def test_unknown_contract_id_is_a_usage_error(tree: Project) -> None:
 
 def test_file_that_does_not_parse_is_a_one_line_error(tree: Project) -> None:
     tree.write({"pkg/consumers/broken.py": "def f(:\n"})
-    configure(tree)
+    configure_r2(tree)
     result = tree.check()
     assert result.exit_code == 2
     assert "pkg/consumers/broken.py" in result.stderr and result.stderr.count("\n") == 1

@@ -2,11 +2,9 @@
 
 from __future__ import annotations
 
-import textwrap
-
 import pytest
 
-from helpers import Project, imports_of
+from helpers import Project, configure_r2, imports_of
 
 PLATFORMS = {
     "pkg/platforms/__init__.py": "",
@@ -19,18 +17,6 @@ PLATFORMS = {
     "pkg/neutral.py": "",
 }
 
-R2 = """\
-[importlinter:contract:r2]
-name = Backends are private
-type = backend_isolation
-container = pkg.platforms
-{options}
-"""
-
-
-def configure(project: Project, options: str = "", session: str = "") -> None:
-    project.configure(R2.format(options=textwrap.dedent(options)), session=session)
-
 
 def violations(project: Project) -> set[tuple[str, str]]:
     return imports_of(project.contract("r2")["violations"])
@@ -39,7 +25,7 @@ def violations(project: Project) -> set[tuple[str, str]]:
 @pytest.fixture
 def platforms(project: Project) -> Project:
     project.write(PLATFORMS)
-    configure(project)
+    configure_r2(project)
     return project
 
 
@@ -151,7 +137,7 @@ def test_type_checking_imports_count_when_not_excluded(project: Project, session
             "pkg/neutral.py": "from typing import TYPE_CHECKING\nif TYPE_CHECKING:\n    import pkg.platforms.npu.quant\n"
         }
     )
-    configure(project, session=session)
+    configure_r2(project, session=session)
     assert violations(project) == {("pkg.neutral", "pkg.platforms.npu.quant")}
 
 
@@ -162,7 +148,7 @@ def test_type_checking_imports_are_skipped_when_excluded(project: Project) -> No
             "pkg/neutral.py": "import typing\nif typing.TYPE_CHECKING:\n    import pkg.platforms.npu.quant\n"
         }
     )
-    configure(project, session="exclude_type_checking_imports = true\n")
+    configure_r2(project, session="exclude_type_checking_imports = true\n")
     assert project.contract("r2")["kept"]
 
 
@@ -178,7 +164,7 @@ def test_cross_backend_imports(
     project: Project, option: str, expected: set[tuple[str, str]]
 ) -> None:
     project.write({**PLATFORMS, "pkg/platforms/cuda/ops.py": "import pkg.platforms.npu.quant\n"})
-    configure(project, option)
+    configure_r2(project, option)
     assert violations(project) == expected
 
 
@@ -218,7 +204,7 @@ def test_backend_marker_chooses_which_children_are_backends(project: Project) ->
             "pkg/neutral.py": "import pkg.platforms.cuda.device\nimport pkg.platforms.npu.platform\n",
         }
     )
-    configure(project, "backend_marker = device")
+    configure_r2(project, "backend_marker = device")
     report = project.contract("r2")
     assert report["backends"] == ["cuda"]
     assert imports_of(report["violations"]) == {("pkg.neutral", "pkg.platforms.cuda.device")}
@@ -231,7 +217,7 @@ def test_text_report_groups_by_backend_with_path_and_line(platforms: Project) ->
             "pkg/platforms/interface.py": "\n\nfrom pkg.platforms.npu.models import fish\n",
         }
     )
-    configure(platforms, "broken_contract_guidance = Move the import into the backend.")
+    configure_r2(platforms, "broken_contract_guidance = Move the import into the backend.")
     result = platforms.lint_imports()
     assert result.exit_code == 1
     output = result.output

@@ -2,23 +2,18 @@
 
 from __future__ import annotations
 
-import shutil
 import textwrap
 from pathlib import Path
 
 import pytest
 
 import ast_walk as oracle
-from helpers import Project
-from vllm_omni_tree import NEWEST, contract_ids, tree
+from helpers import STATIC_CONTRACTS, Project
+from vllm_omni_tree import NEWEST, tree
 
-REPO = Path(__file__).resolve().parent.parent
 R2_ID = "platform-backends-private"
 
 pytestmark = pytest.mark.real_tree
-
-# The runtime contract runs vllm-omni itself; tests/test_real_tree_runtime.py covers it.
-STATIC = [arg for contract in contract_ids(runtime=False) for arg in ("--contract", contract)]
 
 
 @pytest.fixture(scope="module")
@@ -26,18 +21,10 @@ def newest() -> Path:
     return tree(NEWEST)
 
 
-@pytest.fixture
-def copy(newest: Path, project: Project) -> Project:
-    """A copy of the newest release beside the shipped configuration, to edit."""
-    shutil.copytree(newest / "vllm_omni", project.root / "vllm_omni")
-    shutil.copy(REPO / ".importlinter", project.root / ".importlinter")
-    return project
-
-
 def test_shipped_configuration_is_kept_on_the_newest_release(copy: Project) -> None:
-    result = copy.check(*STATIC)
+    result = copy.check(*STATIC_CONTRACTS)
     assert result.exit_code == 0, result.output
-    report = copy.report(*STATIC)
+    report = copy.report(*STATIC_CONTRACTS)
     assert report["kept"]
     (r2,) = [c for c in report["contracts"] if c["id"] == R2_ID]
     assert len(r2["ignored"]) == 8 and all(
@@ -61,7 +48,7 @@ def test_function_level_backend_import_in_a_neutral_module_is_reported(copy: Pro
             "locations": [f"vllm_omni/distributed/omni_connectors/utils/config.py:{lines + 4}"],
         }
     ]
-    output = copy.lint_imports(*STATIC).output
+    output = copy.lint_imports(*STATIC_CONTRACTS).output
     assert f"vllm_omni/distributed/omni_connectors/utils/config.py:{lines + 4}" in output
 
 
@@ -78,7 +65,7 @@ def test_removing_an_allowlisted_import_makes_its_entry_stale(copy: Project) -> 
         "vllm_omni.platforms.npu.models.moss_tts_streaming_decode_wrapper "
         "# RFC 6691 NPU group 1 (added after the RFC inventory)"
     ]
-    assert "(remove this stale entry)" in copy.lint_imports(*STATIC).output
+    assert "(remove this stale entry)" in copy.lint_imports(*STATIC_CONTRACTS).output
 
 
 @pytest.mark.parametrize(

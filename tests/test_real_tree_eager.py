@@ -2,35 +2,23 @@
 
 from __future__ import annotations
 
-import shutil
 from pathlib import Path
 
 import pytest
 
 import ast_walk as oracle
-from helpers import Project, imports_of
-from vllm_omni_tree import NEWEST, contract_ids, tree
+from helpers import STATIC_CONTRACTS, Project, imports_of
+from vllm_omni_tree import NEWEST, tree
 
-REPO = Path(__file__).resolve().parent.parent
 R4_ID = "platform-classes-load-no-bodies"
 PLATFORMS = "vllm_omni/platforms"
 
 pytestmark = pytest.mark.real_tree
 
-# The runtime contract runs vllm-omni itself; tests/test_real_tree_runtime.py covers it.
-STATIC = [arg for contract in contract_ids(runtime=False) for arg in ("--contract", contract)]
-
 
 @pytest.fixture(scope="module")
 def newest() -> Path:
     return tree(NEWEST)
-
-
-@pytest.fixture
-def copy(newest: Path, project: Project) -> Project:
-    shutil.copytree(newest / "vllm_omni", project.root / "vllm_omni")
-    shutil.copy(REPO / ".importlinter", project.root / ".importlinter")
-    return project
 
 
 def append(project: Project, relative: str, text: str) -> int:
@@ -68,7 +56,10 @@ def test_spec_probe_connector_import_in_cuda_platform_breaks_r4_for_cuda(copy: P
     assert violation["sources"] == ["vllm_omni.platforms.cuda.platform"]
     assert violation["locations"] == [f"vllm_omni/platforms/cuda/platform.py:{line}"]
     assert violation["why"] == ["module level"]
-    assert f"vllm_omni/platforms/cuda/platform.py:{line}" in copy.lint_imports(*STATIC).output
+    assert (
+        f"vllm_omni/platforms/cuda/platform.py:{line}"
+        in copy.lint_imports(*STATIC_CONTRACTS).output
+    )
     assert imports_of(report["violations"]) == oracle_violations(copy)
 
 

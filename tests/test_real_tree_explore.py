@@ -3,35 +3,24 @@
 from __future__ import annotations
 
 import configparser
-import shutil
-from pathlib import Path
 
 import pytest
 from click.testing import CliRunner
 
 import ast_walk as oracle
-from helpers import Project
+from helpers import REPO, STATIC_CONTRACTS, Project, copy_release
 from importlinter_contracts import explore
 from importlinter_contracts.allowlist import parse_entry
 from importlinter_contracts.cli import main
-from vllm_omni_tree import NEWEST, contract_ids, tree
 
-REPO = Path(__file__).resolve().parent.parent
 R2_ID = "platform-backends-private"
 R4_ID = "platform-classes-load-no-bodies"
 
 pytestmark = pytest.mark.real_tree
 
 
-def copy_release(version: str, project: Project) -> Path:
-    shutil.copytree(tree(version) / "vllm_omni", project.root / "vllm_omni")
-    shutil.copy(REPO / ".importlinter", project.root / ".importlinter")
-    return project.root
-
-
 @pytest.fixture
-def newest(project: Project) -> explore.Explorer:
-    copy_release(NEWEST, project)
+def newest(copy: Project) -> explore.Explorer:
     return explore.load(cache_dir=None)
 
 
@@ -76,7 +65,7 @@ def shipped_entries(contract_id: str) -> set[tuple[str, str]]:
 def test_allowlist_proposes_exactly_the_edits_an_older_release_needs(
     version: str, project: Project
 ) -> None:
-    root = copy_release(version, project)
+    root = copy_release(project, version).root
     needed = {(i, m) for i, m, _ in oracle.backend_imports(root, "vllm_omni.platforms")}
     shipped = shipped_entries(R2_ID)
     result = CliRunner().invoke(main, ["allowlist", "--no-cache", "--contract", R2_ID])
@@ -94,8 +83,7 @@ def test_allowlist_proposes_exactly_the_edits_an_older_release_needs(
     kept_lines = [line for line in before.splitlines() if line not in removed_lines(before, after)]
     assert [line for line in after.splitlines() if "# TODO: reason" not in line] == kept_lines
     (root / ".importlinter").write_text(after.replace("# TODO: reason", f"# found on {version}"))
-    static = [arg for c in contract_ids(runtime=False) for arg in ("--contract", c)]
-    check = CliRunner().invoke(main, ["check", "--no-cache", *static])
+    check = CliRunner().invoke(main, ["check", "--no-cache", *STATIC_CONTRACTS])
     assert check.exit_code == 0, check.output
 
 

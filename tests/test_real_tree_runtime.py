@@ -4,16 +4,14 @@ from __future__ import annotations
 
 import json
 import os
-import shutil
 import subprocess
-from pathlib import Path
 from typing import Any
 
 import pytest
 
-from vllm_omni_tree import NEWEST, runtime_environment, tree
+from helpers import Project
+from vllm_omni_tree import runtime_environment
 
-REPO = Path(__file__).resolve().parent.parent
 RUNTIME_ID = "optional-sdks-stay-optional"
 
 pytestmark = [
@@ -25,14 +23,7 @@ pytestmark = [
 ]
 
 
-@pytest.fixture
-def copy(tmp_path: Path) -> Path:
-    shutil.copytree(tree(NEWEST) / "vllm_omni", tmp_path / "vllm_omni")
-    shutil.copy(REPO / ".importlinter", tmp_path / ".importlinter")
-    return tmp_path
-
-
-def runtime_report(folder: Path) -> dict[str, Any]:
+def runtime_report(project: Project) -> dict[str, Any]:
     venv = runtime_environment()
     assert venv is not None
     env = {k: v for k, v in os.environ.items() if k != "PYTHONPATH"}
@@ -48,7 +39,7 @@ def runtime_report(folder: Path) -> dict[str, Any]:
             "json",
             "--no-cache",
         ],
-        cwd=folder,
+        cwd=project.root,
         env=env,
         capture_output=True,
         text=True,
@@ -59,7 +50,7 @@ def runtime_report(folder: Path) -> dict[str, Any]:
     return contract
 
 
-def test_runtime_contract_is_kept_on_the_newest_release(copy: Path) -> None:
+def test_runtime_contract_is_kept_on_the_newest_release(copy: Project) -> None:
     report = runtime_report(copy)
     assert report["kept"], report["violations"]
     # No accelerator here: detection falls back to the unspecified platform.
@@ -67,10 +58,10 @@ def test_runtime_contract_is_kept_on_the_newest_release(copy: Path) -> None:
     assert not any(m.endswith(".platform") for m in report["loaded_container_modules"])
 
 
-def test_a_probe_that_registers_another_backends_platform_module_breaks_it(copy: Path) -> None:
+def test_a_probe_that_registers_another_backends_platform_module_breaks_it(copy: Project) -> None:
     # No backend's platform module imports on a machine without its SDK, so the probe
     # registers one by hand, as a module that puts itself in sys.modules would.
-    factory = copy / "vllm_omni/distributed/omni_connectors/factory.py"
+    factory = copy.root / "vllm_omni/distributed/omni_connectors/factory.py"
     factory.write_text(
         factory.read_text()
         + "\nimport sys, types\n"
@@ -84,8 +75,8 @@ def test_a_probe_that_registers_another_backends_platform_module_breaks_it(copy:
     ]
 
 
-def test_stricter_rule_finds_the_npu_connector_that_neutral_code_loads(copy: Path) -> None:
-    config = copy / ".importlinter"
+def test_stricter_rule_finds_the_npu_connector_that_neutral_code_loads(copy: Project) -> None:
+    config = copy.root / ".importlinter"
     config.write_text(
         config.read_text() + "forbidden_loaded_modules =\n    vllm_omni.platforms.*\n"
     )
@@ -100,8 +91,8 @@ def test_stricter_rule_finds_the_npu_connector_that_neutral_code_loads(copy: Pat
     ]
 
 
-def test_a_probe_that_needs_a_blocked_sdk_breaks_it(copy: Path) -> None:
-    registry = copy / "vllm_omni/diffusion/attention/backends/registry.py"
+def test_a_probe_that_needs_a_blocked_sdk_breaks_it(copy: Project) -> None:
+    registry = copy.root / "vllm_omni/diffusion/attention/backends/registry.py"
     registry.write_text(registry.read_text() + "\nimport torch_npu\n")
     report = runtime_report(copy)
     kinds = {v["kind"] for v in report["violations"]}

@@ -35,6 +35,24 @@ def cache_root() -> Path:
     return Path(os.environ.get("IMPORTLINTER_CONTRACTS_CACHE", REPO / ".cache"))
 
 
+def pip_download(requirement: str, destination: Path) -> None:
+    """Download one distribution, without its dependencies, into `destination`."""
+    subprocess.run(
+        [
+            sys.executable,
+            "-m",
+            "pip",
+            "download",
+            "--quiet",
+            "--no-deps",
+            requirement,
+            "--dest",
+            str(destination),
+        ],
+        check=True,
+    )
+
+
 def tree(version: str = NEWEST) -> Path:
     """The folder holding `vllm_omni/` of this release (downloaded and unpacked once)."""
     target = cache_root() / "vllm-omni" / version
@@ -43,20 +61,7 @@ def tree(version: str = NEWEST) -> Path:
     wheels = cache_root() / "wheels"
     wheel = wheels / f"vllm_omni-{version}-py3-none-any.whl"
     if not wheel.exists():
-        subprocess.run(
-            [
-                sys.executable,
-                "-m",
-                "pip",
-                "download",
-                "--quiet",
-                "--no-deps",
-                f"vllm-omni=={version}",
-                "--dest",
-                str(wheels),
-            ],
-            check=True,
-        )
+        pip_download(f"vllm-omni=={version}", wheels)
     partial = target.with_name(f"{version}.partial")
     shutil.rmtree(partial, ignore_errors=True)
     with zipfile.ZipFile(wheel) as archive:
@@ -116,20 +121,7 @@ def prepare_runtime_environment() -> Path:
     wheels = cache_root() / "wheels"
     vllm_wheels = sorted(wheels.glob("vllm-0.30.0-*.whl"))
     if not vllm_wheels:
-        subprocess.run(
-            [
-                sys.executable,
-                "-m",
-                "pip",
-                "download",
-                "--quiet",
-                "--no-deps",
-                VLLM,
-                "--dest",
-                str(wheels),
-            ],
-            check=True,
-        )
+        pip_download(VLLM, wheels)
         vllm_wheels = sorted(wheels.glob("vllm-0.30.0-*.whl"))
     subprocess.run([*pip, "--no-deps", str(vllm_wheels[0])], check=True)
     subprocess.run([*pip, "--no-deps", "-r", str(RUNTIME_REQUIREMENTS)], check=True)
