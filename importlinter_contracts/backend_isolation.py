@@ -16,7 +16,7 @@ from .allowlisted import AllowlistedContract, ignored_import
 from .backends import BackendLookupError, find_backend_imports, find_backends
 from .errors import ContractConfigurationError
 from .locations import location
-from .rendering import print_finding
+from .rendering import print_finding, print_import
 
 
 class CrossBackendImports(enum.Enum):
@@ -105,9 +105,9 @@ class BackendIsolationContract(AllowlistedContract):
             output.new_line()
             for violation in violations:
                 lines = format_line_numbers(tuple(violation["line_numbers"]))
-                print_finding(f"-   {violation['importer']} -> {violation['imported']} ({lines})")
-                for where in violation["locations"]:
-                    if where:
-                        print_finding(where, indent=1)
+                print_import(
+                    f"{violation['importer']} -> {violation['imported']} ({lines})",
+                    violation["locations"],
+                )
             output.new_line()
         self._render_stale_entries_and_guidance(check)

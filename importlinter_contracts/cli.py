@@ -3,10 +3,13 @@
 from __future__ import annotations
 
 import contextlib
+import functools
 import io
 import json
 import sys
+from collections.abc import Callable, Iterator
 from pathlib import Path
+from typing import Any
 
 import click
 from importlinter.application import rendering
@@ -33,20 +36,52 @@ def main() -> None:
     """Check import-linter contracts and report on them for machines and reviewers."""
 
 
+def _selection_options(command: Callable[..., None]) -> Callable[..., None]:
+    """--config, --contract, --cache-dir and --no-cache, passed on as `cache` (None: off)."""
+
+    @functools.wraps(command)
+    def wrapper(cache_dir: str | None, no_cache: bool, **kwargs: Any) -> None:
+        cache = None if no_cache else Path(cache_dir) if cache_dir else DEFAULT_CACHE_DIR
+        command(cache=cache, **kwargs)
+
+    for option in reversed(
+        [
+            click.option(
+                "--config",
+                default=None,
+                help="The configuration file (default: as lint-imports finds it).",
+            ),
+            click.option(
+                "--contract",
+                "contracts",
+                multiple=True,
+                help="Only this contract id; may be repeated.",
+            ),
+            click.option(
+                "--cache-dir",
+                default=None,
+                help=f"The cache directory (default: {DEFAULT_CACHE_DIR}).",
+            ),
+            click.option("--no-cache", is_flag=True, help="Neither read nor write any cache."),
+        ]
+    ):
+        wrapper = option(wrapper)
+    return wrapper
+
+
+@contextlib.contextmanager
+def _errors_to_stderr() -> Iterator[None]:
+    """Configuration errors as one line each on stderr (exit 2), and nothing stray on stdout:
+    import-linter draws transient progress there, which must carry nothing but the report."""
+    with contextlib.redirect_stdout(io.StringIO()):
+        try:
+            yield
+        except (ConfigurationError, FileNotFoundError, ValueError) as error:
+            _fail(str(error))
+
+
 @main.command()
-@click.option(
-    "--config",
-    "config",
-    default=None,
-    help="The configuration file (default: as lint-imports finds it).",
-)
-@click.option(
-    "--contract", "contracts", multiple=True, help="Check only this contract id; may be repeated."
-)
-@click.option(
-    "--cache-dir", default=None, help=f"The cache directory (default: {DEFAULT_CACHE_DIR})."
-)
-@click.option("--no-cache", is_flag=True, help="Neither read nor write any cache.")
+@_selection_options
 @click.option(
     "--format",
     "output_format",
@@ -57,24 +92,15 @@ def main() -> None:
     "github: a GitHub Actions error annotation per finding.",
 )
 def check(
-    config: str | None,
-    contracts: tuple[str, ...],
-    cache_dir: str | None,
-    no_cache: bool,
-    output_format: str,
+    config: str | None, contracts: tuple[str, ...], cache: Path | None, output_format: str
 ) -> None:
     """Check the contracts, built-in ones included, as lint-imports does.
 
     Exit status: 0 when every contract is kept, 1 when any is broken, 2 on a configuration
     or usage error (the message goes to stderr).
     """
-    cache = None if no_cache else Path(cache_dir) if cache_dir else DEFAULT_CACHE_DIR
-    # import-linter draws transient progress on stdout, which must carry nothing but the report.
-    with contextlib.redirect_stdout(io.StringIO()):
-        try:
-            result = run_contracts(config, contracts, cache)
-        except ConfigurationError as error:
-            _fail(str(error))
+    with _errors_to_stderr():
+        result = run_contracts(config, contracts, cache)
     if output_format == "json":
         click.echo(json.dumps(result.as_data(), indent=2))
     elif output_format == "github":
@@ -86,26 +112,10 @@ def check(
 
 
 @main.command()
-@click.option(
-    "--config",
-    "config",
-    default=None,
-    help="The configuration file (default: as lint-imports finds it).",
-)
-@click.option(
-    "--contract", "contracts", multiple=True, help="Sync only this contract id; may be repeated."
-)
-@click.option(
-    "--cache-dir", default=None, help=f"The cache directory (default: {DEFAULT_CACHE_DIR})."
-)
-@click.option("--no-cache", is_flag=True, help="Neither read nor write any cache.")
+@_selection_options
 @click.option("--write", is_flag=True, help="Apply the change to the configuration file.")
 def allowlist(
-    config: str | None,
-    contracts: tuple[str, ...],
-    cache_dir: str | None,
-    no_cache: bool,
-    write: bool,
+    config: str | None, contracts: tuple[str, ...], cache: Path | None, write: bool
 ) -> None:
     """Show, as a unified diff of the configuration file, how each contract's ignore_imports
     must change for the tree as it is: stale entries removed, new violations added with a
@@ -114,12 +124,8 @@ def allowlist(
     Exit status: 0 when nothing needs to change (or it was written), 1 when a change is
     shown, 2 on a configuration or usage error.
     """
-    cache = None if no_cache else Path(cache_dir) if cache_dir else DEFAULT_CACHE_DIR
-    with contextlib.redirect_stdout(io.StringIO()):
-        try:
-            path, text, diff = sync(config, contracts, cache)
-        except (ConfigurationError, FileNotFoundError, ValueError) as error:
-            _fail(str(error))
+    with _errors_to_stderr():
+        path, text, diff = sync(config, contracts, cache)
     if not diff:
         click.echo(f"{path}: every allowlist matches the tree.", err=True)
         sys.exit(EXIT_KEPT)

@@ -16,7 +16,7 @@ from .cache import cache_directory
 from .eager import EagerImports, Hop, chain_to, describe_hop, parents, walk
 from .errors import ContractConfigurationError
 from .graph_lookup import has_module, matching_modules
-from .rendering import print_finding
+from .rendering import print_finding, print_import
 from .scope_index import ScopeIndex, UnreadableModule
 
 
@@ -129,10 +129,7 @@ class EagerImportContract(AllowlistedContract):
             )
             output.new_line()
             for hop in violation["chain"]:
-                print_finding(f"-   {describe_hop(hop)}")
-                for where in hop["locations"]:
-                    if where:
-                        print_finding(where, indent=1)
+                print_import(describe_hop(hop), hop["locations"])
             output.new_line()
         self._render_stale_entries_and_guidance(check)
 

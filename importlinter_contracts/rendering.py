@@ -17,3 +17,11 @@ def print_finding(text: str, *, indent: int = 0, bold: bool = False) -> None:
         style=f"bold {output.COLORS[output.ERROR]}" if bold else output.COLORS[output.ERROR],
         soft_wrap=True,
     )
+
+
+def print_import(text: str, locations: list[str | None]) -> None:
+    """A finding's line, `-   importer -> imported (...)`, with its `path:line` under it."""
+    print_finding(f"-   {text}")
+    for where in locations:
+        if where:
+            print_finding(where, indent=1)
