@@ -56,16 +56,18 @@ class AllowlistedContract(Contract):
         violations: list[dict[str, Any]],
         ignored: list[dict[str, Any]],
         allowlist: Allowlist,
+        warnings: list[str] | None = None,
         **metadata: Any,
     ) -> ContractCheck:
         """The result, with stale entries handled as `unmatched_ignore_imports_alerting` says."""
         alerting = self.unmatched_ignore_imports_alerting
         stale = [] if alerting is AlertLevel.NONE else allowlist.stale()
-        warnings = (
-            [f"No import matches ignored import {entry}: {STALE_ENTRY_ADVICE}." for entry in stale]
-            if alerting is AlertLevel.WARN
-            else []
-        )
+        warnings = list(warnings or [])
+        if alerting is AlertLevel.WARN:
+            warnings += [
+                f"No import matches ignored import {entry}: {STALE_ENTRY_ADVICE}."
+                for entry in stale
+            ]
         breaking_stale = stale if alerting is AlertLevel.ERROR else []
         return ContractCheck(
             kept=not violations and not breaking_stale,

@@ -75,7 +75,7 @@ class EagerImportContract(AllowlistedContract):
             def enter(hop: Hop) -> bool:
                 entry = allowlist.excuse(hop.importer, hop.imported) if hop.is_import else None
                 if entry is not None or is_forbidden(hop.imported):
-                    stops.append((hop, entry))  # noqa: B023 (the walk runs before stops changes)
+                    stops.append((hop, entry))  # noqa: B023 (walk() calls enter only in this iteration)
                     return False
                 return _within(hop.imported, follow)
 
@@ -93,11 +93,13 @@ class EagerImportContract(AllowlistedContract):
                 )
         scopes.save()
         output.verbose_print(verbose, f"Followed eager imports from {len(sources)} source modules.")
-        check = self._contract_check(
-            _sorted(findings), _sorted(ignored), allowlist, sources=sources
+        return self._contract_check(
+            _sorted(findings),
+            _sorted(ignored),
+            allowlist,
+            warnings=warnings + allowed_warnings,
+            sources=sources,
         )
-        check.warnings[:0] = warnings + allowed_warnings
-        return check
 
     def _sources(self, graph: ImportGraph) -> list[str]:
         sources: set[str] = set()
