@@ -261,41 +261,41 @@ def _is_type_checking(test: list[TokenInfo]) -> bool:
 
 def _header_colon(tokens: list[TokenInfo], start: int) -> int:
     """The index of the colon that ends a compound statement's header."""
-    nesting = 0
-    lambdas = 0
-    for index in range(start, len(tokens)):
-        token = tokens[index]
-        if token.type != tokenize.OP and not (
-            token.type == tokenize.NAME and token.string == "lambda"
-        ):
-            continue
-        if token.string in _OPENING:
-            nesting += 1
-        elif token.string in _CLOSING:
-            nesting -= 1
-        elif nesting == 0 and token.string == "lambda":
-            lambdas += 1
-        elif nesting == 0 and token.string == ":":
-            if not lambdas:
-                return index
-            lambdas -= 1
-    raise UnreadableSource(f"line {tokens[start - 1].start[0]}: a compound statement has no colon")
+    colon = _outside_brackets(tokens, start, ":")
+    if colon is None:
+        raise UnreadableSource(
+            f"line {tokens[start - 1].start[0]}: a compound statement has no colon"
+        )
+    return colon
 
 
 def _statement_end(tokens: list[TokenInfo], start: int) -> int:
     """The index of the `;` that ends the simple statement at `start`, or the line's end."""
+    semicolon = _outside_brackets(tokens, start, ";")
+    return len(tokens) if semicolon is None else semicolon
+
+
+def _outside_brackets(tokens: list[TokenInfo], start: int, symbol: str) -> int | None:
+    """The index of the first `symbol` from `start` that no bracket encloses; a colon that
+    ends a lambda's parameters does not count."""
     nesting = 0
+    lambdas = 0
     for index in range(start, len(tokens)):
         token = tokens[index]
-        if token.type != tokenize.OP:
+        if token.type == tokenize.NAME and token.string == "lambda" and nesting == 0:
+            lambdas += 1
+        elif token.type != tokenize.OP:
             continue
-        if token.string in _OPENING:
+        elif token.string in _OPENING:
             nesting += 1
         elif token.string in _CLOSING:
             nesting -= 1
-        elif nesting == 0 and token.string == ";":
-            return index
-    return len(tokens)
+        elif nesting == 0 and token.string == symbol:
+            if symbol == ":" and lambdas:
+                lambdas -= 1
+            else:
+                return index
+    return None
 
 
 def _record(
