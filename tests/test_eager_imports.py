@@ -8,6 +8,8 @@ import textwrap
 from pathlib import Path
 
 import pytest
+from click.testing import CliRunner
+from importlinter.cli import lint_imports_command
 
 from helpers import Project, imports_of
 from importlinter_contracts import scope_index
@@ -404,3 +406,29 @@ def test_an_import_grimp_sees_where_the_classifier_sees_none_is_an_error(
         "pkg/platforms/cuda/platform.py:3: grimp reports an import here, but no import "
         "statement starts on this line.\n"
     )
+
+
+@pytest.mark.parametrize(
+    ("args", "cache_folder"),
+    [
+        ([], ".import_linter_cache"),
+        (["--cache-dir", "elsewhere"], "elsewhere"),
+        (["--no-cache"], None),
+    ],
+    ids=["default", "cache-dir", "no-cache"],
+)
+def test_lint_imports_cache_options_are_honoured(
+    tree: Project, args: list[str], cache_folder: str | None
+) -> None:
+    tree.write(
+        {"pkg/platforms/cuda/platform.py": "try:\n    import pkg.utils\nexcept E:\n    pass\n"}
+    )
+    result = CliRunner().invoke(lint_imports_command, ["--no-logo", *args])
+    assert result.exit_code == 0, result.output
+    written = sorted(tree.root.glob("*/importlinter_contracts/import-scopes.json"))
+    expected = (
+        []
+        if cache_folder is None
+        else [tree.root / cache_folder / "importlinter_contracts/import-scopes.json"]
+    )
+    assert written == expected
