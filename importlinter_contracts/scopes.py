@@ -2,8 +2,8 @@
 
 Eager: the module body, including the bodies of if/elif/else, try/except/else/finally, with,
 for, while, match/case and class bodies at any nesting. Deferred: anything inside a def or
-async def, the body of `if TYPE_CHECKING:` (never executed; its else branch is eager), and
-PEP 810 `lazy import` / `lazy from ... import`.
+async def, the bodies of `if TYPE_CHECKING:` and `if __name__ == "__main__":` (neither runs on
+import; their else branches do), and PEP 810 `lazy import` / `lazy from ... import`.
 
 A file is read with `ast` when the running interpreter can parse it (C speed), and otherwise
 with the tokenizer, which also reads syntax newer than the interpreter (a `lazy import` on
@@ -99,6 +99,8 @@ def _visit_if(
 ) -> None:
     if keyword == "if" and _is_type_checking_test(node.test):
         body = _Block("if TYPE_CHECKING", deferred=True)
+    elif keyword == "if" and _is_main_test(node.test):
+        body = _Block(_MAIN, deferred=True)
     else:
         body = _Block(keyword, deferred=False)
     _visit(node.body, [*blocks, body], scopes)
@@ -122,6 +124,20 @@ def _is_type_checking_test(test: ast.expr) -> bool:
         and isinstance(test.value, ast.Name)
     )
 
+
+def _is_main_test(test: ast.expr) -> bool:
+    """`__name__ == "__main__"`, either way round."""
+    if not (
+        isinstance(test, ast.Compare) and len(test.ops) == 1 and isinstance(test.ops[0], ast.Eq)
+    ):
+        return False
+    sides = [test.left, test.comparators[0]]
+    names = [side.id for side in sides if isinstance(side, ast.Name)]
+    strings = [side.value for side in sides if isinstance(side, ast.Constant)]
+    return names == ["__name__"] and strings == ["__main__"]
+
+
+_MAIN = 'if __name__ == "__main__"'
 
 _COMPOUND_KEYWORDS: dict[type[ast.stmt], str] = {
     ast.For: "for",
@@ -234,6 +250,8 @@ def _header(tokens: list[TokenInfo], start: int, blocks: list[_Block]) -> tuple[
         return _Block(f"class body of {name}", deferred=False), colon
     if word == "if" and _is_type_checking(tokens[start + 1 : colon]):
         return _Block("if TYPE_CHECKING", deferred=True), colon
+    if word == "if" and _is_main(tokens[start + 1 : colon]):
+        return _Block(_MAIN, deferred=True), colon
     return _Block(word, deferred=False), colon
 
 
@@ -257,6 +275,15 @@ def _is_type_checking(test: list[TokenInfo]) -> bool:
     return words == ["TYPE_CHECKING"] or (
         len(words) == 3 and words[1] == "." and words[2] == "TYPE_CHECKING"
     )
+
+
+def _is_main(test: list[TokenInfo]) -> bool:
+    """`__name__ == "__main__"`, either way round, with either quotes."""
+    words = [
+        token.string.strip("'\"") if token.type == tokenize.STRING else token.string
+        for token in test
+    ]
+    return words in (["__name__", "==", "__main__"], ["__main__", "==", "__name__"])
 
 
 def _header_colon(tokens: list[TokenInfo], start: int) -> int:
@@ -320,7 +347,7 @@ def _add(scopes: dict[int, ImportScope], line: int, scope: ImportScope) -> None:
 def _scope(blocks: list[_Block]) -> ImportScope:
     for block in blocks:
         if block.deferred:
-            where = "under " if block.label == "if TYPE_CHECKING" else "inside "
+            where = "inside " if block.label.startswith(("def ", "async def ")) else "under "
             return ImportScope(eager=False, reason=where + block.label)
     if not blocks:
         return ImportScope(eager=True, reason="module level")

@@ -86,6 +86,7 @@ DEFERRED_FORMS = {
     "method": "class Platform:\n    def load(self):\n        from pkg.models import llama\n",
     "TYPE_CHECKING": "from typing import TYPE_CHECKING\nif TYPE_CHECKING:\n    import pkg.models.llama\n",
     "lazy import": "lazy import pkg.models.llama\n",
+    "main guard": 'if __name__ == "__main__":\n    import pkg.models.llama\n',
 }
 
 

@@ -73,6 +73,11 @@ EAGER = {
         "module-level else",
     ),
     "not TYPE_CHECKING": ("if not TYPE_CHECKING:\n    import x  # <-\n", "module-level if"),
+    "else of main guard": (
+        'if __name__ == "__main__":\n    pass\nelse:\n    import x  # <-\n',
+        "module-level else",
+    ),
+    "another name test": ('if __name__ == "pkg.mod":\n    import x  # <-\n', "module-level if"),
     "inline if": ("if flag: import x  # <-\n", "module-level if"),
     "inline class": ("class C: import x  # <-\n", "class body of C"),
     "after semicolon": ("y = 1; import x  # <-\n", "module level"),
@@ -132,6 +137,14 @@ DEFERRED = {
         "under if TYPE_CHECKING",
     ),
     "inline TYPE_CHECKING": ("if TYPE_CHECKING: import x  # <-\n", "under if TYPE_CHECKING"),
+    "main guard": (
+        'if __name__ == "__main__":\n    import x  # <-\n',
+        'under if __name__ == "__main__"',
+    ),
+    "main guard reversed": (
+        "if '__main__' == __name__: import x  # <-\n",
+        'under if __name__ == "__main__"',
+    ),
     "lazy import": ("lazy import x  # <-\n", "lazy import"),
     "lazy from": ("lazy from a import b  # <-\n", "lazy import"),
     "lazy in class": ("class C:\n    lazy import x  # <-\n", "lazy import"),

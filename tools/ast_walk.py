@@ -69,6 +69,16 @@ def _is_type_checking(test: ast.expr) -> bool:
 _Import = ast.Import | ast.ImportFrom
 
 
+def _is_main_guard(test: ast.expr) -> bool:
+    if not isinstance(test, ast.Compare) or len(test.comparators) != 1:
+        return False
+    pair = {ast.unparse(test.left), ast.unparse(test.comparators[0])}
+    return isinstance(test.ops[0], ast.Eq) and pair in (
+        {"__name__", "'__main__'"},
+        {"__name__", '"__main__"'},
+    )
+
+
 def _imports(module: ast.Module) -> list[tuple[_Import, bool, bool]]:
     """Each import statement, with whether it sits under `if TYPE_CHECKING:` and whether it
     runs at import time. Only statements are visited: expressions hold no import statement."""
@@ -82,6 +92,9 @@ def _imports(module: ast.Module) -> list[tuple[_Import, bool, bool]]:
                 visit(node.body, type_checking, False)
             elif isinstance(node, ast.If) and _is_type_checking(node.test):
                 visit(node.body, True, False)
+                visit(node.orelse, type_checking, eager)
+            elif isinstance(node, ast.If) and _is_main_guard(node.test):
+                visit(node.body, type_checking, False)  # runs as a script, not on import
                 visit(node.orelse, type_checking, eager)
             else:
                 for field in ("body", "orelse", "finalbody"):
