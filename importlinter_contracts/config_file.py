@@ -136,8 +136,8 @@ def _ini_allowlist(text: str, contract_id: str) -> Allowlist:
     lines = _lines_with_offsets(text)
     newline = _newline(text)
     section = f"importlinter:contract:{contract_id}"
-    headers = [i for i, (_, line) in enumerate(lines) if _SECTION.match(line)]
-    start = next((i for i in headers if _SECTION.match(lines[i][1])["name"] == section), None)  # type: ignore[index]
+    headers = {i: m["name"] for i, (_, line) in enumerate(lines) if (m := _SECTION.match(line))}
+    start = next((i for i, name in headers.items() if name == section), None)
     if start is None:
         raise ValueError(f"no section [{section}]")
     end = next((i for i in headers if i > start), len(lines))
@@ -190,15 +190,16 @@ _TABLE = re.compile(r"\s*\[\[?\s*(?P<name>[^\]]+?)\s*\]\]?")
 def _toml_allowlist(text: str, contract_id: str) -> Allowlist:
     lines = _lines_with_offsets(text)
     newline = _newline(text)
-    tables = [
-        i
+    tables = {
+        i: m["name"]
         for i, (_, line) in enumerate(lines)
-        if _TABLE.match(line) and not line.lstrip().startswith("#")
-    ]
-    for position, start in enumerate(tables):
-        if _TABLE.match(lines[start][1])["name"] != "tool.importlinter.contracts":  # type: ignore[index]
+        if (m := _TABLE.match(line)) and not line.lstrip().startswith("#")
+    }
+    starts = list(tables)
+    for position, start in enumerate(starts):
+        if tables[start] != "tool.importlinter.contracts":
             continue
-        end = tables[position + 1] if position + 1 < len(tables) else len(lines)
+        end = starts[position + 1] if position + 1 < len(starts) else len(lines)
         body_start = lines[start][0] + len(lines[start][1])
         body_end = lines[end][0] if end < len(lines) else len(text)
         body = text[body_start:body_end]
