@@ -13,9 +13,9 @@ from importlinter.domain.imports import Module, ModuleExpression
 from .allowlist import AllowlistEntry
 from .allowlisted import AllowlistedContract, ignored_import
 from .cache import cache_directory
-from .eager import EagerImports, Hop, chain_to, describe_hop, parents, walk
+from .eager import EagerImports, Hop, chain_to, describe_hop, walk
 from .errors import ContractConfigurationError
-from .graph_lookup import has_module, matching_modules
+from .graph_lookup import has_module, matching_modules, within
 from .rendering import print_finding, print_import
 from .scope_index import ScopeIndex, UnreadableModule
 
@@ -64,7 +64,7 @@ class EagerImportContract(AllowlistedContract):
         eager_imports = EagerImports(graph, scopes)
 
         def is_forbidden(module: str) -> bool:
-            return _within(module, forbidden) and not _within(module, allowed)
+            return within(module, forbidden) and not within(module, allowed)
 
         findings: dict[tuple[str, str], dict[str, Any]] = {}
         ignored: dict[tuple[str, str], dict[str, Any]] = {}
@@ -77,7 +77,7 @@ class EagerImportContract(AllowlistedContract):
                 if entry is not None or is_forbidden(hop.imported):
                     stops.append((hop, entry))  # noqa: B023 (walk() calls enter only in this iteration)
                     return False
-                return _within(hop.imported, follow)
+                return within(hop.imported, follow)
 
             try:
                 reached = walk(source, eager_imports, enter, include_parents=self.include_ancestors)
@@ -112,7 +112,7 @@ class EagerImportContract(AllowlistedContract):
             sources |= matched
         return sorted(sources)
 
-    def _follow_packages(self, graph: ImportGraph) -> list[str]:
+    def _follow_packages(self, graph: ImportGraph) -> set[str]:
         missing = [
             module.name for module in self.follow_modules if not has_module(graph, module.name)
         ]
@@ -120,7 +120,7 @@ class EagerImportContract(AllowlistedContract):
             raise ContractConfigurationError(
                 self.name, "follow_modules", f"'{missing[0]}' is not a module of the graph."
             )
-        return [module.name for module in self.follow_modules]
+        return {module.name for module in self.follow_modules}
 
     def render_broken_contract(self, check: ContractCheck) -> None:
         for violation in check.metadata["violations"]:
@@ -148,10 +148,6 @@ def _packages(
             warnings.append(f"{option}: '{expression}' matches no module of the graph.")
         matched |= found
     return matched, warnings
-
-
-def _within(module: str, packages: set[str] | list[str]) -> bool:
-    return module in packages or any(parent in packages for parent in parents(module))
 
 
 def _add_finding(

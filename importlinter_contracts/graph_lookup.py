@@ -1,4 +1,4 @@
-"""Finding modules in the graph at a cost that does not grow with the graph.
+"""Finding modules in the graph at a cost that does not grow with the graph, and in packages.
 
 `graph.modules` copies every module name into a new set on each call, and grimp's
 `find_matching_modules` scans them all, even for a plain name: on a 50,000-module tree that
@@ -25,3 +25,8 @@ def matching_modules(graph: ImportGraph, expression: ModuleExpression) -> set[st
     if expression.has_wildcard_expression():
         return set(graph.find_matching_modules(expression.expression))
     return {expression.expression} if has_module(graph, expression.expression) else set()
+
+
+def within(module: str, packages: set[str]) -> bool:
+    """Whether `module` is one of the packages or inside one of them."""
+    return module in packages or any(module.startswith(package + ".") for package in packages)

@@ -14,7 +14,7 @@ from importlinter.domain.contract import Contract, ContractCheck, InvalidContrac
 from importlinter.domain.imports import ModuleExpression
 
 from .errors import ContractConfigurationError
-from .graph_lookup import matching_modules
+from .graph_lookup import matching_modules, within
 from .rendering import print_finding
 
 if TYPE_CHECKING:
@@ -217,9 +217,7 @@ def _loaded_matching(loaded: set[str], expressions: list[ModuleExpression]) -> l
     for module in loaded:
         graph.add_module(module)
     packages = {m for expression in expressions for m in matching_modules(graph, expression)}
-    return sorted(
-        m for m in loaded if m in packages or any(m.startswith(p + ".") for p in packages)
-    )
+    return sorted(m for m in loaded if within(m, packages))
 
 
 def search_path(python: str) -> list[str]:

@@ -11,7 +11,8 @@ from typing import Any
 from .locations import display_path, source_file
 from .scopes import ImportScope, UnreadableSource, import_scopes
 
-_CACHE_FORMAT = 1
+# Raised whenever the classification changes, so that older cached results are not reused.
+_CACHE_FORMAT = 2
 _MODULE_LEVEL = ImportScope(eager=True, reason="module level")
 _IMPORT_KEYWORDS = (b"import ", b"from ", b"import\t", b"from\t")
 
@@ -40,7 +41,7 @@ class ScopeIndex:
         """The scope of the import statement that starts on `line` of `module`."""
         path, source, lines = self._source(module)
         if 0 < line <= len(lines) and lines[line - 1].startswith(_IMPORT_KEYWORDS):
-            # A statement that starts in column 0 sits in no block: no need to tokenize.
+            # A statement that starts in column 0 sits in no block: no need to parse the file.
             return _MODULE_LEVEL
         scopes = self._scopes.get(module)
         if scopes is None:
