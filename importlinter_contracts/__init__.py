@@ -1,7 +1,7 @@
 """import-linter contract types for codebases with one package per hardware backend."""
 
-from .backend_isolation import BackendIsolationContract
-from .eager_imports import EagerImportContract
-from .runtime_isolation import RuntimeIsolationContract
+from .backend_isolation.contract import BackendIsolationContract
+from .eager.contract import EagerImportContract
+from .runtime.contract import RuntimeIsolationContract
 
 __all__ = ["BackendIsolationContract", "EagerImportContract", "RuntimeIsolationContract"]

@@ -9,23 +9,24 @@ import json
 import sys
 from collections.abc import Callable, Iterator
 from pathlib import Path
-from typing import Any
+from typing import Any, NoReturn
 
 import click
-from importlinter.application import rendering
 
-from .allowlist_sync import sync
-from .annotations import github_annotations
+from . import _importlinter
+from .allowlist.sync import sync
 from .cache import DEFAULT_CACHE_DIR
-from .config_file import find_configuration
-from .report import ConfigurationError, run_contracts
+from .configuration import find_configuration
+from .errors import ImportlinterContractsError
+from .outputs.github import github_annotations
+from .running import run_contracts
 
 EXIT_KEPT = 0
 EXIT_BROKEN = 1
 EXIT_ERROR = 2
 
 
-def _fail(message: str) -> None:
+def _fail(message: str) -> NoReturn:
     for line in message.splitlines() or [message]:
         click.echo(f"importlinter-contracts: {line}", err=True)
     sys.exit(EXIT_ERROR)
@@ -36,13 +37,15 @@ def main() -> None:
     """Check import-linter contracts and report on them for machines and reviewers."""
 
 
-def _selection_options(command: Callable[..., None]) -> Callable[..., None]:
-    """--config, --contract, --cache-dir and --no-cache, passed on as `cache` (None: off)."""
+def _session_options(command: Callable[..., None]) -> Callable[..., None]:
+    """--config, --contract, --cache-dir, --no-cache and --debug; the cache is passed on as
+    `cache` (None: off), and every error is reported as `_reporting_errors` says."""
 
     @functools.wraps(command)
-    def wrapper(cache_dir: str | None, no_cache: bool, **kwargs: Any) -> None:
+    def wrapper(cache_dir: str | None, no_cache: bool, debug: bool, **kwargs: Any) -> None:
         cache = None if no_cache else Path(cache_dir) if cache_dir else DEFAULT_CACHE_DIR
-        command(cache=cache, **kwargs)
+        with _reporting_errors(debug):
+            command(cache=cache, **kwargs)
 
     for option in reversed(
         [
@@ -63,6 +66,9 @@ def _selection_options(command: Callable[..., None]) -> Callable[..., None]:
                 help=f"The cache directory (default: {DEFAULT_CACHE_DIR}).",
             ),
             click.option("--no-cache", is_flag=True, help="Neither read nor write any cache."),
+            click.option(
+                "--debug", is_flag=True, help="Show the full traceback of an unexpected error."
+            ),
         ]
     ):
         wrapper = option(wrapper)
@@ -70,18 +76,33 @@ def _selection_options(command: Callable[..., None]) -> Callable[..., None]:
 
 
 @contextlib.contextmanager
-def _errors_to_stderr() -> Iterator[None]:
-    """Configuration errors as one line each on stderr (exit 2), and nothing stray on stdout:
-    import-linter draws transient progress there, which must carry nothing but the report."""
+def _reporting_errors(debug: bool) -> Iterator[None]:
+    """Our errors as one line each on stderr, exit 2; an unexpected error likewise, or with
+    `debug` its whole traceback (as `lint-imports --debug` shows it)."""
+    try:
+        yield
+    except ImportlinterContractsError as error:
+        if debug:
+            raise
+        _fail(str(error))
+    except (SystemExit, KeyboardInterrupt):
+        raise
+    except Exception as error:
+        if debug:
+            raise
+        _fail(f"unexpected error: {type(error).__name__}: {error} (--debug shows where)")
+
+
+@contextlib.contextmanager
+def _quiet_stdout() -> Iterator[None]:
+    """Nothing stray on stdout: import-linter draws transient progress there, which must
+    carry nothing but the report."""
     with contextlib.redirect_stdout(io.StringIO()):
-        try:
-            yield
-        except (ConfigurationError, FileNotFoundError, ValueError) as error:
-            _fail(str(error))
+        yield
 
 
 @main.command()
-@_selection_options
+@_session_options
 @click.option(
     "--format",
     "output_format",
@@ -99,7 +120,7 @@ def check(
     Exit status: 0 when every contract is kept, 1 when any is broken, 2 on a configuration
     or usage error (the message goes to stderr).
     """
-    with _errors_to_stderr():
+    with _quiet_stdout():
         result = run_contracts(config, contracts, cache)
     if output_format == "json":
         click.echo(json.dumps(result.as_data(), indent=2))
@@ -107,12 +128,12 @@ def check(
         for command in github_annotations(result.as_data(), find_configuration(config)):
             click.echo(command)
     else:
-        rendering.render_report(result.report)
+        _importlinter.render_report(result.report)
     sys.exit(EXIT_KEPT if result.kept else EXIT_BROKEN)
 
 
 @main.command()
-@_selection_options
+@_session_options
 @click.option("--write", is_flag=True, help="Apply the change to the configuration file.")
 def allowlist(
     config: str | None, contracts: tuple[str, ...], cache: Path | None, write: bool
@@ -124,7 +145,7 @@ def allowlist(
     Exit status: 0 when nothing needs to change (or it was written), 1 when a change is
     shown, 2 on a configuration or usage error.
     """
-    with _errors_to_stderr():
+    with _quiet_stdout():
         path, text, diff = sync(config, contracts, cache)
     if not diff:
         click.echo(f"{path}: every allowlist matches the tree.", err=True)

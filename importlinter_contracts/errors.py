@@ -1,14 +1,36 @@
-"""The one error type our contracts raise for a configuration they cannot check."""
+"""Every error this package raises on purpose, under one base class.
+
+Each message is one line that a user can act on: it names the option, file or module at
+fault and, where there is one, what to do. import-linter prints the message of any exception
+a contract raises, and `importlinter-contracts` prints it after its own name; neither shows a
+traceback unless asked to (`--debug`).
+"""
+
+from __future__ import annotations
 
 
-class ContractConfigurationError(ValueError):
-    """A contract's options do not fit the analysed tree.
+class ImportlinterContractsError(Exception):
+    """The base of every error raised here on purpose."""
 
-    import-linter prints the message of any exception a contract raises as one line, so the
-    message names the contract and the option at fault.
-    """
+
+class ConfigurationError(ImportlinterContractsError):
+    """The configuration cannot be read, or cannot be checked as it stands."""
+
+
+class ContractConfigurationError(ConfigurationError):
+    """A contract's options do not fit the analysed tree (a module that is not in the graph,
+    no backend found); the message names the contract and the option."""
 
     def __init__(self, contract_name: str, option: str, message: str) -> None:
         super().__init__(
             f'Contract "{contract_name}" is not configured correctly: {option}: {message}'
         )
+
+
+class UnreadableSourceError(ImportlinterContractsError):
+    """A source file cannot be read reliably enough to classify its imports; the message
+    names the file and the line, so that no verdict rests on a misreading."""
+
+
+class ConfigurationEditError(ImportlinterContractsError):
+    """An edit of the configuration file cannot be made safely; nothing was written."""

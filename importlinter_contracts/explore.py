@@ -16,18 +16,17 @@ import sys
 from collections.abc import Iterable, Iterator, Mapping
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
 
 from grimp import ImportGraph
-from importlinter.application import use_cases
-from importlinter.application.app_config import settings
 
+from . import _importlinter
 from .cache import DEFAULT_CACHE_DIR
-from .eager import PARENT_PACKAGE, EagerImports, Hop, chain_to, walk
-from .graph_lookup import has_module
-from .locations import location
-from .report import run_contracts
-from .scope_index import ScopeIndex
+from .eager.scope_cache import ScopeIndex
+from .eager.walk import PARENT_PACKAGE, EagerImports, chain_to, walk
+from .locations import link_text, locations
+from .modules import has_module
+from .report import Hop, Location, Report
+from .running import run_contracts
 
 
 @dataclass(frozen=True)
@@ -37,29 +36,53 @@ class ImportLine:
     line: int
     eager: bool
     why: str
-    location: str | None
+    location: Location | None
 
     def __repr__(self) -> str:
         timing = "eager" if self.eager else "deferred"
-        return f"l.{self.line} {timing}, {self.why} ({self.location or 'no file'})"
+        where = link_text(self.location) if self.location else "no file"
+        return f"l.{self.line} {timing}, {self.why} ({where})"
 
 
-@dataclass(frozen=True)
 class Step:
-    """How `importer` brings in `imported`: import lines, or as its parent package."""
+    """How `importer` brings in `imported`: import lines, or as its parent package; a view
+    of the report's hop."""
 
-    importer: str
-    imported: str
-    lines: tuple[ImportLine, ...]
+    def __init__(self, hop: Hop) -> None:
+        self.hop = hop
+
+    @property
+    def importer(self) -> str:
+        return self.hop["importer"]
+
+    @property
+    def imported(self) -> str:
+        return self.hop["imported"]
 
     @property
     def is_parent(self) -> bool:
-        return not self.lines
+        return not self.hop["line_numbers"]
+
+    @property
+    def lines(self) -> tuple[ImportLine, ...]:
+        hop = self.hop
+        eager = hop.get("eager", [True] * len(hop["line_numbers"]))
+        where = {location["line"]: location for location in hop["locations"]}
+        return tuple(
+            ImportLine(line, runs, why, where.get(line))
+            for line, runs, why in zip(hop["line_numbers"], eager, hop["why"], strict=True)
+        )
 
     @property
     def eager(self) -> bool:
         """Whether this step happens when `importer` is imported."""
         return self.is_parent or any(line.eager for line in self.lines)
+
+    def __eq__(self, other: object) -> bool:
+        return isinstance(other, Step) and self.hop == other.hop
+
+    def __hash__(self) -> int:
+        return hash((self.importer, self.imported, tuple(self.hop["line_numbers"])))
 
     def __repr__(self) -> str:
         if self.is_parent:
@@ -118,8 +141,10 @@ class EagerClosure(Mapping[str, Chain]):
             elif chain[-1].is_parent:
                 lines.append(f"  {module}  (parent package of {chain[-1].importer})")
             else:
-                where = chain[-1].lines[0].location or chain[-1].importer
-                lines.append(f"  {module}  ({where})")
+                found = chain[-1].hop["locations"]
+                lines.append(
+                    f"  {module}  ({link_text(found[0]) if found else chain[-1].importer})"
+                )
         return "\n".join(lines)
 
 
@@ -140,7 +165,8 @@ class Explorer:
         reached = walk(module, self._eager, lambda hop: True, include_parents=True)
         self._scopes.save()
         return EagerClosure(
-            module, {m: Chain(map(self._step, chain_to(reached, m))) for m in reached}
+            module,
+            {m: Chain(Step(hop.as_data()) for hop in chain_to(reached, m)) for m in reached},
         )
 
     def why(self, importer: str, imported: str) -> Why:
@@ -175,7 +201,7 @@ class Explorer:
             for importer in self.graph.find_modules_that_directly_import(imported)
         )
 
-    def check(self, contract_id: str | None = None) -> dict[str, Any]:
+    def check(self, contract_id: str | None = None) -> Report:
         """The contracts' findings, as `importlinter-contracts check --format json` gives them."""
         ids = (contract_id,) if contract_id else ()
         return run_contracts(self._config, ids, self._cache_dir).as_data()
@@ -189,25 +215,17 @@ class Explorer:
         return Steps(steps)
 
     def _import_step(self, importer: str, imported: str) -> Step:
+        lines = self._eager.lines(importer, imported)
+        numbers = [line for line, _ in lines]
         return Step(
-            importer,
-            imported,
-            tuple(
-                ImportLine(line, scope.eager, scope.reason, location(importer, line))
-                for line, scope in self._eager.lines(importer, imported)
-            ),
-        )
-
-    def _step(self, hop: Hop) -> Step:
-        if not hop.is_import:
-            return Step(hop.importer, hop.imported, ())
-        return Step(
-            hop.importer,
-            hop.imported,
-            tuple(
-                ImportLine(line, True, why, location(hop.importer, line))
-                for line, why in zip(hop.line_numbers, hop.why, strict=True)
-            ),
+            {
+                "importer": importer,
+                "imported": imported,
+                "line_numbers": numbers,
+                "why": [scope.reason for _, scope in lines],
+                "eager": [scope.eager for _, scope in lines],
+                "locations": locations(importer, numbers),
+            }
         )
 
     def _require(self, *modules: str) -> None:
@@ -226,11 +244,6 @@ def load(config: str | None = None, cache_dir: Path | None = DEFAULT_CACHE_DIR) 
     options) and build its graph once, with the same cache (None: no cache)."""
     if os.getcwd() not in sys.path:
         sys.path.insert(0, os.getcwd())
-    user_options = use_cases.read_user_options(config)
-    graph = settings.GRAPH_BUILDER.build(
-        root_package_names=user_options.session_options["root_packages"],
-        cache_dir=None if cache_dir is None else str(cache_dir),
-        include_external_packages=use_cases._get_include_external_packages(user_options),
-        exclude_type_checking_imports=use_cases._get_exclude_type_checking_imports(user_options),
-    )
+    user_options = _importlinter.read_user_options(config)
+    graph = _importlinter.build_graph(user_options, None if cache_dir is None else str(cache_dir))
     return Explorer(graph, config, cache_dir)

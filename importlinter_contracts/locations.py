@@ -8,6 +8,8 @@ import sys
 from functools import cache
 from pathlib import Path
 
+from .report import Location
+
 
 @cache
 def _package_directories(top_level: str, search_path: tuple[str, ...]) -> tuple[Path, ...]:
@@ -38,9 +40,24 @@ def display_path(path: Path) -> str:
         return str(path)
 
 
-def location(module: str, line_number: int | None) -> str | None:
-    """`path:line` of an import in `module`, or None when its file is not known."""
+def location(module: str, line_number: int | None) -> Location | None:
+    """Where an import in `module` stands (the module itself for no line), or None when its
+    file is not known."""
     path = source_file(module)
     if path is None:
         return None
-    return display_path(path) if line_number is None else f"{display_path(path)}:{line_number}"
+    return {"path": display_path(path), "line": line_number}
+
+
+def locations(module: str, line_numbers: list[int]) -> list[Location]:
+    """The locations of `module`'s imports on these lines; none when its file is not known."""
+    path = source_file(module)
+    if path is None:
+        return []
+    shown = display_path(path)
+    return [{"path": shown, "line": line} for line in line_numbers]
+
+
+def link_text(where: Location) -> str:
+    """`path:line` (or just the path), as editors and CI logs link it."""
+    return where["path"] if where["line"] is None else f"{where['path']}:{where['line']}"

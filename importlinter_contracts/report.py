@@ -1,137 +1,121 @@
-"""Run the contracts of a configuration as lint-imports does, and turn the results into data."""
+"""The shape of a report, defined once: what every contract computes and every output reads.
 
-from __future__ import annotations
+The contracts of this package store their part (`ContractFindings`) as their
+`ContractCheck.metadata`; `running.py` adds the built-in contracts' findings in the same shape
+and wraps each contract as a `ContractResult`; the JSON, GitHub and text outputs, the allowlist
+sync and `explore` read nothing else. `report.schema.json` beside this file is the same shape
+as a JSON Schema, for consumers of `check --format json`; a test keeps the two in step.
+"""
 
-import os
-import sys
-from collections.abc import Callable, Iterator
-from dataclasses import dataclass
+# No `from __future__ import annotations` here: TypedDict must see `NotRequired` itself (as
+# an object, not a string) for `__required_keys__` to be right on Python 3.11.
 from pathlib import Path
-from typing import Any
+from typing import Literal, NotRequired, TypedDict, TypeGuard
 
-from importlinter import configuration
-from importlinter.application import use_cases
-from importlinter.application.ports.reporting import Report
-from importlinter.domain.contract import Contract, ContractCheck
-
-from .cache import DEFAULT_CACHE_DIR, using_cache_directory
-
-configuration.configure()
+# Raised whenever a field is renamed or removed or changes meaning (adding one is compatible).
+SCHEMA_VERSION = 1
+SCHEMA_FILE = Path(__file__).with_name("report.schema.json")
 
 
-class ConfigurationError(Exception):
-    """The configuration could not be read or checked; the message says why, in one line each."""
+class Location(TypedDict):
+    """Where an import (or a module) stands: a path relative to the working directory, as
+    editors and CI logs link it, and the line (None for a whole module)."""
+
+    path: str
+    line: int | None
 
 
-@dataclass(frozen=True)
-class RunResult:
-    """A checked configuration: import-linter's own report and the data of each contract."""
+class Hop(TypedDict):
+    """One step of a chain: a direct import with its lines, or (for an eager chain, with no
+    lines) a parent package that Python runs before its submodule."""
 
-    report: Report
-    contracts: list[dict[str, Any]]
-
-    @property
-    def kept(self) -> bool:
-        return all(contract["kept"] for contract in self.contracts)
-
-    def as_data(self) -> dict[str, Any]:
-        return {"kept": self.kept, "contracts": self.contracts}
+    importer: str
+    imported: str
+    line_numbers: list[int]
+    why: list[str]  # per line, why it runs at import time or not; empty where not known
+    locations: list[Location]
+    eager: NotRequired[list[bool]]  # per line, whether it runs at import time (explore, why)
 
 
-def run_contracts(
-    config: str | None = None,
-    contract_ids: tuple[str, ...] = (),
-    cache_dir: Path | None = DEFAULT_CACHE_DIR,
-    adjust: Callable[[dict[str, Any], type[Contract] | None], None] | None = None,
-) -> RunResult:
-    """Check the configuration's contracts (built-in ones included) as lint-imports would;
-    `adjust` may first change the options of each contract, given its class when the
-    configuration registers it (None for a built-in type).
+class ImportFinding(TypedDict):
+    """An import that breaks a contract: `importer -> imported`, or for a chain of imports the
+    chain's first importer and last imported module, with its hops under `chain`."""
 
-    Raises ConfigurationError when lint-imports would stop with an error instead of a report.
-    """
-    # As lint-imports does: the packages under analysis may sit in the working directory.
-    if os.getcwd() not in sys.path:
-        sys.path.insert(0, os.getcwd())
-    try:
-        user_options = use_cases.read_user_options(config)
-        if adjust is not None:
-            registered = dict(use_cases._get_plugin_contract_types(user_options))
-            for contract_options in user_options.contracts_options:
-                adjust(contract_options, registered.get(str(contract_options.get("type"))))
-        # lint-imports registers the built-in contract types itself; create_report does not.
-        use_cases._register_built_in_contract_types()
-        with using_cache_directory(cache_dir):
-            report = use_cases.create_report(
-                user_options,
-                limit_to_contracts=contract_ids,
-                cache_dir=None if cache_dir is None else str(cache_dir),
-            )
-    except Exception as error:  # lint-imports reports any exception as its message
-        raise ConfigurationError(str(error) or type(error).__name__) from error
-    if report.could_not_run:
-        raise ConfigurationError(
-            "\n".join(
-                f'Contract "{name}" is not configured correctly: {field}: {message}'
-                for name, invalid in report.invalid_contract_options.items()
-                for field, message in invalid.errors.items()
-            )
-        )
-    return RunResult(
-        report=report,
-        contracts=[
-            contract_data(contract, check) for contract, check in report.get_contracts_and_checks()
-        ],
-    )
+    importer: str
+    imported: str
+    line_numbers: list[int]
+    locations: list[Location]
+    backend: NotRequired[str]  # backend_isolation: the backend imported
+    why: NotRequired[list[str]]  # eager_imports: per line, why it runs at import time
+    sources: NotRequired[list[str]]  # eager_imports: the source modules that reach it
+    chain: NotRequired[list[Hop]]  # a chain of several imports, first to last
+    # Built-in contracts: other imports that stand in for the chain's first or last hop.
+    extra_firsts: NotRequired[list[Hop]]
+    extra_lasts: NotRequired[list[Hop]]
+    import_count: NotRequired[int]  # acyclic_siblings: imports between the two siblings
 
 
-def contract_data(contract: Contract, check: ContractCheck) -> dict[str, Any]:
-    """One contract's result as plain data (the JSON report's `contracts` items)."""
-    data: dict[str, Any] = {
-        "id": contract.contract_options.get("id"),
-        "name": contract.name,
-        "type": contract.contract_options.get("type"),
-        "kept": check.kept,
-    }
-    if type(contract).__module__.startswith(__package__ or "importlinter_contracts"):
-        data.update(check.metadata)
-    else:
-        data["violations"] = list(_links_in(check.metadata))
-    data.setdefault("unmatched_ignores", [])
-    data["warnings"] = list(check.warnings)
-    return data
+class IgnoredImport(ImportFinding):
+    """A finding that an allowlist entry excuses."""
+
+    entry: str  # the entry as written, reason included, whitespace normalised
+    reason: str | None
 
 
-def _links_in(metadata: Any) -> Iterator[dict[str, Any]]:
-    """The broken imports of a built-in contract, from whatever shape its metadata has.
-
-    Every built-in contract stores its findings as chains of links, each a dict with
-    `importer`, `imported` and `line_numbers`; a chain of several links is one violation.
-    """
-    if isinstance(metadata, dict):
-        if {"importer", "imported", "line_numbers"} <= metadata.keys():
-            yield _link(metadata)
-            return
-        for value in metadata.values():
-            yield from _links_in(value)
-    elif isinstance(metadata, list | tuple | set | frozenset):
-        items = list(metadata)
-        if items and all(isinstance(item, dict) and "importer" in item for item in items):
-            links = [_link(item) for item in items]
-            if len(links) == 1:
-                yield links[0]
-            else:
-                yield {**links[0], "imported": links[-1]["imported"], "chain": links}
-            return
-        for item in items:
-            yield from _links_in(item)
-    elif hasattr(metadata, "__dict__"):
-        yield from _links_in(vars(metadata))
+RuntimeFindingKind = Literal[
+    "probe_failed",
+    "detector_failed",
+    "blocked_module_loaded",
+    "backend_loaded",
+    "forbidden_loaded",
+    "timeout",
+    "crashed",
+]
 
 
-def _link(data: dict[str, Any]) -> dict[str, Any]:
-    return {
-        "importer": str(data["importer"]),
-        "imported": str(data["imported"]),
-        "line_numbers": [n for n in data.get("line_numbers", ()) if n is not None],
-    }
+class RuntimeFinding(TypedDict):
+    """What a runtime_isolation run found wrong."""
+
+    kind: RuntimeFindingKind
+    message: str
+    module: NotRequired[str]
+    modules: NotRequired[list[str]]
+    stderr_tail: NotRequired[list[str]]
+
+
+Finding = ImportFinding | RuntimeFinding
+
+
+class ContractFindings(TypedDict):
+    """What a contract of this package computes: its `ContractCheck.metadata`."""
+
+    violations: list[Finding]
+    ignored: list[IgnoredImport]
+    unmatched_ignores: list[str]  # stale allowlist entries that break the contract, as written
+    backends: NotRequired[list[str]]  # backend_isolation: the backends checked
+    sources: NotRequired[list[str]]  # eager_imports: the source modules walked from
+    detected: NotRequired[str | None]  # runtime_isolation: what the detector returned
+    loaded_container_modules: NotRequired[list[str]]  # runtime_isolation
+
+
+class ContractResult(ContractFindings):
+    """One contract's result in a report."""
+
+    id: str | None
+    name: str
+    type: str
+    kept: bool
+    warnings: list[str]
+
+
+class Report(TypedDict):
+    """The whole report: `importlinter-contracts check --format json`."""
+
+    schema_version: int
+    kept: bool
+    contracts: list[ContractResult]
+
+
+def is_import_finding(finding: Finding) -> TypeGuard[ImportFinding]:
+    """Whether a finding is an import (not a runtime_isolation finding)."""
+    return "importer" in finding

@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import json
 import shutil
-import sys
 import textwrap
 from dataclasses import dataclass
 from pathlib import Path
@@ -14,12 +13,9 @@ from click.testing import CliRunner, Result
 from importlinter.cli import lint_imports_command
 
 from importlinter_contracts.cli import main
+from vllm_omni_tree import contract_ids, tree
 
 REPO = Path(__file__).resolve().parent.parent
-# The real-tree tests fetch vllm-omni releases with the repository's own tool.
-sys.path.insert(0, str(REPO / "tools"))
-
-from vllm_omni_tree import contract_ids, tree  # noqa: E402
 
 # The runtime contract runs vllm-omni itself: only tests/test_real_tree_runtime.py runs it.
 STATIC_CONTRACTS = [arg for c in contract_ids(runtime=False) for arg in ("--contract", c)]

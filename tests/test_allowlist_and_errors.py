@@ -2,6 +2,9 @@
 
 from __future__ import annotations
 
+import subprocess
+import sys
+
 import pytest
 
 from helpers import R2, Project, configure_r2, imports_of
@@ -280,3 +283,57 @@ def test_file_that_does_not_parse_is_a_one_line_error(tree: Project) -> None:
     result = tree.check()
     assert result.exit_code == 2
     assert "pkg/consumers/broken.py" in result.stderr and result.stderr.count("\n") == 1
+
+
+BOOM = """\
+from importlinter import Contract
+
+
+class Boom(Contract):
+    def check(self, graph, verbose):
+        raise RuntimeError("boom")
+
+    def render_broken_contract(self, check):
+        pass
+"""
+
+
+@pytest.fixture
+def boom(tree: Project) -> Project:
+    """A configuration whose contract type fails with an error of its own."""
+    (tree.root / "boom.py").write_text(BOOM)
+    (tree.root / ".importlinter").write_text(
+        "[importlinter]\nroot_package = pkg\ncontract_types =\n    boom: boom.Boom\n\n"
+        "[importlinter:contract:boom]\nname = Boom\ntype = boom\n"
+    )
+    return tree
+
+
+def _cli(*args: str) -> subprocess.CompletedProcess[str]:
+    return subprocess.run(
+        [sys.executable, "-m", "importlinter_contracts", *args],
+        capture_output=True,
+        text=True,
+        check=False,
+    )
+
+
+def test_an_error_is_one_line_without_debug(boom: Project) -> None:
+    result = _cli("check", "--no-cache")
+    assert (result.returncode, result.stdout) == (2, "")
+    assert result.stderr == "importlinter-contracts: boom\n"
+
+
+def test_debug_shows_the_whole_traceback(boom: Project) -> None:
+    result = _cli("check", "--no-cache", "--debug")
+    assert result.returncode == 1
+    assert "Traceback (most recent call last)" in result.stderr
+    assert 'raise RuntimeError("boom")' in result.stderr
+    assert result.stderr.rstrip().endswith("importlinter_contracts.errors.ConfigurationError: boom")
+
+
+@pytest.mark.parametrize("output_format", ["text", "json", "github"])
+def test_every_output_format_reports_errors_the_same_way(tree: Project, output_format: str) -> None:
+    result = tree.check("--format", output_format, "--config", "missing.ini")
+    assert (result.exit_code, result.stdout) == (2, "")
+    assert result.stderr == "importlinter-contracts: Could not find missing.ini.\n"

@@ -95,7 +95,7 @@ def test_neutral_import_of_a_backend_is_reported_with_its_line(
         "importer": "pkg.neutral",
         "imported": imported,
         "line_numbers": [line],
-        "locations": [f"pkg/neutral.py:{line}"],
+        "locations": [{"path": "pkg/neutral.py", "line": line}],
     }
 
 

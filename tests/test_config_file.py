@@ -6,7 +6,8 @@ import re
 
 import pytest
 
-from importlinter_contracts.config_file import edit_allowlist, find_allowlist
+from importlinter_contracts.allowlist.config_text import edit_allowlist, find_allowlist
+from importlinter_contracts.errors import ConfigurationEditError
 
 INI = """\
 ; vllm-omni boundary
@@ -140,9 +141,10 @@ def test_toml_inline_list_and_missing_list() -> None:
 
 
 def test_unknown_contract_is_an_error() -> None:
-    with pytest.raises(ValueError, match=r"no section \[importlinter:contract:nope\]"):
+    with pytest.raises(ConfigurationEditError, match=r"no section \[importlinter:contract:nope\]"):
         find_allowlist(INI, "nope", toml=False)
     with pytest.raises(
-        ValueError, match=re.escape("no [[tool.importlinter.contracts]] table with id = 'nope'")
+        ConfigurationEditError,
+        match=re.escape("no [[tool.importlinter.contracts]] table with id = 'nope'"),
     ):
         find_allowlist(TOML, "nope", toml=True)

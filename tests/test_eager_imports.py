@@ -12,7 +12,7 @@ from click.testing import CliRunner
 from importlinter.cli import lint_imports_command
 
 from helpers import Project, imports_of
-from importlinter_contracts import scope_index
+from importlinter_contracts.eager import scope_cache
 
 BASE = {
     "pkg/platforms/__init__.py": "",
@@ -118,7 +118,7 @@ def test_chain_through_the_follow_scope_is_reported_hop_by_hop(tree: Project) ->
         "imported": "pkg.platforms.cuda.models.big",
         "line_numbers": [4],
         "why": ["class body of Hooks"],
-        "locations": ["pkg/platforms/cuda/hooks.py:4"],
+        "locations": [{"path": "pkg/platforms/cuda/hooks.py", "line": 4}],
         "sources": ["pkg.platforms.cuda.platform"],
         "chain": [
             {
@@ -126,14 +126,14 @@ def test_chain_through_the_follow_scope_is_reported_hop_by_hop(tree: Project) ->
                 "imported": "pkg.platforms.cuda.hooks",
                 "line_numbers": [2],
                 "why": ["module level"],
-                "locations": ["pkg/platforms/cuda/platform.py:2"],
+                "locations": [{"path": "pkg/platforms/cuda/platform.py", "line": 2}],
             },
             {
                 "importer": "pkg.platforms.cuda.hooks",
                 "imported": "pkg.platforms.cuda.models.big",
                 "line_numbers": [4],
                 "why": ["class body of Hooks"],
-                "locations": ["pkg/platforms/cuda/hooks.py:4"],
+                "locations": [{"path": "pkg/platforms/cuda/hooks.py", "line": 4}],
             },
         ],
     }
@@ -358,13 +358,13 @@ def test_only_the_files_of_reached_modules_are_read(
         }
     )
     classified: list[str] = []
-    real = scope_index.import_scopes
+    real = scope_cache.import_scopes
 
     def recording(source: bytes) -> object:
         classified.append(source.decode().splitlines()[-1].strip())
         return real(source)
 
-    monkeypatch.setattr(scope_index, "import_scopes", recording)
+    monkeypatch.setattr(scope_cache, "import_scopes", recording)
     assert tree.contract("r4")["kept"]
     assert sorted(classified) == ["from pkg.platforms import interface", "import pkg.utils"]
 
@@ -399,7 +399,7 @@ def test_an_import_grimp_sees_where_the_classifier_sees_none_is_an_error(
     tree: Project, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     tree.write({"pkg/platforms/cuda/platform.py": "import os\nif os.name:\n    import pkg.utils\n"})
-    monkeypatch.setattr(scope_index, "import_scopes", lambda source: {})
+    monkeypatch.setattr(scope_cache, "import_scopes", lambda source: {})
     result = tree.check()
     assert (result.exit_code, result.stdout) == (2, "")
     assert result.stderr == (

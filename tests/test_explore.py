@@ -56,7 +56,9 @@ def test_eager_closure_lists_what_python_runs_with_the_chain_to_each(
         ("pkg.platforms.cuda.hooks", "pkg.util"),
     ]
     assert chain[1].lines == (
-        explore.ImportLine(2, True, "module-level try", "pkg/platforms/cuda/hooks.py:2"),
+        explore.ImportLine(
+            2, True, "module-level try", {"path": "pkg/platforms/cuda/hooks.py", "line": 2}
+        ),
     )
     assert repr(closure).splitlines() == [
         "importing pkg.platforms.cuda.platform runs 7 modules:",

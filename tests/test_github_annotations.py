@@ -35,11 +35,11 @@ def test_each_finding_is_an_error_command_on_its_file_and_line(project: Project)
     assert result.exit_code == 1
     assert result.stdout.splitlines() == [
         "::error file=pkg/a.py,line=2,title=R2%2C with commas%3A and colons (r2)::"
-        "pkg.a -> pkg.platforms.npu.models",
+        "pkg.a -> pkg.platforms.npu.models (l.2)",
         "::error file=.importlinter,line=13,title=R2%2C with commas%3A and colons (r2)::"
         "pkg.gone -> pkg.platforms.npu # 100%25 retired: no import matches it; remove this stale entry",
         "::error file=pkg/platforms/cuda/platform.py,line=2,title=R4 (r4)::"
-        "pkg.platforms.cuda.platform -> pkg.platforms.npu.models (module-level try), "
+        "pkg.platforms.cuda.platform -> pkg.platforms.npu.models (l.2, module-level try), "
         "runs when importing pkg.platforms.cuda.platform",
     ]
 

@@ -45,7 +45,9 @@ def test_function_level_backend_import_in_a_neutral_module_is_reported(copy: Pro
             "importer": "vllm_omni.distributed.omni_connectors.utils.config",
             "imported": "vllm_omni.platforms.npu.platform",
             "line_numbers": [lines + 4],
-            "locations": [f"vllm_omni/distributed/omni_connectors/utils/config.py:{lines + 4}"],
+            "locations": [
+                {"path": "vllm_omni/distributed/omni_connectors/utils/config.py", "line": lines + 4}
+            ],
         }
     ]
     output = copy.lint_imports(*STATIC_CONTRACTS).output

@@ -54,7 +54,9 @@ def test_spec_probe_connector_import_in_cuda_platform_breaks_r4_for_cuda(copy: P
     assert violation["importer"] == "vllm_omni.platforms.cuda.platform"
     assert violation["imported"] == "vllm_omni.platforms.npu.omni_connectors"
     assert violation["sources"] == ["vllm_omni.platforms.cuda.platform"]
-    assert violation["locations"] == [f"vllm_omni/platforms/cuda/platform.py:{line}"]
+    assert violation["locations"] == [
+        {"path": "vllm_omni/platforms/cuda/platform.py", "line": line}
+    ]
     assert violation["why"] == ["module level"]
     assert (
         f"vllm_omni/platforms/cuda/platform.py:{line}"
@@ -141,7 +143,7 @@ def test_edits_report_exactly_the_eager_imports_python_would_run(
 def test_both_readings_agree_with_an_independent_ast_walk_on_the_newest_release(
     newest: Path,
 ) -> None:
-    from importlinter_contracts.scopes import import_scopes, import_scopes_from_tokens
+    from importlinter_contracts.eager.scopes import import_scopes, import_scopes_from_tokens
 
     compared = 0
     for path in sorted((newest / "vllm_omni").rglob("*.py")):

@@ -10,7 +10,7 @@ from click.testing import CliRunner
 import ast_walk as oracle
 from helpers import REPO, STATIC_CONTRACTS, Project, copy_release
 from importlinter_contracts import explore
-from importlinter_contracts.allowlist import parse_entry
+from importlinter_contracts.allowlist.entries import parse_entry
 from importlinter_contracts.cli import main
 
 R2_ID = "platform-backends-private"
@@ -50,7 +50,7 @@ def test_why_shows_the_detector_imports_xpu_only_inside_a_function(
     (step,) = chain
     (line,) = step.lines
     assert (line.line, line.eager, line.why) == (96, False, "inside def xpu_omni_platform_plugin")
-    assert line.location == "vllm_omni/platforms/__init__.py:96"
+    assert line.location == {"path": "vllm_omni/platforms/__init__.py", "line": 96}
 
 
 def shipped_entries(contract_id: str) -> set[tuple[str, str]]:

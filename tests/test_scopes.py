@@ -7,12 +7,12 @@ from collections.abc import Callable
 
 import pytest
 
-from importlinter_contracts.scopes import (
+from importlinter_contracts.eager.scopes import (
     ImportScope,
-    UnreadableSource,
     import_scopes,
     import_scopes_from_tokens,
 )
+from importlinter_contracts.errors import UnreadableSourceError
 
 Reader = Callable[[bytes], dict[int, ImportScope]]
 
@@ -228,5 +228,5 @@ def test_syntax_newer_than_the_interpreter_is_read(read: Reader) -> None:
 def test_files_that_do_not_tokenize_raise_with_the_line(
     read: Reader, source: str, message: str
 ) -> None:
-    with pytest.raises(UnreadableSource, match=message):
+    with pytest.raises(UnreadableSourceError, match=message):
         read(source.encode())

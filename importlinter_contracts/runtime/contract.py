@@ -4,21 +4,21 @@ from __future__ import annotations
 
 import os
 import sys
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, cast
 
 import grimp
 from grimp import ImportGraph
-from importlinter.application import output
-from importlinter.domain import fields
-from importlinter.domain.contract import Contract, ContractCheck, InvalidContractOptions
+from importlinter import Contract, ContractCheck, fields, output
+from importlinter.domain.contract import InvalidContractOptions
 from importlinter.domain.imports import ModuleExpression
 
-from .errors import ContractConfigurationError
-from .graph_lookup import matching_modules, within
-from .rendering import print_finding
+from ..errors import ContractConfigurationError
+from ..modules import is_within, matching_modules, within
+from ..outputs.text import print_finding
+from ..report import ContractFindings, RuntimeFinding
 
 if TYPE_CHECKING:
-    from .probe_process import ProbeRun
+    from .process import ProbeRun
 
 
 class RuntimeIsolationContract(Contract):
@@ -78,7 +78,7 @@ class RuntimeIsolationContract(Contract):
         }
         # Imported here: lint-imports imports every registered contract type, even for a run
         # that checks only the static contracts.
-        from .probe_process import run_probe
+        from .process import run_probe
 
         try:
             run = run_probe(python, request, self.timeout)
@@ -87,16 +87,16 @@ class RuntimeIsolationContract(Contract):
                 self.name, "python", f"'{python}' cannot be run: {error.strerror}."
             ) from None
         violations = self._findings(run)
-        return ContractCheck(
-            kept=not violations,
-            metadata={
-                "violations": violations,
-                "detected": (run.result or {}).get("detected"),
-                "loaded_container_modules": self._loaded_container_modules(run),
-            },
-        )
+        findings: ContractFindings = {
+            "violations": list(violations),
+            "ignored": [],
+            "unmatched_ignores": [],
+            "detected": (run.result or {}).get("detected"),
+            "loaded_container_modules": self._loaded_container_modules(run),
+        }
+        return ContractCheck(kept=not violations, metadata=dict(findings))
 
-    def _findings(self, run: ProbeRun) -> list[dict[str, Any]]:
+    def _findings(self, run: ProbeRun) -> list[RuntimeFinding]:
         if run.timed_out:
             return [
                 {
@@ -115,7 +115,7 @@ class RuntimeIsolationContract(Contract):
                 }
             ]
         result = run.result
-        findings = [
+        findings: list[RuntimeFinding] = [
             {
                 "kind": "probe_failed",
                 "module": probe["module"],
@@ -136,7 +136,7 @@ class RuntimeIsolationContract(Contract):
             )
         loaded = set(result["modules"])
         for blocked in self.blocked_modules:
-            leaked = sorted(m for m in loaded if m == blocked or m.startswith(blocked + "."))
+            leaked = sorted(m for m in loaded if is_within(m, blocked))
             if leaked:
                 findings.append(
                     {
@@ -194,11 +194,12 @@ class RuntimeIsolationContract(Contract):
     def _loaded_container_modules(self, run: ProbeRun) -> list[str]:
         if not self.container or run.result is None:
             return []
-        prefix = f"{self.container}."
-        return [m for m in run.result["modules"] if m == self.container or m.startswith(prefix)]
+        container = self.container
+        return [m for m in run.result["modules"] if is_within(m, container)]
 
     def render_broken_contract(self, check: ContractCheck) -> None:
-        for violation in check.metadata["violations"]:
+        findings = cast(ContractFindings, check.metadata)
+        for violation in cast(list[RuntimeFinding], findings["violations"]):
             print_finding(f"-   {violation['message']}")
             tail = violation.get("stderr_tail")
             if tail:

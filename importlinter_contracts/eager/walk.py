@@ -5,13 +5,13 @@ from __future__ import annotations
 from collections import deque
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass
-from typing import Any
 
 from grimp import ImportGraph
 
-from .graph_lookup import has_module
-from .locations import location
-from .scope_index import ScopeIndex
+from ..locations import locations
+from ..modules import has_module, parents
+from ..report import Hop
+from .scope_cache import ScopeIndex
 from .scopes import ImportScope
 
 PARENT_PACKAGE = "its parent package runs first"
@@ -20,7 +20,7 @@ _LAZY = ImportScope(eager=False, reason="lazy import")
 
 
 @dataclass(frozen=True)
-class Hop:
+class EagerHop:
     """One step by which importing a module runs another.
 
     Either an eager import (with its lines and why each runs at import time), or a parent
@@ -36,13 +36,13 @@ class Hop:
     def is_import(self) -> bool:
         return bool(self.line_numbers)
 
-    def as_data(self) -> dict[str, Any]:
+    def as_data(self) -> Hop:
         return {
             "importer": self.importer,
             "imported": self.imported,
             "line_numbers": list(self.line_numbers),
             "why": list(self.why) if self.is_import else [PARENT_PACKAGE],
-            "locations": [location(self.importer, line) for line in self.line_numbers],
+            "locations": locations(self.importer, list(self.line_numbers)),
         }
 
 
@@ -52,9 +52,9 @@ class EagerImports:
     def __init__(self, graph: ImportGraph, scopes: ScopeIndex) -> None:
         self.graph = graph
         self._scopes = scopes
-        self._hops: dict[str, list[Hop]] = {}
+        self._hops: dict[str, list[EagerHop]] = {}
 
-    def of(self, module: str) -> list[Hop]:
+    def of(self, module: str) -> list[EagerHop]:
         """The imports of `module` that run when it is imported, sorted by imported module."""
         hops = self._hops.get(module)
         if hops is None:
@@ -70,11 +70,11 @@ class EagerImports:
             found[line] = _LAZY if detail.get("is_lazy") else self._scopes.scope(importer, line)
         return sorted(found.items())
 
-    def _find(self, module: str) -> Iterator[Hop]:
+    def _find(self, module: str) -> Iterator[EagerHop]:
         for imported in sorted(self.graph.find_modules_directly_imported_by(module)):
             eager = [(line, scope) for line, scope in self.lines(module, imported) if scope.eager]
             if eager:
-                yield Hop(
+                yield EagerHop(
                     importer=module,
                     imported=imported,
                     line_numbers=tuple(line for line, _ in eager),
@@ -82,20 +82,13 @@ class EagerImports:
                 )
 
 
-def parents(module: str) -> Iterator[str]:
-    """The packages Python runs before `module`, innermost first."""
-    while "." in module:
-        module = module.rpartition(".")[0]
-        yield module
-
-
 def walk(
     source: str,
     eager_imports: EagerImports,
-    enter: Callable[[Hop], bool],
+    enter: Callable[[EagerHop], bool],
     *,
     include_parents: bool,
-) -> dict[str, Hop | None]:
+) -> dict[str, EagerHop | None]:
     """Everything importing `source` runs, breadth first: each module with the hop that first
     reached it (None for the source).
 
@@ -103,10 +96,10 @@ def walk(
     target (and so follow the target's own hops). With `include_parents`, entering a
     module also offers a hop to its parent package.
     """
-    reached: dict[str, Hop | None] = {source: None}
+    reached: dict[str, EagerHop | None] = {source: None}
     queue = deque([source])
 
-    def offer(hop: Hop) -> None:
+    def offer(hop: EagerHop) -> None:
         if hop.imported not in reached and enter(hop):
             reached[hop.imported] = hop
             queue.append(hop.imported)
@@ -117,13 +110,13 @@ def walk(
             # The nearest parent in the graph; entering it offers its own parent in turn.
             parent = next((p for p in parents(module) if has_module(eager_imports.graph, p)), None)
             if parent is not None:
-                offer(Hop(importer=module, imported=parent))
+                offer(EagerHop(importer=module, imported=parent))
         for hop in eager_imports.of(module):
             offer(hop)
     return reached
 
 
-def chain_to(reached: dict[str, Hop | None], module: str) -> list[Hop]:
+def chain_to(reached: dict[str, EagerHop | None], module: str) -> list[EagerHop]:
     """The hops from the walk's source to `module`."""
     chain = []
     hop = reached[module]
@@ -131,13 +124,3 @@ def chain_to(reached: dict[str, Hop | None], module: str) -> list[Hop]:
         chain.append(hop)
         hop = reached[hop.importer]
     return chain[::-1]
-
-
-def describe_hop(hop: dict[str, Any]) -> str:
-    """A hop's data as one line: `a -> b (l.3, module level)`, or `a.b -> a (why)` for a parent."""
-    if not hop["line_numbers"]:
-        return f"{hop['importer']} -> {hop['imported']} ({hop['why'][0]})"
-    lines = "; ".join(
-        f"l.{line}, {why}" for line, why in zip(hop["line_numbers"], hop["why"], strict=True)
-    )
-    return f"{hop['importer']} -> {hop['imported']} ({lines})"

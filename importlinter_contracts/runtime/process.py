@@ -12,7 +12,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-PROBE = Path(__file__).with_name("runtime_probe.py")
+PROBE = Path(__file__).with_name("probe.py")
 STDERR_TAIL_LINES = 20
 
 

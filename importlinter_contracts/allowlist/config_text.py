@@ -7,37 +7,14 @@ TOML files (`pyproject.toml`) as a list of strings.
 
 from __future__ import annotations
 
-import configparser
 import re
 import tomllib
 from dataclasses import dataclass
-from pathlib import Path
 
-from importlinter.domain import fields
+from importlinter import fields
 
-from .allowlist import PLACEHOLDER_REASON, parse_entry
-
-_INI_CANDIDATES = ("setup.cfg", ".importlinter")
-_TOML_CANDIDATES = ("pyproject.toml",)
-
-
-def find_configuration(config: str | None) -> Path:
-    """The file lint-imports reads: `config`, or the first candidate with an importlinter
-    section in the working directory, in lint-imports' order."""
-    if config:
-        if not Path(config).is_file():
-            raise FileNotFoundError(f"Could not find {config}.")
-        return Path(config)
-    for name in _INI_CANDIDATES:
-        parser = configparser.ConfigParser()
-        if Path(name).is_file() and parser.read(name) and parser.has_section("importlinter"):
-            return Path(name)
-    for name in _TOML_CANDIDATES:
-        if Path(name).is_file():
-            data = tomllib.loads(Path(name).read_text(encoding="utf-8"))
-            if data.get("tool", {}).get("importlinter"):
-                return Path(name)
-    raise FileNotFoundError("Could not read any configuration.")
+from ..errors import ConfigurationEditError
+from .entries import PLACEHOLDER_REASON, parse_entry
 
 
 @dataclass(frozen=True)
@@ -51,7 +28,7 @@ class EntrySpan:
 
 
 @dataclass(frozen=True)
-class Allowlist:
+class AllowlistText:
     """A contract's `ignore_imports` in the text: its entries, and where a new one goes."""
 
     entries: list[EntrySpan]
@@ -61,14 +38,10 @@ class Allowlist:
     tail: str = ""  # text after the last new entry (the end of a new list)
 
 
-def is_toml(path: Path) -> bool:
-    return path.suffix == ".toml"
-
-
-def find_allowlist(text: str, contract_id: str, toml: bool) -> Allowlist:
+def find_allowlist(text: str, contract_id: str, toml: bool) -> AllowlistText:
     """The entries of a contract's `ignore_imports` in `text`.
 
-    Raises ValueError when the contract is not in the text.
+    Raises ConfigurationEditError when the contract is not in the text.
     """
     return (_toml_allowlist if toml else _ini_allowlist)(text, contract_id)
 
@@ -132,14 +105,14 @@ _SECTION = re.compile(r"\s*\[(?P<name>[^\]]+)\]")
 _KEY = re.compile(r"(?P<key>[^\s=:][^=:]*?)\s*[=:]\s*(?P<value>.*?)\s*$")
 
 
-def _ini_allowlist(text: str, contract_id: str) -> Allowlist:
+def _ini_allowlist(text: str, contract_id: str) -> AllowlistText:
     lines = _lines_with_offsets(text)
     newline = _newline(text)
     section = f"importlinter:contract:{contract_id}"
     headers = {i: m["name"] for i, (_, line) in enumerate(lines) if (m := _SECTION.match(line))}
     start = next((i for i, name in headers.items() if name == section), None)
     if start is None:
-        raise ValueError(f"no section [{section}]")
+        raise ConfigurationEditError(f"no section [{section}]")
     end = next((i for i in headers if i > start), len(lines))
     entries: list[EntrySpan] = []
     key_index: int | None = None
@@ -173,12 +146,12 @@ def _ini_allowlist(text: str, contract_id: str) -> Allowlist:
         last = max((i for i in range(start, end) if lines[i][1].strip()), default=start)
         offset, line = lines[last]
         lead = "" if line.endswith(("\n", "\r")) else newline
-        return Allowlist(
+        return AllowlistText(
             [], offset + len(line), "    {}" + newline, lead + "ignore_imports =" + newline
         )
     offset, line = lines[last_value_index]
     lead = "" if line.endswith(("\n", "\r")) else newline
-    return Allowlist(entries, offset + len(line), indent + "{}" + newline, lead)
+    return AllowlistText(entries, offset + len(line), indent + "{}" + newline, lead)
 
 
 # TOML
@@ -187,7 +160,7 @@ def _ini_allowlist(text: str, contract_id: str) -> Allowlist:
 _TABLE = re.compile(r"\s*\[\[?\s*(?P<name>[^\]]+?)\s*\]\]?")
 
 
-def _toml_allowlist(text: str, contract_id: str) -> Allowlist:
+def _toml_allowlist(text: str, contract_id: str) -> AllowlistText:
     lines = _lines_with_offsets(text)
     newline = _newline(text)
     tables = {
@@ -207,14 +180,16 @@ def _toml_allowlist(text: str, contract_id: str) -> Allowlist:
         if table.get("id") != contract_id:
             continue
         return _toml_entries(text, body_start, body_end, newline)
-    raise ValueError(f"no [[tool.importlinter.contracts]] table with id = {contract_id!r}")
+    raise ConfigurationEditError(
+        f"no [[tool.importlinter.contracts]] table with id = {contract_id!r}"
+    )
 
 
 _TOML_KEY = re.compile(r"(?m)^[ \t]*ignore_imports[ \t]*=[ \t]*\[")
 _TOML_STRING = re.compile(r'"(?:[^"\\\n]|\\.)*"|\'[^\'\n]*\'')
 
 
-def _toml_entries(text: str, body_start: int, body_end: int, newline: str) -> Allowlist:
+def _toml_entries(text: str, body_start: int, body_end: int, newline: str) -> AllowlistText:
     key = _TOML_KEY.search(text, body_start, body_end)
     if key is None:
         # No ignore_imports yet: the key goes after the table's last non-blank line.
@@ -225,7 +200,7 @@ def _toml_entries(text: str, body_start: int, body_end: int, newline: str) -> Al
             insert_at, lead = newline_end + 1, ""
         else:
             lead = newline
-        return Allowlist(
+        return AllowlistText(
             [],
             insert_at,
             '    "{}",' + newline,
@@ -245,7 +220,7 @@ def _toml_entries(text: str, body_start: int, body_end: int, newline: str) -> Al
         if character in "\"'":
             match = _TOML_STRING.match(text, position)
             if match is None:
-                raise ValueError("an ignore_imports string is not closed")
+                raise ConfigurationEditError("an ignore_imports string is not closed")
             value = tomllib.loads(f"v = {match.group()}")["v"]
             end = match.end()
             comma = re.compile(r"[ \t]*,?").match(text, end)
@@ -272,7 +247,7 @@ def _toml_entries(text: str, body_start: int, body_end: int, newline: str) -> Al
             break
         position += 1
     if closing is None:
-        raise ValueError("the ignore_imports list is not closed")
+        raise ConfigurationEditError("the ignore_imports list is not closed")
     multiline = "\n" in text[key.end() : closing]
     if multiline:
         line_start = text.rfind("\n", 0, closing) + 1
@@ -285,7 +260,7 @@ def _toml_entries(text: str, body_start: int, body_end: int, newline: str) -> Al
         )
         if needs_comma:
             # Rare: a last element without its comma; the new one follows on the same line.
-            return Allowlist(entries, last_element_end or closing, ', "{}"')
-        return Allowlist(entries, line_start, indent + '"{}",' + newline)
+            return AllowlistText(entries, last_element_end or closing, ', "{}"')
+        return AllowlistText(entries, line_start, indent + '"{}",' + newline)
     separator = ", " if last_element_end is not None else ""
-    return Allowlist(entries, closing, separator + '"{}"')
+    return AllowlistText(entries, closing, separator + '"{}"')

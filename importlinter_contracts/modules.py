@@ -1,4 +1,5 @@
-"""Finding modules in the graph at a cost that does not grow with the graph, and in packages.
+"""Modules and packages: the one membership test, and lookups whose cost does not grow with
+the graph.
 
 `graph.modules` copies every module name into a new set on each call, and grimp's
 `find_matching_modules` scans them all, even for a plain name: on a 50,000-module tree that
@@ -7,9 +8,28 @@ is milliseconds per question.
 
 from __future__ import annotations
 
+from collections.abc import Iterable, Iterator
+
 from grimp import ImportGraph
 from grimp.exceptions import ModuleNotPresent
 from importlinter.domain.imports import ModuleExpression
+
+
+def is_within(module: str, package: str) -> bool:
+    """Whether `module` is `package` itself or one of its descendants."""
+    return module == package or module.startswith(package + ".")
+
+
+def within(module: str, packages: Iterable[str]) -> bool:
+    """Whether `module` is one of the packages or inside one of them."""
+    return any(is_within(module, package) for package in packages)
+
+
+def parents(module: str) -> Iterator[str]:
+    """The packages Python runs before `module`, innermost first."""
+    while "." in module:
+        module = module.rpartition(".")[0]
+        yield module
 
 
 def has_module(graph: ImportGraph, module: str) -> bool:
@@ -25,8 +45,3 @@ def matching_modules(graph: ImportGraph, expression: ModuleExpression) -> set[st
     if expression.has_wildcard_expression():
         return set(graph.find_matching_modules(expression.expression))
     return {expression.expression} if has_module(graph, expression.expression) else set()
-
-
-def within(module: str, packages: set[str]) -> bool:
-    """Whether `module` is one of the packages or inside one of them."""
-    return module in packages or any(module.startswith(package + ".") for package in packages)

@@ -20,6 +20,8 @@ from collections.abc import Iterator
 from dataclasses import dataclass
 from tokenize import TokenInfo
 
+from ..errors import UnreadableSourceError
+
 # Kinds of tokens that never start or end a statement.
 _SKIPPED = frozenset({tokenize.NL, tokenize.COMMENT, tokenize.ENCODING})
 _CLAUSES = frozenset(
@@ -27,10 +29,6 @@ _CLAUSES = frozenset(
 )
 _OPENING = frozenset("([{")
 _CLOSING = frozenset(")]}")
-
-
-class UnreadableSource(ValueError):
-    """The tokenizer could not read the file; the message says where."""
 
 
 @dataclass(frozen=True)
@@ -52,7 +50,7 @@ def import_scopes(source: bytes) -> dict[int, ImportScope]:
 
     Two statements on one line (`import a; import b`) always share a scope.
 
-    Raises UnreadableSource when the source can be read neither way.
+    Raises UnreadableSourceError when the source can be read neither way.
     """
     try:
         module = ast.parse(source)
@@ -151,7 +149,7 @@ _COMPOUND_KEYWORDS: dict[type[ast.stmt], str] = {
 def import_scopes_from_tokens(source: bytes) -> dict[int, ImportScope]:
     """`import_scopes`, read with the tokenizer: for syntax that `ast` cannot parse here.
 
-    Raises UnreadableSource when the source does not tokenize.
+    Raises UnreadableSourceError when the source does not tokenize.
     """
     scopes: dict[int, ImportScope] = {}
     stack: list[tuple[int, _Block]] = []  # each open block with the indent depth of its body
@@ -170,10 +168,10 @@ def import_scopes_from_tokens(source: bytes) -> dict[int, ImportScope]:
                     stack.pop()
             else:
                 pending = _statements(tokens, [block for _, block in stack], scopes)
-    except UnreadableSource:
+    except UnreadableSourceError:
         raise
     except (tokenize.TokenError, SyntaxError, UnicodeDecodeError) as error:
-        raise UnreadableSource(_describe(error)) from None
+        raise UnreadableSourceError(_describe(error)) from None
     return scopes
 
 
@@ -188,7 +186,7 @@ def _lines(source: bytes) -> Iterator[tuple[int, list[TokenInfo]]]:
                 continue
             # Python 3.11's tokenizer marks what it cannot read (a PEP 701 f-string, say) and
             # reads on as if it were code: what follows could be misread, so stop here.
-            raise UnreadableSource(
+            raise UnreadableSourceError(
                 f"line {token.start[0]}: this Python's tokenizer cannot read {token.string!r} here"
             )
         if token.type in (tokenize.INDENT, tokenize.DEDENT):
@@ -290,7 +288,7 @@ def _header_colon(tokens: list[TokenInfo], start: int) -> int:
     """The index of the colon that ends a compound statement's header."""
     colon = _outside_brackets(tokens, start, ":")
     if colon is None:
-        raise UnreadableSource(
+        raise UnreadableSourceError(
             f"line {tokens[start - 1].start[0]}: a compound statement has no colon"
         )
     return colon

@@ -2,22 +2,22 @@
 
 from __future__ import annotations
 
-from typing import Any
+from collections.abc import Callable
+from typing import TypeVar, cast
 
 from grimp import ImportGraph
-from importlinter.application import output
-from importlinter.domain import fields
-from importlinter.domain.contract import ContractCheck
+from importlinter import ContractCheck, fields, output
 from importlinter.domain.imports import Module, ModuleExpression
 
-from .allowlist import AllowlistEntry
-from .allowlisted import AllowlistedContract, ignored_import
-from .cache import cache_directory
-from .eager import EagerImports, Hop, chain_to, describe_hop, walk
-from .errors import ContractConfigurationError
-from .graph_lookup import has_module, matching_modules, within
-from .rendering import print_finding, print_import
-from .scope_index import ScopeIndex, UnreadableModule
+from ..allowlist.contract import AllowlistedContract, ignored_import
+from ..allowlist.entries import AllowlistEntry
+from ..cache import cache_directory
+from ..errors import ContractConfigurationError, UnreadableSourceError
+from ..modules import has_module, matching_modules, within
+from ..outputs.text import describe_hop, print_finding, print_import
+from ..report import ContractFindings, Finding, IgnoredImport, ImportFinding
+from .scope_cache import ScopeIndex
+from .walk import EagerHop, EagerImports, chain_to, walk
 
 
 class EagerImportContract(AllowlistedContract):
@@ -66,13 +66,13 @@ class EagerImportContract(AllowlistedContract):
         def is_forbidden(module: str) -> bool:
             return within(module, forbidden) and not within(module, allowed)
 
-        findings: dict[tuple[str, str], dict[str, Any]] = {}
-        ignored: dict[tuple[str, str], dict[str, Any]] = {}
+        findings: dict[tuple[str, str], ImportFinding] = {}
+        ignored: dict[tuple[str, str], IgnoredImport] = {}
         for source in sources:
             # Where the walk stopped on a forbidden module (entry None) or an allowlisted import.
-            stops: list[tuple[Hop, AllowlistEntry | None]] = []
+            stops: list[tuple[EagerHop, AllowlistEntry | None]] = []
 
-            def enter(hop: Hop) -> bool:
+            def enter(hop: EagerHop) -> bool:
                 entry = allowlist.excuse(hop.importer, hop.imported) if hop.is_import else None
                 if entry is not None or is_forbidden(hop.imported):
                     stops.append((hop, entry))  # noqa: B023 (walk() calls enter only in this iteration)
@@ -81,20 +81,24 @@ class EagerImportContract(AllowlistedContract):
 
             try:
                 reached = walk(source, eager_imports, enter, include_parents=self.include_ancestors)
-            except UnreadableModule as error:
-                raise ValueError(f'Contract "{self.name}": {error}') from None
+            except UnreadableSourceError as error:
+                raise UnreadableSourceError(f'Contract "{self.name}": {error}') from None
             for hop, entry in stops:
-                _add_finding(
-                    findings if entry is None else ignored,
-                    hop,
-                    source,
-                    [*chain_to(reached, hop.importer), hop],
-                    entry,
-                )
+                chain = [*chain_to(reached, hop.importer), hop]
+                if entry is None:
+                    _add_source(findings, hop, source, chain, lambda finding: finding)
+                else:
+                    _add_source(
+                        ignored,
+                        hop,
+                        source,
+                        chain,
+                        lambda finding: ignored_import(finding, entry),  # noqa: B023
+                    )
         scopes.save()
         output.verbose_print(verbose, f"Followed eager imports from {len(sources)} source modules.")
         return self._contract_check(
-            _sorted(findings),
+            list[Finding](_sorted(findings)),
             _sorted(ignored),
             allowlist,
             warnings=warnings + allowed_warnings,
@@ -123,7 +127,8 @@ class EagerImportContract(AllowlistedContract):
         return {module.name for module in self.follow_modules}
 
     def render_broken_contract(self, check: ContractCheck) -> None:
-        for violation in check.metadata["violations"]:
+        findings = cast(ContractFindings, check.metadata)
+        for violation in cast(list[ImportFinding], findings["violations"]):
             print_finding(
                 f"{violation['importer']} -> {violation['imported']} runs at import time, "
                 f"reached from {', '.join(violation['sources'])}:",
@@ -150,24 +155,37 @@ def _packages(
     return matched, warnings
 
 
-def _add_finding(
-    found: dict[tuple[str, str], dict[str, Any]],
-    hop: Hop,
+_Found = TypeVar("_Found", ImportFinding, IgnoredImport)
+
+
+def _add_source(
+    found: dict[tuple[str, str], _Found],
+    hop: EagerHop,
     source: str,
-    chain: list[Hop],
-    entry: AllowlistEntry | None,
+    chain: list[EagerHop],
+    new: Callable[[ImportFinding], _Found],
 ) -> None:
+    """Record that importing `source` runs the import `hop`, by way of `chain`."""
     key = (hop.importer, hop.imported)
     finding = found.get(key)
     if finding is None:
-        finding = {**hop.as_data(), "sources": [], "chain": []}
-        found[key] = finding if entry is None else ignored_import(finding, entry)
-        finding = found[key]
+        data = hop.as_data()
+        finding = found[key] = new(
+            {
+                "importer": data["importer"],
+                "imported": data["imported"],
+                "line_numbers": data["line_numbers"],
+                "why": data["why"],
+                "locations": data["locations"],
+                "sources": [],
+                "chain": [],
+            }
+        )
     finding["sources"].append(source)
     # Keep the shortest chain, from the first source in name order among equals.
     if not finding["chain"] or len(chain) < len(finding["chain"]):
         finding["chain"] = [link.as_data() for link in chain]
 
 
-def _sorted(found: dict[tuple[str, str], dict[str, Any]]) -> list[dict[str, Any]]:
+def _sorted(found: dict[tuple[str, str], _Found]) -> list[_Found]:
     return [found[key] for key in sorted(found)]

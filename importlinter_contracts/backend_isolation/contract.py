@@ -3,20 +3,18 @@
 from __future__ import annotations
 
 import enum
-from typing import Any
+from typing import cast
 
 from grimp import ImportGraph
-from importlinter.application import output
-from importlinter.contracts._common import format_line_numbers
-from importlinter.domain import fields
-from importlinter.domain.contract import ContractCheck
+from importlinter import ContractCheck, fields, output
 from importlinter.domain.imports import Module
 
-from .allowlisted import AllowlistedContract, ignored_import
+from ..allowlist.contract import AllowlistedContract, ignored_import
+from ..errors import ContractConfigurationError
+from ..locations import locations
+from ..outputs.text import describe_import, print_finding, print_import
+from ..report import ContractFindings, Finding, IgnoredImport, ImportFinding
 from .backends import BackendLookupError, find_backend_imports, find_backends
-from .errors import ContractConfigurationError
-from .locations import location
-from .rendering import print_finding, print_import
 
 
 class CrossBackendImports(enum.Enum):
@@ -69,21 +67,20 @@ class BackendIsolationContract(AllowlistedContract):
             verbose, f"Backends of {self.container}: {', '.join(b.name for b in backends)}."
         )
         allowlist = self._allowlist(graph)
-        violations: list[dict[str, Any]] = []
-        ignored: list[dict[str, Any]] = []
+        violations: list[Finding] = []
+        ignored: list[IgnoredImport] = []
         for backend_import in find_backend_imports(
             graph,
             backends,
             cross_backend_imports=self.cross_backend_imports is CrossBackendImports.ALLOW,
         ):
-            finding = {
+            lines = list(backend_import.line_numbers)
+            finding: ImportFinding = {
                 "backend": backend_import.backend.name,
                 "importer": backend_import.importer,
                 "imported": backend_import.imported,
-                "line_numbers": list(backend_import.line_numbers),
-                "locations": [
-                    location(backend_import.importer, line) for line in backend_import.line_numbers
-                ],
+                "line_numbers": lines,
+                "locations": locations(backend_import.importer, lines),
             }
             entry = allowlist.excuse(backend_import.importer, backend_import.imported)
             if entry is None:
@@ -95,8 +92,9 @@ class BackendIsolationContract(AllowlistedContract):
         )
 
     def render_broken_contract(self, check: ContractCheck) -> None:
-        by_backend: dict[str, list[dict[str, Any]]] = {}
-        for violation in check.metadata["violations"]:
+        findings = cast(ContractFindings, check.metadata)
+        by_backend: dict[str, list[ImportFinding]] = {}
+        for violation in cast(list[ImportFinding], findings["violations"]):
             by_backend.setdefault(violation["backend"], []).append(violation)
         for backend, violations in by_backend.items():
             print_finding(
@@ -104,9 +102,10 @@ class BackendIsolationContract(AllowlistedContract):
             )
             output.new_line()
             for violation in violations:
-                lines = format_line_numbers(tuple(violation["line_numbers"]))
                 print_import(
-                    f"{violation['importer']} -> {violation['imported']} ({lines})",
+                    describe_import(
+                        violation["importer"], violation["imported"], violation["line_numbers"]
+                    ),
                     violation["locations"],
                 )
             output.new_line()

@@ -6,10 +6,11 @@ from dataclasses import dataclass
 
 from grimp import ImportGraph
 
-from .graph_lookup import has_module
+from ..errors import ImportlinterContractsError
+from ..modules import has_module, is_within
 
 
-class BackendLookupError(ValueError):
+class BackendLookupError(ImportlinterContractsError):
     """The container or a backend named in the configuration is not in the graph."""
 
     def __init__(self, option: str, message: str) -> None:
@@ -28,7 +29,7 @@ class Backend:
         return self.module.rpartition(".")[2]
 
     def contains(self, module: str) -> bool:
-        return module == self.module or module.startswith(self.module + ".")
+        return is_within(module, self.module)
 
 
 @dataclass(frozen=True, order=True)

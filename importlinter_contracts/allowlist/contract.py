@@ -5,13 +5,13 @@ from __future__ import annotations
 from typing import Any
 
 from grimp import ImportGraph
-from importlinter.application import contract_utils, output
-from importlinter.application.contract_utils import AlertLevel
-from importlinter.domain import fields
-from importlinter.domain.contract import Contract, ContractCheck, InvalidContractOptions
+from importlinter import Contract, ContractCheck, fields, output
+from importlinter.domain.contract import InvalidContractOptions
 
-from .allowlist import Allowlist, AllowlistEntry, AllowlistEntryField, entries_missing_reasons
-from .rendering import print_finding
+from .._importlinter import AlertLevel, render_broken_contract_guidance
+from ..outputs.text import print_finding
+from ..report import ContractFindings, Finding, IgnoredImport, ImportFinding
+from .entries import Allowlist, AllowlistEntry, AllowlistEntryField, entries_missing_reasons
 
 STALE_ENTRY_ADVICE = "remove this stale entry"
 
@@ -53,13 +53,14 @@ class AllowlistedContract(Contract):
 
     def _contract_check(
         self,
-        violations: list[dict[str, Any]],
-        ignored: list[dict[str, Any]],
+        violations: list[Finding],
+        ignored: list[IgnoredImport],
         allowlist: Allowlist,
         warnings: list[str] | None = None,
-        **metadata: Any,
+        **specific: Any,
     ) -> ContractCheck:
-        """The result, with stale entries handled as `unmatched_ignore_imports_alerting` says."""
+        """The result, with stale entries handled as `unmatched_ignore_imports_alerting` says;
+        `specific` holds the contract type's own fields of `ContractFindings`."""
         alerting = self.unmatched_ignore_imports_alerting
         stale = [] if alerting is AlertLevel.NONE else allowlist.stale()
         warnings = list(warnings or [])
@@ -69,16 +70,17 @@ class AllowlistedContract(Contract):
                 for entry in stale
             ]
         breaking_stale = stale if alerting is AlertLevel.ERROR else []
+        findings: ContractFindings = {
+            "violations": violations,
+            "ignored": ignored,
+            "unmatched_ignores": [entry.text for entry in breaking_stale],
+            **specific,  # type: ignore[typeddict-item]
+        }
         return ContractCheck(
             kept=not violations and not breaking_stale,
             warnings=warnings,
             ignored_import_count=len(ignored),
-            metadata={
-                "violations": violations,
-                "ignored": ignored,
-                "unmatched_ignores": [entry.text for entry in breaking_stale],
-                **metadata,
-            },
+            metadata=dict(findings),
         )
 
     def _render_stale_entries_and_guidance(self, check: ContractCheck) -> None:
@@ -93,9 +95,9 @@ class AllowlistedContract(Contract):
             for entry in stale:
                 print_finding(f"-   {entry}  ({STALE_ENTRY_ADVICE})")
             output.new_line()
-        contract_utils.render_broken_contract_guidance(self.broken_contract_guidance)
+        render_broken_contract_guidance(self.broken_contract_guidance)
 
 
-def ignored_import(finding: dict[str, Any], entry: AllowlistEntry) -> dict[str, Any]:
+def ignored_import(finding: ImportFinding, entry: AllowlistEntry) -> IgnoredImport:
     """A finding that an allowlist entry excuses, as the report lists it."""
     return {**finding, "entry": entry.text, "reason": entry.reason}

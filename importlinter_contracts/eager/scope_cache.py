@@ -8,17 +8,14 @@ import os
 from pathlib import Path
 from typing import Any
 
-from .locations import display_path, source_file
-from .scopes import ImportScope, UnreadableSource, import_scopes
+from ..errors import UnreadableSourceError
+from ..locations import display_path, source_file
+from .scopes import ImportScope, import_scopes
 
 # Raised whenever the classification changes, so that older cached results are not reused.
 _CACHE_FORMAT = 2
 _MODULE_LEVEL = ImportScope(eager=True, reason="module level")
 _IMPORT_KEYWORDS = (b"import ", b"from ", b"import\t", b"from\t")
-
-
-class UnreadableModule(ValueError):
-    """A module's source could not be classified; the message names the file."""
 
 
 class ScopeIndex:
@@ -48,7 +45,7 @@ class ScopeIndex:
             scopes = self._scopes[module] = self._classify(path, source)
         found = scopes.get(line)
         if found is None:
-            raise UnreadableModule(
+            raise UnreadableSourceError(
                 f"{display_path(path)}:{line}: grimp reports an import here, but no import "
                 "statement starts on this line."
             )
@@ -68,7 +65,7 @@ class ScopeIndex:
         if found is None:
             path = source_file(module)
             if path is None:
-                raise UnreadableModule(f"{module}: no source file found for this module.")
+                raise UnreadableSourceError(f"{module}: no source file found for this module.")
             source = path.read_bytes()
             found = self._sources[module] = (path, source, source.splitlines())
         return found
@@ -81,8 +78,8 @@ class ScopeIndex:
             return {int(line): ImportScope(*scope) for line, scope in cached["scopes"].items()}
         try:
             scopes = import_scopes(source)
-        except UnreadableSource as error:
-            raise UnreadableModule(
+        except UnreadableSourceError as error:
+            raise UnreadableSourceError(
                 f"{display_path(path)}: cannot classify its imports: {error}"
             ) from None
         self._cached[key] = {

@@ -12,7 +12,7 @@ from collections.abc import Iterable
 from dataclasses import dataclass
 
 from grimp import ImportGraph
-from importlinter.domain import fields
+from importlinter import fields
 from importlinter.domain.imports import ImportExpression
 
 # What `importlinter-contracts allowlist` writes for a new entry: a reason still to be written.

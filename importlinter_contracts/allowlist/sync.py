@@ -5,11 +5,14 @@ from __future__ import annotations
 import difflib
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
+from typing import Any, cast
 
-from .allowlisted import AllowlistedContract
-from .config_file import edit_allowlist, find_configuration, is_toml
-from .report import ConfigurationError, run_contracts
+from ..configuration import find_configuration, is_toml
+from ..errors import ConfigurationError
+from ..report import ContractFindings, is_import_finding
+from ..running import run_contracts
+from .config_text import edit_allowlist
+from .contract import AllowlistedContract
 
 
 @dataclass(frozen=True)
@@ -37,10 +40,15 @@ def needed_changes(
     for contract, check in result.report.get_contracts_and_checks():
         if not isinstance(contract, AllowlistedContract):
             continue
+        findings = cast(ContractFindings, check.metadata)
         missing = sorted(
-            {f"{v['importer']} -> {v['imported']}" for v in check.metadata["violations"]}
+            {
+                f"{finding['importer']} -> {finding['imported']}"
+                for finding in findings["violations"]
+                if is_import_finding(finding)
+            }
         )
-        stale = check.metadata["unmatched_ignores"]
+        stale = findings["unmatched_ignores"]
         if missing or stale:
             contract_id = contract.contract_options.get("id")
             if contract_id is None:

@@ -1,0 +1,204 @@
+"""The one door to import-linter's internals.
+
+import-linter promises contract authors `importlinter.Contract`, `ContractCheck`, `fields` and
+`output`, and the value types the fields parse into (`importlinter.domain.imports`). This
+package also needs what `lint-imports` does around the contracts, which import-linter keeps
+in modules it does not promise to keep, some behind underscore names. Every such use goes
+through this module and nowhere else, so that an import-linter release that moves one breaks
+here, in one place; `.ci/run` runs the tests against the oldest and the newest import-linter
+that `pyproject.toml` admits. What this relies on:
+
+- `importlinter.configuration.configure()`: installs lint-imports' settings (graph builder,
+  option readers, timer), as its console script does at start-up.
+- `importlinter.application.use_cases`: `read_user_options(config)` and
+  `create_report(user_options, limit_to_contracts, cache_dir, show_timings, verbose)`, and the
+  private `_register_built_in_contract_types()` (2.17; 2.16 has
+  `_register_contract_types(user_options)` instead), `_get_plugin_contract_types(user_options)`,
+  `_get_include_external_packages(user_options)` and
+  `_get_exclude_type_checking_imports(user_options)`.
+- `importlinter.application.app_config.settings.GRAPH_BUILDER.build(...)`.
+- `importlinter.application.ports.reporting.Report`: `get_contracts_and_checks()`,
+  `get_duration(contract)`, `graph_building_duration`, `could_not_run`,
+  `invalid_contract_options`.
+- `importlinter.application.rendering.render_report(report)`.
+- `importlinter.application.contract_utils`: `AlertLevel` and
+  `render_broken_contract_guidance(text)`.
+- `importlinter.contracts._common.format_line_numbers(lines)`.
+- `importlinter.application.output`: `console`, `INDENT_SIZE`, `COLORS`, `ERROR`, for lines
+  printed without Rich's wrapping.
+- The metadata the built-in contract types store when broken (`broken_chains` below reads it).
+"""
+
+from __future__ import annotations
+
+import dataclasses
+from collections.abc import Iterator, Mapping
+from typing import Any, TypedDict
+
+from grimp import ImportGraph
+from importlinter import Contract, output
+from importlinter import configuration as _configuration
+from importlinter.application import contract_utils as _contract_utils
+from importlinter.application import rendering as _rendering
+from importlinter.application import use_cases as _use_cases
+from importlinter.application.app_config import settings as _settings
+from importlinter.application.ports.reporting import Report
+from importlinter.application.user_options import UserOptions
+from importlinter.contracts import _common
+
+__all__ = [
+    "AlertLevel",
+    "BrokenChain",
+    "Link",
+    "Report",
+    "UserOptions",
+    "broken_chains",
+    "build_graph",
+    "configure",
+    "console_line",
+    "create_report",
+    "format_line_numbers",
+    "plugin_contract_types",
+    "read_user_options",
+    "register_contract_types",
+    "render_broken_contract_guidance",
+    "render_report",
+]
+
+AlertLevel = _contract_utils.AlertLevel
+render_broken_contract_guidance = _contract_utils.render_broken_contract_guidance
+format_line_numbers = _common.format_line_numbers
+render_report = _rendering.render_report
+read_user_options = _use_cases.read_user_options
+create_report = _use_cases.create_report
+
+
+def register_contract_types(user_options: UserOptions) -> None:
+    """Register the contract types a report needs, as lint-imports does before it creates one
+    (`create_report` does not)."""
+    if hasattr(_use_cases, "_register_built_in_contract_types"):  # import-linter 2.17
+        _use_cases._register_built_in_contract_types()
+    else:  # 2.16: the built-in types and the configuration's own, in one call
+        _use_cases._register_contract_types(user_options)  # type: ignore[attr-defined,unused-ignore]
+
+
+def configure() -> None:
+    """Install lint-imports' settings, once."""
+    _configuration.configure()
+
+
+def plugin_contract_types(user_options: UserOptions) -> dict[str, type[Contract]]:
+    """The contract types the configuration registers (`contract_types`), by name."""
+    return dict(_use_cases._get_plugin_contract_types(user_options))
+
+
+def build_graph(user_options: UserOptions, cache_dir: str | None) -> ImportGraph:
+    """The graph lint-imports would build for this configuration."""
+    graph: ImportGraph = _settings.GRAPH_BUILDER.build(
+        root_package_names=user_options.session_options["root_packages"],
+        cache_dir=cache_dir,
+        include_external_packages=_use_cases._get_include_external_packages(user_options),
+        exclude_type_checking_imports=_use_cases._get_exclude_type_checking_imports(user_options),
+    )
+    return graph
+
+
+def console_line(text: str, *, indent: int, bold: bool) -> None:
+    """Print one line in lint-imports' error colour, never wrapped, not read as markup."""
+    from rich.markup import escape
+
+    _style = output.COLORS[output.ERROR]
+    output.console.print(
+        " " * (output.INDENT_SIZE * indent) + escape(text),
+        style=f"bold {_style}" if bold else _style,
+        soft_wrap=True,
+    )
+
+
+class Link(TypedDict):
+    """One direct import as the built-in contracts store it (their `_common.Link`)."""
+
+    importer: str
+    imported: str
+    line_numbers: tuple[int | None, ...]
+
+
+@dataclasses.dataclass(frozen=True)
+class BrokenChain:
+    """One violation of a built-in contract: a chain of links (a single link for a direct
+    import) and the other links that stand in for its first or last one."""
+
+    chain: list[Link]
+    extra_firsts: list[Link] = dataclasses.field(default_factory=list)
+    extra_lasts: list[Link] = dataclasses.field(default_factory=list)
+    import_count: int | None = None  # acyclic_siblings reports counts, not lines
+
+
+def broken_chains(metadata: Mapping[str, Any]) -> list[BrokenChain]:
+    """The violations a broken built-in contract stores in its metadata, every importer,
+    imported and line number that lint-imports prints included.
+
+    forbidden and independence: `invalid_chains[*].chains[*]`, a list of links (forbidden) or
+    a detailed chain (`chain`, `extra_firsts`, `extra_lasts`). layers:
+    `invalid_dependencies[*].routes[*]`, detailed chains. protected:
+    `illegal_imports[*].illegal_links[*]` and private_modules: `illegal_imports[*]`, direct
+    imports. acyclic_siblings: `summaries[*].dependencies`, pairs of sibling packages with a
+    count of imports. The metadata of another plugin's contract type is searched for links.
+    """
+    if "summaries" in metadata:
+        return [
+            BrokenChain(
+                [_link(dependency.downstream, dependency.upstream, ())],
+                import_count=dependency.num_imports,
+            )
+            for summary in metadata["summaries"]
+            for dependency in sorted(summary.dependencies)
+        ]
+    if "invalid_dependencies" in metadata:
+        return [
+            _chain(route)
+            for dependency in metadata["invalid_dependencies"]
+            for route in dependency["routes"]
+        ]
+    if "invalid_chains" in metadata:
+        return [_chain(chain) for item in metadata["invalid_chains"] for chain in item["chains"]]
+    if "illegal_imports" in metadata:
+        return [
+            BrokenChain([_link(**link)])
+            for item in metadata["illegal_imports"]
+            for link in (item.illegal_links if hasattr(item, "illegal_links") else [item])
+        ]
+    return list(_links_in(metadata))
+
+
+def _link(importer: str, imported: str, line_numbers: Any) -> Link:
+    return {
+        "importer": str(importer),
+        "imported": str(imported),
+        "line_numbers": tuple(line_numbers),
+    }
+
+
+def _chain(value: Any) -> BrokenChain:
+    if isinstance(value, Mapping):  # a detailed chain
+        return BrokenChain(
+            [_link(**link) for link in value["chain"]],
+            [_link(**link) for link in value["extra_firsts"]],
+            [_link(**link) for link in value["extra_lasts"]],
+        )
+    return BrokenChain([_link(**link) for link in value])
+
+
+def _links_in(value: Any) -> Iterator[BrokenChain]:
+    """Each link found anywhere in a value, as a direct import."""
+    if isinstance(value, Mapping) and {"importer", "imported", "line_numbers"} <= set(value):
+        yield BrokenChain([_link(value["importer"], value["imported"], value["line_numbers"])])
+    elif isinstance(value, Mapping):
+        for item in value.values():
+            yield from _links_in(item)
+    elif isinstance(value, list | tuple | set | frozenset):
+        for item in value:
+            yield from _links_in(item)
+    elif dataclasses.is_dataclass(value) and not isinstance(value, type):
+        for field in dataclasses.fields(value):
+            yield from _links_in(getattr(value, field.name))

@@ -1,0 +1,1 @@
+"""The report's output formats: lint-imports' text, GitHub Actions annotations."""

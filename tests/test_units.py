@@ -1,0 +1,134 @@
+"""Direct tests of the small shared pieces: the allowlist matcher, the cache directory a run
+uses, and module lookups."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import click
+import pytest
+from grimp import ImportGraph
+from importlinter.domain.imports import ModuleExpression
+
+from importlinter_contracts.allowlist.entries import Allowlist, parse_entry
+from importlinter_contracts.cache import DEFAULT_CACHE_DIR, cache_directory, using_cache_directory
+from importlinter_contracts.modules import (
+    has_module,
+    is_within,
+    matching_modules,
+    parents,
+    within,
+)
+
+
+@pytest.fixture
+def graph() -> ImportGraph:
+    graph = ImportGraph()
+    for module in ("pkg", "pkg.a", "pkg.a.x", "pkg.ab", "pkg.b", "pkg.b.y"):
+        graph.add_module(module)
+    graph.add_import(importer="pkg.a.x", imported="pkg.b.y", line_number=3, line_contents="")
+    graph.add_import(importer="pkg.ab", imported="pkg.b", line_number=1, line_contents="")
+    graph.add_import(importer="pkg.b.y", imported="pkg.a", line_number=2, line_contents="")
+    return graph
+
+
+# The allowlist matcher
+
+
+def test_an_entry_excuses_the_imports_its_expression_matches(graph: ImportGraph) -> None:
+    entry = parse_entry("pkg.a.* -> pkg.b.**  # debt")
+    allowlist = Allowlist(graph, [entry])
+    assert allowlist.excuse("pkg.a.x", "pkg.b.y") is entry
+    assert allowlist.excuse("pkg.ab", "pkg.b") is None
+    assert allowlist.excuse("pkg.b.y", "pkg.a") is None
+    assert allowlist.stale() == []
+
+
+def test_an_entry_that_excuses_nothing_asked_is_stale(graph: ImportGraph) -> None:
+    used, unused, absent = (
+        parse_entry("pkg.ab -> pkg.b"),
+        parse_entry("pkg.b.y -> pkg.a  # exists, but nobody asks"),
+        parse_entry("pkg.gone -> pkg.b"),
+    )
+    allowlist = Allowlist(graph, [used, unused, absent])
+    assert allowlist.excuse("pkg.ab", "pkg.b") is used
+    assert allowlist.stale() == [unused, absent]
+
+
+def test_every_entry_that_matches_an_excused_import_counts_as_used(graph: ImportGraph) -> None:
+    first, second = parse_entry("pkg.a.x -> pkg.b.y  # one"), parse_entry("pkg.a.* -> pkg.b.y")
+    allowlist = Allowlist(graph, [first, second])
+    assert allowlist.excuse("pkg.a.x", "pkg.b.y") is first
+    assert allowlist.stale() == []
+
+
+def test_an_entry_keeps_its_reason_and_normalised_text() -> None:
+    entry = parse_entry("  pkg.a   ->  pkg.b   #  NPU   group 1 ")
+    assert (entry.text, entry.reason, str(entry.expression)) == (
+        "pkg.a -> pkg.b # NPU group 1",
+        "NPU group 1",
+        "pkg.a -> pkg.b",
+    )
+    assert parse_entry("pkg.a -> pkg.b").reason is None
+    assert not parse_entry("pkg.a -> pkg.b  # TODO: reason").has_reason
+
+
+# The cache directory a run uses
+
+
+def _inside_command(params: dict[str, object]) -> Path | None:
+    command = click.Command("lint-imports", callback=cache_directory)
+    with click.Context(command) as context:
+        context.params.update(params)
+        return cache_directory()
+
+
+def test_cache_directory_outside_any_command_is_the_default() -> None:
+    assert cache_directory() == DEFAULT_CACHE_DIR
+
+
+def test_cache_directory_follows_the_running_commands_options() -> None:
+    assert _inside_command({}) == DEFAULT_CACHE_DIR
+    assert _inside_command({"cache_dir": "elsewhere"}) == Path("elsewhere")
+    assert _inside_command({"no_cache": True, "cache_dir": "elsewhere"}) is None
+
+
+def test_a_chosen_cache_directory_wins_over_the_command_and_is_restored() -> None:
+    with using_cache_directory(Path("chosen")):
+        assert _inside_command({"cache_dir": "elsewhere"}) == Path("chosen")
+        with using_cache_directory(None):
+            assert cache_directory() is None
+        assert cache_directory() == Path("chosen")
+    assert cache_directory() == DEFAULT_CACHE_DIR
+
+
+# Module lookups
+
+
+def test_is_within_means_the_package_or_a_descendant() -> None:
+    assert is_within("pkg.a", "pkg.a") and is_within("pkg.a.x", "pkg.a")
+    assert not is_within("pkg.ab", "pkg.a") and not is_within("pkg", "pkg.a")
+    assert within("pkg.b.y", {"pkg.a", "pkg.b"}) and not within("pkg.ab", {"pkg.a"})
+
+
+def test_parents_are_listed_innermost_first() -> None:
+    assert list(parents("pkg.a.x")) == ["pkg.a", "pkg"]
+    assert list(parents("pkg")) == []
+
+
+def test_has_module_looks_one_module_up(graph: ImportGraph) -> None:
+    assert has_module(graph, "pkg.a.x")
+    assert not has_module(graph, "pkg.c")
+
+
+def test_matching_modules_reads_plain_names_and_wildcards(graph: ImportGraph) -> None:
+    assert matching_modules(graph, ModuleExpression("pkg.a")) == {"pkg.a"}
+    assert matching_modules(graph, ModuleExpression("pkg.c")) == set()
+    assert matching_modules(graph, ModuleExpression("pkg.*")) == {"pkg.a", "pkg.ab", "pkg.b"}
+    assert matching_modules(graph, ModuleExpression("pkg.**")) == {
+        "pkg.a",
+        "pkg.a.x",
+        "pkg.ab",
+        "pkg.b",
+        "pkg.b.y",
+    }
