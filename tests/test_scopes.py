@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import sys
 import textwrap
 from collections.abc import Callable
 
@@ -230,3 +231,26 @@ def test_files_that_do_not_tokenize_raise_with_the_line(
 ) -> None:
     with pytest.raises(UnreadableSourceError, match=message):
         read(source.encode())
+
+
+@pytest.mark.skipif(sys.version_info >= (3, 14), reason="Python 3.14 reads t-strings")
+def test_a_t_string_that_reuses_its_quote_is_refused_with_its_line(read: Reader) -> None:
+    # Before 3.14, `t"{d["k"]}"` is a name and a string cut at the inner quote.
+    with pytest.raises(
+        UnreadableSourceError,
+        match=r"^line 2: this Python's tokenizer cannot read the t-string t\"\{d\[\" "
+        r"\(t-strings need Python 3\.14 or newer\)$",
+    ):
+        read(b'lazy import a\nif t"{d[":def h():#"]}":\n    import x\n')
+
+
+def test_f_and_t_strings_that_close_where_they_seem_to_are_read(read: Reader) -> None:
+    source = (
+        'lazy import a\nx = t"{d}" + f"{a!r:>{w}}" + rf"{x}" + f"""{\n1}"""\nif 1:\n  import y\n'
+    )
+    assert {line: s.eager for line, s in scopes(read, source).items()} == {1: False, 5: True}
+
+
+def test_an_expression_too_deep_for_ast_is_read_with_the_tokenizer() -> None:
+    source = "x = a" + ".b" * 20_000 + "\nif x:\n    import y\n"
+    assert import_scopes(source.encode()) == {3: ImportScope(eager=True, reason="module-level if")}

@@ -95,7 +95,9 @@ class EagerImportContract(AllowlistedContract):
                         chain,
                         lambda finding: ignored_import(finding, entry),  # noqa: B023
                     )
-        scopes.save()
+        cache_warning = scopes.save()
+        if cache_warning is not None:
+            warnings.append(cache_warning)
         output.verbose_print(verbose, f"Followed eager imports from {len(sources)} source modules.")
         return self._contract_check(
             list[Finding](_sorted(findings)),

@@ -54,7 +54,9 @@ def import_scopes(source: bytes) -> dict[int, ImportScope]:
     """
     try:
         module = ast.parse(source)
-    except (SyntaxError, ValueError):
+    except (SyntaxError, ValueError, RecursionError):
+        # RecursionError: a deeply nested expression (a chain of thousands of attributes)
+        # that the interpreter compiles but `ast` cannot build; the tokenizer reads it flat.
         return import_scopes_from_tokens(source)
     scopes: dict[int, ImportScope] = {}
     _visit(module.body, [], scopes)
@@ -178,9 +180,13 @@ def import_scopes_from_tokens(source: bytes) -> dict[int, ImportScope]:
 def _lines(source: bytes) -> Iterator[tuple[int, list[TokenInfo]]]:
     """INDENT and DEDENT events, and each logical line as its significant tokens."""
     line: list[TokenInfo] = []
+    previous: TokenInfo | None = None
     for token in tokenize.tokenize(io.BytesIO(source).readline):
         if token.type in _SKIPPED:
             continue
+        if token.type == tokenize.STRING:
+            _check_string(token, previous)
+        previous = token
         if token.type == tokenize.ERRORTOKEN:
             if token.string.isspace():
                 continue
@@ -197,6 +203,46 @@ def _lines(source: bytes) -> Iterator[tuple[int, list[TokenInfo]]]:
             line = []
         else:
             line.append(token)
+
+
+def _check_string(token: TokenInfo, previous: TokenInfo | None) -> None:
+    """Refuse a string token that this Python's tokenizer has cut short.
+
+    Before Python 3.12 (PEP 701), an f-string ends at the next quote of its own kind, even
+    inside a replacement field: `f"{d["k"]}"` reads as `f"{d["`, then code, so what follows
+    (a colon, a `def`, a `#`) could be misread without any error. Python 3.12 and 3.13 read
+    a t-string (3.14) as a name and a plain string, with the same effect. Such a string is cut
+    inside a replacement field, which leaves it invalid on its own: refuse it, naming its line.
+    """
+    text = shown = token.string
+    prefix = text[: len(text) - len(text.lstrip("rRbBuUfF"))].lower()
+    kind = "f-string" if "f" in prefix else None
+    if (
+        previous is not None
+        and previous.type == tokenize.NAME
+        and previous.end == token.start
+        and previous.string.lower() in _T_STRING_PREFIXES
+    ):
+        # Its replacement fields are read as an f-string's are.
+        kind, shown = "t-string", previous.string + text
+        text = previous.string.lower().replace("t", "f") + text
+    if kind is None:
+        return
+    try:
+        ast.parse(text, mode="eval")
+    except (SyntaxError, ValueError, RecursionError):
+        needs = (
+            "its quotes need Python 3.12" if kind == "f-string" else "t-strings need Python 3.14"
+        )
+        shown = shown if len(shown) <= 20 else shown[:20] + "..."
+        raise UnreadableSourceError(
+            f"line {token.start[0]}: this Python's tokenizer cannot read the {kind} {shown} "
+            f"({needs} or newer)"
+        ) from None
+
+
+# A name that stands right before a string makes it a t-string (PEP 750).
+_T_STRING_PREFIXES = frozenset({"t", "tr", "rt"})
 
 
 def _statements(
