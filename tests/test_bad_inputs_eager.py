@@ -14,6 +14,7 @@ from pathlib import Path
 import pytest
 
 from helpers import Project, imports_of
+from importlinter_contracts.eager.scope_cache import _CACHE_FORMAT as FORMAT
 
 FILES = {
     "pkg/platforms/__init__.py": "",
@@ -145,9 +146,9 @@ BAD_CACHES = {
     "not json": b"\xff\x00{",
     "empty": b"",
     "a list": b"[1, 2]",
-    "old format": json.dumps({"format": 2, "files": {}}).encode(),
-    "files of the wrong shape": json.dumps({"format": 3, "files": {"x": 1}}).encode(),
-    "files not a mapping": json.dumps({"format": 3, "files": [1]}).encode(),
+    "old format": json.dumps({"format": FORMAT - 1, "files": {}}).encode(),
+    "files of the wrong shape": json.dumps({"format": FORMAT, "files": {"x": 1}}).encode(),
+    "files not a mapping": json.dumps({"format": FORMAT, "files": [1]}).encode(),
     "nested too deep": b"[" * 100_000 + b"]" * 100_000,
 }
 
@@ -159,7 +160,7 @@ def test_a_cache_with_foreign_content_is_ignored_and_rebuilt(tree: Project, cont
     cache_file(tree.root).write_bytes(content)
     assert cached_run(tree)["warnings"] == []
     rebuilt = json.loads(cache_file(tree.root).read_text())
-    assert rebuilt["format"] == 3
+    assert rebuilt["format"] == FORMAT
     assert rebuilt["files"][PLATFORM]["scopes"] == {"2": [True, "module-level try"]}
 
 

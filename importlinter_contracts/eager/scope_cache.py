@@ -15,7 +15,7 @@ from ..locations import display_path, source_file
 from .scopes import ImportScope, import_scopes
 
 # Raised whenever the classification changes, so that older cached results are not reused.
-_CACHE_FORMAT = 3
+_CACHE_FORMAT = 4
 _MODULE_LEVEL = ImportScope(eager=True, reason="module level")
 _IMPORT_KEYWORDS = (b"import ", b"from ", b"import\t", b"from\t")
 
