@@ -13,6 +13,7 @@ import pytest
 
 from helpers import Project, imports_of
 from importlinter_contracts import explore
+from importlinter_contracts.eager import scope_cache
 
 LIBRARY = {
     "pkg/__init__.py": "",
@@ -249,3 +250,29 @@ def test_calls_in_a_file_ast_cannot_read_here_are_a_warning(project: Project) ->
     with pytest.warns(UserWarning) as caught:
         explore.load(cache_dir=None).eager_closure("pkg.source")
     assert [str(w.message) for w in caught] == [warning]
+
+
+def test_functions_of_external_packages_are_not_followed(
+    project: Project, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    read: list[bytes] = []
+    real = scope_cache.read_source
+
+    def recording(source: bytes) -> object:
+        read.append(source)
+        return real(source)
+
+    monkeypatch.setattr(scope_cache, "read_source", recording)
+    project.write(
+        {
+            **LIBRARY,
+            "ext/__init__.py": "def load():\n    import pkg.heavy.a\n",
+            "pkg/source.py": "import ext\nfrom ext import load\next.load()\nload()\n",
+        }
+    )
+    project.configure(R4, session="include_external_packages = true\n")
+    assert "pkg.heavy.a" in loaded_by_python(project, "pkg.source")
+    report = project.contract("r4")
+    assert report["kept"] and report["warnings"] == []
+    # grimp has ext as one squashed module, without its code: its file is not read either.
+    assert (project.root / "ext/__init__.py").read_bytes() not in read

@@ -8,6 +8,7 @@ from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 
 from grimp import ImportGraph
+from grimp.exceptions import ModuleNotPresent
 
 from ..locations import display_path, location, locations
 from ..modules import has_module, parents
@@ -198,19 +199,19 @@ class EagerImports:
             for _ in range(binding.level - 1):
                 package = package.rpartition(".")[0]
             base = f"{package}.{base}" if base else package
-        if not has_module(self.graph, base):
+        if not self._has_code(base):
             return None
         if binding.attribute is None:
             return base, None
         submodule = f"{base}.{binding.attribute}"
-        return (submodule, None) if has_module(self.graph, submodule) else (base, binding.attribute)
+        return (submodule, None) if self._has_code(submodule) else (base, binding.attribute)
 
     def _attribute(
         self, module: str, attribute: str | None, rest: list[str], re_exports: int
     ) -> Iterator[tuple[str, str]]:
         """Follow `attribute` of `module`, then the dotted `rest`, to a function."""
         names = ([attribute] if attribute else []) + rest
-        while names and has_module(self.graph, f"{module}.{names[0]}"):
+        while names and self._has_code(f"{module}.{names[0]}"):
             module = f"{module}.{names.pop(0)}"
         if len(names) != 1:
             return  # a module itself, or an attribute of an attribute (a method, say)
@@ -226,6 +227,14 @@ class EagerImports:
                     found = self._bound(module, binding)
                     if found is not None:
                         yield from self._attribute(*found, [], re_exports - 1)
+
+    def _has_code(self, module: str) -> bool:
+        """Whether `module` is a module of the graph whose file is read: not an external
+        package (squashed), whose functions are not followed."""
+        try:
+            return not self.graph.is_module_squashed(module)
+        except ModuleNotPresent:
+            return False
 
     def _function(self, module: str, name: str) -> Function | None:
         reading = self._calls_of(module)
