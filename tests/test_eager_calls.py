@@ -11,9 +11,8 @@ import textwrap
 
 import pytest
 
-from helpers import Project, imports_of
+from helpers import Project, files_read, imports_of
 from importlinter_contracts import explore
-from importlinter_contracts.eager import scope_cache
 
 LIBRARY = {
     "pkg/__init__.py": "",
@@ -255,14 +254,7 @@ def test_calls_in_a_file_ast_cannot_read_here_are_a_warning(project: Project) ->
 def test_functions_of_external_packages_are_not_followed(
     project: Project, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    read: list[bytes] = []
-    real = scope_cache.read_source
-
-    def recording(source: bytes) -> object:
-        read.append(source)
-        return real(source)
-
-    monkeypatch.setattr(scope_cache, "read_source", recording)
+    read = files_read(monkeypatch)
     project.write(
         {
             **LIBRARY,

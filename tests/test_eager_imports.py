@@ -11,7 +11,7 @@ import pytest
 from click.testing import CliRunner
 from importlinter.cli import lint_imports_command
 
-from helpers import Project, imports_of
+from helpers import Project, files_read, imports_of
 from importlinter_contracts.eager import scope_cache
 from importlinter_contracts.eager.scopes import SourceReading
 
@@ -400,14 +400,7 @@ def test_only_the_files_of_reached_modules_are_read(
             "pkg/platforms/cuda/hooks.py": "import os\nif os.name:\n    import pkg.models.llama\n",
         }
     )
-    read: list[bytes] = []
-    real = scope_cache.read_source
-
-    def recording(source: bytes) -> object:
-        read.append(source)
-        return real(source)
-
-    monkeypatch.setattr(scope_cache, "read_source", recording)
+    read = files_read(monkeypatch)
     assert tree.contract("r4")["kept"]
     # The modules entered: the source, its parent packages and the interface; pkg.utils is
     # reached but outside the follow scope, so it is not entered.
