@@ -13,6 +13,7 @@ from importlinter import Contract, ContractCheck
 
 from . import _importlinter
 from .cache import DEFAULT_CACHE_DIR, using_cache_directory
+from .configuration import find_configuration
 from .errors import ConfigurationError, ImportlinterContractsError
 from .locations import location, locations
 from .report import (
@@ -60,6 +61,8 @@ def run_contracts(
     if os.getcwd() not in sys.path:
         sys.path.insert(0, os.getcwd())
     try:
+        # Read first by us, so that a file that cannot be parsed is named with its line.
+        find_configuration(config)
         user_options = _importlinter.read_user_options(config)
         if adjust is not None:
             registered = _importlinter.plugin_contract_types(user_options)

@@ -14,6 +14,7 @@ from importlinter.domain.imports import ModuleExpression
 
 from ..errors import ContractConfigurationError
 from ..modules import is_within, matching_modules, within
+from ..options import NonEmptyListField
 from ..outputs.text import print_finding
 from ..report import ContractFindings, RuntimeFinding
 
@@ -46,8 +47,8 @@ class RuntimeIsolationContract(Contract):
 
     type_name = "runtime_isolation"
 
-    blocked_modules: list[str] = fields.ListField(subfield=fields.StringField())  # type: ignore[assignment]
-    probe_modules: list[str] = fields.ListField(subfield=fields.StringField())  # type: ignore[assignment]
+    blocked_modules: list[str] = NonEmptyListField(subfield=fields.StringField())  # type: ignore[assignment]
+    probe_modules: list[str] = NonEmptyListField(subfield=fields.StringField())  # type: ignore[assignment]
     detector: str | None = fields.StringField(required=False)  # type: ignore[assignment]
     container: str | None = fields.StringField(required=False)  # type: ignore[assignment]
     backend_marker: str = fields.StringField(default="platform")  # type: ignore[assignment]
