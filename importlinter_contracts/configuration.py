@@ -25,10 +25,10 @@ def find_configuration(config: str | None) -> Path:
             raise ConfigurationError(f"Could not find {config}.")
         return Path(config)
     for name in _INI_CANDIDATES:
-        if Path(name).is_file() and _read_ini(Path(name)).has_section("importlinter"):
+        if Path(name).is_file() and _has_ini_section(Path(name)):
             return Path(name)
     for name in _TOML_CANDIDATES:
-        if Path(name).is_file() and _read_toml(Path(name)).get("tool", {}).get("importlinter"):
+        if Path(name).is_file() and _has_toml_table(Path(name)):
             return Path(name)
     raise ConfigurationError("Could not read any configuration.")
 
@@ -49,22 +49,47 @@ def read_configuration_text(path: Path) -> str:
         raise ConfigurationError(f"Could not read {path}: {error.strerror}.") from None
 
 
-def _read_ini(path: Path) -> configparser.ConfigParser:
+def universal_newlines(text: str) -> str:
+    """The text with every line break a newline, as import-linter opens the file."""
+    return text.replace("\r\n", "\n").replace("\r", "\n")
+
+
+def ini_values(text: str, source: str = "<string>") -> dict[str, dict[str, str]]:
+    """Every section's values as import-linter's INI reader gets them, interpolation done.
+
+    Raises configparser.Error.
+    """
     parser = configparser.ConfigParser()  # as import-linter's reader makes it
+    parser.read_string(universal_newlines(text), source=source)
+    return {name: dict(parser[name]) for name in parser.sections()}
+
+
+def toml_values(text: str) -> dict[str, Any]:
+    """The document as import-linter's TOML reader gets it. Raises tomllib.TOMLDecodeError."""
+    return tomllib.loads(universal_newlines(text))
+
+
+def _has_ini_section(path: Path) -> bool:
     try:
-        parser.read_string(path.read_text(encoding="utf-8"), source=str(path))
+        return "importlinter" in ini_values(read_configuration_text(path), str(path))
+    except configparser.InterpolationSyntaxError as error:
+        raise ConfigurationError(
+            f"{path}: option {error.option} of [{error.section}] has a '%' not written '%%' "
+            "(INI values are read with interpolation, where '%%' stands for '%')."
+        ) from None
+    except configparser.InterpolationError as error:
+        message = " ".join(error.message.split())
+        raise ConfigurationError(
+            f"{path}: option {error.option} of [{error.section}]: {message}"
+        ) from None
     except configparser.Error as error:
         # configparser's message names the file and the line.
         raise ConfigurationError(" ".join(error.message.split())) from None
-    except (OSError, UnicodeDecodeError) as error:
-        raise ConfigurationError(f"Could not read {path}: {error}.") from None
-    return parser
 
 
-def _read_toml(path: Path) -> dict[str, Any]:
+def _has_toml_table(path: Path) -> bool:
     try:
-        return tomllib.loads(path.read_text(encoding="utf-8"))
+        data = toml_values(read_configuration_text(path))
     except tomllib.TOMLDecodeError as error:
         raise ConfigurationError(f"{path}: {error}.") from None
-    except (OSError, UnicodeDecodeError) as error:
-        raise ConfigurationError(f"Could not read {path}: {error}.") from None
+    return bool(data.get("tool", {}).get("importlinter"))

@@ -27,19 +27,22 @@ def write_atomically(path: Path, data: bytes) -> None:
     try:
         status = target.stat()
     except OSError as error:
-        raise FileWriteError(f"cannot write {path}: {error.strerror}.") from None
+        raise FileWriteError(
+            f"cannot write {path} ({error.strerror}); nothing was written."
+        ) from None
     mode = stat.S_IMODE(status.st_mode)
     # The rename needs only the folder to be writable: a file marked read-only (no write
     # permission for anyone, or none for us) is refused, as an editor would.
     if not mode & 0o222 or not os.access(target, os.W_OK):
-        raise FileWriteError(f"cannot write {path}: it is read-only.")
+        raise FileWriteError(f"{path} is read-only; nothing was written.")
     try:
         descriptor, temporary = tempfile.mkstemp(
             prefix=f".{target.name}.", suffix=".tmp", dir=target.parent
         )
     except OSError as error:
         raise FileWriteError(
-            f"cannot write {path}: no new file can be made in {target.parent} ({error.strerror})."
+            f"cannot write {path}: no file can be made in {target.parent} ({error.strerror}); "
+            "nothing was written."
         ) from None
     try:
         with os.fdopen(descriptor, "wb") as file:
@@ -55,7 +58,9 @@ def write_atomically(path: Path, data: bytes) -> None:
         with contextlib.suppress(OSError):
             os.unlink(temporary)
         if isinstance(error, OSError):
-            raise FileWriteError(f"cannot write {path}: {error.strerror}.") from None
+            raise FileWriteError(
+                f"cannot write {path} ({error.strerror}); nothing was written."
+            ) from None
         raise
     _sync_folder(target.parent)
 

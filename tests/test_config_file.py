@@ -22,6 +22,7 @@ def edit_allowlist(
     edit = AllowlistEdit(contract_id, "ignore_imports", frozenset(remove), new)
     return edit_allowlists(text, toml, [edit])
 
+
 INI = """\
 ; vllm-omni boundary
 [importlinter]
@@ -165,7 +166,9 @@ def test_toml_inline_list_and_missing_list() -> None:
 
 
 def test_unknown_contract_is_an_error() -> None:
-    with pytest.raises(ConfigurationEditError, match=r"^no section \[importlinter:contract:nope\]$"):
+    with pytest.raises(
+        ConfigurationEditError, match=r"^no section \[importlinter:contract:nope\]$"
+    ):
         edit_allowlist(INI, "nope", False, set(), ["pkg.a -> pkg.b"])
     with pytest.raises(
         ConfigurationEditError,

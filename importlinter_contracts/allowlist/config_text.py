@@ -24,6 +24,7 @@ import tomlkit
 import tomlkit.exceptions
 import tomlkit.items
 
+from ..configuration import ini_values, toml_values
 from ..errors import ConfigurationEditError
 from .entries import entry_text
 
@@ -94,10 +95,6 @@ def _lines(text: str) -> list[str]:
 
 def _ending(line: str) -> str:
     return line[len(line.rstrip("\r\n")) :]
-
-
-def _universal(text: str) -> str:
-    return text.replace("\r\n", "\n").replace("\r", "\n")
 
 
 def _neighbour_ending(lines: Sequence[str], start: int, end: int) -> str:
@@ -198,9 +195,9 @@ def _merge(original: str, rendered: str, edited: str) -> str:
 
 
 def _check_toml(original: str, edited: str, edits: Sequence[AllowlistEdit]) -> None:
-    expected = tomllib.loads(_universal(original))
+    expected = toml_values(original)
     try:
-        found = tomllib.loads(_universal(edited))
+        found = toml_values(edited)
     except tomllib.TOMLDecodeError as error:
         raise ConfigurationEditError(f"the edited file would not parse ({error})") from None
     for edit in edits:
@@ -338,22 +335,15 @@ def _rewrite_lines(
     return "".join(result)
 
 
-def _ini_values(text: str) -> dict[str, dict[str, str]]:
-    """Every section's values as import-linter's reader gets them, interpolation done."""
-    parser = configparser.ConfigParser()
-    parser.read_string(_universal(text))
-    return {name: dict(parser[name]) for name in parser.sections()}
-
-
 def _ini_list(value: str) -> list[str]:
     """An INI value as import-linter's list fields read it: one item a line, blanks skipped."""
     return [line for line in value.strip().split("\n") if line.strip()]
 
 
 def _check_ini(original: str, edited: str, edits: Sequence[AllowlistEdit]) -> None:
-    expected: dict[str, dict[str, Any]] = _ini_values(original)
+    expected: dict[str, dict[str, Any]] = ini_values(original)
     try:
-        found: dict[str, dict[str, Any]] = _ini_values(edited)
+        found: dict[str, dict[str, Any]] = ini_values(edited)
     except configparser.Error as error:
         message = " ".join(error.message.split())
         raise ConfigurationEditError(f"the edited file would not parse ({message})") from None

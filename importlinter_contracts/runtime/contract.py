@@ -17,6 +17,7 @@ from ..modules import is_within, matching_modules, within
 from ..options import NonEmptyListField
 from ..outputs.text import print_finding
 from ..report import ContractFindings, RuntimeFinding
+from ..working_directory import working_directory_off_sys_path
 
 if TYPE_CHECKING:
     from .process import ProbeRun
@@ -79,7 +80,8 @@ class RuntimeIsolationContract(Contract):
         }
         # Imported here: lint-imports imports every registered contract type, even for a run
         # that checks only the static contracts.
-        from .process import run_probe
+        with working_directory_off_sys_path():
+            from .process import run_probe
 
         try:
             run = run_probe(python, request, self.timeout)
