@@ -21,9 +21,11 @@ def find_configuration(config: str | None) -> Path:
     read (lint-imports stops on it too).
     """
     if config:
-        if not Path(config).is_file():
+        path = Path(config)
+        if not path.is_file():
             raise ConfigurationError(f"Could not find {config}.")
-        return Path(config)
+        (_has_toml_table if is_toml(path) else _has_ini_section)(path)  # parses, or says why not
+        return path
     for name in _INI_CANDIDATES:
         if Path(name).is_file() and _has_ini_section(Path(name)):
             return Path(name)

@@ -892,6 +892,11 @@ CLI_ERRORS = {
         "Could not find missing.ini.",
     ),
     "no-configuration": (["check"], None, "Could not read any configuration."),
+    "named-config-does-not-parse": (
+        ["check", "--config", "other.ini"],
+        ("other.ini", INI_HEAD + "[importlinter]\n"),
+        "While reading from 'other.ini' [line 10]: section 'importlinter' already exists",
+    ),
     "unknown-contract-id": (
         ["check", "--contract", "nope"],
         INI_HEAD,
