@@ -403,46 +403,48 @@ def test_read_only_folder_is_a_one_line_error(tree: Project) -> None:
 
 
 @pytest.mark.parametrize(
-    ("failing", "error", "strerror"),
+    ("failing", "fault", "outcome"),
     [
-        ("replace", OSError(28, "No space left on device"), "No space left on device"),
-        ("fsync", OSError(5, "Input/output error"), "Input/output error"),
+        (
+            "replace",
+            OSError(28, "No space left on device"),
+            (
+                2,
+                "importlinter-contracts: cannot write .importlinter (No space left on device); "
+                "nothing was written.\n",
+            ),
+        ),
+        (
+            "fsync",
+            OSError(5, "Input/output error"),
+            (
+                2,
+                "importlinter-contracts: cannot write .importlinter (Input/output error); "
+                "nothing was written.\n",
+            ),
+        ),
+        # Between writing the temporary file and replacing the original: click's answer to ^C.
+        ("replace", KeyboardInterrupt(), (1, "\nAborted!\n")),
     ],
+    ids=["replace-fails", "fsync-fails", "interrupted-before-replace"],
 )
 def test_failed_write_leaves_the_file_and_no_temporary_file(
-    tree: Project, monkeypatch: pytest.MonkeyPatch, failing: str, error: OSError, strerror: str
+    tree: Project,
+    monkeypatch: pytest.MonkeyPatch,
+    failing: str,
+    fault: BaseException,
+    outcome: tuple[int, str],
 ) -> None:
     config = tree.root / ".importlinter"
     config.write_text(STALE_INI)
     files_before = snapshot(tree.root)
 
     def fail(*args: object) -> None:
-        raise error
+        raise fault
 
     monkeypatch.setattr(files.os, failing, fail)
     result = allowlist("--write")
-    assert result.exit_code == 2
-    assert result.stderr == (
-        f"importlinter-contracts: cannot write .importlinter ({strerror}); nothing was written.\n"
-    )
-    assert snapshot(tree.root) == files_before
-    assert leftovers(tree.root) == []
-
-
-def test_interrupted_write_leaves_the_file_and_no_temporary_file(
-    tree: Project, monkeypatch: pytest.MonkeyPatch
-) -> None:
-    """A fault between writing the temporary file and replacing the original."""
-    config = tree.root / ".importlinter"
-    config.write_text(STALE_INI)
-    files_before = snapshot(tree.root)
-
-    def interrupt(*args: object) -> None:
-        raise KeyboardInterrupt
-
-    monkeypatch.setattr(files.os, "replace", interrupt)
-    result = allowlist("--write")
-    assert (result.exit_code, result.stderr) == (1, "\nAborted!\n")  # click's answer to ^C
+    assert (result.exit_code, result.stderr) == outcome
     assert snapshot(tree.root) == files_before
     assert leftovers(tree.root) == []
 
@@ -664,6 +666,7 @@ def test_our_check_runs_no_module_of_the_working_directory(
     (folder / ".importlinter").write_text(STATIC_CONTRACTS)
     argv = ["importlinter-contracts", "check", "--no-cache", "--format", "json"]
     names = imported_names(folder, argv, OUR_CLI, start=True)
+    assert {"contextvars", "configparser", "click", "tomlkit", "grimp"} <= names
     plant(folder, names, markers)
     result = subprocess.run(
         [*command, "check", "--no-cache", "--format", "json"],
@@ -702,6 +705,14 @@ def test_runtime_contract_imports_its_runner_with_no_module_of_the_working_direc
 # is a configuration error naming the contract and the option.
 
 EMPTY = "This list is empty; give at least one value."
+REQUIRED_LISTS = [  # the list options that may not be given empty
+    "backends",
+    "source_modules",
+    "follow_modules",
+    "forbidden_modules",
+    "probe_modules",
+    "blocked_modules",
+]
 
 
 @pytest.mark.parametrize(
@@ -755,16 +766,7 @@ EMPTY = "This list is empty; give at least one value."
             f"'{A.replace(' -> ', '->')} # another reason'. Keep one of each.",
         ),
     ],
-    ids=[
-        "backends",
-        "source_modules",
-        "follow_modules",
-        "forbidden_modules",
-        "probe_modules",
-        "blocked_modules",
-        "identical-entries",
-        "same-import-two-reasons",
-    ],
+    ids=[*REQUIRED_LISTS, "identical-entries", "same-import-two-reasons"],
 )
 def test_no_silent_pass_in_ini(tree: Project, contract: str, option: str, message: str) -> None:
     tree.configure(f"[importlinter:contract:c]\nname = C\n{contract}\n")
@@ -808,14 +810,7 @@ def test_no_silent_pass_in_ini(tree: Project, contract: str, option: str, messag
             "blocked_modules",
         ),
     ],
-    ids=[
-        "backends",
-        "source_modules",
-        "follow_modules",
-        "forbidden_modules",
-        "probe_modules",
-        "blocked_modules",
-    ],
+    ids=REQUIRED_LISTS,
 )
 def test_no_silent_pass_in_toml(tree: Project, contract: str, option: str) -> None:
     registered = ", ".join(
