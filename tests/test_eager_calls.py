@@ -34,6 +34,8 @@ LIBRARY = {
     "pkg/helpers.py": "def load_b():\n    import pkg.heavy.b\n",
     "pkg/api/__init__.py": "from pkg.api.impl import load\n",
     "pkg/api/impl.py": "def load():\n    import pkg.heavy.a\n",
+    "pkg/sub/__init__.py": "from pkg.sub import impl\n",
+    "pkg/sub/impl.py": "def load():\n    import pkg.heavy.a\n",
 }
 
 LOAD = "def load():\n    import pkg.heavy.a\n"
@@ -66,6 +68,8 @@ RUNS = {
         "def load(flag=True):\n    if flag:\n        import pkg.heavy.a\nload()\n"
     ),
     "comprehension": LOAD + "values = [load() for _ in range(1)]\n",
+    # pkg.sub.impl is loaded by pkg.sub's own import, after the call is read.
+    "function of a module its package loads": "import pkg.sub\npkg.sub.impl.load()\n",
 }
 
 DOES_NOT_RUN = {

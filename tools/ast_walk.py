@@ -4,7 +4,8 @@ does. The tests use it as their oracle, and the benchmark as its baseline:
     python tools/ast_walk.py TREE     # parse every file of TREE/vllm_omni, answer R2 and R4
 
 It shares no code with the package: it parses files, resolves each import statement to the
-module it loads, and answers the rules directly.
+module it loads, follows the functions that code running at import time calls, and answers
+the rules directly.
 """
 
 from __future__ import annotations
