@@ -8,8 +8,10 @@ runs on import; their else branches do), and PEP 810 `lazy import` / `lazy from 
 
 A file is read with `ast` when the running interpreter can parse it (C speed), and otherwise
 with the tokenizer, which also reads syntax newer than the interpreter (a `lazy import` on
-Python 3.11, say); the two readings agree line for line. Nothing is imported or executed.
-Each import is keyed by the line its statement starts on, as grimp numbers it.
+Python 3.11, say); the two readings agree line for line. The calls made at import time
+(`calls.py`) are read from the `ast` reading only: a file read with the tokenizer has none.
+Nothing is imported or executed. Each import is keyed by the line its statement starts on, as
+grimp numbers it.
 """
 
 from __future__ import annotations
