@@ -433,6 +433,12 @@ def test_classifications_are_cached_per_file_and_no_cache_is_honoured(tree: Proj
     assert run() == {("pkg.platforms.cuda.platform", "pkg.models.llama")}
     cached = json.loads(cache_file(tree.root).read_text())["files"]
     assert cached["pkg/platforms/cuda/platform.py"]["scopes"] == {"2": [True, "module-level try"]}
+    # The calls are part of the same record.
+    assert cached["pkg/platforms/cuda/platform.py"]["calls"] == {
+        "calls": [],
+        "functions": {},
+        "bindings": [["pkg", "pkg", 0, None]],
+    }
     # A changed file is read again, not taken from the cache.
     tree.write({"pkg/platforms/cuda/platform.py": "def f():\n    import pkg.models.llama\n"})
     assert run() == set()

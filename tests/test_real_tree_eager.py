@@ -104,17 +104,30 @@ def test_the_registry_parent_package_is_still_followed(copy: Project) -> None:
     assert imports_of([violation]) == oracle_violations(copy)
 
 
-def test_a_new_eager_import_in_the_package_root_breaks_the_shipped_r4(copy: Project) -> None:
-    line = append(copy, "vllm_omni/__init__.py", "import vllm_omni.diffusion.quantization\n")
+# Where a new eager path into forbidden code must still be reported: the package root, the
+# config package that the root imports, and a module that every platform module reaches.
+NEW_PATHS = {
+    "package root": ("vllm_omni/__init__.py", "vllm_omni"),
+    "config package": ("vllm_omni/config/__init__.py", "vllm_omni.config"),
+    "platform interface": (f"{PLATFORMS}/interface.py", "vllm_omni.platforms.interface"),
+    "patch module the root imports": ("vllm_omni/patch.py", "vllm_omni.patch"),
+}
+
+
+@pytest.mark.parametrize(("path", "importer"), NEW_PATHS.values(), ids=NEW_PATHS.keys())
+def test_a_new_eager_import_into_forbidden_code_breaks_the_shipped_r4(
+    copy: Project, path: str, importer: str
+) -> None:
+    line = append(copy, path, "import vllm_omni.diffusion.quantization\n")
     report = copy.contract(R4_ID)
     (violation,) = report["violations"]
     assert (violation["importer"], violation["imported"]) == (
-        "vllm_omni",
+        importer,
         "vllm_omni.diffusion.quantization",
     )
-    assert violation["locations"] == [{"path": "vllm_omni/__init__.py", "line": line}]
+    assert violation["locations"] == [{"path": path, "line": line}]
     assert violation["why"] == ["module level"]
-    assert f"vllm_omni/__init__.py:{line}" in copy.lint_imports(*STATIC_CONTRACTS).output
+    assert f"{path}:{line}" in copy.lint_imports(*STATIC_CONTRACTS).output
     assert imports_of(report["violations"]) == oracle_violations(copy)
 
 
