@@ -8,7 +8,7 @@ from pathlib import Path
 from typing import Any, cast
 
 from ..configuration import find_configuration, is_toml
-from ..errors import ConfigurationError
+from ..errors import ConfigurationError, NothingToCheckError
 from ..report import ContractFindings, is_import_finding
 from ..running import run_contracts
 from .config_text import edit_allowlist
@@ -31,11 +31,29 @@ def _report_everything(contract_options: dict[str, Any], contract_class: type | 
         contract_options["unmatched_ignore_imports_alerting"] = "error"
 
 
+def _has_an_allowlist(contract_class: type) -> str | None:
+    # Only these need checking; the others (runtime_isolation) would run the analysed code.
+    return None if issubclass(contract_class, AllowlistedContract) else "has no allowlist"
+
+
 def needed_changes(
-    config: str | None, contract_ids: tuple[str, ...], cache_dir: Path | None
+    config: str | None,
+    contract_ids: tuple[str, ...],
+    cache_dir: Path | None,
+    verbose: bool = False,
 ) -> list[AllowlistChange]:
     """For each selected contract with an allowlist, what its entries lack or have too many."""
-    result = run_contracts(config, contract_ids, cache_dir, adjust=_report_everything)
+    try:
+        result = run_contracts(
+            config,
+            contract_ids,
+            cache_dir,
+            adjust=_report_everything,
+            select=_has_an_allowlist,
+            verbose=verbose,
+        )
+    except NothingToCheckError:  # no selected contract has an allowlist: nothing to change
+        return []
     changes = []
     for contract, check in result.report.get_contracts_and_checks():
         if not isinstance(contract, AllowlistedContract):
@@ -60,13 +78,16 @@ def needed_changes(
 
 
 def sync(
-    config: str | None, contract_ids: tuple[str, ...], cache_dir: Path | None
+    config: str | None,
+    contract_ids: tuple[str, ...],
+    cache_dir: Path | None,
+    verbose: bool = False,
 ) -> tuple[Path, str, str]:
     """The configuration file, its text with every allowlist in step, and the unified diff."""
     path = find_configuration(config)
     original = path.read_bytes().decode("utf-8")
     text = original
-    for change in needed_changes(config, contract_ids, cache_dir):
+    for change in needed_changes(config, contract_ids, cache_dir, verbose):
         text = edit_allowlist(
             text, change.contract_id, is_toml(path), set(change.stale), change.missing
         )

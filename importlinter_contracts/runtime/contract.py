@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import os
 import sys
-from typing import TYPE_CHECKING, cast
+from typing import TYPE_CHECKING, ClassVar, cast
 
 import grimp
 from grimp import ImportGraph
@@ -45,6 +45,7 @@ class RuntimeIsolationContract(Contract):
     """
 
     type_name = "runtime_isolation"
+    executes_analysed_code: ClassVar[bool] = True  # `check --static` skips it
 
     blocked_modules: list[str] = fields.ListField(subfield=fields.StringField())  # type: ignore[assignment]
     probe_modules: list[str] = fields.ListField(subfield=fields.StringField())  # type: ignore[assignment]
