@@ -90,7 +90,11 @@ def test_pre_commit_hooks_pass_a_clean_checkout_and_fail_a_violation(tmp_path: P
         "GIT_COMMITTER_NAME": "t",
         "GIT_COMMITTER_EMAIL": "t@example.invalid",
     }
-    for command in (["git", "init", "--quiet"], ["git", "add", "-A"], ["git", "commit", "-qm", "v"]):
+    for command in (
+        ["git", "init", "--quiet"],
+        ["git", "add", "-A"],
+        ["git", "commit", "-qm", "v"],
+    ):
         assert run(command, cwd=checkout, **identity).returncode == 0
     # try-repo installs this repository (HEAD, plus uncommitted changes to tracked files)
     # into a fresh environment and runs every hook of .pre-commit-hooks.yaml.

@@ -305,7 +305,7 @@ def prepare_runtime_environment() -> Path:
     if subprocess.run([base_python, "-m", "venv", str(venv)], check=False).returncode != 0:
         raise ToolError(f"`{base_python} -m venv {venv}` failed: its output above says why.")
     python = venv / "bin" / "python"
-    step(2, f"installing {TORCH}, the CPU build (the largest download, about 200 MB)")
+    step(2, f"installing {TORCH}, the CPU build (the largest part)")
     run_pip(python, "install", TORCH)
     step(3, f"installing {VLLM} without its dependencies")
     wheels = cache_root() / "wheels"
@@ -316,7 +316,7 @@ def prepare_runtime_environment() -> Path:
     run_pip(python, "install", "--no-deps", str(vllm_wheels[0]))
     step(4, f"installing the {len(pinned)} packages pinned in {shown(RUNTIME_REQUIREMENTS)}")
     run_pip(python, "install", "--no-deps", "-r", str(RUNTIME_REQUIREMENTS))
-    step(5, f"installing {' and '.join(_linter_requirements())} and this package")
+    step(5, f"installing {', '.join(_linter_requirements())} and this package")
     run_pip(python, "install", "--no-deps", *_linter_requirements(), "-e", str(REPO))
     (venv / ".complete").write_text(_runtime_stamp())
     say(f"runtime environment ready: {size_of(venv)} ({time.monotonic() - started:.0f} s)")
