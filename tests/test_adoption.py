@@ -4,6 +4,7 @@ run there; and the pre-commit hooks, run by the real pre-commit with `try-repo`.
 
 from __future__ import annotations
 
+import json
 import os
 import shutil
 import subprocess
@@ -78,6 +79,22 @@ def test_the_wheel_in_a_clean_environment_lints_a_checkout(tmp_path: Path) -> No
         "importlinter-contracts: skipped optional-sdks-stay-optional (runtime_isolation): "
         "it runs the code it checks, which --static skips.\n"
     )
+
+
+def test_static_json_check_of_the_release_passes_in_the_set_up_environment(
+    tmp_path: Path,
+) -> None:
+    checkout = vllm_omni_checkout(tmp_path / "vllm-omni")
+    command = Path(sys.executable).parent / "importlinter-contracts"
+    result = run([str(command), "check", "--static", "--format", "json"], cwd=checkout)
+    assert result.returncode == 0, result.stderr
+    report = json.loads(result.stdout)
+    assert report["kept"] is True
+    assert [c["id"] for c in report["contracts"]] == [
+        "platform-backends-private",
+        "platform-classes-load-no-bodies",
+    ]
+    assert [c["id"] for c in report["skipped"]] == ["optional-sdks-stay-optional"]
 
 
 def test_pre_commit_hooks_pass_a_clean_checkout_and_fail_a_violation(tmp_path: Path) -> None:
