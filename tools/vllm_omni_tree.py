@@ -28,6 +28,7 @@ import hashlib
 import importlib.machinery
 import importlib.metadata
 import os
+import re
 import shutil
 import subprocess
 import sys
@@ -276,7 +277,11 @@ def _runtime_stamp() -> str:
 
 
 def _linter_requirements() -> list[str]:
-    return [f"{name}=={importlib.metadata.version(name)}" for name in ("import-linter", "grimp")]
+    """This package's own dependencies (import-linter, grimp, ...), pinned to the versions
+    installed here, so that the runtime environment runs what the project's tests run."""
+    requirements = importlib.metadata.requires("importlinter-contracts") or []
+    names = [re.match(r"[A-Za-z0-9._-]+", r)[0] for r in requirements if "extra ==" not in r]
+    return [f"{name}=={importlib.metadata.version(name)}" for name in names]
 
 
 def prepare_runtime_environment() -> Path:
@@ -317,7 +322,8 @@ def prepare_runtime_environment() -> Path:
     step(4, f"installing the {len(pinned)} packages pinned in {shown(RUNTIME_REQUIREMENTS)}")
     run_pip(python, "install", "--no-deps", "-r", str(RUNTIME_REQUIREMENTS))
     step(5, f"installing {', '.join(_linter_requirements())} and this package")
-    run_pip(python, "install", "--no-deps", *_linter_requirements(), "-e", str(REPO))
+    # With their own dependencies (rich, ...): only these are resolved, never vllm's.
+    run_pip(python, "install", *_linter_requirements(), "-e", str(REPO))
     (venv / ".complete").write_text(_runtime_stamp())
     say(f"runtime environment ready: {size_of(venv)} ({time.monotonic() - started:.0f} s)")
     return venv
