@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import contextlib
 import functools
+import importlib.metadata
 import io
 import json
 import sys
@@ -17,10 +18,10 @@ from . import _importlinter
 from .allowlist.sync import sync
 from .cache import DEFAULT_CACHE_DIR
 from .configuration import find_configuration
-from .errors import ImportlinterContractsError
+from .errors import ImportlinterContractsError, UsageError
 from .files import write_atomically
 from .outputs.github import github_annotations
-from .running import run_contracts
+from .running import run_contracts, static_only
 
 EXIT_KEPT = 0
 EXIT_BROKEN = 1
@@ -33,27 +34,48 @@ def _fail(message: str) -> NoReturn:
     sys.exit(EXIT_ERROR)
 
 
+def _version_message() -> str:
+    linter, grimp = (importlib.metadata.version(name) for name in ("import-linter", "grimp"))
+    return f"importlinter-contracts %(version)s (import-linter {linter}, grimp {grimp})"
+
+
 @click.group()
+@click.version_option(package_name="importlinter-contracts", message=_version_message())
 def main() -> None:
     """Check import-linter contracts and report on them for machines and reviewers."""
 
 
 def _session_options(command: Callable[..., None]) -> Callable[..., None]:
-    """--config, --contract, --cache-dir, --no-cache and --debug; the cache is passed on as
-    `cache` (None: off), and every error is reported as `_reporting_errors` says."""
+    """What every command takes, as lint-imports takes it: the configuration file (CONFIG_FILE
+    or --config), --contract, --cache-dir, --no-cache, --verbose and --debug; the command gets
+    `config`, `cache` (None: off) and `verbose`, and every error is reported as
+    `_reporting_errors` says."""
 
     @functools.wraps(command)
-    def wrapper(cache_dir: str | None, no_cache: bool, debug: bool, **kwargs: Any) -> None:
+    def wrapper(
+        config_file: str | None,
+        config: str | None,
+        cache_dir: str | None,
+        no_cache: bool,
+        debug: bool,
+        **kwargs: Any,
+    ) -> None:
         cache = None if no_cache else Path(cache_dir) if cache_dir else DEFAULT_CACHE_DIR
         with _reporting_errors(debug):
-            command(cache=cache, **kwargs)
+            if config_file and config and config_file != config:
+                raise UsageError(
+                    f"Two configuration files given, {config_file} and --config {config}: give one."
+                )
+            command(config=config_file or config, cache=cache, **kwargs)
 
-    for option in reversed(
+    for decorator in reversed(
         [
+            click.argument("config_file", required=False, metavar="[CONFIG_FILE]"),
             click.option(
                 "--config",
                 default=None,
-                help="The configuration file (default: as lint-imports finds it).",
+                help="The configuration file, as CONFIG_FILE (default: as lint-imports finds "
+                "it: setup.cfg, .importlinter or pyproject.toml).",
             ),
             click.option(
                 "--contract",
@@ -68,11 +90,16 @@ def _session_options(command: Callable[..., None]) -> Callable[..., None]:
             ),
             click.option("--no-cache", is_flag=True, help="Neither read nor write any cache."),
             click.option(
+                "--verbose",
+                is_flag=True,
+                help="Print lint-imports' progress lines, on stderr.",
+            ),
+            click.option(
                 "--debug", is_flag=True, help="Show the full traceback of an unexpected error."
             ),
         ]
     ):
-        wrapper = option(wrapper)
+        wrapper = decorator(wrapper)
     return wrapper
 
 
@@ -95,15 +122,27 @@ def _reporting_errors(debug: bool) -> Iterator[None]:
 
 
 @contextlib.contextmanager
-def _quiet_stdout() -> Iterator[None]:
-    """Nothing stray on stdout: import-linter draws transient progress there, which must
-    carry nothing but the report."""
-    with contextlib.redirect_stdout(io.StringIO()):
+def _quiet_stdout(verbose: bool) -> Iterator[None]:
+    """Nothing stray on stdout: import-linter draws transient progress there, and prints its
+    --verbose lines there, while stdout must carry nothing but the report. The progress is
+    dropped, the verbose lines go to stderr."""
+    with contextlib.redirect_stdout(sys.stderr if verbose else io.StringIO()):
         yield
 
 
 @main.command()
 @_session_options
+@click.option(
+    "--static",
+    is_flag=True,
+    help="Skip the contracts that run the code they check (runtime_isolation, and any type "
+    "that does not declare executes_analysed_code = False), saying which on stderr.",
+)
+@click.option(
+    "--show-timings",
+    is_flag=True,
+    help="Show how long the graph build and each contract's check took (text and json).",
+)
 @click.option(
     "--format",
     "output_format",
@@ -114,15 +153,34 @@ def _quiet_stdout() -> Iterator[None]:
     "github: a GitHub Actions error annotation per finding.",
 )
 def check(
-    config: str | None, contracts: tuple[str, ...], cache: Path | None, output_format: str
+    config: str | None,
+    contracts: tuple[str, ...],
+    cache: Path | None,
+    verbose: bool,
+    static: bool,
+    show_timings: bool,
+    output_format: str,
 ) -> None:
     """Check the contracts, built-in ones included, as lint-imports does.
 
-    Exit status: 0 when every contract is kept, 1 when any is broken, 2 on a configuration
-    or usage error (the message goes to stderr).
+    Exit status: 0 when every contract checked is kept, 1 when any is broken, 2 on a
+    configuration or usage error (the message goes to stderr).
     """
-    with _quiet_stdout():
-        result = run_contracts(config, contracts, cache)
+    with _quiet_stdout(verbose):
+        result = run_contracts(
+            config,
+            contracts,
+            cache,
+            select=static_only if static else None,
+            show_timings=show_timings,
+            verbose=verbose,
+        )
+    for skipped in result.skipped:
+        click.echo(
+            f"importlinter-contracts: skipped {skipped['id'] or skipped['name']} "
+            f"({skipped['type']}): it {skipped['reason']}.",
+            err=True,
+        )
     if output_format == "json":
         click.echo(json.dumps(result.as_data(), indent=2))
     elif output_format == "github":
@@ -137,17 +195,22 @@ def check(
 @_session_options
 @click.option("--write", is_flag=True, help="Apply the change to the configuration file.")
 def allowlist(
-    config: str | None, contracts: tuple[str, ...], cache: Path | None, write: bool
+    config: str | None,
+    contracts: tuple[str, ...],
+    cache: Path | None,
+    verbose: bool,
+    write: bool,
 ) -> None:
     """Show, as a unified diff of the configuration file, how each contract's ignore_imports
     must change for the tree as it is: stale entries removed, new violations added with a
     '# TODO: reason' placeholder. With --write, apply it; nothing else in the file changes.
+    Only the contracts that have an allowlist are checked.
 
     Exit status: 0 when nothing needs to change (or it was written), 1 when a change is
     shown, 2 on a configuration or usage error.
     """
-    with _quiet_stdout():
-        path, text, diff = sync(config, contracts, cache)
+    with _quiet_stdout(verbose):
+        path, text, diff = sync(config, contracts, cache, verbose)
     if not diff:
         click.echo(f"{path}: every allowlist matches the tree.", err=True)
         sys.exit(EXIT_KEPT)

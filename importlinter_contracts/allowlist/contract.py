@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from typing import Any
+from typing import Any, ClassVar
 
 from grimp import ImportGraph
 from importlinter import Contract, ContractCheck, fields, output
@@ -22,6 +22,9 @@ class AllowlistedContract(Contract):
     Subclasses compute their findings, pass each through `Allowlist.excuse`, and build their
     result with `_contract_check`.
     """
+
+    # They read the import graph and source files, never run them (`check --static` runs them).
+    executes_analysed_code: ClassVar[bool] = False
 
     # Each field reads as its parsed value on an instance, hence the annotations.
     ignore_imports: list[AllowlistEntry] | None = AllowlistField()  # type: ignore[assignment]

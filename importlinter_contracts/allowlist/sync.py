@@ -7,7 +7,7 @@ from pathlib import Path
 from typing import Any, cast
 
 from ..configuration import find_configuration, is_toml, read_configuration_text
-from ..errors import ConfigurationEditError, ConfigurationError
+from ..errors import ConfigurationEditError, ConfigurationError, NothingToCheckError
 from ..report import ContractFindings, is_import_finding
 from ..running import run_contracts
 from .config_text import AllowlistEdit, edit_allowlists
@@ -22,12 +22,30 @@ def _report_everything(contract_options: dict[str, Any], contract_class: type | 
         contract_options["unmatched_ignore_imports_alerting"] = "error"
 
 
+def _has_an_allowlist(contract_class: type) -> str | None:
+    # Only these need checking; the others (runtime_isolation) would run the analysed code.
+    return None if issubclass(contract_class, AllowlistedContract) else "has no allowlist"
+
+
 def needed_changes(
-    config: str | None, contract_ids: tuple[str, ...], cache_dir: Path | None
+    config: str | None,
+    contract_ids: tuple[str, ...],
+    cache_dir: Path | None,
+    verbose: bool = False,
 ) -> list[AllowlistEdit]:
     """For each selected contract with an allowlist, the stale entries to remove and the
     imports to add, each with a reason still to be written."""
-    result = run_contracts(config, contract_ids, cache_dir, adjust=_report_everything)
+    try:
+        result = run_contracts(
+            config,
+            contract_ids,
+            cache_dir,
+            adjust=_report_everything,
+            select=_has_an_allowlist,
+            verbose=verbose,
+        )
+    except NothingToCheckError:  # no selected contract has an allowlist: nothing to change
+        return []
     changes = []
     for contract, check in result.report.get_contracts_and_checks():
         if not isinstance(contract, AllowlistedContract):
@@ -59,7 +77,10 @@ def needed_changes(
 
 
 def sync(
-    config: str | None, contract_ids: tuple[str, ...], cache_dir: Path | None
+    config: str | None,
+    contract_ids: tuple[str, ...],
+    cache_dir: Path | None,
+    verbose: bool = False,
 ) -> tuple[Path, str, str]:
     """The configuration file, its text with every allowlist in step, and the unified diff.
 
@@ -67,7 +88,7 @@ def sync(
     """
     path = find_configuration(config)
     original = read_configuration_text(path)
-    changes = needed_changes(config, contract_ids, cache_dir)
+    changes = needed_changes(config, contract_ids, cache_dir, verbose)
     try:
         text = edit_allowlists(original, is_toml(path), changes)
     except ConfigurationEditError as error:

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import os
 import sys
-from typing import TYPE_CHECKING, cast
+from typing import TYPE_CHECKING, ClassVar, cast
 
 import grimp
 from grimp import ImportGraph
@@ -47,6 +47,7 @@ class RuntimeIsolationContract(Contract):
     """
 
     type_name = "runtime_isolation"
+    executes_analysed_code: ClassVar[bool] = True  # `check --static` skips it
 
     blocked_modules: list[str] = NonEmptyListField(subfield=fields.StringField())  # type: ignore[assignment]
     probe_modules: list[str] = NonEmptyListField(subfield=fields.StringField())  # type: ignore[assignment]
