@@ -13,6 +13,7 @@ from __future__ import annotations
 import itertools
 import os
 import sys
+import warnings
 from collections.abc import Iterable, Iterator, Mapping
 from dataclasses import dataclass
 from pathlib import Path
@@ -163,7 +164,7 @@ class Explorer:
         parent packages, and what their eager imports run, followed everywhere."""
         self._require(module)
         reached = walk(module, self._eager, lambda hop: True, include_parents=True)
-        self._scopes.save()
+        self._save_scopes()
         return EagerClosure(
             module,
             {m: Chain(Step(hop.as_data()) for hop in chain_to(reached, m)) for m in reached},
@@ -211,7 +212,7 @@ class Explorer:
 
     def _steps(self, pairs: Iterable[tuple[str, str]]) -> Steps:
         steps = [self._import_step(a, b) for a, b in sorted(set(pairs))]
-        self._scopes.save()
+        self._save_scopes()
         return Steps(steps)
 
     def _import_step(self, importer: str, imported: str) -> Step:
@@ -227,6 +228,11 @@ class Explorer:
                 "locations": locations(importer, numbers),
             }
         )
+
+    def _save_scopes(self) -> None:
+        cache_warning = self._scopes.save()
+        if cache_warning is not None:
+            warnings.warn(cache_warning, stacklevel=3)
 
     def _require(self, *modules: str) -> None:
         for module in modules:

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import configparser
 import json
 import shutil
 import textwrap
@@ -12,6 +13,7 @@ from typing import Any
 from click.testing import CliRunner, Result
 from importlinter.cli import lint_imports_command
 
+from importlinter_contracts.allowlist.entries import parse_entry
 from importlinter_contracts.cli import main
 from vllm_omni_tree import contract_ids, tree
 
@@ -103,3 +105,13 @@ def copy_release(project: Project, version: str) -> Project:
     shutil.copytree(tree(version) / "vllm_omni", project.root / "vllm_omni")
     shutil.copy(REPO / ".importlinter", project.root / ".importlinter")
     return project
+
+
+def shipped_entries(contract_id: str) -> set[tuple[str, str]]:
+    """The (importer, imported) expressions of a contract's allowlist in the shipped
+    `.importlinter`."""
+    config = configparser.ConfigParser()
+    config.read(REPO / ".importlinter")
+    raw = config[f"importlinter:contract:{contract_id}"].get("ignore_imports", "")
+    entries = [parse_entry(line) for line in raw.splitlines() if line.strip()]
+    return {(e.expression.importer.expression, e.expression.imported.expression) for e in entries}

@@ -79,6 +79,7 @@ EAGER_FORMS = {
     "with": "import contextlib\nwith contextlib.suppress(ImportError):\n    import pkg.models.llama\n",
     "class body": "class Platform:\n    from pkg.models import llama\n",
     "else of TYPE_CHECKING": "from typing import TYPE_CHECKING\nif TYPE_CHECKING:\n    pass\nelse:\n    import pkg.models.llama\n",
+    "TYPE_CHECKING or another test": "from typing import TYPE_CHECKING\nif TYPE_CHECKING or X:\n    import pkg.models.llama\n",
 }
 
 DEFERRED_FORMS = {
@@ -87,6 +88,10 @@ DEFERRED_FORMS = {
     "TYPE_CHECKING": "from typing import TYPE_CHECKING\nif TYPE_CHECKING:\n    import pkg.models.llama\n",
     "lazy import": "lazy import pkg.models.llama\n",
     "main guard": 'if __name__ == "__main__":\n    import pkg.models.llama\n',
+    "TYPE_CHECKING alias": "from typing import TYPE_CHECKING as TC\nif TC:\n    import pkg.models.llama\n",
+    "typing alias": "import typing as t\nif t.TYPE_CHECKING:\n    import pkg.models.llama\n",
+    "if False": "if False:\n    import pkg.models.llama\n",
+    "if 0": "if 0:\n    import pkg.models.llama\n",
 }
 
 
@@ -196,6 +201,43 @@ def test_ancestors_of_reached_modules_count_unless_turned_off(project: Project) 
 def test_allowed_modules_are_exceptions_inside_the_forbidden_set(tree: Project) -> None:
     tree.write({"pkg/platforms/cuda/platform.py": "from pkg.attention import registry, flash\n"})
     assert violations(tree) == {("pkg.platforms.cuda.platform", "pkg.attention.flash")}
+
+
+def follow_everything(project: Project) -> None:
+    config = project.root / ".importlinter"
+    config.write_text(
+        config.read_text().replace("    pkg.platforms\nforbidden", "    pkg\nforbidden")
+    )
+
+
+def test_an_allowed_module_brings_its_parent_packages(tree: Project) -> None:
+    follow_everything(tree)
+    tree.write({"pkg/platforms/cuda/platform.py": "from pkg.attention import registry\n"})
+    # Python runs pkg.attention (forbidden) before pkg.attention.registry (allowed).
+    report = tree.contract("r4")
+    assert report["kept"], report
+    assert report["violations"] == []
+
+
+def test_the_parent_of_an_allowed_module_is_still_followed(tree: Project) -> None:
+    follow_everything(tree)
+    tree.write(
+        {
+            "pkg/platforms/cuda/platform.py": "from pkg.attention import registry\n",
+            "pkg/attention/__init__.py": "\nfrom pkg.attention import flash\n",
+        }
+    )
+    (violation,) = tree.contract("r4")["violations"]
+    assert (violation["importer"], violation["imported"], violation["line_numbers"]) == (
+        "pkg.attention",
+        "pkg.attention.flash",
+        [2],
+    )
+    assert [(hop["importer"], hop["imported"], hop["why"]) for hop in violation["chain"]] == [
+        ("pkg.platforms.cuda.platform", "pkg.attention.registry", ["module level"]),
+        ("pkg.attention.registry", "pkg.attention", ["its parent package runs first"]),
+        ("pkg.attention", "pkg.attention.flash", ["module level"]),
+    ]
 
 
 def test_wildcards_in_sources_and_forbidden_modules(tree: Project) -> None:

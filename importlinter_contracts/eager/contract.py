@@ -13,7 +13,7 @@ from ..allowlist.contract import AllowlistedContract, ignored_import
 from ..allowlist.entries import AllowlistEntry
 from ..cache import cache_directory
 from ..errors import ContractConfigurationError, UnreadableSourceError
-from ..modules import has_module, matching_modules, within
+from ..modules import has_module, matching_modules, parents, within
 from ..outputs.text import describe_hop, print_finding, print_import
 from ..report import ContractFindings, Finding, IgnoredImport, ImportFinding
 from ..unseen import unseen_folders
@@ -29,7 +29,8 @@ class EagerImportContract(AllowlistedContract):
     TYPE_CHECKING:` blocks or `lazy import`) are followed transitively through the
     `follow_modules` packages. Each such import whose target is forbidden, and not allowed,
     is a violation. With `include_ancestors`, a reached module's parent packages (inside the
-    follow scope) count as loaded too, as Python runs them first.
+    follow scope) count as loaded too, as Python runs them first; so an allowed module's
+    parent packages are allowed (their own eager imports are still checked).
 
     Options:
         - source_modules: module expressions (wildcards allowed); each must match a module.
@@ -64,8 +65,16 @@ class EagerImportContract(AllowlistedContract):
         scopes = ScopeIndex(cache_directory())
         eager_imports = EagerImports(graph, scopes)
 
+        # Python runs an allowed module's parent packages first: they are allowed too (their
+        # own eager imports are still followed and checked).
+        allowed_parents = {parent for module in allowed for parent in parents(module)}
+
         def is_forbidden(module: str) -> bool:
-            return within(module, forbidden) and not within(module, allowed)
+            return (
+                within(module, forbidden)
+                and not within(module, allowed)
+                and module not in allowed_parents
+            )
 
         findings: dict[tuple[str, str], ImportFinding] = {}
         ignored: dict[tuple[str, str], IgnoredImport] = {}
@@ -96,7 +105,9 @@ class EagerImportContract(AllowlistedContract):
                         chain,
                         lambda finding: ignored_import(finding, entry),  # noqa: B023
                     )
-        scopes.save()
+        cache_warning = scopes.save()
+        if cache_warning is not None:
+            warnings.append(cache_warning)
         output.verbose_print(verbose, f"Followed eager imports from {len(sources)} source modules.")
         return self._contract_check(
             list[Finding](_sorted(findings)),

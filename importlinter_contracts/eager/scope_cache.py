@@ -2,9 +2,11 @@
 
 from __future__ import annotations
 
+import contextlib
 import hashlib
 import json
 import os
+import tempfile
 from pathlib import Path
 from typing import Any
 
@@ -13,7 +15,7 @@ from ..locations import display_path, source_file
 from .scopes import ImportScope, import_scopes
 
 # Raised whenever the classification changes, so that older cached results are not reused.
-_CACHE_FORMAT = 2
+_CACHE_FORMAT = 4
 _MODULE_LEVEL = ImportScope(eager=True, reason="module level")
 _IMPORT_KEYWORDS = (b"import ", b"from ", b"import\t", b"from\t")
 
@@ -22,7 +24,9 @@ class ScopeIndex:
     """Answers "does this import run at import time, and why?" for lines grimp reported.
 
     Each file is read when a module of it is first asked about; its classification is
-    cached in `cache_dir` by the file's content digest (no cache when `cache_dir` is None).
+    cached in `cache_dir` by the file's content digest (no cache when `cache_dir` is None),
+    keyed by its path relative to the working directory (the project). A cache that cannot
+    be read, or holds anything but what this version writes, is ignored and rebuilt.
     """
 
     def __init__(self, cache_dir: Path | None) -> None:
@@ -51,14 +55,25 @@ class ScopeIndex:
             )
         return found
 
-    def save(self) -> None:
-        """Write the classifications read in this run to the cache."""
+    def save(self) -> str | None:
+        """Write the classifications read in this run to the cache, dropping the entries of
+        files that are gone. A cache that cannot be written costs only time: return a
+        warning, and the run goes on."""
         if self._cache_file is None or not self._dirty:
-            return
-        self._cache_file.parent.mkdir(parents=True, exist_ok=True)
-        partial = self._cache_file.with_suffix(f".{os.getpid()}.tmp")
-        partial.write_text(json.dumps({"format": _CACHE_FORMAT, "files": self._cached}))
-        partial.replace(self._cache_file)
+            return None
+        files = {key: entry for key, entry in self._cached.items() if os.path.isfile(key)}
+        try:
+            _write_atomically(
+                self._cache_file, json.dumps({"format": _CACHE_FORMAT, "files": files})
+            )
+        except OSError as error:
+            return (
+                f"The import-scope cache {display_path(self._cache_file)} cannot be written "
+                f"({error.strerror or error}): files are read again on the next run."
+            )
+        self._cached = files
+        self._dirty = False
+        return None
 
     def _source(self, module: str) -> tuple[Path, bytes, list[bytes]]:
         found = self._sources.get(module)
@@ -71,11 +86,11 @@ class ScopeIndex:
         return found
 
     def _classify(self, path: Path, source: bytes) -> dict[int, ImportScope]:
-        key = str(path.resolve())
+        key = display_path(path)
         digest = hashlib.blake2b(source, digest_size=16).hexdigest()
-        cached = self._cached.get(key)
-        if cached is not None and cached["digest"] == digest:
-            return {int(line): ImportScope(*scope) for line, scope in cached["scopes"].items()}
+        cached = _cached_scopes(self._cached.get(key), digest)
+        if cached is not None:
+            return cached
         try:
             scopes = import_scopes(source)
         except UnreadableSourceError as error:
@@ -93,10 +108,51 @@ class ScopeIndex:
         if self._cache_file is None:
             return {}
         try:
-            data = json.loads(self._cache_file.read_text())
-        except (OSError, ValueError):
+            data = json.loads(self._cache_file.read_bytes())
+        except (OSError, ValueError, RecursionError):
             return {}  # no cache yet, or an unreadable one: it is rebuilt
         if not isinstance(data, dict) or data.get("format") != _CACHE_FORMAT:
             return {}
-        files: dict[str, Any] = data.get("files", {})
-        return files
+        files = data.get("files")
+        # Each entry is checked when it is used (`_cached_scopes`).
+        return files if isinstance(files, dict) else {}
+
+
+def _cached_scopes(entry: Any, digest: str) -> dict[int, ImportScope] | None:
+    """The scopes a cache entry holds for a file with this digest; None when the entry is
+    missing, of another content, or not of the shape this version writes."""
+    if not isinstance(entry, dict) or entry.get("digest") != digest:
+        return None
+    scopes = entry.get("scopes")
+    if not isinstance(scopes, dict):
+        return None
+    found = {}
+    for line, scope in scopes.items():
+        if not (
+            isinstance(line, str)
+            and line.isdigit()
+            and isinstance(scope, list)
+            and len(scope) == 2
+            and isinstance(scope[0], bool)
+            and isinstance(scope[1], str)
+        ):
+            return None
+        found[int(line)] = ImportScope(eager=scope[0], reason=scope[1])
+    return found
+
+
+def _write_atomically(path: Path, text: str) -> None:
+    """Replace `path` with `text` in one step; no temporary file is left behind on failure.
+
+    Not synced to disk: a cache lost in a crash is only rebuilt.
+    """
+    path.parent.mkdir(parents=True, exist_ok=True)
+    handle, partial = tempfile.mkstemp(dir=path.parent, prefix=f"{path.name}.", suffix=".tmp")
+    try:
+        with os.fdopen(handle, "w", encoding="utf-8") as file:
+            file.write(text)
+        os.replace(partial, path)
+    except BaseException:
+        with contextlib.suppress(OSError):
+            os.unlink(partial)
+        raise
