@@ -18,7 +18,6 @@ from __future__ import annotations
 
 import argparse
 import shutil
-import subprocess
 import sys
 import tempfile
 import time
@@ -26,7 +25,7 @@ import zipfile
 from dataclasses import dataclass
 from pathlib import Path
 
-from vllm_omni_tree import cache_root
+from vllm_omni_tree import cache_root, pip_download
 
 
 @dataclass(frozen=True)
@@ -73,24 +72,14 @@ def tree(name: str) -> Path:
     with tempfile.TemporaryDirectory(dir=target.parent) as download:
         _progress(f"{name} {release.version}: downloading {release.wheel} ...")
         started = time.monotonic()
-        subprocess.run(
-            [
-                sys.executable,
-                "-m",
-                "pip",
-                "download",
-                "--quiet",
-                "--no-deps",
-                "--only-binary=:all:",
-                "--platform",
-                release.platform,
-                "--python-version",
-                "3.11",
-                f"{release.distribution}=={release.version}",
-                "--dest",
-                download,
-            ],
-            check=True,
+        pip_download(
+            f"{release.distribution}=={release.version}",
+            Path(download),
+            "--only-binary=:all:",
+            "--platform",
+            release.platform,
+            "--python-version",
+            "3.11",
         )
         wheel = Path(download) / release.wheel
         _progress(

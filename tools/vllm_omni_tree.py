@@ -35,8 +35,9 @@ def cache_root() -> Path:
     return Path(os.environ.get("IMPORTLINTER_CONTRACTS_CACHE", REPO / ".cache"))
 
 
-def pip_download(requirement: str, destination: Path) -> None:
-    """Download one distribution, without its dependencies, into `destination`."""
+def pip_download(requirement: str, destination: Path, *options: str) -> None:
+    """Download one distribution, without its dependencies, into `destination` (with more
+    `pip download` options)."""
     subprocess.run(
         [
             sys.executable,
@@ -45,6 +46,7 @@ def pip_download(requirement: str, destination: Path) -> None:
             "download",
             "--quiet",
             "--no-deps",
+            *options,
             requirement,
             "--dest",
             str(destination),
