@@ -13,7 +13,7 @@ from __future__ import annotations
 
 import os
 from collections.abc import Iterable, Mapping
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
@@ -29,11 +29,11 @@ SHOWN_FOLDERS = 5
 class UnseenFolders:
     """The folders without `__init__.py` that hide Python files from the graph."""
 
-    folders: tuple[Path, ...] = ()  # each folder without __init__.py with .py files at or below
-    file_count: int = 0  # the .py files the graph leaves out
+    folders: tuple[Path, ...]  # each folder without __init__.py with .py files at or below
+    file_count: int  # the .py files the graph leaves out
     # Each module left out (the folders without __init__.py among them, as namespace
     # packages) -> the folders without __init__.py on its way, outermost first.
-    missing_inits: Mapping[str, tuple[Path, ...]] = field(default_factory=dict)
+    missing_inits: Mapping[str, tuple[Path, ...]]
 
     def warning(self) -> str | None:
         """The warning every static contract gives, or None when the graph sees everything."""

@@ -8,6 +8,7 @@ from pathlib import Path
 import pytest
 
 from helpers import Project, configure_r2
+from importlinter_contracts import unseen as unseen_module
 from importlinter_contracts._importlinter import build_graph, read_user_options
 from importlinter_contracts.unseen import scan
 
@@ -249,3 +250,20 @@ def test_what_the_scan_leaves_out_is_exactly_what_grimp_leaves_out(
     # Every module a file makes is in the graph or left out (namespace packages aside).
     assert files_as_modules(project.root, root_package) <= in_graph | left_out
     assert found.file_count == len(files_as_modules(project.root, root_package) - in_graph)
+
+
+def test_the_folders_are_listed_once_per_run(
+    unseen: Project, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    scans: list[list[tuple[str, Path]]] = []
+
+    def counting_scan(roots: list[tuple[str, Path]]) -> unseen_module.UnseenFolders:
+        scans.append(roots)
+        return scan(roots)
+
+    monkeypatch.setattr(unseen_module, "scan", counting_scan)
+    r2_and_r4(unseen)
+    assert [c["warnings"] for c in unseen.report()["contracts"]] == [[WARNING], [WARNING]]
+    assert scans == [[("pkg", unseen.root / "pkg")]]
+    unseen.report()
+    assert len(scans) == 2
