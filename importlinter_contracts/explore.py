@@ -23,7 +23,7 @@ from grimp import ImportGraph
 from . import _importlinter
 from .cache import DEFAULT_CACHE_DIR
 from .eager.scope_cache import ScopeIndex
-from .eager.walk import PARENT_PACKAGE, EagerImports, chain_to, walk
+from .eager.walk import PARENT_PACKAGE, EagerImports, calls_unread_warnings, chain_to, walk
 from .locations import link_text, locations
 from .modules import has_module
 from .report import Hop, Location, Report
@@ -158,12 +158,18 @@ class Explorer:
         self._cache_dir = cache_dir
         self._scopes = ScopeIndex(cache_dir)
         self._eager = EagerImports(graph, self._scopes)
+        self._warned: set[str] = set()
 
     def eager_closure(self, module: str) -> EagerClosure:
         """Every module of the graph that runs when `module` is imported: the module, its
-        parent packages, and what their eager imports run, followed everywhere."""
+        parent packages, and what their eager imports (and the functions called at import
+        time) run, followed everywhere."""
         self._require(module)
         reached = walk(module, self._eager, lambda hop: True, include_parents=True)
+        for warning in calls_unread_warnings(self._eager):
+            if warning not in self._warned:
+                self._warned.add(warning)
+                warnings.warn(warning, stacklevel=2)
         self._save_scopes()
         return EagerClosure(
             module,

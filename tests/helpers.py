@@ -10,11 +10,13 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+import pytest
 from click.testing import CliRunner, Result
 from importlinter.cli import lint_imports_command
 
 from importlinter_contracts.allowlist.entries import parse_entry
 from importlinter_contracts.cli import main
+from importlinter_contracts.eager import scope_cache
 from vllm_omni_tree import contract_ids, tree
 
 REPO = Path(__file__).resolve().parent.parent
@@ -115,3 +117,16 @@ def shipped_entries(contract_id: str, path: Path = REPO / ".importlinter") -> se
     raw = config[f"importlinter:contract:{contract_id}"].get("ignore_imports", "")
     entries = [parse_entry(line) for line in raw.splitlines() if line.strip()]
     return {(e.expression.importer.expression, e.expression.imported.expression) for e in entries}
+
+
+def files_read(monkeypatch: pytest.MonkeyPatch) -> list[bytes]:
+    """The source of every file the eager-import analysis reads from now on, as read."""
+    read: list[bytes] = []
+    real = scope_cache.read_source
+
+    def recording(source: bytes) -> scope_cache.SourceReading:
+        read.append(source)
+        return real(source)
+
+    monkeypatch.setattr(scope_cache, "read_source", recording)
+    return read

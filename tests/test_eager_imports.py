@@ -11,8 +11,9 @@ import pytest
 from click.testing import CliRunner
 from importlinter.cli import lint_imports_command
 
-from helpers import Project, imports_of
+from helpers import Project, files_read, imports_of
 from importlinter_contracts.eager import scope_cache
+from importlinter_contracts.eager.scopes import SourceReading
 
 BASE = {
     "pkg/platforms/__init__.py": "",
@@ -399,16 +400,17 @@ def test_only_the_files_of_reached_modules_are_read(
             "pkg/platforms/cuda/hooks.py": "import os\nif os.name:\n    import pkg.models.llama\n",
         }
     )
-    classified: list[str] = []
-    real = scope_cache.import_scopes
-
-    def recording(source: bytes) -> object:
-        classified.append(source.decode().splitlines()[-1].strip())
-        return real(source)
-
-    monkeypatch.setattr(scope_cache, "import_scopes", recording)
+    read = files_read(monkeypatch)
     assert tree.contract("r4")["kept"]
-    assert sorted(classified) == ["from pkg.platforms import interface", "import pkg.utils"]
+    # The modules entered: the source, its parent packages and the interface; pkg.utils is
+    # reached but outside the follow scope, so it is not entered.
+    entered = [
+        "platforms/cuda/platform.py",
+        "platforms/cuda/__init__.py",
+        "platforms/__init__.py",
+        "platforms/interface.py",
+    ]
+    assert sorted(read) == sorted((tree.root / "pkg" / path).read_bytes() for path in entered)
 
 
 def cache_file(root: Path) -> Path:
@@ -430,8 +432,7 @@ def test_classifications_are_cached_per_file_and_no_cache_is_honoured(tree: Proj
 
     assert run() == {("pkg.platforms.cuda.platform", "pkg.models.llama")}
     cached = json.loads(cache_file(tree.root).read_text())["files"]
-    (entry,) = cached.values()
-    assert entry["scopes"] == {"2": [True, "module-level try"]}
+    assert cached["pkg/platforms/cuda/platform.py"]["scopes"] == {"2": [True, "module-level try"]}
     # A changed file is read again, not taken from the cache.
     tree.write({"pkg/platforms/cuda/platform.py": "def f():\n    import pkg.models.llama\n"})
     assert run() == set()
@@ -441,7 +442,7 @@ def test_an_import_grimp_sees_where_the_classifier_sees_none_is_an_error(
     tree: Project, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     tree.write({"pkg/platforms/cuda/platform.py": "import os\nif os.name:\n    import pkg.utils\n"})
-    monkeypatch.setattr(scope_cache, "import_scopes", lambda source: {})
+    monkeypatch.setattr(scope_cache, "read_source", lambda source: SourceReading({}, None, "x"))
     result = tree.check()
     assert (result.exit_code, result.stdout) == (2, "")
     assert result.stderr == (

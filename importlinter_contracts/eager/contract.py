@@ -14,23 +14,24 @@ from ..allowlist.entries import AllowlistEntry
 from ..cache import cache_directory
 from ..errors import ContractConfigurationError, UnreadableSourceError
 from ..modules import has_module, matching_modules, parents, within
-from ..outputs.text import describe_hop, print_finding, print_import
+from ..outputs.text import describe_hop, hop_locations, print_finding, print_import
 from ..report import ContractFindings, Finding, IgnoredImport, ImportFinding
 from ..unseen import unseen_folders
 from .scope_cache import ScopeIndex
-from .walk import EagerHop, EagerImports, chain_to, walk
+from .walk import EagerHop, EagerImports, calls_unread_warnings, chain_to, walk
 
 
 class EagerImportContract(AllowlistedContract):
     """Importing a source module does not, at import time, load a forbidden module.
 
     From each source module, the imports that run at import time (module level, including
-    if/try/with/for/while/match blocks and class bodies; not function bodies, `if
-    TYPE_CHECKING:` blocks or `lazy import`) are followed transitively through the
-    `follow_modules` packages. Each such import whose target is forbidden, and not allowed,
-    is a violation. With `include_ancestors`, a reached module's parent packages (inside the
-    follow scope) count as loaded too, as Python runs them first; so an allowed module's
-    parent packages are allowed (their own eager imports are still checked).
+    if/try/with/for/while/match blocks and class bodies, and the bodies of the functions
+    called at import time; not other function bodies, `if TYPE_CHECKING:` blocks or `lazy
+    import`) are followed transitively through the `follow_modules` packages. Each such
+    import whose target is forbidden, and not allowed, is a violation. With
+    `include_ancestors`, a reached module's parent packages (inside the follow scope) count as
+    loaded too, as Python runs them first; so an allowed module's parent packages are allowed
+    (their own eager imports are still checked).
 
     Options:
         - source_modules: module expressions (wildcards allowed); each must match a module.
@@ -94,7 +95,7 @@ class EagerImportContract(AllowlistedContract):
             except UnreadableSourceError as error:
                 raise UnreadableSourceError(f'Contract "{self.name}": {error}') from None
             for hop, entry in stops:
-                chain = [*chain_to(reached, hop.importer), hop]
+                chain = [*chain_to(reached, hop.runs_from), hop]
                 if entry is None:
                     _add_source(findings, hop, source, chain, lambda finding: finding)
                 else:
@@ -105,6 +106,7 @@ class EagerImportContract(AllowlistedContract):
                         chain,
                         lambda finding: ignored_import(finding, entry),  # noqa: B023
                     )
+        warnings += calls_unread_warnings(eager_imports)
         cache_warning = scopes.save()
         if cache_warning is not None:
             warnings.append(cache_warning)
@@ -154,7 +156,7 @@ class EagerImportContract(AllowlistedContract):
             )
             output.new_line()
             for hop in violation["chain"]:
-                print_import(describe_hop(hop), hop["locations"])
+                print_import(describe_hop(hop), hop_locations(hop))
             output.new_line()
         self._render_stale_entries_and_guidance(check)
 

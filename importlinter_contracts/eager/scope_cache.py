@@ -1,4 +1,5 @@
-"""Import scopes of the graph's modules, read only for the modules asked about, cached per file."""
+"""What the graph's modules say about import time (the scope of each import, their calls),
+read only for the modules asked about, cached per file."""
 
 from __future__ import annotations
 
@@ -12,10 +13,11 @@ from typing import Any
 
 from ..errors import UnreadableSourceError
 from ..locations import display_path, source_file
-from .scopes import ImportScope, import_scopes
+from . import calls as call_reading
+from .scopes import ImportScope, SourceReading, read_source
 
 # Raised whenever the classification changes, so that older cached results are not reused.
-_CACHE_FORMAT = 4
+_CACHE_FORMAT = 5
 _MODULE_LEVEL = ImportScope(eager=True, reason="module level")
 _IMPORT_KEYWORDS = (b"import ", b"from ", b"import\t", b"from\t")
 
@@ -36,24 +38,33 @@ class ScopeIndex:
         self._cached: dict[str, Any] = self._load()
         self._dirty = False
         self._sources: dict[str, tuple[Path, bytes, list[bytes]]] = {}
-        self._scopes: dict[str, dict[int, ImportScope]] = {}
+        self._readings: dict[str, SourceReading] = {}
 
     def scope(self, module: str, line: int) -> ImportScope:
         """The scope of the import statement that starts on `line` of `module`."""
-        path, source, lines = self._source(module)
+        path, _, lines = self._source(module)
         if 0 < line <= len(lines) and lines[line - 1].startswith(_IMPORT_KEYWORDS):
             # A statement that starts in column 0 sits in no block: no need to parse the file.
             return _MODULE_LEVEL
-        scopes = self._scopes.get(module)
-        if scopes is None:
-            scopes = self._scopes[module] = self._classify(path, source)
-        found = scopes.get(line)
+        found = self.reading(module).scopes.get(line)
         if found is None:
             raise UnreadableSourceError(
                 f"{display_path(path)}:{line}: grimp reports an import here, but no import "
                 "statement starts on this line."
             )
         return found
+
+    def reading(self, module: str) -> SourceReading:
+        """Everything `module`'s file says about import time."""
+        reading = self._readings.get(module)
+        if reading is None:
+            path, source, _ = self._source(module)
+            reading = self._readings[module] = self._read(path, source)
+        return reading
+
+    def path(self, module: str) -> Path:
+        """The file of `module`."""
+        return self._source(module)[0]
 
     def save(self) -> str | None:
         """Write the classifications read in this run to the cache, dropping the entries of
@@ -85,24 +96,26 @@ class ScopeIndex:
             found = self._sources[module] = (path, source, source.splitlines())
         return found
 
-    def _classify(self, path: Path, source: bytes) -> dict[int, ImportScope]:
+    def _read(self, path: Path, source: bytes) -> SourceReading:
         key = display_path(path)
         digest = hashlib.blake2b(source, digest_size=16).hexdigest()
-        cached = _cached_scopes(self._cached.get(key), digest)
+        cached = _cached_reading(self._cached.get(key), digest)
         if cached is not None:
             return cached
         try:
-            scopes = import_scopes(source)
+            reading = read_source(source)
         except UnreadableSourceError as error:
             raise UnreadableSourceError(
                 f"{display_path(path)}: cannot classify its imports: {error}"
             ) from None
         self._cached[key] = {
             "digest": digest,
-            "scopes": {line: [scope.eager, scope.reason] for line, scope in scopes.items()},
+            "scopes": {line: [scope.eager, scope.reason] for line, scope in reading.scopes.items()},
+            "calls": None if reading.calls is None else call_reading.to_json(reading.calls),
+            "calls_unread": reading.calls_unread,
         }
         self._dirty = True
-        return scopes
+        return reading
 
     def _load(self) -> dict[str, Any]:
         if self._cache_file is None:
@@ -114,16 +127,29 @@ class ScopeIndex:
         if not isinstance(data, dict) or data.get("format") != _CACHE_FORMAT:
             return {}
         files = data.get("files")
-        # Each entry is checked when it is used (`_cached_scopes`).
+        # Each entry is checked when it is used (`_cached_reading`).
         return files if isinstance(files, dict) else {}
 
 
-def _cached_scopes(entry: Any, digest: str) -> dict[int, ImportScope] | None:
-    """The scopes a cache entry holds for a file with this digest; None when the entry is
+def _cached_reading(entry: Any, digest: str) -> SourceReading | None:
+    """The reading a cache entry holds for a file with this digest; None when the entry is
     missing, of another content, or not of the shape this version writes."""
     if not isinstance(entry, dict) or entry.get("digest") != digest:
         return None
-    scopes = entry.get("scopes")
+    scopes = _cached_scopes(entry.get("scopes"))
+    calls_unread = entry.get("calls_unread")
+    if scopes is None or not isinstance(calls_unread, str):
+        return None
+    try:
+        calls = None if entry.get("calls") is None else call_reading.from_json(entry["calls"])
+    except ValueError:
+        return None
+    if (calls is None) != bool(calls_unread):
+        return None
+    return SourceReading(scopes, calls, calls_unread)
+
+
+def _cached_scopes(scopes: Any) -> dict[int, ImportScope] | None:
     if not isinstance(scopes, dict):
         return None
     found = {}

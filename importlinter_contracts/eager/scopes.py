@@ -23,6 +23,7 @@ from dataclasses import dataclass
 from tokenize import TokenInfo
 
 from ..errors import UnreadableSourceError
+from .calls import CallReading, read_calls
 
 # Kinds of tokens that never start or end a statement.
 _SKIPPED = frozenset({tokenize.NL, tokenize.COMMENT, tokenize.ENCODING})
@@ -47,6 +48,36 @@ class _Block:
     deferred: bool
 
 
+@dataclass(frozen=True)
+class SourceReading:
+    """What a file says about import time: the scope of each import statement, by the line
+    its statement starts on, and its calls (None when `ast` cannot parse the file here, with
+    the reason in `calls_unread`)."""
+
+    scopes: dict[int, ImportScope]
+    calls: CallReading | None
+    calls_unread: str = ""
+
+
+def read_source(source: bytes) -> SourceReading:
+    """Read a file with `ast`, or with the tokenizer when `ast` cannot parse it here (then
+    without its calls).
+
+    Raises UnreadableSourceError when the source can be read neither way.
+    """
+    try:
+        module = ast.parse(source)
+    except (SyntaxError, ValueError, RecursionError) as error:
+        # RecursionError: a deeply nested expression (a chain of thousands of attributes)
+        # that the interpreter compiles but `ast` cannot build; the tokenizer reads it flat.
+        return SourceReading(import_scopes_from_tokens(source), None, _describe(error))
+    scopes: dict[int, ImportScope] = {}
+    aliases: set[str] = set()
+    _visit(module.body, [], scopes, aliases)
+    calls = read_calls(module, lambda test: _never_runs(test, aliases) is not None)
+    return SourceReading(scopes, calls)
+
+
 def import_scopes(source: bytes) -> dict[int, ImportScope]:
     """The scope of every import statement, by the line number its statement starts on.
 
@@ -54,15 +85,7 @@ def import_scopes(source: bytes) -> dict[int, ImportScope]:
 
     Raises UnreadableSourceError when the source can be read neither way.
     """
-    try:
-        module = ast.parse(source)
-    except (SyntaxError, ValueError, RecursionError):
-        # RecursionError: a deeply nested expression (a chain of thousands of attributes)
-        # that the interpreter compiles but `ast` cannot build; the tokenizer reads it flat.
-        return import_scopes_from_tokens(source)
-    scopes: dict[int, ImportScope] = {}
-    _visit(module.body, [], scopes, set())
-    return scopes
+    return read_source(source).scopes
 
 
 def _visit(
@@ -451,6 +474,8 @@ def _scope(blocks: list[_Block]) -> ImportScope:
 def _describe(error: Exception) -> str:
     if isinstance(error, SyntaxError):
         return f"line {error.lineno}: {error.msg}"
+    if isinstance(error, RecursionError):
+        return "an expression nested too deeply"
     if isinstance(error, tokenize.TokenError):
         message, (line, _) = error.args
         return f"line {line}: {message}"
