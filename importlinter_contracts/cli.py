@@ -18,6 +18,7 @@ from .allowlist.sync import sync
 from .cache import DEFAULT_CACHE_DIR
 from .configuration import find_configuration
 from .errors import ImportlinterContractsError
+from .files import write_atomically
 from .outputs.github import github_annotations
 from .running import run_contracts
 
@@ -152,7 +153,7 @@ def allowlist(
         sys.exit(EXIT_KEPT)
     click.echo(diff, nl=False)
     if write:
-        path.write_bytes(text.encode("utf-8"))
+        write_atomically(path, text.encode("utf-8"))
         click.echo(f"{path}: written.", err=True)
         sys.exit(EXIT_KEPT)
     sys.exit(EXIT_BROKEN)

@@ -34,3 +34,7 @@ class UnreadableSourceError(ImportlinterContractsError):
 
 class ConfigurationEditError(ImportlinterContractsError):
     """An edit of the configuration file cannot be made safely; nothing was written."""
+
+
+class FileWriteError(ImportlinterContractsError):
+    """A file cannot be written; it was left as it was."""

@@ -10,9 +10,11 @@ from pathlib import Path
 from typing import Any, cast
 
 from importlinter import Contract, ContractCheck
+from importlinter.domain.contract import NoSuchContractType
 
 from . import _importlinter
 from .cache import DEFAULT_CACHE_DIR, using_cache_directory
+from .configuration import find_configuration
 from .errors import ConfigurationError, ImportlinterContractsError
 from .locations import location, locations
 from .report import (
@@ -56,10 +58,28 @@ def run_contracts(
 
     Raises ConfigurationError when lint-imports would stop with an error instead of a report.
     """
-    # As lint-imports does: the packages under analysis may sit in the working directory.
-    if os.getcwd() not in sys.path:
-        sys.path.insert(0, os.getcwd())
+    # As lint-imports does: the packages under analysis may sit in the working directory. Only
+    # while the contracts run, so that nothing there stands in for a module imported later.
+    working_directory = os.getcwd()
+    added = working_directory not in sys.path
+    if added:
+        sys.path.insert(0, working_directory)
     try:
+        return _run_contracts(config, contract_ids, cache_dir, adjust)
+    finally:
+        if added:
+            sys.path.remove(working_directory)
+
+
+def _run_contracts(
+    config: str | None,
+    contract_ids: tuple[str, ...],
+    cache_dir: Path | None,
+    adjust: Callable[[dict[str, Any], type[Contract] | None], None] | None,
+) -> RunResult:
+    try:
+        # Read first by us, so that a file that cannot be parsed is named with its line.
+        find_configuration(config)
         user_options = _importlinter.read_user_options(config)
         if adjust is not None:
             registered = _importlinter.plugin_contract_types(user_options)
@@ -74,8 +94,19 @@ def run_contracts(
             )
     except ImportlinterContractsError:
         raise
+    except NoSuchContractType as error:
+        names = ", ".join(
+            f'"{options.get("name", options.get("id"))}"'
+            for options in user_options.contracts_options
+            if options.get("type") == str(error)
+        )
+        raise ConfigurationError(
+            f"Contract {names} has type '{error}', which is neither built in nor registered "
+            "under contract_types."
+        ) from None
     except Exception as error:  # lint-imports reports any exception as its message
-        raise ConfigurationError(str(error) or type(error).__name__) from error
+        # One line: import-linter's messages may span several.
+        raise ConfigurationError(" ".join(str(error).split()) or type(error).__name__) from error
     if report.could_not_run:
         raise ConfigurationError(
             "\n".join(

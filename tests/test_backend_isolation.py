@@ -341,6 +341,10 @@ R2_OPTION_ERRORS = [
         "backends: every child of 'pkg.platforms' is in neutral_children, so '*' names no backend.",
     ),
     (
+        "backends = *\nneutral_children =\n",
+        "neutral_children: This list is empty; give at least one value.",
+    ),
+    (
         "neutral_children = interface\n",
         "backends: no child package of 'pkg.platforms' outside neutral_children has a 'platform' module; set backend_marker, or name the backends with backends = ... (or backends = * for every child).",
     ),
@@ -356,6 +360,7 @@ R2_OPTION_ERRORS = [
         "two-named-and-neutral",
         "neutral-child-missing",
         "every-child-neutral",
+        "neutral-children-empty",
         "none-discovered-outside-neutral",
     ],
 )

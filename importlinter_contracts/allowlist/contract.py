@@ -13,7 +13,7 @@ from .._importlinter import AlertLevel, render_broken_contract_guidance
 from ..outputs.text import print_finding
 from ..report import ContractFindings, Finding, IgnoredImport, ImportFinding
 from ..unseen import unseen_folders
-from .entries import Allowlist, AllowlistEntry, AllowlistEntryField, entries_missing_reasons
+from .entries import Allowlist, AllowlistEntry, AllowlistField, entries_missing_reasons
 
 STALE_ENTRY_ADVICE = "remove this stale entry"
 
@@ -26,9 +26,7 @@ class AllowlistedContract(Contract):
     """
 
     # Each field reads as its parsed value on an instance, hence the annotations.
-    ignore_imports: list[AllowlistEntry] | None = fields.ListField(  # type: ignore[assignment]
-        subfield=AllowlistEntryField(), required=False
-    )
+    ignore_imports: list[AllowlistEntry] | None = AllowlistField()  # type: ignore[assignment]
     require_reasons: bool = fields.BooleanField(required=False, default=False)  # type: ignore[assignment]
     unmatched_ignore_imports_alerting: AlertLevel = fields.EnumField(  # type: ignore[assignment]
         AlertLevel, default=AlertLevel.ERROR

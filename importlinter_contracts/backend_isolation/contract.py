@@ -13,6 +13,7 @@ from importlinter.domain.imports import Module
 from ..allowlist.contract import AllowlistedContract, ignored_import
 from ..errors import ContractConfigurationError
 from ..locations import locations
+from ..options import NonEmptyListField
 from ..outputs.text import describe_import, print_finding, print_import
 from ..report import ContractFindings, Finding, IgnoredImport, ImportFinding
 from ..unseen import unseen_folders
@@ -29,8 +30,8 @@ class BackendIsolationContract(AllowlistedContract):
 
     A container package holds backends: its child packages that have a `backend_marker`
     module, or the children named in `backends` (every child for `*`), never a child named
-    in `neutral_children`. Every direct import counts, wherever it
-    stands in the file: module level, class bodies, function bodies, `lazy import`.
+    in `neutral_children`. Every direct import counts, wherever it stands in the file:
+    module level, class bodies, function bodies, `lazy import`.
     `TYPE_CHECKING` imports count unless the session sets `exclude_type_checking_imports`.
     The container's own `__init__` and its other children are neutral code. With
     `cross_backend_imports = allow` (the default) a backend may import another backend;
@@ -51,11 +52,11 @@ class BackendIsolationContract(AllowlistedContract):
     type_name = "backend_isolation"
 
     container: Module = fields.ModuleField()  # type: ignore[assignment]
-    backends: list[str] | None = fields.ListField(  # type: ignore[assignment]
+    backends: list[str] | None = NonEmptyListField(  # type: ignore[assignment]
         subfield=fields.StringField(), required=False
     )
     backend_marker: str = fields.StringField(default="platform")  # type: ignore[assignment]
-    neutral_children: list[str] | None = fields.ListField(  # type: ignore[assignment]
+    neutral_children: list[str] | None = NonEmptyListField(  # type: ignore[assignment]
         subfield=fields.StringField(), required=False
     )
     cross_backend_imports: CrossBackendImports = fields.EnumField(  # type: ignore[assignment]

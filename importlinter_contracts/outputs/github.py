@@ -7,9 +7,8 @@ from collections.abc import Mapping
 from pathlib import Path
 from typing import Any, cast
 
-from ..allowlist.config_text import find_allowlist
-from ..configuration import is_toml
-from ..errors import ConfigurationEditError
+from ..allowlist.config_text import entry_lines
+from ..configuration import is_toml, read_configuration_text
 from ..report import Finding, Location, Report, RuntimeFinding, is_import_finding
 from .text import describe_hop, describe_import
 
@@ -63,7 +62,7 @@ def _where(finding: Finding) -> Location | None:
 def github_annotations(report: Report, config: Path) -> list[str]:
     """One `::error` command per violation and per stale allowlist entry; a stale entry
     points at its line in the configuration file."""
-    config_text = config.read_bytes().decode("utf-8") if config.is_file() else ""
+    config_text = read_configuration_text(config)
     commands = []
     for contract in report["contracts"]:
         title = f"{contract['name']} ({contract['id']})" if contract["id"] else contract["name"]
@@ -71,12 +70,14 @@ def github_annotations(report: Report, config: Path) -> list[str]:
             commands.append(_command(_message(finding), title, _where(finding)))
         lines = {}
         if contract["unmatched_ignores"] and contract["id"]:
-            try:
-                allowlist = find_allowlist(config_text, contract["id"], is_toml(config))
-            except ConfigurationEditError:
-                pass  # the entries are still reported, at the file
-            else:
-                lines = {span.text: span.line for span in allowlist.entries}
+            # An entry not found is still reported, at the file.
+            lines = entry_lines(
+                config_text,
+                is_toml(config),
+                contract["id"],
+                "ignore_imports",
+                contract["unmatched_ignores"],
+            )
         for entry in contract["unmatched_ignores"]:
             where: Location = {"path": str(config), "line": lines.get(entry)}
             commands.append(
