@@ -109,11 +109,11 @@ def copy_release(project: Project, version: str) -> Project:
     return project
 
 
-def shipped_entries(contract_id: str) -> set[tuple[str, str]]:
-    """The (importer, imported) expressions of a contract's allowlist in the shipped
-    `.importlinter`."""
+def shipped_entries(contract_id: str, path: Path = REPO / ".importlinter") -> set[tuple[str, str]]:
+    """The (importer, imported) expressions of a contract's allowlist in a shipped
+    configuration (by default `.importlinter`)."""
     config = configparser.ConfigParser()
-    config.read(REPO / ".importlinter")
+    config.read(path)
     raw = config[f"importlinter:contract:{contract_id}"].get("ignore_imports", "")
     entries = [parse_entry(line) for line in raw.splitlines() if line.strip()]
     return {(e.expression.importer.expression, e.expression.imported.expression) for e in entries}

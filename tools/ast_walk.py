@@ -163,23 +163,38 @@ def imported_modules(
 
 
 def backend_imports(
-    tree: Path, container: str, marker: str = "platform"
+    tree: Path,
+    container: str,
+    marker: str = "platform",
+    backends: str | set[str] | None = None,
+    neutral: frozenset[str] = frozenset(),
 ) -> set[tuple[str, str, int]]:
-    """(importer, imported, line) of every import of a backend from outside it (R2), with
-    TYPE_CHECKING blocks skipped."""
+    """(importer, imported, line) of every import of a backend from outside any backend (R2),
+    with TYPE_CHECKING blocks skipped.
+
+    The backends are the children of `container` named in `backends` ("*" for every child),
+    or by default every child package with a `marker` module; never a child in `neutral`.
+    """
     modules = modules_of(tree, container.split(".")[0])
     names = set(modules)
-    backends = {m for m in names if m.rpartition(".")[0] == container and f"{m}.{marker}" in names}
+    children = {m.rpartition(".")[2] for m in names if m.rpartition(".")[0] == container}
+    if backends == "*":
+        chosen = children - neutral
+    elif backends is not None:
+        chosen = set(backends)
+    else:
+        chosen = {c for c in children - neutral if f"{container}.{c}.{marker}" in names}
+    packages = {f"{container}.{c}" for c in chosen}
     found = set()
     for importer, path in modules.items():
+        if _inside(importer, packages):
+            continue  # a backend's code may import another backend (cross_backend_imports)
         for node in statements(path):
             if node.type_checking:
                 continue
             for imported in imported_modules(node, importer, path.name == "__init__.py", names):
-                for backend in backends:
-                    inside = lambda m, b=backend: m == b or m.startswith(b + ".")  # noqa: E731
-                    if inside(imported) and not any(inside(importer, b) for b in backends):
-                        found.add((importer, imported, node.line))
+                if _inside(imported, packages):
+                    found.add((importer, imported, node.line))
     return found
 
 

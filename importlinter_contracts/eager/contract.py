@@ -17,6 +17,7 @@ from ..modules import has_module, matching_modules, parents, within
 from ..options import NonEmptyListField
 from ..outputs.text import describe_hop, hop_locations, print_finding, print_import
 from ..report import ContractFindings, Finding, IgnoredImport, ImportFinding
+from ..unseen import unseen_folders
 from .scope_cache import ScopeIndex
 from .walk import EagerHop, EagerImports, calls_unread_warnings, chain_to, walk
 
@@ -125,7 +126,10 @@ class EagerImportContract(AllowlistedContract):
             matched = matching_modules(graph, expression)
             if not matched:
                 raise ContractConfigurationError(
-                    self.name, "source_modules", f"'{expression}' matches no module of the graph."
+                    self.name,
+                    "source_modules",
+                    f"'{expression}' matches no module of the graph"
+                    f"{unseen_folders(self.session_options).explain(str(expression))}.",
                 )
             sources |= matched
         return sorted(sources)
@@ -136,7 +140,10 @@ class EagerImportContract(AllowlistedContract):
         ]
         if missing:
             raise ContractConfigurationError(
-                self.name, "follow_modules", f"'{missing[0]}' is not a module of the graph."
+                self.name,
+                "follow_modules",
+                f"'{missing[0]}' is not a module of the graph"
+                f"{unseen_folders(self.session_options).explain(missing[0])}.",
             )
         return {module.name for module in self.follow_modules}
 
