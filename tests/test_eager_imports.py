@@ -13,6 +13,8 @@ from importlinter.cli import lint_imports_command
 
 from helpers import Project, files_read, imports_of
 from importlinter_contracts.eager import scope_cache
+from importlinter_contracts.eager.calls import Body, CallReading
+from importlinter_contracts.eager.outline import Outline
 from importlinter_contracts.eager.scopes import SourceReading
 
 BASE = {
@@ -414,40 +416,70 @@ def test_only_the_files_of_reached_modules_are_read(
 
 
 def cache_file(root: Path) -> Path:
-    return root / ".import_linter_cache" / "importlinter_contracts" / "import-scopes.json"
+    return root / ".import_linter_cache" / scope_cache.CACHE_FILE
 
 
-def test_classifications_are_cached_per_file_and_no_cache_is_honoured(tree: Project) -> None:
-    tree.write(
-        {
-            "pkg/platforms/cuda/platform.py": "try:\n    import pkg.models.llama\nexcept E:\n    pass\n"
-        }
-    )
+def test_what_is_read_is_cached_per_file_and_no_cache_is_honoured(
+    tree: Project, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    platform = "pkg/platforms/cuda/platform.py"
+    tree.write({platform: "try:\n    import pkg.models.llama\nexcept E:\n    pass\n"})
     tree.check()  # the helper passes --no-cache
     assert not cache_file(tree.root).exists()
 
-    def run() -> set[tuple[str, str]]:
+    def run() -> dict[str, object]:
         result = tree.check_with_cache("--format", "json")
-        return imports_of(json.loads(result.stdout)["contracts"][0]["violations"])
+        (contract,) = json.loads(result.stdout)["contracts"]
+        return dict(contract)
 
-    assert run() == {("pkg.platforms.cuda.platform", "pkg.models.llama")}
-    cached = json.loads(cache_file(tree.root).read_text())["files"]
-    assert cached["pkg/platforms/cuda/platform.py"]["scopes"] == {"2": [True, "module-level try"]}
-    # The calls are part of the same record.
-    assert cached["pkg/platforms/cuda/platform.py"]["calls"] == {
-        "calls": [],
-        "functions": {},
-        "bindings": [["pkg", "pkg", 0, None]],
-    }
-    # A changed file is read again, not taken from the cache.
-    tree.write({"pkg/platforms/cuda/platform.py": "def f():\n    import pkg.models.llama\n"})
-    assert run() == set()
+    violation = {("pkg.platforms.cuda.platform", "pkg.models.llama")}
+    read = files_read(monkeypatch)
+    assert imports_of(run()["violations"]) == violation
+    assert len(read) == 3  # the platform module and its two parent packages
+    assert cache_file(tree.root).is_file()
+    # A second run reads no file, and finds the same, with the same reasons.
+    read.clear()
+    report = run()
+    assert read == []
+    assert imports_of(report["violations"]) == violation
+    assert report["violations"][0]["why"] == ["module-level try"]
+    # A changed file is read again, and only it.
+    (tree.root / platform).write_text("def f():\n    import pkg.models.llama\n")
+    assert run()["violations"] == []
+    assert read == [(tree.root / platform).read_bytes()]
+
+
+def test_calls_read_with_ast_are_cached_with_the_file(
+    tree: Project, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    tree.write(
+        {
+            "pkg/platforms/cuda/platform.py": (
+                "def load():\n    import pkg.models.llama\n\n\nload()\n"
+            )
+        }
+    )
+    parsed: list[bytes] = []
+    real = scope_cache.read_calls_of
+
+    def recording(source: bytes, bodies: tuple[Body, ...]) -> CallReading | None:
+        parsed.append(source)
+        return real(source, bodies)
+
+    monkeypatch.setattr(scope_cache, "read_calls_of", recording)
+    for _ in range(2):
+        result = tree.check_with_cache("--format", "json")
+        (contract,) = json.loads(result.stdout)["contracts"]
+        assert contract["violations"][0]["why"] == ["inside def load, called at import time at l.5"]
+    # Only the file whose calls matter is parsed, and only once.
+    assert parsed == [(tree.root / "pkg/platforms/cuda/platform.py").read_bytes()]
 
 
 def test_an_import_grimp_sees_where_the_classifier_sees_none_is_an_error(
     tree: Project, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     tree.write({"pkg/platforms/cuda/platform.py": "import os\nif os.name:\n    import pkg.utils\n"})
+    monkeypatch.setattr(scope_cache, "read_outline", lambda source: Outline({}, ()))
     monkeypatch.setattr(scope_cache, "read_source", lambda source: SourceReading({}, None, "x"))
     result = tree.check()
     assert (result.exit_code, result.stdout) == (2, "")
@@ -475,10 +507,6 @@ def test_lint_imports_cache_options_are_honoured(
     )
     result = CliRunner().invoke(lint_imports_command, ["--no-logo", *args])
     assert result.exit_code == 0, result.output
-    written = sorted(tree.root.glob("*/importlinter_contracts/import-scopes.json"))
-    expected = (
-        []
-        if cache_folder is None
-        else [tree.root / cache_folder / "importlinter_contracts/import-scopes.json"]
-    )
+    written = sorted(tree.root.glob(f"*/{scope_cache.CACHE_FILE}"))
+    expected = [] if cache_folder is None else [tree.root / cache_folder / scope_cache.CACHE_FILE]
     assert written == expected
