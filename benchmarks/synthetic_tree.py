@@ -1,4 +1,5 @@
-"""Synthetic trees with vllm-omni's shape, at any size, for the scaling benchmark.
+"""Synthetic trees at any size, for the benchmark: with vllm-omni's shape (`write_tree`), and
+one where importing a platform module runs every module (`write_reach_tree`).
 
 A root package `synth` holds a `platforms` container with five backends (a platform module
 with module-level imports of thin hooks and a registry, and function-level imports of its
@@ -119,9 +120,16 @@ def configuration() -> str:
         f"    synth.s0.m{n} -> synth.platforms.npu.models.m2  # debt {n}\n"
         for n in range(ALLOWLISTED)
     )
+    return _static("synth", entries, follow="synth.platforms")
+
+
+def _static(root: str, debt: str, *, follow: str, excused: str = "") -> str:
+    """R2 over `root.platforms` with the `debt` allowlisted, and R4 from each platform module
+    through `follow`, with the eager imports `excused`."""
+    r4_entries = f"require_reasons = true\nignore_imports =\n{excused}" if excused else ""
     return f"""\
 [importlinter]
-root_package = synth
+root_package = {root}
 exclude_type_checking_imports = true
 contract_types =
     backend_isolation: importlinter_contracts.BackendIsolationContract
@@ -130,24 +138,25 @@ contract_types =
 [importlinter:contract:r2]
 name = R2
 type = backend_isolation
-container = synth.platforms
+container = {root}.platforms
 require_reasons = true
 ignore_imports =
-{entries}
+{debt}
 [importlinter:contract:r4]
 name = R4
 type = eager_imports
 source_modules =
-    synth.platforms.*.platform
+    {root}.platforms.*.platform
 follow_modules =
-    synth.platforms
+    {follow}
 forbidden_modules =
-    synth.platforms.*.models
-"""
+    {root}.platforms.*.models
+{r4_entries}"""
 
 
 # A tree where importing a platform module runs every module: the eager-import contract's
-# worst case, where it follows (and reads) the whole package.
+# worst case, where it follows (and reads) the whole package, as the shipped R4 follows all
+# of vllm_omni.
 
 REACH_BACKENDS = BACKENDS
 REACH_FOLLOWED = 3  # eager imports of random modules, besides the chain, per module
@@ -283,32 +292,5 @@ def write_reach_tree(root: Path, modules: int, seed: int = 0) -> tuple[int, int]
 def reach_configuration() -> str:
     """R2 and a whole-package R4 for the reach tree, as the shipped `.importlinter` has them
     for vllm-omni."""
-    return """\
-[importlinter]
-root_package = reach
-exclude_type_checking_imports = true
-contract_types =
-    backend_isolation: importlinter_contracts.BackendIsolationContract
-    eager_imports: importlinter_contracts.EagerImportContract
-
-[importlinter:contract:r2]
-name = R2
-type = backend_isolation
-container = reach.platforms
-require_reasons = true
-ignore_imports =
-    reach.s0.m0 -> reach.platforms.npu.models.m2  # debt
-
-[importlinter:contract:r4]
-name = R4
-type = eager_imports
-source_modules =
-    reach.platforms.*.platform
-follow_modules =
-    reach
-forbidden_modules =
-    reach.platforms.*.models
-require_reasons = true
-ignore_imports =
-    reach.s0.m0 -> reach.platforms.npu.models.m2  # excused
-"""
+    debt = "    reach.s0.m0 -> reach.platforms.npu.models.m2  # debt\n"
+    return _static("reach", debt, follow="reach", excused=debt.replace("debt", "excused"))

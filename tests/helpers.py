@@ -17,7 +17,6 @@ from importlinter.cli import lint_imports_command
 from importlinter_contracts.allowlist.entries import parse_entry
 from importlinter_contracts.cli import main
 from importlinter_contracts.eager import scope_cache
-from importlinter_contracts.eager.outline import Outline
 from vllm_omni_tree import contract_ids, tree
 
 REPO = Path(__file__).resolve().parent.parent
@@ -121,14 +120,14 @@ def shipped_entries(contract_id: str, path: Path = REPO / ".importlinter") -> se
 
 
 def files_read(monkeypatch: pytest.MonkeyPatch) -> list[bytes]:
-    """The source of every file the eager-import analysis reads from now on, as read (once
-    per file: its outline, which every file read gets first)."""
+    """The source of every file the eager-import analysis reads from now on, as read."""
     read: list[bytes] = []
-    real = scope_cache.read_outline
+    real = scope_cache._source
 
-    def recording(source: bytes) -> Outline | None:
+    def recording(path: str) -> bytes:
+        source = real(path)
         read.append(source)
-        return real(source)
+        return source
 
-    monkeypatch.setattr(scope_cache, "read_outline", recording)
+    monkeypatch.setattr(scope_cache, "_source", recording)
     return read

@@ -359,7 +359,9 @@ def test_missing_required_options_are_each_named(tree: Project) -> None:
 
 
 # PEP 701 lets a replacement field of an f-string span lines; grimp reads that on any Python.
-NEWER_SYNTAX = 'x = f"{\n    1\n}"\ndef f():\n    import pkg.models.llama\n'
+# A PEP 701 f-string (Python 3.12) between an import and its block's header: where the
+# import stands cannot be read without it.
+NEWER_SYNTAX = 'def f():\n    x = f"{\n    1\n}"\n    import pkg.models.llama\n'
 
 
 @pytest.mark.skipif(sys.version_info >= (3, 12), reason="Python 3.12's tokenizer reads PEP 701")
@@ -376,10 +378,20 @@ def test_syntax_this_python_cannot_read_in_a_reached_file_is_a_one_line_error(
     assert (result.exit_code, result.stdout) == (2, "")
     assert result.stderr == (
         'importlinter-contracts: Contract "Platform classes load no implementation": '
-        "pkg/platforms/cuda/hooks.py: cannot classify its imports: line 1: this Python's "
+        "pkg/platforms/cuda/hooks.py: cannot classify its imports: line 2: this Python's "
         "tokenizer cannot read '\"' here\n"
     )
     assert "Traceback" not in tree.lint_imports().output
+
+
+def test_syntax_this_python_cannot_read_away_from_the_imports_is_not_read(tree: Project) -> None:
+    # Each import is read from the lines between it and its block's header: syntax newer
+    # than this Python elsewhere in the file does not change where the import stands.
+    tree.write({"pkg/platforms/cuda/platform.py": "from pkg.platforms.cuda import hooks\n"})
+    (tree.root / "pkg/platforms/cuda/hooks.py").write_text(
+        'x = f"{\n    1\n}"\ndef f():\n    import pkg.models.llama\n'
+    )
+    assert tree.contract("r4")["kept"]
 
 
 @pytest.mark.skipif(
@@ -479,6 +491,7 @@ def test_an_import_grimp_sees_where_the_classifier_sees_none_is_an_error(
     tree: Project, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     tree.write({"pkg/platforms/cuda/platform.py": "import os\nif os.name:\n    import pkg.utils\n"})
+    monkeypatch.setattr(scope_cache, "text_calls", lambda source: None)
     monkeypatch.setattr(scope_cache, "read_outline", lambda source: Outline({}, ()))
     monkeypatch.setattr(scope_cache, "read_source", lambda source: SourceReading({}, None, "x"))
     result = tree.check()

@@ -553,3 +553,188 @@ def _after_at(text: str, position: int) -> bool:
     while index >= 0 and text[index] in " \t\n\\":
         index -= 1
     return index >= 0 and text[index] == "@"
+
+
+# Reading one import from the lines around it. An import statement that starts at column 0
+# is at module level; one that is indented is in the block of the nearest line above it with
+# less indentation, which is that block's header, if that line starts a statement. It does
+# when no line from it down to the import has a quote (no string is open across them), each
+# has as many closing brackets as opening ones (none is open across them) and none ends with
+# a backslash: then, as the import starts a statement, so does every line there. A line that
+# is not certain gives None, and the outline answers.
+
+_HEADER_LINE = re.compile(
+    rb"(?:(async)[ \t]+)?(if|elif|else|try|except|finally|with|for|while|def|class)\b"
+    rb"[ \t]*+([A-Za-z_]\w*)?"
+)
+_UNSURE = frozenset(b"'\"\\\t\f\r")
+
+
+def scope_of_line(lines: list[bytes], number: int) -> ImportScope | None:
+    """The scope of the import statement that starts on line `number` (1-based) of a file
+    split at its newlines, from the lines around it alone; None where they do not tell it
+    for certain. (For a file that binds no alias of TYPE_CHECKING, which `text_calls`
+    declines: an `if NAME:` here is not one.)"""
+    text = lines[number - 1]
+    code = text.lstrip(b" ")
+    if not code.startswith((b"import ", b"from ")) or (
+        number > 1 and lines[number - 2].endswith(b"\\")
+    ):
+        return None
+    indent = len(text) - len(code)
+    blocks: list[_Block] = []
+    index = number - 1
+    while indent:
+        index -= 1
+        while index >= 0:
+            line = lines[index]
+            code = line.lstrip(b" ")
+            if code and (_UNSURE.intersection(code) or _unbalanced(code)):
+                return None
+            if code and not code.startswith(b"#") and len(line) - len(code) < indent:
+                break
+            index -= 1
+        else:
+            return None
+        header = _HEADER_LINE.match(code)
+        if (
+            header is None
+            or not code.endswith(b":")
+            or b"#" in code
+            or (index and lines[index - 1].endswith(b"\\"))
+        ):
+            return None
+        block = _line_block(header, code)
+        if block is None:
+            return None
+        blocks.append(block)
+        indent = len(line) - len(code)
+    return _scope_of(tuple(reversed(blocks)))
+
+
+def _unbalanced(code: bytes) -> bool:
+    """Whether a line (without strings, as checked) opens or closes a bracket for another:
+    its comment left out."""
+    code = code.partition(b"#")[0]
+    return code.count(b"(") + code.count(b"[") + code.count(b"{") != code.count(b")") + code.count(
+        b"]"
+    ) + code.count(b"}")
+
+
+def _line_block(header: re.Match[bytes], code: bytes) -> _Block | None:
+    is_async, keyword, name = header.groups()
+    word = keyword.decode()
+    if word == "def" or word == "class":
+        if name is None:
+            return None
+        kind = "class body of " if word == "class" else "async def " if is_async else "def "
+        return _named_block(kind, name.decode())
+    if word != "if":
+        return _CLAUSES[word]
+    test = code[2:-1].strip()
+    if _NAME.fullmatch(test.decode()):
+        return (
+            _named_block("if TYPE_CHECKING", "")
+            if test == b"TYPE_CHECKING"
+            else (_named_block("if False", "") if test == b"False" else _CLAUSES["if"])
+        )
+    if _ATTRIBUTE.fullmatch(test.decode()):
+        return (
+            _named_block("if TYPE_CHECKING", "")
+            if test.endswith(b".TYPE_CHECKING")
+            else _CLAUSES["if"]
+        )
+    return None
+
+
+# What the text alone says of the calls at import time: a superset. Each name an import
+# statement binds (anywhere in the file: in a string or a comment too, and inside functions)
+# that the file calls anywhere, with the top-level package it is imported from.
+
+_IMPORT_WORD = re.compile(r"import\b")
+_FROM_BEFORE = re.compile(r"\bfrom[ \t]+(\.*)[ \t]*([\w.]*)[ \t]+$")
+_DEF_NAME = re.compile(r"\bdef[ \t]+([A-Za-z_]\w*)")
+_WORDS = re.compile(r"[A-Za-z_][\w.]*")
+
+
+def text_calls(source: bytes) -> tuple[tuple[str, str], ...] | None:
+    """The names an import binds that the text calls (or uses as decorators), each with
+    the top-level package it imports from ("." for a relative import, or where the text
+    does not say): a superset of what code running at import time calls through an import.
+    None where the file calls a function of its own, which the outline follows (or where
+    the text cannot be read so)."""
+    text = source.decode("latin-1")  # one character per byte; names are ASCII here
+    if "TYPE_CHECKING" in text and _TC_ALIAS.search(text):
+        return None
+    if _called(text, list(set(_DEF_NAME.findall(text)))):
+        return None
+    bound: dict[str, set[str]] = {}
+    kept = []  # the text without its import statements, where their names do not count
+    position = 0
+    for match in _IMPORT_WORD.finditer(text):
+        start = match.start()
+        if start and (text[start - 1].isalnum() or text[start - 1] in "_."):
+            continue  # the end of a longer name
+        line_start = text.rfind("\n", 0, start) + 1
+        if line_start >= 2 and text[line_start - 2] == "\\":
+            return None  # continues a line
+        end, rest = _statement_rest(text, match.end())
+        if rest is None:
+            return None
+        before = _FROM_BEFORE.search(text, line_start, start)
+        for name, top in _text_bindings(before, rest):
+            bound.setdefault(name, set()).add(top)
+        kept.append(text[position:start])
+        position = max(position, end)
+    kept.append(text[position:])
+    called = _called("".join(kept), [name for name in bound if name.isidentifier()])
+    return tuple(sorted((name, top) for name in called for top in bound[name]))
+
+
+def _statement_rest(text: str, start: int) -> tuple[int, str | None]:
+    """Where the statement that `import` ends at `start` ends, and what follows `import` in
+    it (on its line, or to the closing parenthesis), without comments; None where this
+    reading cannot tell."""
+    end = text.find("\n", start)
+    end = len(text) if end == -1 else end
+    rest = text[start:end].partition("#")[0].strip()
+    if rest.endswith("\\"):
+        return end, None
+    if not rest.startswith("("):
+        return end, rest.partition(";")[0]
+    close = start
+    parts = []
+    while True:
+        newline = text.find("\n", close)
+        line = text[close : len(text) if newline == -1 else newline].partition("#")[0]
+        if ")" in line:
+            parts.append(line.partition(")")[0])
+            return (len(text) if newline == -1 else newline), " ".join(parts).replace("(", " ", 1)
+        parts.append(line)
+        if newline == -1:
+            return len(text), None
+        close = newline + 1
+
+
+def _text_bindings(before: re.Match[str] | None, rest: str) -> list[tuple[str, str]]:
+    """The names an import binds, read leniently: a form this reading does not know binds
+    every name in it, from a package it does not know (".")."""
+    found: list[tuple[str, str]] = []
+    for item in rest.split(","):
+        words = item.split()
+        if not words:
+            continue
+        if len(words) == 3 and words[1] == "as":
+            name = words[2]
+        elif len(words) == 1:
+            name = words[0] if before is not None else words[0].partition(".")[0]
+        else:
+            found.extend((word, ".") for word in _WORDS.findall(item))
+            continue
+        if before is not None:
+            dots, module = before.groups()
+            top = "." if dots or not module else module.partition(".")[0]
+        else:
+            top = words[0].partition(".")[0]
+        found.append((name, top))
+    return found

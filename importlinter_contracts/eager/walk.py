@@ -93,9 +93,11 @@ _NO_CALLS = [((),) * count for count in range(64)]
 
 
 # What a walk offers from a module: each hop with the module it imports, its importer when
-# that is another module (whose code runs only once it has been entered), and what the
-# walk's `decide` said of it once asked (None until then).
+# that is another module (whose code runs only once it has been entered), what the walk's
+# `decide` said of it once asked (None until then), and, for a hop made only when first
+# taken (None until then), its lines and why each runs. With the set of modules they import.
 _Adjacent = list[Any]
+_Offers = tuple[frozenset[str], list[_Adjacent]]
 
 
 class EagerImports:
@@ -106,8 +108,8 @@ class EagerImports:
         self.graph = graph
         self._scopes = scopes
         self._hops: dict[str, list[EagerHop]] = {}
-        self._adjacent: dict[tuple[bool, Decide], dict[str, list[_Adjacent]]] = {}
-        self._imports_by_line: dict[str, dict[int, list[str]]] = {}
+        self._adjacent: dict[tuple[bool, Decide], dict[str, _Offers]] = {}
+        self._parents: dict[str, str | None] = {}
         self._code: dict[str, bool] = {}
         # Files whose calls `ast` cannot read here: their path and why.
         self.calls_unread: dict[str, str] = {}
@@ -120,27 +122,42 @@ class EagerImports:
             hops = self._hops[module] = self._find(module)
         return hops
 
-    def adjacency(self, include_parents: bool, decide: Decide) -> dict[str, list[_Adjacent]]:
+    def adjacency(self, include_parents: bool, decide: Decide) -> dict[str, _Offers]:
         """What walks that decide with `decide` offer from each module they have entered so
         far (`adjacent`), kept with the decisions: several walks, from different modules,
         share them."""
         return self._adjacent.setdefault((include_parents, decide), {})
 
-    def adjacent(self, module: str, include_parents: bool, decide: Decide) -> list[_Adjacent]:
+    def adjacent(self, module: str, include_parents: bool, decide: Decide) -> _Offers:
         """What a walk that decides with `decide` offers once it enters `module`: with
         `include_parents`, a hop to its nearest parent package in the graph first, then the
-        hops `of` it."""
+        hops `of` it; and the modules they import. (A hop of a line that runs by itself is
+        made when a walk first takes it: most imports are of modules already reached.)"""
         adjacency = self.adjacency(include_parents, decide)
         found = adjacency.get(module)
-        if found is None:
-            found = adjacency[module] = []
-            if include_parents:
-                parent = next((p for p in parents(module) if has_module(self.graph, p)), None)
-                if parent is not None:
-                    found.append([parent, EagerHop(module, parent), None, None])
+        if found is not None:
+            return found
+        offers: list[_Adjacent] = []
+        if include_parents:
+            parent = self._parents.get(module, module)
+            if parent == module:
+                parent = self._parents[module] = next(
+                    (p for p in parents(module) if has_module(self.graph, p)), None
+                )
+            if parent is not None:
+                offers.append([parent, EagerHop(module, parent), None, None, None])
+        hops = self._hops.get(module)
+        if hops is None and not self._scopes.may_call(module, self._has_code):
+            # Only lines that run by themselves: each hop is made when first taken.
+            offers.extend(
+                [imported, None, None, None, (lines, reasons)]
+                for imported, lines, reasons in self._scopes.eager_lines(module, self.graph)
+            )
+        else:
             for hop in self.of(module):
                 importer = hop[0]
-                found.append([hop[1], hop, None if importer == module else importer, None])
+                offers.append([hop[1], hop, None if importer == module else importer, None, None])
+        found = adjacency[module] = (frozenset(offer[0] for offer in offers), offers)
         return found
 
     def lines(self, importer: str, imported: str) -> list[tuple[int, ImportScope]]:
@@ -310,17 +327,10 @@ class EagerImports:
     def _is_package(self, module: str) -> bool:
         return self._scopes.is_package(module)
 
-    def _imported_on(self, module: str, line: int) -> list[str]:
+    def _imported_on(self, module: str, line: int) -> tuple[str, ...]:
         """The modules an import statement of `module` on `line` imports, as grimp resolved
         them."""
-        by_line = self._imports_by_line.get(module)
-        if by_line is None:
-            by_line = self._imports_by_line[module] = {}
-            for imported in sorted(self.graph.find_modules_directly_imported_by(module)):
-                for detail in self.graph.get_import_details(importer=module, imported=imported):
-                    if not detail.get("is_lazy"):
-                        by_line.setdefault(detail["line_number"], []).append(imported)
-        return by_line.get(line, [])
+        return self._scopes.imported_on(module, line, self.graph)
 
 
 def calls_unread_warnings(eager_imports: EagerImports) -> list[str]:
@@ -382,24 +392,33 @@ def walk(
             stops.append((adjacent[1], decision))
 
     adjacency = eager_imports.adjacency(include_parents, decide)
-    # The queue grows while it is read: a breadth-first walk. (The common case of `offer`
-    # is written out: this loop runs for each import of each module reached.)
+    entered = reached.keys()
+    # The queue grows while it is read: a breadth-first walk. (The common cases are written
+    # out: this loop runs for each module reached, from each source.)
     for module in queue:
         found = adjacency.get(module)
         if found is None:
             found = eager_imports.adjacent(module, include_parents, decide)
-        for adjacent in found:
-            imported = adjacent[0]
-            if imported in reached:
+        imported, offers = found
+        if entered >= imported:
+            continue  # as for most modules: all it imports is reached already
+        for adjacent in offers:
+            target = adjacent[0]
+            if target in reached:
                 continue
             importer = adjacent[2]
             if importer is not None and importer not in reached:
                 waiting.setdefault(importer, []).append(adjacent)
                 continue
-            decision = adjacent[3]
-            if decision is True and not waiting:
-                reached[imported] = adjacent[1]
-                queue.append(imported)
+            hop = adjacent[1]
+            if hop is None:
+                lines, reasons = adjacent[4]
+                hop = adjacent[1] = EagerHop._make(
+                    (module, target, lines, reasons, _NO_CALLS[len(lines)], module)
+                )
+            if adjacent[3] is True and not waiting:
+                reached[target] = hop
+                queue.append(target)
             else:
                 offer(adjacent)
     return reached, stops
