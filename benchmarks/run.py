@@ -127,7 +127,9 @@ def contract_timings(output: str) -> dict[str, float]:
     """Each contract's check() time, from lint-imports --show-timings."""
     return {
         name: float(seconds)
-        for name, seconds in re.findall(r"^(.+?) (?:KEPT|BROKEN).*\[(\d+\.\d+)s\]$", output, re.M)
+        for name, seconds in re.findall(
+            r"^(.+?) (?:KEPT|BROKEN).*\[(\d+(?:\.\d+)?)s\]$", output, re.M
+        )
     }
 
 

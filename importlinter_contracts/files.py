@@ -7,7 +7,6 @@ import contextlib
 import errno
 import os
 import stat
-import tempfile
 from pathlib import Path
 
 from .errors import FileWriteError
@@ -45,6 +44,10 @@ def write_atomically(path: Path, data: bytes, *, durable: bool = True) -> None:
             raise FileWriteError(
                 f"{path} is read-only; nothing was written.", os.strerror(errno.EACCES)
             )
+    # Imported here: with what it imports, it costs every run of a linter 3 ms, and most
+    # runs write nothing.
+    import tempfile
+
     try:
         descriptor, temporary = tempfile.mkstemp(
             prefix=f".{target.name}.", suffix=".tmp", dir=target.parent

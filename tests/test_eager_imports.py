@@ -170,6 +170,14 @@ def test_thin_hook_that_imports_bodies_inside_a_function_keeps_the_contract(tree
     assert tree.contract("r4")["kept"]
 
 
+def test_an_import_of_one_module_on_many_lines_is_one_hop_with_every_line(tree: Project) -> None:
+    lines = "".join(f"if a{n}:\n    import pkg.models.llama\n" for n in range(70))
+    tree.write({"pkg/platforms/cuda/platform.py": "import os\n" + lines})
+    (violation,) = tree.contract("r4")["violations"]
+    assert violation["line_numbers"] == list(range(3, 143, 2))
+    assert violation["why"] == ["module-level if"] * 70
+
+
 def test_imports_are_not_followed_out_of_the_follow_scope(tree: Project) -> None:
     tree.write(
         {

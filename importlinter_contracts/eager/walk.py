@@ -92,6 +92,10 @@ Decide = Callable[[EagerHop], object]
 _NO_CALLS = [((),) * count for count in range(64)]
 
 
+def _no_calls(count: int) -> tuple[tuple[Call, ...], ...]:
+    return _NO_CALLS[count] if count < len(_NO_CALLS) else ((),) * count
+
+
 # What a walk offers from a module: each hop with the module it imports, its importer when
 # that is another module (whose code runs only once it has been entered), what the walk's
 # `decide` said of it once asked (None until then), and, for a hop made only when first
@@ -175,7 +179,7 @@ class EagerImports:
         new = EagerHop._make
         for imported, line_numbers, reasons in scopes.eager_lines(module, self.graph):
             hops.append(
-                new((module, imported, line_numbers, reasons, _NO_CALLS[len(line_numbers)], module))
+                new((module, imported, line_numbers, reasons, _no_calls(len(line_numbers)), module))
             )
         if not scopes.may_call(module, self._has_code):
             return hops
@@ -414,7 +418,7 @@ def walk(
             if hop is None:
                 lines, reasons = adjacent[4]
                 hop = adjacent[1] = EagerHop._make(
-                    (module, target, lines, reasons, _NO_CALLS[len(lines)], module)
+                    (module, target, lines, reasons, _no_calls(len(lines)), module)
                 )
             if adjacent[3] is True and not waiting:
                 reached[target] = hop
