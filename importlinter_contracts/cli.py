@@ -19,6 +19,11 @@ from .cache import DEFAULT_CACHE_DIR
 from .configuration import find_configuration
 from .errors import ImportlinterContractsError
 from .outputs.github import github_annotations
+from .outputs.markdown import history_markdown, review_markdown
+from .outputs.sarif import sarif_log
+from .review import summary
+from .review.revisions import source_root
+from .review.summary import history
 from .running import run_contracts
 
 EXIT_KEPT = 0
@@ -106,11 +111,11 @@ def _quiet_stdout() -> Iterator[None]:
 @click.option(
     "--format",
     "output_format",
-    type=click.Choice(["text", "json", "github"]),
+    type=click.Choice(["text", "json", "github", "sarif"]),
     default="text",
     show_default=True,
     help="text: as lint-imports prints it; json: one JSON document on stdout; "
-    "github: a GitHub Actions error annotation per finding.",
+    "github: a GitHub Actions annotation per finding; sarif: SARIF 2.1.0 for code scanning.",
 )
 def check(
     config: str | None, contracts: tuple[str, ...], cache: Path | None, output_format: str
@@ -127,6 +132,9 @@ def check(
     elif output_format == "github":
         for command in github_annotations(result.as_data(), find_configuration(config)):
             click.echo(command)
+    elif output_format == "sarif":
+        log = sarif_log(result.as_data(), find_configuration(config), source_root())
+        click.echo(json.dumps(log, indent=2))
     else:
         _importlinter.render_report(result.report)
     sys.exit(EXIT_KEPT if result.kept else EXIT_BROKEN)
@@ -156,3 +164,60 @@ def allowlist(
         click.echo(f"{path}: written.", err=True)
         sys.exit(EXIT_KEPT)
     sys.exit(EXIT_BROKEN)
+
+
+@main.command()
+@_session_options
+@click.option(
+    "--base",
+    metavar="REF",
+    help="The git revision to compare the configuration with (e.g. the pull request's base).",
+)
+@click.option(
+    "--history",
+    "revisions",
+    metavar="REF",
+    multiple=True,
+    help="Instead: the allowlist sizes at each of these revisions; may be repeated.",
+)
+@click.option(
+    "--format",
+    "output_format",
+    type=click.Choice(["markdown", "json"]),
+    default="markdown",
+    show_default=True,
+    help="markdown: a summary to post as a pull-request comment; json: the same as data.",
+)
+def review(
+    config: str | None,
+    contracts: tuple[str, ...],
+    cache: Path | None,
+    base: str | None,
+    revisions: tuple[str, ...],
+    output_format: str,
+) -> None:
+    """Review a configuration change against a git revision: per contract, the allowlist
+    entries added (with their reasons), removed and re-reasoned, the contracts' verdicts, and
+    the findings that the base revision's configuration reports on the current tree but the
+    current configuration does not (loosened) or the other way round (tightened).
+
+    Exit status: 1 when an allowlist grew or the change stops reporting a finding, 0
+    otherwise, 2 on an error (not a git repository, an unknown revision).
+    """
+    if bool(base) == bool(revisions):
+        raise click.UsageError("give either --base REF or --history REF (repeatable).")
+    if revisions:
+        points = history(config, list(revisions))
+        if output_format == "json":
+            click.echo(json.dumps(points, indent=2))
+        else:
+            click.echo(history_markdown(points), nl=False)
+        sys.exit(EXIT_KEPT)
+    assert base is not None
+    with _quiet_stdout():
+        found = summary.review(config, base, contracts, cache)
+    if output_format == "json":
+        click.echo(json.dumps(found, indent=2))
+    else:
+        click.echo(review_markdown(found), nl=False)
+    sys.exit(EXIT_BROKEN if found["grew"] or found["loosened"] else EXIT_KEPT)

@@ -34,3 +34,7 @@ class UnreadableSourceError(ImportlinterContractsError):
 
 class ConfigurationEditError(ImportlinterContractsError):
     """An edit of the configuration file cannot be made safely; nothing was written."""
+
+
+class RevisionError(ImportlinterContractsError):
+    """A git revision cannot be read: not a git repository, or an unknown revision."""

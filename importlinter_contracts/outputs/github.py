@@ -10,7 +10,14 @@ from typing import Any, cast
 from ..allowlist.config_text import find_allowlist
 from ..configuration import is_toml
 from ..errors import ConfigurationEditError
-from ..report import Finding, Location, Report, RuntimeFinding, is_import_finding
+from ..report import (
+    ContractResult,
+    Finding,
+    Location,
+    Report,
+    RuntimeFinding,
+    is_import_finding,
+)
 from .text import describe_hop, describe_import
 
 
@@ -22,17 +29,18 @@ def _escape_property(text: str) -> str:
     return _escape_data(text).replace(":", "%3A").replace(",", "%2C")
 
 
-def _command(message: str, title: str, where: Location | None) -> str:
+def _command(message: str, title: str, where: Location | None, kind: str = "error") -> str:
     properties = []
     if where is not None:
         properties.append(f"file={_escape_property(where['path'])}")
         if where["line"] is not None:
             properties.append(f"line={where['line']}")
     properties.append(f"title={_escape_property(title)}")
-    return f"::error {','.join(properties)}::{_escape_data(message)}"
+    return f"::{kind} {','.join(properties)}::{_escape_data(message)}"
 
 
-def _message(finding: Finding) -> str:
+def finding_message(finding: Finding) -> str:
+    """A finding in one line, every hop with its lines."""
     if not is_import_finding(finding):
         return cast(RuntimeFinding, finding)["message"]
     if "sources" in finding:  # an eager import, with the chain that reaches it
@@ -60,26 +68,32 @@ def _where(finding: Finding) -> Location | None:
     return None
 
 
+def stale_entry_lines(contract: ContractResult, config_text: str, config: Path) -> dict[str, int]:
+    """The line of each stale entry of a contract in the configuration text, where found."""
+    if not contract["unmatched_ignores"] or not contract["id"]:
+        return {}
+    try:
+        allowlist = find_allowlist(config_text, contract["id"], is_toml(config))
+    except ConfigurationEditError:
+        return {}  # the entries are still reported, at the file
+    return {span.text: span.line for span in allowlist.entries}
+
+
 def github_annotations(report: Report, config: Path) -> list[str]:
-    """One `::error` command per violation and per stale allowlist entry; a stale entry
-    points at its line in the configuration file."""
+    """One `::error` command per violation and per stale allowlist entry (which points at its
+    line in the configuration file), one `::warning` per warning."""
     config_text = config.read_bytes().decode("utf-8") if config.is_file() else ""
     commands = []
     for contract in report["contracts"]:
         title = f"{contract['name']} ({contract['id']})" if contract["id"] else contract["name"]
         for finding in contract["violations"]:
-            commands.append(_command(_message(finding), title, _where(finding)))
-        lines = {}
-        if contract["unmatched_ignores"] and contract["id"]:
-            try:
-                allowlist = find_allowlist(config_text, contract["id"], is_toml(config))
-            except ConfigurationEditError:
-                pass  # the entries are still reported, at the file
-            else:
-                lines = {span.text: span.line for span in allowlist.entries}
+            commands.append(_command(finding_message(finding), title, _where(finding)))
+        lines = stale_entry_lines(contract, config_text, config)
         for entry in contract["unmatched_ignores"]:
             where: Location = {"path": str(config), "line": lines.get(entry)}
             commands.append(
                 _command(f"{entry}: no import matches it; remove this stale entry", title, where)
             )
+        for warning in contract["warnings"]:
+            commands.append(_command(warning, title, None, kind="warning"))
     return commands
