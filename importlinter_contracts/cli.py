@@ -13,11 +13,12 @@ from typing import Any, NoReturn
 
 import click
 
-from . import _importlinter
+from . import _importlinter, explore
 from .allowlist.sync import sync
 from .cache import DEFAULT_CACHE_DIR
 from .configuration import find_configuration
 from .errors import ImportlinterContractsError
+from .outputs import graphs
 from .outputs.github import github_annotations
 from .outputs.markdown import history_markdown, review_markdown
 from .outputs.sarif import sarif_log
@@ -221,3 +222,91 @@ def review(
     else:
         click.echo(review_markdown(found), nl=False)
     sys.exit(EXIT_BROKEN if found["grew"] or found["loosened"] else EXIT_KEPT)
+
+
+_GRAPH_FORMATS = click.Choice(["text", "json", "dot", "mermaid"])
+_GRAPH_FORMAT_HELP = (
+    "text: as the REPL shows it; json: the report's hops; dot: a Graphviz graph; "
+    "mermaid: a graph that GitHub renders in Markdown."
+)
+
+
+@main.command()
+@_session_options
+@click.argument("module")
+@click.option(
+    "--format",
+    "output_format",
+    type=_GRAPH_FORMATS,
+    default="text",
+    show_default=True,
+    help=_GRAPH_FORMAT_HELP,
+)
+def closure(
+    config: str | None,
+    contracts: tuple[str, ...],
+    cache: Path | None,
+    module: str,
+    output_format: str,
+) -> None:
+    """What importing MODULE runs: every module, with the chain of steps that loads it."""
+    with _quiet_stdout():
+        found = explore.load(config, cache).eager_closure(module)
+    last_hops = [found[name].hops[-1] for name in found if found[name]]
+    if output_format == "json":
+        data = {"module": module, "modules": {name: found[name].hops for name in found}}
+        click.echo(json.dumps(data, indent=2))
+    elif output_format == "dot":
+        click.echo(graphs.dot(f"importing {module}", last_hops), nl=False)
+    elif output_format == "mermaid":
+        click.echo(graphs.mermaid(f"importing {module}", last_hops), nl=False)
+    else:
+        click.echo(repr(found))
+
+
+@main.command()
+@_session_options
+@click.argument("importer")
+@click.argument("imported")
+@click.option(
+    "--format",
+    "output_format",
+    type=_GRAPH_FORMATS,
+    default="text",
+    show_default=True,
+    help=_GRAPH_FORMAT_HELP,
+)
+def why(
+    config: str | None,
+    contracts: tuple[str, ...],
+    cache: Path | None,
+    importer: str,
+    imported: str,
+    output_format: str,
+) -> None:
+    """How IMPORTER comes to import IMPORTED: the shortest chain of imports, and the
+    shortest that runs at import time when that is another.
+
+    Exit status: 0 when a chain exists, 1 when none does, 2 on an error.
+    """
+    with _quiet_stdout():
+        chains = explore.load(config, cache).why(importer, imported)
+    shortest = chains[0].hops if chains else None
+    eager = next((chain.hops for chain in chains if chain.eager), None)
+    hops = [hop for chain in chains for hop in chain.hops]
+    title = f"{importer} to {imported}"
+    if output_format == "json":
+        data = {
+            "importer": importer,
+            "imported": imported,
+            "shortest": shortest,
+            "shortest_eager": eager,
+        }
+        click.echo(json.dumps(data, indent=2))
+    elif output_format == "dot":
+        click.echo(graphs.dot(title, hops), nl=False)
+    elif output_format == "mermaid":
+        click.echo(graphs.mermaid(title, hops), nl=False)
+    else:
+        click.echo(repr(chains))
+    sys.exit(EXIT_KEPT if chains else EXIT_BROKEN)

@@ -38,3 +38,9 @@ class ConfigurationEditError(ImportlinterContractsError):
 
 class RevisionError(ImportlinterContractsError):
     """A git revision cannot be read: not a git repository, or an unknown revision."""
+
+
+class UnknownModuleError(ImportlinterContractsError, KeyError):
+    """A module asked about is not in the graph."""
+
+    __str__ = Exception.__str__  # the message as written, not quoted as KeyError quotes it
