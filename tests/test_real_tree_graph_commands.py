@@ -9,6 +9,7 @@ import subprocess
 
 import pytest
 
+import debt_history
 from helpers import Project, run_cli
 from importlinter_contracts import explore
 
@@ -40,7 +41,5 @@ def test_the_chain_to_the_models_package_renders_with_graphviz(copy: Project) ->
 
 
 def test_debt_history_counts_the_allowlist_each_release_needs() -> None:
-    import debt_history
-
     assert debt_history.needed_entries("0.18.0")["platform-backends-private"] == 1
     assert debt_history.needed_entries("0.30.0")["platform-backends-private"] == 8
