@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import contextlib
 import functools
+import importlib.metadata
 import io
 import json
 import sys
@@ -17,7 +18,8 @@ from . import _importlinter, explore
 from .allowlist.sync import sync
 from .cache import DEFAULT_CACHE_DIR
 from .configuration import find_configuration
-from .errors import ImportlinterContractsError
+from .errors import ImportlinterContractsError, UsageError
+from .files import write_atomically
 from .outputs import graphs
 from .outputs.github import github_annotations
 from .outputs.markdown import history_markdown, review_markdown
@@ -25,7 +27,7 @@ from .outputs.sarif import sarif_log
 from .review import summary
 from .review.revisions import source_root
 from .review.summary import history
-from .running import run_contracts
+from .running import run_contracts, static_only
 
 EXIT_KEPT = 0
 EXIT_BROKEN = 1
@@ -38,27 +40,48 @@ def _fail(message: str) -> NoReturn:
     sys.exit(EXIT_ERROR)
 
 
+def _version_message() -> str:
+    linter, grimp = (importlib.metadata.version(name) for name in ("import-linter", "grimp"))
+    return f"importlinter-contracts %(version)s (import-linter {linter}, grimp {grimp})"
+
+
 @click.group()
+@click.version_option(package_name="importlinter-contracts", message=_version_message())
 def main() -> None:
     """Check import-linter contracts and report on them for machines and reviewers."""
 
 
 def _session_options(command: Callable[..., None]) -> Callable[..., None]:
-    """--config, --contract, --cache-dir, --no-cache and --debug; the cache is passed on as
-    `cache` (None: off), and every error is reported as `_reporting_errors` says."""
+    """What every command takes, as lint-imports takes it: the configuration file (CONFIG_FILE
+    or --config), --contract, --cache-dir, --no-cache, --verbose and --debug; the command gets
+    `config`, `cache` (None: off) and `verbose`, and every error is reported as
+    `_reporting_errors` says."""
 
     @functools.wraps(command)
-    def wrapper(cache_dir: str | None, no_cache: bool, debug: bool, **kwargs: Any) -> None:
+    def wrapper(
+        config_file: str | None,
+        config: str | None,
+        cache_dir: str | None,
+        no_cache: bool,
+        debug: bool,
+        **kwargs: Any,
+    ) -> None:
         cache = None if no_cache else Path(cache_dir) if cache_dir else DEFAULT_CACHE_DIR
         with _reporting_errors(debug):
-            command(cache=cache, **kwargs)
+            if config_file and config and config_file != config:
+                raise UsageError(
+                    f"Two configuration files given, {config_file} and --config {config}: give one."
+                )
+            command(config=config_file or config, cache=cache, **kwargs)
 
-    for option in reversed(
+    for decorator in reversed(
         [
+            click.argument("config_file", required=False, metavar="[CONFIG_FILE]"),
             click.option(
                 "--config",
                 default=None,
-                help="The configuration file (default: as lint-imports finds it).",
+                help="The configuration file, as CONFIG_FILE (default: as lint-imports finds "
+                "it: setup.cfg, .importlinter or pyproject.toml).",
             ),
             click.option(
                 "--contract",
@@ -73,11 +96,16 @@ def _session_options(command: Callable[..., None]) -> Callable[..., None]:
             ),
             click.option("--no-cache", is_flag=True, help="Neither read nor write any cache."),
             click.option(
+                "--verbose",
+                is_flag=True,
+                help="Print lint-imports' progress lines, on stderr.",
+            ),
+            click.option(
                 "--debug", is_flag=True, help="Show the full traceback of an unexpected error."
             ),
         ]
     ):
-        wrapper = option(wrapper)
+        wrapper = decorator(wrapper)
     return wrapper
 
 
@@ -100,15 +128,27 @@ def _reporting_errors(debug: bool) -> Iterator[None]:
 
 
 @contextlib.contextmanager
-def _quiet_stdout() -> Iterator[None]:
-    """Nothing stray on stdout: import-linter draws transient progress there, which must
-    carry nothing but the report."""
-    with contextlib.redirect_stdout(io.StringIO()):
+def _quiet_stdout(verbose: bool) -> Iterator[None]:
+    """Nothing stray on stdout: import-linter draws transient progress there, and prints its
+    --verbose lines there, while stdout must carry nothing but the report. The progress is
+    dropped, the verbose lines go to stderr."""
+    with contextlib.redirect_stdout(sys.stderr if verbose else io.StringIO()):
         yield
 
 
 @main.command()
 @_session_options
+@click.option(
+    "--static",
+    is_flag=True,
+    help="Skip the contracts that run the code they check (runtime_isolation, and any type "
+    "that does not declare executes_analysed_code = False), saying which on stderr.",
+)
+@click.option(
+    "--show-timings",
+    is_flag=True,
+    help="Show how long the graph build and each contract's check took (text and json).",
+)
 @click.option(
     "--format",
     "output_format",
@@ -119,15 +159,34 @@ def _quiet_stdout() -> Iterator[None]:
     "github: a GitHub Actions annotation per finding; sarif: SARIF 2.1.0 for code scanning.",
 )
 def check(
-    config: str | None, contracts: tuple[str, ...], cache: Path | None, output_format: str
+    config: str | None,
+    contracts: tuple[str, ...],
+    cache: Path | None,
+    verbose: bool,
+    static: bool,
+    show_timings: bool,
+    output_format: str,
 ) -> None:
     """Check the contracts, built-in ones included, as lint-imports does.
 
-    Exit status: 0 when every contract is kept, 1 when any is broken, 2 on a configuration
-    or usage error (the message goes to stderr).
+    Exit status: 0 when every contract checked is kept, 1 when any is broken, 2 on a
+    configuration or usage error (the message goes to stderr).
     """
-    with _quiet_stdout():
-        result = run_contracts(config, contracts, cache)
+    with _quiet_stdout(verbose):
+        result = run_contracts(
+            config,
+            contracts,
+            cache,
+            select=static_only if static else None,
+            show_timings=show_timings,
+            verbose=verbose,
+        )
+    for skipped in result.skipped:
+        click.echo(
+            f"importlinter-contracts: skipped {skipped['id'] or skipped['name']} "
+            f"({skipped['type']}): it {skipped['reason']}.",
+            err=True,
+        )
     if output_format == "json":
         click.echo(json.dumps(result.as_data(), indent=2))
     elif output_format == "github":
@@ -145,23 +204,28 @@ def check(
 @_session_options
 @click.option("--write", is_flag=True, help="Apply the change to the configuration file.")
 def allowlist(
-    config: str | None, contracts: tuple[str, ...], cache: Path | None, write: bool
+    config: str | None,
+    contracts: tuple[str, ...],
+    cache: Path | None,
+    verbose: bool,
+    write: bool,
 ) -> None:
     """Show, as a unified diff of the configuration file, how each contract's ignore_imports
     must change for the tree as it is: stale entries removed, new violations added with a
     '# TODO: reason' placeholder. With --write, apply it; nothing else in the file changes.
+    Only the contracts that have an allowlist are checked.
 
     Exit status: 0 when nothing needs to change (or it was written), 1 when a change is
     shown, 2 on a configuration or usage error.
     """
-    with _quiet_stdout():
-        path, text, diff = sync(config, contracts, cache)
+    with _quiet_stdout(verbose):
+        path, text, diff = sync(config, contracts, cache, verbose)
     if not diff:
         click.echo(f"{path}: every allowlist matches the tree.", err=True)
         sys.exit(EXIT_KEPT)
     click.echo(diff, nl=False)
     if write:
-        path.write_bytes(text.encode("utf-8"))
+        write_atomically(path, text.encode("utf-8"))
         click.echo(f"{path}: written.", err=True)
         sys.exit(EXIT_KEPT)
     sys.exit(EXIT_BROKEN)
@@ -182,6 +246,11 @@ def allowlist(
     help="Instead: the allowlist sizes at each of these revisions; may be repeated.",
 )
 @click.option(
+    "--static",
+    is_flag=True,
+    help="Skip the contracts that run the code they check, on both sides.",
+)
+@click.option(
     "--format",
     "output_format",
     type=click.Choice(["markdown", "json"]),
@@ -193,8 +262,10 @@ def review(
     config: str | None,
     contracts: tuple[str, ...],
     cache: Path | None,
+    verbose: bool,
     base: str | None,
     revisions: tuple[str, ...],
+    static: bool,
     output_format: str,
 ) -> None:
     """Review a configuration change against a git revision: per contract, the allowlist
@@ -206,7 +277,7 @@ def review(
     otherwise, 2 on an error (not a git repository, an unknown revision).
     """
     if bool(base) == bool(revisions):
-        raise click.UsageError("give either --base REF or --history REF (repeatable).")
+        raise UsageError("give either --base REF or --history REF (repeatable).")
     if revisions:
         points = history(config, list(revisions))
         if output_format == "json":
@@ -215,8 +286,10 @@ def review(
             click.echo(history_markdown(points), nl=False)
         sys.exit(EXIT_KEPT)
     assert base is not None
-    with _quiet_stdout():
-        found = summary.review(config, base, contracts, cache)
+    with _quiet_stdout(verbose):
+        found = summary.review(
+            config, base, contracts, cache, select=static_only if static else None
+        )
     if output_format == "json":
         click.echo(json.dumps(found, indent=2))
     else:
@@ -231,9 +304,10 @@ _GRAPH_FORMAT_HELP = (
 )
 
 
+# The module arguments come before the session options' optional CONFIG_FILE.
 @main.command()
-@_session_options
 @click.argument("module")
+@_session_options
 @click.option(
     "--format",
     "output_format",
@@ -246,11 +320,12 @@ def closure(
     config: str | None,
     contracts: tuple[str, ...],
     cache: Path | None,
+    verbose: bool,
     module: str,
     output_format: str,
 ) -> None:
     """What importing MODULE runs: every module, with the chain of steps that loads it."""
-    with _quiet_stdout():
+    with _quiet_stdout(verbose):
         found = explore.load(config, cache).eager_closure(module)
     last_hops = [found[name].hops[-1] for name in found if found[name]]
     if output_format == "json":
@@ -265,9 +340,9 @@ def closure(
 
 
 @main.command()
-@_session_options
 @click.argument("importer")
 @click.argument("imported")
+@_session_options
 @click.option(
     "--format",
     "output_format",
@@ -280,6 +355,7 @@ def why(
     config: str | None,
     contracts: tuple[str, ...],
     cache: Path | None,
+    verbose: bool,
     importer: str,
     imported: str,
     output_format: str,
@@ -289,7 +365,7 @@ def why(
 
     Exit status: 0 when a chain exists, 1 when none does, 2 on an error.
     """
-    with _quiet_stdout():
+    with _quiet_stdout(verbose):
         chains = explore.load(config, cache).why(importer, imported)
     shortest = chains[0].hops if chains else None
     eager = next((chain.hops for chain in chains if chain.eager), None)

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from typing import Any
+from typing import Any, ClassVar
 
 from grimp import ImportGraph
 from importlinter import Contract, ContractCheck, fields, output
@@ -11,7 +11,7 @@ from importlinter.domain.contract import InvalidContractOptions
 from .._importlinter import AlertLevel, render_broken_contract_guidance
 from ..outputs.text import print_finding
 from ..report import ContractFindings, Finding, IgnoredImport, ImportFinding
-from .entries import Allowlist, AllowlistEntry, AllowlistEntryField, entries_missing_reasons
+from .entries import Allowlist, AllowlistEntry, AllowlistField, entries_missing_reasons
 
 STALE_ENTRY_ADVICE = "remove this stale entry"
 
@@ -23,10 +23,11 @@ class AllowlistedContract(Contract):
     result with `_contract_check`.
     """
 
+    # They read the import graph and source files, never run them (`check --static` runs them).
+    executes_analysed_code: ClassVar[bool] = False
+
     # Each field reads as its parsed value on an instance, hence the annotations.
-    ignore_imports: list[AllowlistEntry] | None = fields.ListField(  # type: ignore[assignment]
-        subfield=AllowlistEntryField(), required=False
-    )
+    ignore_imports: list[AllowlistEntry] | None = AllowlistField()  # type: ignore[assignment]
     require_reasons: bool = fields.BooleanField(required=False, default=False)  # type: ignore[assignment]
     unmatched_ignore_imports_alerting: AlertLevel = fields.EnumField(  # type: ignore[assignment]
         AlertLevel, default=AlertLevel.ERROR

@@ -10,6 +10,7 @@ from __future__ import annotations
 
 from collections.abc import Iterable
 from dataclasses import dataclass
+from typing import Any
 
 from grimp import ImportGraph
 from importlinter import fields
@@ -35,12 +36,17 @@ class AllowlistEntry:
         return self.text
 
 
+def entry_text(text: str) -> str:
+    """An entry as it is reported and matched: its runs of white space made single spaces."""
+    return " ".join(text.split())
+
+
 def parse_entry(text: str) -> AllowlistEntry:
     """Parse `importer -> imported  # reason` (the reason is optional).
 
     Raises fields.ValidationError naming the entry when it is malformed.
     """
-    line = " ".join(text.split())
+    line = entry_text(text)
     expression_text, hash_sign, reason = line.partition("#")
     try:
         expression = fields.ImportExpressionField().parse(expression_text.strip())
@@ -63,6 +69,27 @@ class AllowlistEntryField(fields.Field):  # type: ignore[type-arg]
         if isinstance(raw_data, list):
             raise fields.ValidationError("Expected a single value, got multiple values.")
         return parse_entry(raw_data)
+
+
+class AllowlistField(fields.ListField):
+    """An allowlist option: entries of which no two allow the same imports (the second of
+    two would never go stale, so the list could no longer only shrink)."""
+
+    def __init__(self) -> None:
+        super().__init__(subfield=AllowlistEntryField(), required=False)
+
+    def parse(self, raw_data: str | list[str]) -> list[Any]:
+        entries: list[AllowlistEntry] = super().parse(raw_data)
+        by_expression: dict[str, list[AllowlistEntry]] = {}
+        for entry in entries:
+            by_expression.setdefault(str(entry.expression), []).append(entry)
+        repeated = [same for same in by_expression.values() if len(same) > 1]
+        if repeated:
+            listed = "; ".join(", ".join(f"'{entry}'" for entry in same) for same in repeated)
+            raise fields.ValidationError(
+                f"These entries allow the same imports: {listed}. Keep one of each."
+            )
+        return entries
 
 
 def entries_missing_reasons(entries: Iterable[AllowlistEntry]) -> list[AllowlistEntry]:

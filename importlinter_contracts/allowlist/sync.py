@@ -3,25 +3,16 @@
 from __future__ import annotations
 
 import difflib
-from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, cast
 
-from ..configuration import find_configuration, is_toml
-from ..errors import ConfigurationError
+from ..configuration import find_configuration, is_toml, read_configuration_text
+from ..errors import ConfigurationEditError, ConfigurationError, NothingToCheckError
 from ..report import ContractFindings, is_import_finding
 from ..running import run_contracts
-from .config_text import edit_allowlist
+from .config_text import AllowlistEdit, edit_allowlists
 from .contract import AllowlistedContract
-
-
-@dataclass(frozen=True)
-class AllowlistChange:
-    """One contract's allowlist: the stale entries to remove and the imports to add."""
-
-    contract_id: str
-    stale: list[str]
-    missing: list[str]
+from .entries import PLACEHOLDER_REASON
 
 
 def _report_everything(contract_options: dict[str, Any], contract_class: type | None) -> None:
@@ -31,11 +22,30 @@ def _report_everything(contract_options: dict[str, Any], contract_class: type | 
         contract_options["unmatched_ignore_imports_alerting"] = "error"
 
 
+def _has_an_allowlist(contract_class: type) -> str | None:
+    # Only these need checking; the others (runtime_isolation) would run the analysed code.
+    return None if issubclass(contract_class, AllowlistedContract) else "has no allowlist"
+
+
 def needed_changes(
-    config: str | None, contract_ids: tuple[str, ...], cache_dir: Path | None
-) -> list[AllowlistChange]:
-    """For each selected contract with an allowlist, what its entries lack or have too many."""
-    result = run_contracts(config, contract_ids, cache_dir, adjust=_report_everything)
+    config: str | None,
+    contract_ids: tuple[str, ...],
+    cache_dir: Path | None,
+    verbose: bool = False,
+) -> list[AllowlistEdit]:
+    """For each selected contract with an allowlist, the stale entries to remove and the
+    imports to add, each with a reason still to be written."""
+    try:
+        result = run_contracts(
+            config,
+            contract_ids,
+            cache_dir,
+            adjust=_report_everything,
+            select=_has_an_allowlist,
+            verbose=verbose,
+        )
+    except NothingToCheckError:  # no selected contract has an allowlist: nothing to change
+        return []
     changes = []
     for contract, check in result.report.get_contracts_and_checks():
         if not isinstance(contract, AllowlistedContract):
@@ -55,21 +65,36 @@ def needed_changes(
                 raise ConfigurationError(
                     f'Contract "{contract.name}" has no id, which the allowlist edit needs.'
                 )
-            changes.append(AllowlistChange(contract_id, stale, missing))
+            changes.append(
+                AllowlistEdit(
+                    contract_id,
+                    "ignore_imports",
+                    frozenset(stale),
+                    tuple(f"{expression}  # {PLACEHOLDER_REASON}" for expression in missing),
+                )
+            )
     return changes
 
 
 def sync(
-    config: str | None, contract_ids: tuple[str, ...], cache_dir: Path | None
+    config: str | None,
+    contract_ids: tuple[str, ...],
+    cache_dir: Path | None,
+    verbose: bool = False,
 ) -> tuple[Path, str, str]:
-    """The configuration file, its text with every allowlist in step, and the unified diff."""
+    """The configuration file, its text with every allowlist in step, and the unified diff.
+
+    Raises ConfigurationEditError when the edit cannot be made safely.
+    """
     path = find_configuration(config)
-    original = path.read_bytes().decode("utf-8")
-    text = original
-    for change in needed_changes(config, contract_ids, cache_dir):
-        text = edit_allowlist(
-            text, change.contract_id, is_toml(path), set(change.stale), change.missing
-        )
+    original = read_configuration_text(path)
+    changes = needed_changes(config, contract_ids, cache_dir, verbose)
+    try:
+        text = edit_allowlists(original, is_toml(path), changes)
+    except ConfigurationEditError as error:
+        raise ConfigurationEditError(
+            f"{path}: the allowlists cannot be edited safely: {error}; the file is unchanged."
+        ) from None
     diff = "".join(
         difflib.unified_diff(
             original.splitlines(keepends=True),

@@ -7,9 +7,8 @@ from collections.abc import Mapping
 from pathlib import Path
 from typing import Any, cast
 
-from ..allowlist.config_text import find_allowlist
-from ..configuration import is_toml
-from ..errors import ConfigurationEditError
+from ..allowlist.config_text import entry_lines
+from ..configuration import is_toml, read_configuration_text
 from ..report import (
     ContractResult,
     Finding,
@@ -69,20 +68,23 @@ def _where(finding: Finding) -> Location | None:
 
 
 def stale_entry_lines(contract: ContractResult, config_text: str, config: Path) -> dict[str, int]:
-    """The line of each stale entry of a contract in the configuration text, where found."""
+    """The line of each stale entry of a contract in the configuration text, where found (an
+    entry not found is still reported, at the file)."""
     if not contract["unmatched_ignores"] or not contract["id"]:
         return {}
-    try:
-        allowlist = find_allowlist(config_text, contract["id"], is_toml(config))
-    except ConfigurationEditError:
-        return {}  # the entries are still reported, at the file
-    return {span.text: span.line for span in allowlist.entries}
+    return entry_lines(
+        config_text,
+        is_toml(config),
+        contract["id"],
+        "ignore_imports",
+        contract["unmatched_ignores"],
+    )
 
 
 def github_annotations(report: Report, config: Path) -> list[str]:
     """One `::error` command per violation and per stale allowlist entry (which points at its
     line in the configuration file), one `::warning` per warning."""
-    config_text = config.read_bytes().decode("utf-8") if config.is_file() else ""
+    config_text = read_configuration_text(config)
     commands = []
     for contract in report["contracts"]:
         title = f"{contract['name']} ({contract['id']})" if contract["id"] else contract["name"]

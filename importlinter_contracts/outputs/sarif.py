@@ -8,6 +8,7 @@ from importlib.metadata import version
 from pathlib import Path
 from typing import Any
 
+from ..configuration import read_configuration_text
 from ..report import ContractResult, Finding, Location, Report, is_import_finding
 from .github import finding_message, stale_entry_lines
 
@@ -50,7 +51,7 @@ def _finding_locations(finding: Finding) -> list[Location]:
 
 def sarif_log(report: Report, config: Path, root: Path) -> dict[str, Any]:
     """The SARIF log of a report; paths relative to `root`, the repository's root."""
-    config_text = config.read_bytes().decode("utf-8") if config.is_file() else ""
+    config_text = read_configuration_text(config)
     rules = []
     results = []
     for contract in report["contracts"]:

@@ -23,7 +23,7 @@ from ..report import (
     RuntimeFinding,
     is_import_finding,
 )
-from ..running import run_contracts
+from ..running import ContractSelection, run_contracts
 from .allowlists import ALLOWLIST_OPTIONS, Configuration, Entry
 
 # Options that name or describe a contract without changing what it checks.
@@ -45,16 +45,20 @@ class Effects(TypedDict):
 
 
 def run_configuration(
-    text: str, filename: str, contract_ids: tuple[str, ...] | None, cache_dir: Path | None
+    text: str,
+    filename: str,
+    contract_ids: tuple[str, ...] | None,
+    cache_dir: Path | None,
+    select: ContractSelection | None,
 ) -> Report:
     """Check the configuration `text` (read as a file called `filename`) against the tree of
     the working directory: every contract for `()`, those named, or none for None."""
     if contract_ids is None:
-        return {"schema_version": SCHEMA_VERSION, "kept": True, "contracts": []}
+        return {"schema_version": SCHEMA_VERSION, "kept": True, "contracts": [], "skipped": []}
     with tempfile.TemporaryDirectory(prefix="importlinter-contracts-review-") as folder:
         path = Path(folder, Path(filename).name)
         path.write_text(text, encoding="utf-8")
-        return run_contracts(str(path), contract_ids, cache_dir).as_data()
+        return run_contracts(str(path), contract_ids, cache_dir, select=select).as_data()
 
 
 def _key(finding: Finding) -> tuple[str, ...]:

@@ -7,6 +7,7 @@ from pathlib import Path
 from typing import TypedDict
 
 from ..configuration import find_configuration
+from ..running import ContractSelection
 from . import allowlists, effects
 from .revisions import commit_of, file_at, repository_root
 
@@ -70,10 +71,14 @@ def _selected(
 
 
 def review(
-    config: str | None, base: str, contract_ids: tuple[str, ...], cache_dir: Path | None
+    config: str | None,
+    base: str,
+    contract_ids: tuple[str, ...],
+    cache_dir: Path | None,
+    select: ContractSelection | None = None,
 ) -> ReviewReport:
     """Compare the configuration at `base` with the working tree's, both on the current tree
-    (only the contracts `contract_ids` names, when it names any)."""
+    (only the contracts `contract_ids` names, when it names any, and `select` keeps)."""
     path = find_configuration(config)
     commit = commit_of(base, repository_root(path.resolve().parent))
     base_text = file_at(commit, path)
@@ -90,13 +95,13 @@ def review(
         if not contract_ids or change["id"] in contract_ids
     ]
     current_report = effects.run_configuration(
-        current_text, path.name, _selected(contract_ids, current_configuration), cache_dir
+        current_text, path.name, _selected(contract_ids, current_configuration), cache_dir, select
     )
     found: effects.Effects = {"loosened": [], "tightened": []}
     if base_text is not None:
         found = effects.compare(
             effects.run_configuration(
-                base_text, path.name, _selected(contract_ids, base_configuration), cache_dir
+                base_text, path.name, _selected(contract_ids, base_configuration), cache_dir, select
             ),
             current_report,
             base_configuration,

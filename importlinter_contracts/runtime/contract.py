@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import os
 import sys
-from typing import TYPE_CHECKING, cast
+from typing import TYPE_CHECKING, ClassVar, cast
 
 import grimp
 from grimp import ImportGraph
@@ -14,8 +14,10 @@ from importlinter.domain.imports import ModuleExpression
 
 from ..errors import ContractConfigurationError
 from ..modules import is_within, matching_modules, within
+from ..options import NonEmptyListField
 from ..outputs.text import print_finding
 from ..report import ContractFindings, RuntimeFinding
+from ..working_directory import working_directory_off_sys_path
 
 if TYPE_CHECKING:
     from .process import ProbeRun
@@ -45,9 +47,10 @@ class RuntimeIsolationContract(Contract):
     """
 
     type_name = "runtime_isolation"
+    executes_analysed_code: ClassVar[bool] = True  # `check --static` skips it
 
-    blocked_modules: list[str] = fields.ListField(subfield=fields.StringField())  # type: ignore[assignment]
-    probe_modules: list[str] = fields.ListField(subfield=fields.StringField())  # type: ignore[assignment]
+    blocked_modules: list[str] = NonEmptyListField(subfield=fields.StringField())  # type: ignore[assignment]
+    probe_modules: list[str] = NonEmptyListField(subfield=fields.StringField())  # type: ignore[assignment]
     detector: str | None = fields.StringField(required=False)  # type: ignore[assignment]
     container: str | None = fields.StringField(required=False)  # type: ignore[assignment]
     backend_marker: str = fields.StringField(default="platform")  # type: ignore[assignment]
@@ -78,7 +81,8 @@ class RuntimeIsolationContract(Contract):
         }
         # Imported here: lint-imports imports every registered contract type, even for a run
         # that checks only the static contracts.
-        from .process import run_probe
+        with working_directory_off_sys_path():
+            from .process import run_probe
 
         try:
             run = run_probe(python, request, self.timeout)
