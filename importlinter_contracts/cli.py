@@ -8,6 +8,7 @@ import importlib.metadata
 import io
 import json
 import sys
+import warnings
 from collections.abc import Callable, Iterator
 from pathlib import Path
 from typing import Any, NoReturn
@@ -125,6 +126,17 @@ def _reporting_errors(debug: bool) -> Iterator[None]:
         if debug:
             raise
         _fail(f"unexpected error: {type(error).__name__}: {error} (--debug shows where)")
+
+
+@contextlib.contextmanager
+def _warnings_on_stderr() -> Iterator[None]:
+    """Python warnings from the explorer (a file whose calls cannot be read, a cache that
+    cannot be written) as one line each on stderr, after the command's own output."""
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        yield
+    for warning in caught:
+        click.echo(f"importlinter-contracts: warning: {warning.message}", err=True)
 
 
 @contextlib.contextmanager
@@ -325,7 +337,7 @@ def closure(
     output_format: str,
 ) -> None:
     """What importing MODULE runs: every module, with the chain of steps that loads it."""
-    with _quiet_stdout(verbose):
+    with _quiet_stdout(verbose), _warnings_on_stderr():
         found = explore.load(config, cache).eager_closure(module)
     last_hops = [found[name].hops[-1] for name in found if found[name]]
     if output_format == "json":
@@ -365,7 +377,7 @@ def why(
 
     Exit status: 0 when a chain exists, 1 when none does, 2 on an error.
     """
-    with _quiet_stdout(verbose):
+    with _quiet_stdout(verbose), _warnings_on_stderr():
         chains = explore.load(config, cache).why(importer, imported)
     shortest = chains[0].hops if chains else None
     eager = next((chain.hops for chain in chains if chain.eager), None)

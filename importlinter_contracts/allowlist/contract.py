@@ -1,4 +1,5 @@
-"""The part every static contract here shares: its allowlist options and how they report."""
+"""The part every static contract here shares: its allowlist options and how they report,
+with a warning about what the graph cannot see."""
 
 from __future__ import annotations
 
@@ -11,6 +12,7 @@ from importlinter.domain.contract import InvalidContractOptions
 from .._importlinter import AlertLevel, render_broken_contract_guidance
 from ..outputs.text import print_finding
 from ..report import ContractFindings, Finding, IgnoredImport, ImportFinding
+from ..unseen import unseen_folders
 from .entries import Allowlist, AllowlistEntry, AllowlistField, entries_missing_reasons
 
 STALE_ENTRY_ADVICE = "remove this stale entry"
@@ -60,11 +62,13 @@ class AllowlistedContract(Contract):
         warnings: list[str] | None = None,
         **specific: Any,
     ) -> ContractCheck:
-        """The result, with stale entries handled as `unmatched_ignore_imports_alerting` says;
-        `specific` holds the contract type's own fields of `ContractFindings`."""
+        """The result, with stale entries handled as `unmatched_ignore_imports_alerting` says
+        and the folders the graph cannot see warned about; `specific` holds the contract
+        type's own fields of `ContractFindings`."""
         alerting = self.unmatched_ignore_imports_alerting
         stale = [] if alerting is AlertLevel.NONE else allowlist.stale()
-        warnings = list(warnings or [])
+        unseen = unseen_folders(self.session_options).warning()
+        warnings = [*([unseen] if unseen else []), *(warnings or [])]
         if alerting is AlertLevel.WARN:
             warnings += [
                 f"No import matches ignored import {entry}: {STALE_ENTRY_ADVICE}."
