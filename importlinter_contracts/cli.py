@@ -94,11 +94,11 @@ def _reporting_errors(debug: bool) -> Iterator[None]:
 
 
 @contextlib.contextmanager
-def _quiet_stdout() -> Iterator[None]:
+def _quiet_stdout() -> Iterator[io.StringIO]:
     """Nothing stray on stdout: import-linter draws transient progress there, which must
-    carry nothing but the report."""
-    with contextlib.redirect_stdout(io.StringIO()):
-        yield
+    carry nothing but the report. What was printed meanwhile is kept in the buffer."""
+    with contextlib.redirect_stdout(io.StringIO()) as printed:
+        yield printed
 
 
 @main.command()
@@ -120,7 +120,7 @@ def check(
     Exit status: 0 when every contract is kept, 1 when any is broken, 2 on a configuration
     or usage error (the message goes to stderr).
     """
-    with _quiet_stdout():
+    with _quiet_stdout() as printed:
         result = run_contracts(config, contracts, cache)
     if output_format == "json":
         click.echo(json.dumps(result.as_data(), indent=2))
@@ -128,6 +128,8 @@ def check(
         for command in github_annotations(result.as_data(), find_configuration(config)):
             click.echo(command)
     else:
+        # What the contracts printed while checking, as lint-imports shows it.
+        click.echo(printed.getvalue(), nl=False)
         _importlinter.render_report(result.report)
     sys.exit(EXIT_KEPT if result.kept else EXIT_BROKEN)
 

@@ -1,5 +1,6 @@
-"""A contract's `ignore_imports` entries in the configuration text: where each one stands, and
-edits that change those lines and nothing else (comments, order and spacing stay as they are).
+"""A contract's allowlist entries (`ignore_imports`, `ignore_loaded_modules`) in the
+configuration text: where each one stands, and edits that change those lines and nothing else
+(comments, order and spacing stay as they are).
 
 INI files (`.importlinter`, `setup.cfg`) hold the entries as indented continuation lines;
 TOML files (`pyproject.toml`) as a list of strings.
@@ -14,7 +15,7 @@ from dataclasses import dataclass
 from importlinter import fields
 
 from ..errors import ConfigurationEditError
-from .entries import PLACEHOLDER_REASON, parse_entry
+from .entries import ENTRY_KINDS, PLACEHOLDER_REASON, parse_entry
 
 
 @dataclass(frozen=True)
@@ -29,7 +30,7 @@ class EntrySpan:
 
 @dataclass(frozen=True)
 class AllowlistText:
-    """A contract's `ignore_imports` in the text: its entries, and where a new one goes."""
+    """A contract's allowlist in the text: its entries, and where a new one goes."""
 
     entries: list[EntrySpan]
     insert_at: int  # offset where new entries are inserted
@@ -38,20 +39,27 @@ class AllowlistText:
     tail: str = ""  # text after the last new entry (the end of a new list)
 
 
-def find_allowlist(text: str, contract_id: str, toml: bool) -> AllowlistText:
-    """The entries of a contract's `ignore_imports` in `text`.
+def find_allowlist(
+    text: str, contract_id: str, toml: bool, option: str = "ignore_imports"
+) -> AllowlistText:
+    """The entries of a contract's allowlist `option` (`ignore_imports` by default) in `text`.
 
     Raises ConfigurationEditError when the contract is not in the text.
     """
-    return (_toml_allowlist if toml else _ini_allowlist)(text, contract_id)
+    return (_toml_allowlist if toml else _ini_allowlist)(text, contract_id, option)
 
 
 def edit_allowlist(
-    text: str, contract_id: str, toml: bool, remove: set[str], add: list[str]
+    text: str,
+    contract_id: str,
+    toml: bool,
+    remove: set[str],
+    add: list[str],
+    option: str = "ignore_imports",
 ) -> str:
-    """`text` with the entries written as in `remove` deleted and `add` (import expressions)
-    appended with the placeholder reason; every other byte stays."""
-    allowlist = find_allowlist(text, contract_id, toml)
+    """`text` with the entries of `option` written as in `remove` deleted and `add` (import or
+    module expressions) appended with the placeholder reason; every other byte stays."""
+    allowlist = find_allowlist(text, contract_id, toml, option)
     spans = sorted((s for s in allowlist.entries if s.text in remove), key=lambda s: s.start)
     added = "".join(allowlist.new_entry.format(f"{a}  # {PLACEHOLDER_REASON}") for a in add)
     if added:
@@ -86,9 +94,9 @@ def _newline(text: str) -> str:
     return "\r\n" if "\r\n" in text else "\n"
 
 
-def _entry_text(value: str) -> str | None:
+def _entry_text(value: str, option: str) -> str | None:
     try:
-        return parse_entry(value).text
+        return parse_entry(value, ENTRY_KINDS[option]).text
     except fields.ValidationError:
         return None  # not an entry this tool can read: left as it is
 
@@ -105,7 +113,7 @@ _SECTION = re.compile(r"\s*\[(?P<name>[^\]]+)\]")
 _KEY = re.compile(r"(?P<key>[^\s=:][^=:]*?)\s*[=:]\s*(?P<value>.*?)\s*$")
 
 
-def _ini_allowlist(text: str, contract_id: str) -> AllowlistText:
+def _ini_allowlist(text: str, contract_id: str, option: str) -> AllowlistText:
     lines = _lines_with_offsets(text)
     newline = _newline(text)
     section = f"importlinter:contract:{contract_id}"
@@ -126,28 +134,28 @@ def _ini_allowlist(text: str, contract_id: str) -> AllowlistText:
             continue  # blank lines and comments neither start nor end a value
         if line[:1] not in (" ", "\t"):
             match = _KEY.match(line)
-            in_value = match is not None and match["key"].strip().lower() == "ignore_imports"
+            in_value = match is not None and match["key"].strip().lower() == option
             if in_value and match is not None:
                 key_index = last_value_index = index
                 value = match["value"]
-                if value and (entry := _entry_text(_uninterpolated(value))):
+                if value and (entry := _entry_text(_uninterpolated(value), option)):
                     value_start = offset + line.index(value, len(match["key"]))
                     entries.append(
                         EntrySpan(entry, index + 1, value_start, value_start + len(value))
                     )
         elif in_value:
             last_value_index = index
-            if entry := _entry_text(_uninterpolated(stripped)):
+            if entry := _entry_text(_uninterpolated(stripped), option):
                 if not indent_found:
                     indent, indent_found = line[: len(line) - len(line.lstrip())], True
                 entries.append(EntrySpan(entry, index + 1, offset, offset + len(line)))
     if key_index is None:
-        # No ignore_imports yet: the key goes after the section's last non-blank line.
+        # No such option yet: the key goes after the section's last non-blank line.
         last = max((i for i in range(start, end) if lines[i][1].strip()), default=start)
         offset, line = lines[last]
         lead = "" if line.endswith(("\n", "\r")) else newline
         return AllowlistText(
-            [], offset + len(line), "    {}" + newline, lead + "ignore_imports =" + newline
+            [], offset + len(line), "    {}" + newline, lead + f"{option} =" + newline
         )
     offset, line = lines[last_value_index]
     lead = "" if line.endswith(("\n", "\r")) else newline
@@ -160,7 +168,7 @@ def _ini_allowlist(text: str, contract_id: str) -> AllowlistText:
 _TABLE = re.compile(r"\s*\[\[?\s*(?P<name>[^\]]+?)\s*\]\]?")
 
 
-def _toml_allowlist(text: str, contract_id: str) -> AllowlistText:
+def _toml_allowlist(text: str, contract_id: str, option: str) -> AllowlistText:
     lines = _lines_with_offsets(text)
     newline = _newline(text)
     tables = {
@@ -179,20 +187,21 @@ def _toml_allowlist(text: str, contract_id: str) -> AllowlistText:
         table = tomllib.loads(body)
         if table.get("id") != contract_id:
             continue
-        return _toml_entries(text, body_start, body_end, newline)
+        return _toml_entries(text, body_start, body_end, newline, option)
     raise ConfigurationEditError(
         f"no [[tool.importlinter.contracts]] table with id = {contract_id!r}"
     )
 
 
-_TOML_KEY = re.compile(r"(?m)^[ \t]*ignore_imports[ \t]*=[ \t]*\[")
 _TOML_STRING = re.compile(r'"(?:[^"\\\n]|\\.)*"|\'[^\'\n]*\'')
 
 
-def _toml_entries(text: str, body_start: int, body_end: int, newline: str) -> AllowlistText:
-    key = _TOML_KEY.search(text, body_start, body_end)
+def _toml_entries(
+    text: str, body_start: int, body_end: int, newline: str, option: str
+) -> AllowlistText:
+    key = re.compile(rf"(?m)^[ \t]*{option}[ \t]*=[ \t]*\[").search(text, body_start, body_end)
     if key is None:
-        # No ignore_imports yet: the key goes after the table's last non-blank line.
+        # No such option yet: the key goes after the table's last non-blank line.
         body = text[body_start:body_end]
         insert_at = body_start + len(body.rstrip())
         newline_end = text.find("\n", insert_at)
@@ -204,7 +213,7 @@ def _toml_entries(text: str, body_start: int, body_end: int, newline: str) -> Al
             [],
             insert_at,
             '    "{}",' + newline,
-            lead + "ignore_imports = [" + newline,
+            lead + f"{option} = [" + newline,
             "]" + newline,
         )
     entries = []
@@ -220,7 +229,7 @@ def _toml_entries(text: str, body_start: int, body_end: int, newline: str) -> Al
         if character in "\"'":
             match = _TOML_STRING.match(text, position)
             if match is None:
-                raise ConfigurationEditError("an ignore_imports string is not closed")
+                raise ConfigurationEditError(f"an {option} string is not closed")
             value = tomllib.loads(f"v = {match.group()}")["v"]
             end = match.end()
             comma = re.compile(r"[ \t]*,?").match(text, end)
@@ -235,7 +244,7 @@ def _toml_entries(text: str, body_start: int, body_end: int, newline: str) -> Al
             span_start, span_end = (
                 (line_start, line_end + 1) if alone and line_end >= 0 else (position, end)
             )
-            if (entry := _entry_text(value)) is not None:
+            if (entry := _entry_text(value, option)) is not None:
                 entries.append(
                     EntrySpan(entry, text.count("\n", 0, position) + 1, span_start, span_end)
                 )
@@ -247,7 +256,7 @@ def _toml_entries(text: str, body_start: int, body_end: int, newline: str) -> Al
             break
         position += 1
     if closing is None:
-        raise ConfigurationEditError("the ignore_imports list is not closed")
+        raise ConfigurationEditError(f"the {option} list is not closed")
     multiline = "\n" in text[key.end() : closing]
     if multiline:
         line_start = text.rfind("\n", 0, closing) + 1

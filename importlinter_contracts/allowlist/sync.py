@@ -9,24 +9,25 @@ from typing import Any, cast
 
 from ..configuration import find_configuration, is_toml
 from ..errors import ConfigurationError
-from ..report import ContractFindings, is_import_finding
+from ..report import ContractFindings
 from ..running import run_contracts
 from .config_text import edit_allowlist
-from .contract import AllowlistedContract
+from .contract import ContractWithAllowlist
 
 
 @dataclass(frozen=True)
 class AllowlistChange:
-    """One contract's allowlist: the stale entries to remove and the imports to add."""
+    """One contract's allowlist (`option`): the stale entries to remove and those to add."""
 
     contract_id: str
+    option: str
     stale: list[str]
     missing: list[str]
 
 
 def _report_everything(contract_options: dict[str, Any], contract_class: type | None) -> None:
     # Placeholder reasons must not stop the sync, and stale entries must be listed.
-    if contract_class is not None and issubclass(contract_class, AllowlistedContract):
+    if contract_class is not None and issubclass(contract_class, ContractWithAllowlist):
         contract_options["require_reasons"] = "false"
         contract_options["unmatched_ignore_imports_alerting"] = "error"
 
@@ -38,16 +39,10 @@ def needed_changes(
     result = run_contracts(config, contract_ids, cache_dir, adjust=_report_everything)
     changes = []
     for contract, check in result.report.get_contracts_and_checks():
-        if not isinstance(contract, AllowlistedContract):
+        if not isinstance(contract, ContractWithAllowlist):
             continue
         findings = cast(ContractFindings, check.metadata)
-        missing = sorted(
-            {
-                f"{finding['importer']} -> {finding['imported']}"
-                for finding in findings["violations"]
-                if is_import_finding(finding)
-            }
-        )
+        missing = contract.missing_entries(findings)
         stale = findings["unmatched_ignores"]
         if missing or stale:
             contract_id = contract.contract_options.get("id")
@@ -55,7 +50,7 @@ def needed_changes(
                 raise ConfigurationError(
                     f'Contract "{contract.name}" has no id, which the allowlist edit needs.'
                 )
-            changes.append(AllowlistChange(contract_id, stale, missing))
+            changes.append(AllowlistChange(contract_id, contract.entry_kind.option, stale, missing))
     return changes
 
 
@@ -68,7 +63,12 @@ def sync(
     text = original
     for change in needed_changes(config, contract_ids, cache_dir):
         text = edit_allowlist(
-            text, change.contract_id, is_toml(path), set(change.stale), change.missing
+            text,
+            change.contract_id,
+            is_toml(path),
+            set(change.stale),
+            change.missing,
+            change.option,
         )
     diff = "".join(
         difflib.unified_diff(
