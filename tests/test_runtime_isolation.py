@@ -7,8 +7,10 @@ import textwrap
 from pathlib import Path
 
 import pytest
+from click.testing import CliRunner
 
 from helpers import Project
+from importlinter_contracts.cli import main
 
 TREE = {
     # The fake SDK: importable unless the contract blocks it.
@@ -166,7 +168,7 @@ def test_probe_that_fails_to_import_shows_its_exception_and_stderr(tree: Project
         "-   importing pkg.connectors failed: ModuleNotFoundError: import of fakesdk halted"
         in output
     )
-    assert "stderr (last lines):" in output and "connector setup" in output
+    assert "stderr of the probe (last lines):\n    connector setup\n" in output
 
 
 @pytest.mark.parametrize(
@@ -667,3 +669,71 @@ def test_what_the_static_walk_reaches_is_not_listed(tree: Project) -> None:
     report = tree.contract("runtime")
     assert "pkg.models.big" in report["loaded_modules"]
     assert report["loaded_outside_eager_closure"] == []
+
+
+# The allowlist sync and the GitHub annotations know ignore_loaded_modules.
+
+
+def test_allowlist_command_adds_loaded_modules_and_removes_stale_entries(tree: Project) -> None:
+    tree.write(NPU_LOADED)
+    configure(tree, "ignore_loaded_modules =\n    pkg.platforms.xpu  # retired\n")
+    before = (tree.root / ".importlinter").read_text()
+    shown = CliRunner().invoke(main, ["allowlist", "--no-cache"], catch_exceptions=False)
+    assert shown.exit_code == 1
+    assert [line for line in shown.stdout.splitlines() if line[:1] in "+-"][2:] == [
+        "-    pkg.platforms.xpu  # retired",
+        "+    pkg.platforms.npu  # TODO: reason",
+        "+    pkg.platforms.npu.ops  # TODO: reason",
+    ]
+    assert (tree.root / ".importlinter").read_text() == before
+    written = CliRunner().invoke(main, ["allowlist", "--no-cache", "--write"])
+    assert written.exit_code == 0
+    assert (tree.root / ".importlinter").read_text() == before.replace(
+        "    pkg.platforms.xpu  # retired\n",
+        "    pkg.platforms.npu  # TODO: reason\n    pkg.platforms.npu.ops  # TODO: reason\n",
+    )
+    assert tree.contract("runtime")["kept"]
+
+
+def test_allowlist_command_writes_the_option_when_there_is_none(tree: Project) -> None:
+    tree.write(NPU_LOADED)
+    written = CliRunner().invoke(main, ["allowlist", "--no-cache", "--write"])
+    assert written.exit_code == 0
+    assert (
+        (tree.root / ".importlinter")
+        .read_text()
+        .endswith(
+            "container = pkg.platforms\nignore_loaded_modules =\n"
+            "    pkg.platforms.npu  # TODO: reason\n    pkg.platforms.npu.ops  # TODO: reason\n\n"
+        )
+    )
+
+
+def test_github_annotation_points_at_a_stale_loaded_module_entry(tree: Project) -> None:
+    configure(tree, "ignore_loaded_modules =\n    pkg.platforms.xpu  # retired\n")
+    result = tree.check("--format", "github")
+    line = (
+        (tree.root / ".importlinter")
+        .read_text()
+        .splitlines()
+        .index("    pkg.platforms.xpu  # retired")
+    )
+    assert result.stdout.splitlines() == [
+        f"::error file=.importlinter,line={line + 1},title=Optional SDKs stay optional (runtime)"
+        "::pkg.platforms.xpu # retired: no loaded module matches it; remove this stale entry"
+    ]
+
+
+def test_a_dependency_missing_for_several_probes_is_explained_once(tree: Project) -> None:
+    tree.write(
+        {
+            "pkg/platforms/interface.py": "import torch_not_installed_here\n",
+            "pkg/connectors/__init__.py": "import torch_not_installed_here\n",
+        }
+    )
+    violations = tree.contract("runtime")["violations"]
+    assert [v["missing_dependency"] for v in violations] == ["torch_not_installed_here"] * 2
+    assert [v["message"].partition(". ")[2][:30] for v in violations] == [
+        "This contract imports the code",
+        "",
+    ]

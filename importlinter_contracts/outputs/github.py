@@ -8,6 +8,7 @@ from pathlib import Path
 from typing import Any, cast
 
 from ..allowlist.config_text import find_allowlist
+from ..allowlist.entries import ENTRY_KINDS, IMPORT_ENTRIES, EntryKind
 from ..configuration import is_toml
 from ..errors import ConfigurationEditError
 from ..report import Finding, Location, Report, RuntimeFinding, is_import_finding
@@ -69,17 +70,24 @@ def github_annotations(report: Report, config: Path) -> list[str]:
         title = f"{contract['name']} ({contract['id']})" if contract["id"] else contract["name"]
         for finding in contract["violations"]:
             commands.append(_command(_message(finding), title, _where(finding)))
-        lines = {}
-        if contract["unmatched_ignores"] and contract["id"]:
-            try:
-                allowlist = find_allowlist(config_text, contract["id"], is_toml(config))
-            except ConfigurationEditError:
-                pass  # the entries are still reported, at the file
-            else:
-                lines = {span.text: span.line for span in allowlist.entries}
+        # Where each stale entry stands, and whether it names imports or loaded modules.
+        lines: dict[str, tuple[int | None, EntryKind]] = {}
+        contract_id = contract["id"]
+        if contract["unmatched_ignores"] and contract_id:
+            for kind in ENTRY_KINDS.values():
+                try:
+                    allowlist = find_allowlist(
+                        config_text, contract_id, is_toml(config), kind.option
+                    )
+                except ConfigurationEditError:
+                    continue  # the entries are still reported, at the file
+                lines.update((span.text, (span.line, kind)) for span in allowlist.entries)
         for entry in contract["unmatched_ignores"]:
-            where: Location = {"path": str(config), "line": lines.get(entry)}
+            line, kind = lines.get(entry, (None, IMPORT_ENTRIES))
+            where: Location = {"path": str(config), "line": line}
             commands.append(
-                _command(f"{entry}: no import matches it; remove this stale entry", title, where)
+                _command(
+                    f"{entry}: no {kind.finding} matches it; remove this stale entry", title, where
+                )
             )
     return commands

@@ -263,30 +263,26 @@ class RuntimeIsolationContract(ContractWithAllowlist):
                 }
             ], []
         result = run.result
-        findings: list[RuntimeFinding] = []
-        for probe in result["probes"]:
-            if probe["error"] is not None:
-                findings.append(
-                    self._failure(
-                        "probe_failed",
-                        probe["module"],
-                        f"importing {probe['module']} failed: {probe['error']}",
-                        probe["missing"],
-                        packages,
-                        run,
-                    )
-                )
+        failures = [
+            (
+                "probe_failed",
+                p["module"],
+                f"importing {p['module']} failed: {p['error']}",
+                p["missing"],
+            )
+            for p in result["probes"]
+            if p["error"] is not None
+        ]
         if self.detector and result["detector_error"] is not None:
-            findings.append(
-                self._failure(
+            failures.append(
+                (
                     "detector_failed",
                     self.detector,
                     f"the detector {self.detector} {result['detector_error']}",
                     result["detector_missing"],
-                    packages,
-                    run,
                 )
             )
+        findings = self._failures(failures, packages, run)
         for blocked in self.blocked_modules:
             leaked = loaded.within([blocked])
             if leaked:
@@ -338,24 +334,27 @@ class RuntimeIsolationContract(ContractWithAllowlist):
             )
         return findings, [ignored[m] for m in sorted(ignored)]
 
-    def _failure(
+    def _failures(
         self,
-        kind: str,
-        module: str,
-        message: str,
-        missing: str | None,
+        failures: list[tuple[str, str, str, str | None]],
         packages: list[str],
         run: ProbeRun,
-    ) -> RuntimeFinding:
-        """A probe or the detector that failed; when what it missed is a module of the
-        environment (neither blocked nor of the analysed packages), say what to do."""
-        finding = cast(RuntimeFinding, {"kind": kind, "module": module, "message": message})
-        blocked = [*self.blocked_modules, *packages]
-        if missing and not within(missing, blocked):
-            finding["missing_dependency"] = missing
-            finding["message"] += ". " + MISSING_DEPENDENCY_ADVICE.format(missing)
-        finding["stderr_tail"] = run.stderr_tail
-        return finding
+    ) -> list[RuntimeFinding]:
+        """The probes and the detector that failed (kind, module, message, the module it
+        found missing). When what one missed is a module of the environment, neither blocked
+        nor of the analysed packages, the first to miss it says what to do."""
+        findings = []
+        advised = set()
+        for kind, module, message, missing in failures:
+            finding = cast(RuntimeFinding, {"kind": kind, "module": module, "message": message})
+            if missing and not within(missing, [*self.blocked_modules, *packages]):
+                finding["missing_dependency"] = missing
+                if missing not in advised:
+                    finding["message"] += ". " + MISSING_DEPENDENCY_ADVICE.format(missing)
+                    advised.add(missing)
+            finding["stderr_tail"] = run.stderr_tail
+            findings.append(finding)
+        return findings
 
     def _unexpected_loads(
         self, graph: ImportGraph, run: ProbeRun, loaded: LoadedModules, packages: list[str]
@@ -425,13 +424,16 @@ class RuntimeIsolationContract(ContractWithAllowlist):
 
     def render_broken_contract(self, check: ContractCheck) -> None:
         findings = cast(ContractFindings, check.metadata)
-        for violation in cast(list[RuntimeFinding], findings["violations"]):
+        violations = cast(list[RuntimeFinding], findings["violations"])
+        for violation in violations:
             print_finding(f"-   {violation['message']}")
-            tail = violation.get("stderr_tail")
-            if tail:
-                print_finding("stderr (last lines):", indent=1)
-                for line in tail:
-                    print_finding(line, indent=2)
+        # One run, one stderr: shown once, though each finding it explains carries it.
+        tail = next((v["stderr_tail"] for v in violations if v.get("stderr_tail")), [])
+        if tail:
+            output.new_line()
+            print_finding("stderr of the probe (last lines):")
+            for line in tail:
+                print_finding(line, indent=1)
         output.new_line()
         self._render_stale_entries_and_guidance(check)
 
