@@ -22,7 +22,6 @@ import contextlib
 import hashlib
 import json
 import os
-import tempfile
 import time
 from pathlib import Path
 from typing import Any
@@ -86,8 +85,10 @@ class ProbeCache:
         try:
             entry = json.loads(self.path.read_bytes())
             run, why = self._check(entry)
+        except FileNotFoundError:
+            return None, "nothing cached for these options yet"
         except (OSError, ValueError, KeyError, TypeError, AttributeError):
-            return None, "no usable cached result"
+            return None, "the cached result cannot be read"
         if run is not None and entry.get("refreshed"):
             with contextlib.suppress(OSError):  # only the next check's speed depends on it
                 self._write(entry)
@@ -95,7 +96,7 @@ class ProbeCache:
 
     def _check(self, entry: dict[str, Any]) -> tuple[ProbeRun | None, str]:
         if entry["format"] != _FORMAT:
-            return None, "no usable cached result"
+            return None, "the cached result is of another format"
         for name, value in entry["variables"].items():
             if os.environ.get(name) != value:
                 return None, f"the environment variable {name} has changed"
@@ -162,14 +163,13 @@ class ProbeCache:
         """Write the entry whole or not at all: a temporary file, then a rename."""
         entry.pop("refreshed", None)
         self.path.parent.mkdir(parents=True, exist_ok=True)
-        descriptor, temporary = tempfile.mkstemp(dir=self.path.parent, suffix=".tmp")
+        temporary = self.path.with_suffix(f".{os.getpid()}.tmp")
         try:
-            with os.fdopen(descriptor, "wb") as handle:
-                handle.write(json.dumps(entry).encode())
+            temporary.write_bytes(json.dumps(entry).encode())
             os.replace(temporary, self.path)
         except BaseException:
             with contextlib.suppress(OSError):
-                os.unlink(temporary)
+                temporary.unlink()
             raise
 
 

@@ -8,7 +8,7 @@ from typing import Any
 from grimp import ImportGraph
 
 from ..eager.scope_cache import ScopeIndex
-from ..eager.walk import EagerImports, walk
+from ..eager.walk import EagerHop, EagerImports, walk
 from ..locations import location
 from ..modules import has_module, within
 from ..report import UnexpectedLoad
@@ -21,16 +21,14 @@ def eager_closure(
     sees it (parent packages and every eager import, followed through `packages`)."""
     eager_imports = EagerImports(graph, scopes)
     closure: set[str] = set()
+
+    def enter(hop: EagerHop) -> bool:
+        # What an earlier source's walk reached, it has followed already.
+        return hop.imported not in closure and within(hop.imported, packages)
+
     for source in sources:
-        if has_module(graph, source):
-            closure.update(
-                walk(
-                    source,
-                    eager_imports,
-                    lambda hop: within(hop.imported, packages),
-                    include_parents=True,
-                )
-            )
+        if has_module(graph, source) and source not in closure:
+            closure.update(walk(source, eager_imports, enter, include_parents=True))
     return closure
 
 
