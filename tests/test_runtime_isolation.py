@@ -607,8 +607,8 @@ def test_modules_loaded_beyond_the_static_eager_walk_are_listed_with_their_impor
             "importer": "pkg.connectors",
             "function": None,
             "location": {"path": "pkg/connectors/__init__.py", "line": 5},
-            "why": "importlib.import_module from module level of pkg.connectors: a name chosen "
-            "at run time (a registry, a plugin)",
+            "why": "through importlib from module level of pkg.connectors: a name chosen at "
+            "run time (a registry, a plugin)",
         },
         {
             "module": "pkg.detected",
@@ -737,3 +737,33 @@ def test_a_dependency_missing_for_several_probes_is_explained_once(tree: Project
         "This contract imports the code",
         "",
     ]
+
+
+def test_allowlist_command_edits_a_toml_list_of_loaded_modules(tree: Project) -> None:
+    tree.write(NPU_LOADED)
+    (tree.root / ".importlinter").unlink()
+    pyproject = tree.root / "pyproject.toml"
+    pyproject.write_text(
+        "[tool.importlinter]\n"
+        'root_package = "pkg"\n'
+        'contract_types = ["runtime_isolation: importlinter_contracts.RuntimeIsolationContract"]\n'
+        "\n"
+        "[[tool.importlinter.contracts]]\n"
+        'id = "runtime"\n'
+        'name = "R"\n'
+        'type = "runtime_isolation"\n'
+        'blocked_modules = ["fakesdk"]\n'
+        'probe_modules = ["pkg.platforms", "pkg.connectors"]\n'
+        'container = "pkg.platforms"\n'
+        "ignore_loaded_modules = [\n"
+        '    "pkg.platforms.xpu  # gone",\n'
+        "]\n"
+    )
+    written = CliRunner().invoke(main, ["allowlist", "--no-cache", "--write"])
+    assert written.exit_code == 0, written.output
+    assert pyproject.read_text().endswith(
+        "ignore_loaded_modules = [\n"
+        '    "pkg.platforms.npu  # TODO: reason",\n'
+        '    "pkg.platforms.npu.ops  # TODO: reason",\n'
+        "]\n"
+    )

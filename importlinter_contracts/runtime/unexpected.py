@@ -73,10 +73,7 @@ def _why(
     if seen.get("via") == "entry point":
         why = f"loaded as an entry point (a plugin) from {where}"
     elif seen.get("via") == "importlib":
-        why = (
-            f"importlib.import_module from {where}: a name chosen at run time (a registry, "
-            "a plugin)"
-        )
+        why = f"through importlib from {where}: a name chosen at run time (a registry, a plugin)"
     elif function and seen.get("phase") == "detector":
         why = f"imported inside {where}, during the detector call"
     elif function:
