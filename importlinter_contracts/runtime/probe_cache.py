@@ -20,6 +20,7 @@ from __future__ import annotations
 
 import contextlib
 import hashlib
+import importlib.machinery
 import json
 import os
 import time
@@ -46,20 +47,28 @@ def _modified(path: str) -> int | None:
         return None
 
 
+_MODULE_SUFFIXES = (*importlib.machinery.all_suffixes(), ".pth")
+
+
 def importable_entries(folder: str) -> list[str] | None:
-    """What of a sys.path folder an import could find: names that start with a module name
-    (modules, packages, `.pth` files) and the installed distributions, as their metadata
-    folders name them (`name-version.dist-info`, which importlib.metadata reads too); not
-    hidden files such as import-linter's own cache. None for a folder that cannot be listed."""
+    """What of a sys.path folder an import could find: folders named like a module (packages,
+    namespace packages), module files (`.py`, `.pyc`, extension modules), `.pth` files, and the
+    installed distributions, as their metadata folders name them (`name-version.dist-info`,
+    which importlib.metadata reads too). Not other files, nor hidden ones such as
+    import-linter's own cache. None for a folder that cannot be listed."""
     try:
-        names = os.listdir(folder or ".")
+        with os.scandir(folder or ".") as entries:
+            found = []
+            for entry in entries:
+                name = entry.name
+                if name.endswith((".dist-info", ".egg-info")) or (
+                    name.partition(".")[0].isidentifier()
+                    and (name.endswith(_MODULE_SUFFIXES) or ("." not in name and entry.is_dir()))
+                ):
+                    found.append(name)
     except OSError:
         return None
-    return sorted(
-        name
-        for name in names
-        if name.partition(".")[0].isidentifier() or name.endswith((".dist-info", ".egg-info"))
-    )
+    return sorted(found)
 
 
 class ProbeCache:
