@@ -189,7 +189,7 @@ def _exchange(
         selector.register(read_end, selectors.EVENT_READ)
         pending = memoryview(message)
         while not reader.done:
-            if _has_exited(child.pid):
+            if _has_exited(child):
                 _drain(read_end, reader.feed)
                 break
             remaining = deadline - time.monotonic()
@@ -212,9 +212,13 @@ def _exchange(
     return False
 
 
-def _has_exited(pid: int) -> bool:
-    """Whether the child has exited, without reaping it."""
-    return os.waitid(os.P_PID, pid, os.WEXITED | os.WNOHANG | os.WNOWAIT) is not None
+def _has_exited(child: subprocess.Popen[bytes]) -> bool:
+    """Whether the child has exited, without reaping it where the platform allows (os.waitid
+    is on macOS only from Python 3.13): its process group id then stays its own until the
+    group is killed."""
+    if not hasattr(os, "waitid"):
+        return child.poll() is not None
+    return os.waitid(os.P_PID, child.pid, os.WEXITED | os.WNOHANG | os.WNOWAIT) is not None
 
 
 def _drain(fd: int, take: Any) -> bool:
