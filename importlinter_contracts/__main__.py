@@ -1,3 +1,9 @@
-from .cli import main
+from .working_directory import working_directory_off_sys_path
 
-main()
+# `python -m` puts the working directory first on sys.path, where lint-imports (and our
+# console script) have none until the contracts run: without it, nothing there can stand in
+# for a module that ours, click's or the standard library's code imports on the way.
+with working_directory_off_sys_path():
+    from .cli import main
+
+    main()

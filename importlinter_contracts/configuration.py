@@ -1,10 +1,11 @@
-"""The configuration file that lint-imports reads, found as lint-imports finds it."""
+"""The configuration file that lint-imports reads, found and read as lint-imports does."""
 
 from __future__ import annotations
 
 import configparser
 import tomllib
 from pathlib import Path
+from typing import Any
 
 from .errors import ConfigurationError
 
@@ -14,22 +15,83 @@ _TOML_CANDIDATES = ("pyproject.toml",)
 
 def find_configuration(config: str | None) -> Path:
     """The file lint-imports reads: `config`, or the first candidate with an importlinter
-    section in the working directory, in lint-imports' order."""
+    section in the working directory, in lint-imports' order.
+
+    Raises ConfigurationError, naming the file, when there is none or a candidate cannot be
+    read (lint-imports stops on it too).
+    """
     if config:
-        if not Path(config).is_file():
+        path = Path(config)
+        if not path.is_file():
             raise ConfigurationError(f"Could not find {config}.")
-        return Path(config)
+        (_has_toml_table if is_toml(path) else _has_ini_section)(path)  # parses, or says why not
+        return path
     for name in _INI_CANDIDATES:
-        parser = configparser.ConfigParser()
-        if Path(name).is_file() and parser.read(name) and parser.has_section("importlinter"):
+        if Path(name).is_file() and _has_ini_section(Path(name)):
             return Path(name)
     for name in _TOML_CANDIDATES:
-        if Path(name).is_file():
-            data = tomllib.loads(Path(name).read_text(encoding="utf-8"))
-            if data.get("tool", {}).get("importlinter"):
-                return Path(name)
+        if Path(name).is_file() and _has_toml_table(Path(name)):
+            return Path(name)
     raise ConfigurationError("Could not read any configuration.")
 
 
 def is_toml(path: Path) -> bool:
     return path.suffix == ".toml"
+
+
+def read_configuration_text(path: Path) -> str:
+    """The file's text, line breaks as they are (import-linter reads it as UTF-8 text)."""
+    try:
+        return path.read_bytes().decode("utf-8")
+    except UnicodeDecodeError as error:
+        raise ConfigurationError(
+            f"{path} is not UTF-8 text (byte {error.start + 1}): save it as UTF-8."
+        ) from None
+    except OSError as error:
+        raise ConfigurationError(f"Could not read {path}: {error.strerror}.") from None
+
+
+def universal_newlines(text: str) -> str:
+    """The text with every line break a newline, as import-linter opens the file."""
+    return text.replace("\r\n", "\n").replace("\r", "\n")
+
+
+def ini_values(text: str, source: str = "<string>") -> dict[str, dict[str, str]]:
+    """Every section's values as import-linter's INI reader gets them, interpolation done.
+
+    Raises configparser.Error.
+    """
+    parser = configparser.ConfigParser()  # as import-linter's reader makes it
+    parser.read_string(universal_newlines(text), source=source)
+    return {name: dict(parser[name]) for name in parser.sections()}
+
+
+def toml_values(text: str) -> dict[str, Any]:
+    """The document as import-linter's TOML reader gets it. Raises tomllib.TOMLDecodeError."""
+    return tomllib.loads(universal_newlines(text))
+
+
+def _has_ini_section(path: Path) -> bool:
+    try:
+        return "importlinter" in ini_values(read_configuration_text(path), str(path))
+    except configparser.InterpolationSyntaxError as error:
+        raise ConfigurationError(
+            f"{path}: option {error.option} of [{error.section}] has a '%' not written '%%' "
+            "(INI values are read with interpolation, where '%%' stands for '%')."
+        ) from None
+    except configparser.InterpolationError as error:
+        message = " ".join(error.message.split())
+        raise ConfigurationError(
+            f"{path}: option {error.option} of [{error.section}]: {message}"
+        ) from None
+    except configparser.Error as error:
+        # configparser's message names the file and the line.
+        raise ConfigurationError(" ".join(error.message.split())) from None
+
+
+def _has_toml_table(path: Path) -> bool:
+    try:
+        data = toml_values(read_configuration_text(path))
+    except tomllib.TOMLDecodeError as error:
+        raise ConfigurationError(f"{path}: {error}.") from None
+    return bool(data.get("tool", {}).get("importlinter"))

@@ -17,6 +17,14 @@ class ConfigurationError(ImportlinterContractsError):
     """The configuration cannot be read, or cannot be checked as it stands."""
 
 
+class NothingToCheckError(ConfigurationError):
+    """Every contract selected was left out of the run (`check --static`, say)."""
+
+
+class UsageError(ImportlinterContractsError):
+    """A command line that cannot be run as given."""
+
+
 class ContractConfigurationError(ConfigurationError):
     """A contract's options do not fit the analysed tree (a module that is not in the graph,
     no backend found); the message names the contract and the option."""
@@ -34,3 +42,7 @@ class UnreadableSourceError(ImportlinterContractsError):
 
 class ConfigurationEditError(ImportlinterContractsError):
     """An edit of the configuration file cannot be made safely; nothing was written."""
+
+
+class FileWriteError(ImportlinterContractsError):
+    """A file cannot be written; it was left as it was."""

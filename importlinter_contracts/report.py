@@ -131,7 +131,13 @@ class ContractFindings(TypedDict):
     cached: NotRequired[bool]
 
 
-class ContractResult(ContractFindings):
+class CheckTiming(TypedDict):
+    """How long a contract's check took (with --show-timings), graph copy included."""
+
+    check_ms: NotRequired[int]
+
+
+class ContractResult(ContractFindings, CheckTiming):
     """One contract's result in a report."""
 
     id: str | None
@@ -141,12 +147,24 @@ class ContractResult(ContractFindings):
     warnings: list[str]
 
 
+class SkippedContract(TypedDict):
+    """A contract of the configuration that the run left out, and why (`check --static`
+    leaves out the contracts that run the code they check)."""
+
+    id: str | None
+    name: str
+    type: str
+    reason: str  # a phrase that follows "it": "runs the code it checks, which --static skips"
+
+
 class Report(TypedDict):
     """The whole report: `importlinter-contracts check --format json`."""
 
     schema_version: int
-    kept: bool
+    kept: bool  # every contract checked is kept; `skipped` lists those not checked
     contracts: list[ContractResult]
+    skipped: list[SkippedContract]
+    graph_build_ms: NotRequired[int]  # with --show-timings
 
 
 def is_import_finding(finding: Finding) -> TypeGuard[ImportFinding]:

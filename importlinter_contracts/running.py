@@ -10,13 +10,16 @@ from pathlib import Path
 from typing import Any, cast
 
 from importlinter import Contract, ContractCheck
+from importlinter.domain.contract import NoSuchContractType, registry
 
 from . import _importlinter
 from .cache import DEFAULT_CACHE_DIR, using_cache_directory
-from .errors import ConfigurationError, ImportlinterContractsError
+from .configuration import find_configuration
+from .errors import ConfigurationError, ImportlinterContractsError, NothingToCheckError
 from .locations import location, locations
 from .report import (
     SCHEMA_VERSION,
+    CheckTiming,
     ContractFindings,
     ContractResult,
     Finding,
@@ -24,9 +27,32 @@ from .report import (
     ImportFinding,
     Location,
     Report,
+    SkippedContract,
 )
 
 _importlinter.configure()
+
+
+# Why a contract is left out of a run (a phrase that follows "it"), or None to check it.
+ContractSelection = Callable[[type[Contract]], str | None]
+
+
+def executes_analysed_code(contract_class: type[Contract]) -> bool:
+    """Whether a contract type runs the code it checks, as its class attribute
+    `executes_analysed_code` declares; import-linter's own types only read the import graph.
+    A type that declares nothing counts as running it: a static-only run never runs code
+    that no one vouched it would not."""
+    declared = getattr(contract_class, "executes_analysed_code", None)
+    if isinstance(declared, bool):
+        return declared
+    return not contract_class.__module__.startswith("importlinter.")
+
+
+def static_only(contract_class: type[Contract]) -> str | None:
+    """The selection of `check --static`: every contract that does not run the analysed code."""
+    if executes_analysed_code(contract_class):
+        return "runs the code it checks, which --static skips"
+    return None
 
 
 @dataclass(frozen=True)
@@ -35,13 +61,23 @@ class RunResult:
 
     report: _importlinter.Report
     contracts: list[ContractResult]
+    skipped: list[SkippedContract]
+    show_timings: bool = False
 
     @property
     def kept(self) -> bool:
         return all(contract["kept"] for contract in self.contracts)
 
     def as_data(self) -> Report:
-        return {"schema_version": SCHEMA_VERSION, "kept": self.kept, "contracts": self.contracts}
+        data: Report = {
+            "schema_version": SCHEMA_VERSION,
+            "kept": self.kept,
+            "contracts": self.contracts,
+            "skipped": self.skipped,
+        }
+        if self.show_timings:
+            data["graph_build_ms"] = self.report.graph_building_duration
+        return data
 
 
 def run_contracts(
@@ -49,33 +85,84 @@ def run_contracts(
     contract_ids: tuple[str, ...] = (),
     cache_dir: Path | None = DEFAULT_CACHE_DIR,
     adjust: Callable[[dict[str, Any], type[Contract] | None], None] | None = None,
+    select: ContractSelection | None = None,
+    show_timings: bool = False,
+    verbose: bool = False,
 ) -> RunResult:
     """Check the configuration's contracts (built-in ones included) as lint-imports would;
     `adjust` may first change the options of each contract, given its class when the
-    configuration registers it (None for a built-in type).
+    configuration registers it (None for a built-in type); `select` may leave contracts out,
+    which the result lists as skipped. `show_timings` adds the graph build's and each
+    contract's duration to the result; `verbose` prints lint-imports' progress lines.
 
-    Raises ConfigurationError when lint-imports would stop with an error instead of a report.
+    Raises ConfigurationError when lint-imports would stop with an error instead of a report,
+    NothingToCheckError when `select` leaves nothing to check.
     """
-    # As lint-imports does: the packages under analysis may sit in the working directory.
-    if os.getcwd() not in sys.path:
-        sys.path.insert(0, os.getcwd())
+    # As lint-imports does: the packages under analysis may sit in the working directory. Only
+    # while the contracts run, so that nothing there stands in for a module imported later.
+    working_directory = os.getcwd()
+    added = working_directory not in sys.path
+    if added:
+        sys.path.insert(0, working_directory)
     try:
+        return _run_contracts(
+            config, contract_ids, cache_dir, adjust, select, show_timings, verbose
+        )
+    finally:
+        if added:
+            sys.path.remove(working_directory)
+
+
+def _run_contracts(
+    config: str | None,
+    contract_ids: tuple[str, ...],
+    cache_dir: Path | None,
+    adjust: Callable[[dict[str, Any], type[Contract] | None], None] | None,
+    select: ContractSelection | None,
+    show_timings: bool,
+    verbose: bool,
+) -> RunResult:
+    try:
+        # Read first by us, so that a file that cannot be parsed is named with its line.
+        find_configuration(config)
         user_options = _importlinter.read_user_options(config)
         if adjust is not None:
             registered = _importlinter.plugin_contract_types(user_options)
             for contract_options in user_options.contracts_options:
                 adjust(contract_options, registered.get(str(contract_options.get("type"))))
         _importlinter.register_contract_types(user_options)
+        skipped = _leave_out(user_options, contract_ids, select) if select else []
+        requested = contract_ids
+        contract_ids = tuple(i for i in requested if i not in {c["id"] for c in skipped})
+        if skipped and (not user_options.contracts_options or (requested and not contract_ids)):
+            raise NothingToCheckError(
+                "Nothing to check: "
+                + "; ".join(f"{_named(c)} {c['reason']}" for c in skipped)
+                + "."
+            )
         with using_cache_directory(cache_dir):
             report = _importlinter.create_report(
                 user_options,
                 limit_to_contracts=contract_ids,
                 cache_dir=None if cache_dir is None else str(cache_dir),
+                show_timings=show_timings,
+                verbose=verbose,
             )
     except ImportlinterContractsError:
         raise
+    except NoSuchContractType as error:
+        names = ", ".join(
+            f'"{options.get("name", options.get("id"))}"'
+            for options in user_options.contracts_options
+            if options.get("type") == str(error)
+        )
+        raise ConfigurationError(
+            f"Contract {names} has type '{error}', which is neither built in nor registered "
+            "under contract_types."
+        ) from None
     except Exception as error:  # lint-imports reports any exception as its message
-        raise ConfigurationError(str(error) or type(error).__name__) from error
+        # One line: import-linter's messages may span several.
+        raise ConfigurationError(" ".join(str(error).split()) or type(error).__name__) from error
     if report.could_not_run:
         raise ConfigurationError(
             "\n".join(
@@ -84,21 +171,61 @@ def run_contracts(
                 for field, message in invalid.errors.items()
             )
         )
-    return RunResult(
-        report=report,
-        contracts=[
-            contract_result(contract, check)
-            for contract, check in report.get_contracts_and_checks()
-        ],
-    )
+    results = [
+        contract_result(contract, check, report.get_duration(contract) if show_timings else None)
+        for contract, check in report.get_contracts_and_checks()
+    ]
+    return RunResult(report, results, skipped, show_timings)
 
 
-def contract_result(contract: Contract, check: ContractCheck) -> ContractResult:
-    """One contract's result as the report holds it."""
+def _leave_out(
+    user_options: _importlinter.UserOptions,
+    contract_ids: tuple[str, ...],
+    select: ContractSelection,
+) -> list[SkippedContract]:
+    """Remove from the configuration the contracts that `select` leaves out (of those that
+    `contract_ids` names, when it names any), and say which and why."""
+    registered = _importlinter.plugin_contract_types(user_options)
+    kept_options: list[dict[str, Any]] = []
+    skipped: list[SkippedContract] = []
+    for options in user_options.contracts_options:
+        contract_type = str(options.get("type"))
+        try:
+            contract_class = registered.get(contract_type) or registry.get_contract_class(
+                contract_type
+            )
+        except NoSuchContractType:  # lint-imports reports it when it checks the contract
+            reason = None
+        else:
+            reason = select(contract_class)
+        if reason is None or (contract_ids and options.get("id") not in contract_ids):
+            kept_options.append(options)
+        else:
+            skipped.append(
+                {
+                    "id": options.get("id"),
+                    "name": str(options.get("name")),
+                    "type": contract_type,
+                    "reason": reason,
+                }
+            )
+    user_options.contracts_options[:] = kept_options
+    return skipped
+
+
+def _named(contract: SkippedContract) -> str:
+    return f"{contract['id'] or contract['name']} ({contract['type']})"
+
+
+def contract_result(
+    contract: Contract, check: ContractCheck, check_ms: int | None = None
+) -> ContractResult:
+    """One contract's result as the report holds it, with how long its check took if given."""
     if type(contract).__module__.startswith(f"{__package__}."):
         findings = cast(ContractFindings, check.metadata)
     else:
         findings = built_in_findings(check)
+    timing: CheckTiming = {} if check_ms is None else {"check_ms": check_ms}
     return {
         "id": contract.contract_options.get("id"),
         "name": contract.name,
@@ -106,6 +233,7 @@ def contract_result(contract: Contract, check: ContractCheck) -> ContractResult:
         "kept": check.kept,
         "warnings": list(check.warnings),
         **findings,
+        **timing,
     }
 
 

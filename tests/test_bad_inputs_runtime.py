@@ -245,7 +245,7 @@ def test_a_toml_timeout_with_a_fraction_is_kept_as_written(tree: Project) -> Non
         ('["pkg.connectors"]', "true", "timeout: 'True' is not a number of seconds."),
         ('["pkg.connectors"]', "-2.5", "timeout: '-2.5' is not a positive number of seconds."),
         ('["pkg.connectors"]', "inf", "timeout: 'inf' is not a positive number of seconds."),
-        ("[]", "3", "probe_modules: It is empty: name at least one module to import."),
+        ("[]", "3", "probe_modules: This list is empty; give at least one value."),
     ],
     ids=["boolean", "negative", "infinite", "no-probes"],
 )

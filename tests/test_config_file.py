@@ -6,8 +6,22 @@ import re
 
 import pytest
 
-from importlinter_contracts.allowlist.config_text import edit_allowlist, find_allowlist
+from importlinter_contracts.allowlist.config_text import (
+    AllowlistEdit,
+    edit_allowlists,
+    entry_lines,
+)
 from importlinter_contracts.errors import ConfigurationEditError
+
+
+def edit_allowlist(
+    text: str, contract_id: str, toml: bool, remove: set[str], add: list[str]
+) -> str:
+    """`text` with `ignore_imports` of one contract edited as `allowlist --write` does."""
+    new = tuple(f"{expression}  # TODO: reason" for expression in add)
+    edit = AllowlistEdit(contract_id, "ignore_imports", frozenset(remove), new)
+    return edit_allowlists(text, toml, [edit])
+
 
 INI = """\
 ; vllm-omni boundary
@@ -34,12 +48,17 @@ ignore_imports =
 
 
 def test_ini_entries_are_found_with_their_lines() -> None:
-    allowlist = find_allowlist(INI, "r2", toml=False)
-    assert [(e.text, e.line) for e in allowlist.entries] == [
-        ("pkg.a -> pkg.platforms.npu.x # NPU group 1", 9),
-        ("pkg.b->pkg.platforms.npu.y", 11),
-        ("pkg.c -> pkg.platforms.xpu # XPU", 13),
+    entries = [
+        "pkg.a -> pkg.platforms.npu.x # NPU group 1",
+        "pkg.b->pkg.platforms.npu.y",
+        "pkg.c -> pkg.platforms.xpu # XPU",
+        "pkg.z -> pkg.platforms.xpu",
     ]
+    assert entry_lines(INI, False, "r2", "ignore_imports", entries) == {
+        "pkg.a -> pkg.platforms.npu.x # NPU group 1": 9,
+        "pkg.b->pkg.platforms.npu.y": 11,
+        "pkg.c -> pkg.platforms.xpu # XPU": 13,
+    }
 
 
 def test_ini_round_trip_without_changes_is_identical() -> None:
@@ -60,10 +79,11 @@ def test_ini_entry_on_the_key_line_and_crlf_and_no_final_newline() -> None:
     text = (
         "[importlinter:contract:r2]\r\nname = R2\r\nignore_imports = pkg.a -> pkg.b  # why\r\nx = 1"
     )
-    allowlist = find_allowlist(text, "r2", toml=False)
-    assert [(e.text, e.line) for e in allowlist.entries] == [("pkg.a -> pkg.b # why", 3)]
+    assert entry_lines(text, False, "r2", "ignore_imports", ["pkg.a -> pkg.b # why"]) == {
+        "pkg.a -> pkg.b # why": 3
+    }
     assert edit_allowlist(text, "r2", False, {"pkg.a -> pkg.b # why"}, ["pkg.c -> pkg.d"]) == (
-        "[importlinter:contract:r2]\r\nname = R2\r\nignore_imports = \r\n"
+        "[importlinter:contract:r2]\r\nname = R2\r\nignore_imports =\r\n"
         "    pkg.c -> pkg.d  # TODO: reason\r\nx = 1"
     )
 
@@ -81,7 +101,7 @@ def test_ini_without_final_newline_after_the_last_entry() -> None:
     text = "[importlinter:contract:r2]\nignore_imports =\n    pkg.a -> pkg.b"
     assert edit_allowlist(text, "r2", False, set(), ["pkg.c -> pkg.d"]) == (
         "[importlinter:contract:r2]\nignore_imports =\n    pkg.a -> pkg.b\n"
-        "    pkg.c -> pkg.d  # TODO: reason\n"
+        "    pkg.c -> pkg.d  # TODO: reason"
     )
 
 
@@ -108,12 +128,17 @@ container = "pkg.platforms"
 
 
 def test_toml_entries_are_found_with_their_lines() -> None:
-    allowlist = find_allowlist(TOML, "r2", toml=True)
-    assert [(e.text, e.line) for e in allowlist.entries] == [
-        ("pkg.a -> pkg.platforms.npu.x # NPU group 1", 14),
-        ("pkg.b -> pkg.platforms.npu.y", 15),
-        ("pkg.c -> pkg.platforms.xpu # XPU \u00e9", 16),
+    entries = [
+        "pkg.a -> pkg.platforms.npu.x # NPU group 1",
+        "pkg.b -> pkg.platforms.npu.y",
+        "pkg.c -> pkg.platforms.xpu # XPU \u00e9",
+        "pkg.z -> pkg.platforms.xpu",
     ]
+    assert entry_lines(TOML, True, "r2", "ignore_imports", entries) == {
+        "pkg.a -> pkg.platforms.npu.x # NPU group 1": 14,
+        "pkg.b -> pkg.platforms.npu.y": 15,
+        "pkg.c -> pkg.platforms.xpu # XPU \u00e9": 16,
+    }
 
 
 def test_toml_edit_removes_and_adds_only_the_entries_concerned() -> None:
@@ -141,10 +166,12 @@ def test_toml_inline_list_and_missing_list() -> None:
 
 
 def test_unknown_contract_is_an_error() -> None:
-    with pytest.raises(ConfigurationEditError, match=r"no section \[importlinter:contract:nope\]"):
-        find_allowlist(INI, "nope", toml=False)
+    with pytest.raises(
+        ConfigurationEditError, match=r"^no section \[importlinter:contract:nope\]$"
+    ):
+        edit_allowlist(INI, "nope", False, set(), ["pkg.a -> pkg.b"])
     with pytest.raises(
         ConfigurationEditError,
         match=re.escape("no [[tool.importlinter.contracts]] table with id = 'nope'"),
     ):
-        find_allowlist(TOML, "nope", toml=True)
+        edit_allowlist(TOML, "nope", True, set(), ["pkg.a -> pkg.b"])

@@ -27,6 +27,7 @@ DEFINITIONS = {
     "IgnoredModule": "IgnoredModule",
     "UnexpectedLoad": "UnexpectedLoad",
     "ContractResult": "ContractResult",
+    "SkippedContract": "SkippedContract",
     "Report": None,  # the schema's root
 }
 
@@ -69,7 +70,12 @@ def test_schema_rejects_what_the_types_do_not_allow() -> None:
         "ignored": [],
         "unmatched_ignores": [],
     }
-    valid = {"schema_version": SCHEMA_VERSION, "kept": False, "contracts": [contract]}
+    valid = {
+        "schema_version": SCHEMA_VERSION,
+        "kept": False,
+        "contracts": [contract],
+        "skipped": [],
+    }
     assert VALIDATOR.is_valid(valid)
     wrong = [
         {**valid, "schema_version": SCHEMA_VERSION + 1},
@@ -81,6 +87,10 @@ def test_schema_rejects_what_the_types_do_not_allow() -> None:
         },
         {**valid, "contracts": [{**contract, "ignored": [finding]}]},  # no entry, no reason
         {**valid, "contracts": [{**contract, "violations": [{"kind": "nope", "message": "m"}]}]},
+        {key: value for key, value in valid.items() if key != "skipped"},
+        {**valid, "skipped": [{"id": "r", "name": "R", "type": "runtime_isolation"}]},
+        {**valid, "graph_build_ms": -1},
+        {**valid, "contracts": [{**contract, "check_ms": 1.5}]},
     ]
     assert [VALIDATOR.is_valid(document) for document in wrong] == [False] * len(wrong)
 
@@ -175,3 +185,21 @@ def test_reports_of_built_in_contract_types_validate(project: Project, contract_
     report = project.report()
     assert report["kept"] is False
     _assert_valid(report)
+
+
+def test_static_run_with_timings_validates(project: Project) -> None:
+    project.write(OWN_TREE)
+    project.configure(OWN_CONTRACTS)
+    report = project.report("--static", "--show-timings")
+    _assert_valid(report)
+    assert [c["id"] for c in report["contracts"]] == ["r2", "r4"]
+    assert report["skipped"] == [
+        {
+            "id": "runtime",
+            "name": "Runtime",
+            "type": "runtime_isolation",
+            "reason": "runs the code it checks, which --static skips",
+        }
+    ]
+    assert report["graph_build_ms"] >= 0
+    assert all(c["check_ms"] >= 0 for c in report["contracts"])

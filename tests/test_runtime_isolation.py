@@ -358,7 +358,7 @@ def test_child_runs_in_the_working_directory_with_our_sys_path(tree: Project) ->
         ("timeout = 0", "timeout: '0' is not a positive number of seconds."),
         ("timeout = nan", "timeout: 'nan' is not a positive number of seconds."),
         ("timeout = soon", "timeout: 'soon' is not a number of seconds."),
-        ("probe_modules =", "probe_modules: It is empty: name at least one module to import."),
+        ("probe_modules =", "probe_modules: This list is empty; give at least one value."),
         (
             "ignore_loaded_modules = pkg.platforms.npu -> pkg.x",
             "ignore_loaded_modules: Entry 'pkg.platforms.npu -> pkg.x' is not a module "
@@ -767,3 +767,23 @@ def test_allowlist_command_edits_a_toml_list_of_loaded_modules(tree: Project) ->
         '    "pkg.platforms.npu.ops  # TODO: reason",\n'
         "]\n"
     )
+
+
+def test_allowlist_command_refuses_to_edit_after_a_failed_probe(tree: Project) -> None:
+    configure(tree, "ignore_loaded_modules =\n    pkg.platforms.npu  # connector\n")
+    tree.write({"pkg/connectors/__init__.py": "import torch_not_installed_here\n"})
+    before = (tree.root / ".importlinter").read_text()
+    result = CliRunner().invoke(main, ["allowlist", "--no-cache", "--write"])
+    assert (result.exit_code, result.stdout) == (2, "")
+    assert result.stderr == (
+        'importlinter-contracts: Contract "Optional SDKs stay optional": its '
+        "ignore_loaded_modules cannot be brought in step, as the probe did not run cleanly "
+        "(importing pkg.connectors failed: ModuleNotFoundError: No module named "
+        "'torch_not_installed_here'. This contract imports the code it checks, so it needs "
+        "that code's dependencies where it runs, and 'torch_not_installed_here' is not "
+        "installed here: install them, or leave this contract out (importlinter-contracts "
+        "check --static)). Fix that first, or leave the contract out with --static.\n"
+    )
+    assert (tree.root / ".importlinter").read_text() == before
+    static = CliRunner().invoke(main, ["allowlist", "--no-cache", "--static"])
+    assert static.exit_code == 0

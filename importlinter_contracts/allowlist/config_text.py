@@ -1,107 +1,286 @@
-"""A contract's allowlist entries (`ignore_imports`, `ignore_loaded_modules`) in the
-configuration text: where each one stands, and edits that change those lines and nothing else
-(comments, order and spacing stay as they are).
+"""A contract's allowlist in the configuration text: where its entries stand, and edits that
+change those entries and no other byte.
 
-INI files (`.importlinter`, `setup.cfg`) hold the entries as indented continuation lines;
-TOML files (`pyproject.toml`) as a list of strings.
+TOML files (`pyproject.toml`) are edited through tomlkit, which keeps the text's layout; only
+the lines it changed are taken into the original text, so that what tomlkit would re-render
+elsewhere (a spaced table header, say) stays as written. INI files (`.importlinter`,
+`setup.cfg`) are edited line by line, with configparser's own rule for what continues a value
+(a line indented deeper than its key, even one that looks like `[a section]`). Every edit is
+read back as import-linter reads the file (tomllib; configparser) and must give exactly the
+intended lists, every other value unchanged; otherwise it is refused.
 """
 
 from __future__ import annotations
 
+import configparser
+import difflib
 import re
 import tomllib
+from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
+from typing import Any
 
-from importlinter import fields
+import tomlkit
+import tomlkit.exceptions
+import tomlkit.items
 
+from ..configuration import ini_values, toml_values
 from ..errors import ConfigurationEditError
-from .entries import ENTRY_KINDS, PLACEHOLDER_REASON, parse_entry
+from .entries import entry_text
 
 
 @dataclass(frozen=True)
-class EntrySpan:
-    """Where one entry stands: its 1-based line, and the text span to delete to remove it."""
+class AllowlistEdit:
+    """One contract's allowlist option: the entries to remove, and those to append."""
 
-    text: str  # the entry as written, normalised as AllowlistEntry.text
-    line: int
-    start: int
-    end: int
-
-
-@dataclass(frozen=True)
-class AllowlistText:
-    """A contract's allowlist in the text: its entries, and where a new one goes."""
-
-    entries: list[EntrySpan]
-    insert_at: int  # offset where new entries are inserted
-    new_entry: str  # a new entry's text, `{}` standing for `importer -> imported  # reason`
-    lead: str = ""  # text before the first new entry (a key, or a missing final newline)
-    tail: str = ""  # text after the last new entry (the end of a new list)
+    contract_id: str
+    option: str
+    remove: frozenset[str]  # entries as `entry_text` gives them
+    add: tuple[str, ...]  # new entries, as they are to be written
 
 
-def find_allowlist(
-    text: str, contract_id: str, toml: bool, option: str = "ignore_imports"
-) -> AllowlistText:
-    """The entries of a contract's allowlist `option` (`ignore_imports` by default) in `text`.
+def edit_allowlists(text: str, toml: bool, edits: Sequence[AllowlistEdit]) -> str:
+    """`text` with the edits made, every byte outside the edited lists as it was.
 
-    Raises ConfigurationEditError when the contract is not in the text.
+    Raises ConfigurationEditError when an edit cannot be made, or when the new text would not
+    read back, as import-linter reads it, with exactly the intended lists and every other
+    value unchanged.
     """
-    return (_toml_allowlist if toml else _ini_allowlist)(text, contract_id, option)
+    edited = text
+    for edit in edits:
+        edited = _edit(edited, toml, edit)
+    (_check_toml if toml else _check_ini)(text, edited, edits)
+    return edited
 
 
-def edit_allowlist(
-    text: str,
-    contract_id: str,
-    toml: bool,
-    remove: set[str],
-    add: list[str],
-    option: str = "ignore_imports",
-) -> str:
-    """`text` with the entries of `option` written as in `remove` deleted and `add` (import or
-    module expressions) appended with the placeholder reason; every other byte stays."""
-    allowlist = find_allowlist(text, contract_id, toml, option)
-    spans = sorted((s for s in allowlist.entries if s.text in remove), key=lambda s: s.start)
-    added = "".join(allowlist.new_entry.format(f"{a}  # {PLACEHOLDER_REASON}") for a in add)
-    if added:
-        added = allowlist.lead + added + allowlist.tail
-    pieces = []
-    position = 0
-    for span in spans:
-        if position <= allowlist.insert_at < span.start:
-            pieces += [text[position : allowlist.insert_at], added]
-            position = allowlist.insert_at
-            added = ""
-        pieces.append(text[position : span.start])
-        position = span.end
-    if added:
-        insert_at = max(allowlist.insert_at, position)
-        pieces += [text[position:insert_at], added]
-        position = insert_at
-    pieces.append(text[position:])
-    return "".join(pieces)
+def entry_lines(
+    text: str, toml: bool, contract_id: str, option: str, entries: Iterable[str]
+) -> dict[str, int]:
+    """The 1-based line of each of these entries (as `entry_text` gives them) in the text:
+    the first line that removing the entry changes. Entries not found are left out."""
+    lines = {}
+    for entry in entries:
+        try:
+            edited = _edit(text, toml, AllowlistEdit(contract_id, option, frozenset({entry}), ()))
+        except ConfigurationEditError:
+            return {}
+        before, after = _lines(text), _lines(edited)
+        changed = next(
+            (i for i, (old, new) in enumerate(zip(before, after, strict=False)) if old != new),
+            None if len(before) == len(after) else min(len(before), len(after)),
+        )
+        if changed is not None:
+            lines[entry] = changed + 1
+    return lines
 
 
-def _lines_with_offsets(text: str) -> list[tuple[int, str]]:
-    offsets = []
-    position = 0
-    for line in text.splitlines(keepends=True):
-        offsets.append((position, line))
-        position += len(line)
-    return offsets
+def _edit(text: str, toml: bool, edit: AllowlistEdit) -> str:
+    edited = (_edit_toml if toml else _edit_ini)(text, edit)
+    if text and not _ending(_lines(text)[-1]):
+        # The file had no final line break: it still has none.
+        last = _lines(edited)[-1] if edited else ""
+        edited = edited[: len(edited) - len(_ending(last))]
+    return edited
 
 
-def _newline(text: str) -> str:
-    return "\r\n" if "\r\n" in text else "\n"
+# Lines, as import-linter reads them: it opens the file with universal newlines.
+
+_LINE = re.compile(r"[^\r\n]*(?:\r\n|\r|\n)|[^\r\n]+$")
 
 
-def _entry_text(value: str, option: str) -> str | None:
+def _lines(text: str) -> list[str]:
+    """The lines of `text`, each with its line break (the last one may have none)."""
+    return _LINE.findall(text)
+
+
+def _ending(line: str) -> str:
+    return line[len(line.rstrip("\r\n")) :]
+
+
+def _neighbour_ending(lines: Sequence[str], start: int, end: int) -> str:
+    """The line break of the lines around `lines[start:end]`: the one above, those replaced,
+    then the one below."""
+    around = [*lines[max(start - 1, 0) : start], *lines[start:end], *lines[end : end + 1]]
+    return next((_ending(line) for line in around if _ending(line)), "\n")
+
+
+# TOML
+
+
+def _edit_toml(text: str, edit: AllowlistEdit) -> str:
     try:
-        return parse_entry(value, ENTRY_KINDS[option]).text
-    except fields.ValidationError:
-        return None  # not an entry this tool can read: left as it is
+        document = tomlkit.parse(text)
+    except tomlkit.exceptions.ParseError as error:
+        raise ConfigurationEditError(f"tomlkit cannot read the file: {error}") from None
+    rendered = document.as_string()
+    table = _toml_contract(document, edit.contract_id)
+    values = table.get(edit.option)
+    if values is None:
+        if not edit.add:
+            return text
+        values = tomlkit.array()
+        values.extend(edit.add)
+        # An inline table must stay on one line; a table gets one entry a line.
+        values.multiline(not isinstance(table, tomlkit.items.InlineTable))
+        table[edit.option] = values
+    elif not isinstance(values, tomlkit.items.Array):
+        raise ConfigurationEditError(
+            f"{edit.option} of contract '{edit.contract_id}' is not a list of strings"
+        )
+    else:
+        for index in reversed(range(len(values))):
+            if isinstance(values[index], str) and entry_text(values[index]) in edit.remove:
+                del values[index]
+        layout = values.as_string()
+        if "\n" in layout:
+            indent = _toml_item_indent(layout)
+            for entry in edit.add:
+                values.add_line(entry, indent=indent)
+        else:
+            values.extend(edit.add)
+    return _merge(text, rendered, document.as_string())
+
+
+def _toml_contract(document: tomlkit.TOMLDocument, contract_id: str) -> Any:
+    """The table (or inline table) of `tool.importlinter.contracts` with this id."""
+    tool = document.get("tool")
+    importlinter = tool.get("importlinter") if isinstance(tool, Mapping) else None
+    contracts = importlinter.get("contracts") if isinstance(importlinter, Mapping) else None
+    found = [
+        table
+        for table in (contracts if isinstance(contracts, list) else [])
+        if isinstance(table, Mapping) and table.get("id") == contract_id
+    ]
+    if not found:
+        raise ConfigurationEditError(
+            f"no [[tool.importlinter.contracts]] table with id = {contract_id!r}"
+        )
+    if len(found) > 1:
+        raise ConfigurationEditError(f"more than one contract has id = {contract_id!r}")
+    return found[0]
+
+
+def _toml_item_indent(layout: str) -> str:
+    """The indent of a multi-line array's entries: its first string's, else one level more
+    than its closing bracket's."""
+    if item := re.search(r"\n([ \t]*)[\"']", layout):
+        return item.group(1)
+    closing = re.search(r"\n([ \t]*)\]$", layout)
+    return (closing.group(1) if closing else "") + "    "
+
+
+def _merge(original: str, rendered: str, edited: str) -> str:
+    """`original` with the lines that differ between `rendered` (tomlkit's rendering of the
+    original) and `edited` (its rendering after the edit) replaced, each new line ending as
+    its neighbours do."""
+    ours, base, theirs = _lines(original), _lines(rendered), _lines(edited)
+    if len(ours) != len(base):
+        raise ConfigurationEditError("tomlkit would change the file's line structure")
+    merged: list[str] = []
+    matcher = difflib.SequenceMatcher(None, base, theirs, autojunk=False)
+    for operation, start, end, new_start, new_end in matcher.get_opcodes():
+        if operation == "equal":
+            merged += ours[start:end]
+            continue
+        if [line.rstrip("\r\n") for line in base[start:end]] != [
+            line.rstrip("\r\n") for line in ours[start:end]
+        ]:
+            raise ConfigurationEditError("the list stands on a line that tomlkit rewrites")
+        ending = _neighbour_ending(ours, start, end)
+        merged += [
+            line.rstrip("\r\n") + ending if _ending(line) else line
+            for line in theirs[new_start:new_end]
+        ]
+    return "".join(merged)
+
+
+def _check_toml(original: str, edited: str, edits: Sequence[AllowlistEdit]) -> None:
+    expected = toml_values(original)
+    try:
+        found = toml_values(edited)
+    except tomllib.TOMLDecodeError as error:
+        raise ConfigurationEditError(f"the edited file would not parse ({error})") from None
+    for edit in edits:
+        (table,) = [
+            contract
+            for contract in expected["tool"]["importlinter"]["contracts"]
+            if contract.get("id") == edit.contract_id
+        ]
+        intended = _intended(table.get(edit.option, []), edit)
+        if edit.option in table or intended:
+            table[edit.option] = intended
+    if found != expected:
+        raise ConfigurationEditError(_mismatch(edits))
 
 
 # INI
+
+
+@dataclass(frozen=True)
+class _IniLine:
+    """A line as configparser reads it: what it is, and the section and option it is in."""
+
+    text: str  # with its line break
+    kind: str  # "header", "key", "continuation", "comment", "blank" or "other"
+    section: str | None
+    option: str | None  # the option this line starts or continues
+    value_start: int = 0  # on a key line: where its value begins
+
+    @property
+    def value(self) -> str:
+        """The value on a key or continuation line, as configparser takes it."""
+        return self.text[self.value_start :].strip()
+
+    @property
+    def indent(self) -> str:
+        return self.text[: len(self.text) - len(self.text.lstrip())]
+
+
+_COMMENT_PREFIXES = ("#", ";")  # ConfigParser's defaults, which import-linter keeps
+
+
+def _ini_lines(text: str) -> list[_IniLine]:
+    """Every line, classified as `configparser.ConfigParser()` reads it: a line indented
+    deeper than the key before it continues that key's value, whatever it looks like;
+    comment lines and blank lines do not end a value."""
+    lines = []
+    section = option = None
+    key_indent = 0
+    for line in _lines(text):
+        stripped = line.strip()
+        if not stripped or stripped.startswith(_COMMENT_PREFIXES):
+            kind = "blank" if not stripped else "comment"
+            lines.append(_IniLine(line, kind, section, option))
+            continue
+        indent = len(line) - len(line.lstrip())
+        if section is not None and option is not None and indent > key_indent:
+            lines.append(_IniLine(line, "continuation", section, option))
+            continue
+        key_indent = indent
+        if header := configparser.ConfigParser.SECTCRE.match(stripped):
+            section, option = header["header"], None
+            lines.append(_IniLine(line, "header", section, None))
+        elif section is not None and (key := configparser.ConfigParser.OPTCRE.match(stripped)):
+            option = key["option"].rstrip().lower()  # configparser lowercases keys
+            lines.append(_IniLine(line, "key", section, option, indent + key.start("value")))
+        else:
+            lines.append(_IniLine(line, "other", section, option))
+    return lines
+
+
+def _contract_section(sections: Iterable[str | None], contract_id: str) -> str:
+    """The section of a contract: import-linter takes every section named `importlinter:…`
+    as a contract whose id is the part after the last colon."""
+    found = [
+        name
+        for name in dict.fromkeys(sections)
+        if name and name.startswith("importlinter:") and name.split(":")[-1] == contract_id
+    ]
+    if not found:
+        raise ConfigurationEditError(f"no section [importlinter:contract:{contract_id}]")
+    if len(found) > 1:
+        raise ConfigurationEditError(f"more than one section has the id {contract_id!r}")
+    return found[0]
 
 
 def _uninterpolated(value: str) -> str:
@@ -109,167 +288,87 @@ def _uninterpolated(value: str) -> str:
     return value.replace("%%", "%")
 
 
-_SECTION = re.compile(r"\s*\[(?P<name>[^\]]+)\]")
-_KEY = re.compile(r"(?P<key>[^\s=:][^=:]*?)\s*[=:]\s*(?P<value>.*?)\s*$")
+def _edit_ini(text: str, edit: AllowlistEdit) -> str:
+    lines = _ini_lines(text)
+    section = _contract_section((line.section for line in lines), edit.contract_id)
+    numbers = [i for i, line in enumerate(lines) if line.section == section]
+    keys = [i for i in numbers if lines[i].kind == "key" and lines[i].option == edit.option]
+    added = [entry.replace("%", "%%") for entry in edit.add]
+    replaced: dict[int, str] = {}
+    removed: set[int] = set()
+    if not keys:
+        if not edit.add:
+            return text
+        # The option goes after the section's last line that is not blank or a comment.
+        anchor = max(i for i in numbers if lines[i].kind not in ("blank", "comment"))
+        key_indent = next((lines[i].indent for i in numbers if lines[i].kind == "key"), "")
+        new = [f"{key_indent}{edit.option} =", *(f"{key_indent}    {entry}" for entry in added)]
+    else:
+        (key,) = keys  # configparser refuses a repeated option
+        values = [
+            i for i in numbers if lines[i].kind == "continuation" and lines[i].option == edit.option
+        ]
+        if lines[key].value and entry_text(_uninterpolated(lines[key].value)) in edit.remove:
+            key_text = lines[key].text
+            replaced[key] = key_text[: lines[key].value_start].rstrip() + _ending(key_text)
+        removed = {i for i in values if entry_text(_uninterpolated(lines[i].value)) in edit.remove}
+        anchor = values[-1] if values else key
+        indent = lines[values[0]].indent if values else lines[key].indent + "    "
+        new = [f"{indent}{entry}" for entry in added]
+    return _rewrite_lines([line.text for line in lines], replaced, removed, anchor, new)
 
 
-def _ini_allowlist(text: str, contract_id: str, option: str) -> AllowlistText:
-    lines = _lines_with_offsets(text)
-    newline = _newline(text)
-    section = f"importlinter:contract:{contract_id}"
-    headers = {i: m["name"] for i, (_, line) in enumerate(lines) if (m := _SECTION.match(line))}
-    start = next((i for i, name in headers.items() if name == section), None)
-    if start is None:
-        raise ConfigurationEditError(f"no section [{section}]")
-    end = next((i for i in headers if i > start), len(lines))
-    entries: list[EntrySpan] = []
-    key_index: int | None = None
-    last_value_index = start
-    in_value = False
-    indent, indent_found = "    ", False
-    for index in range(start + 1, end):
-        offset, line = lines[index]
-        stripped = line.strip()
-        if not stripped or stripped.startswith(("#", ";")):
-            continue  # blank lines and comments neither start nor end a value
-        if line[:1] not in (" ", "\t"):
-            match = _KEY.match(line)
-            in_value = match is not None and match["key"].strip().lower() == option
-            if in_value and match is not None:
-                key_index = last_value_index = index
-                value = match["value"]
-                if value and (entry := _entry_text(_uninterpolated(value), option)):
-                    value_start = offset + line.index(value, len(match["key"]))
-                    entries.append(
-                        EntrySpan(entry, index + 1, value_start, value_start + len(value))
-                    )
-        elif in_value:
-            last_value_index = index
-            if entry := _entry_text(_uninterpolated(stripped), option):
-                if not indent_found:
-                    indent, indent_found = line[: len(line) - len(line.lstrip())], True
-                entries.append(EntrySpan(entry, index + 1, offset, offset + len(line)))
-    if key_index is None:
-        # No such option yet: the key goes after the section's last non-blank line.
-        last = max((i for i in range(start, end) if lines[i][1].strip()), default=start)
-        offset, line = lines[last]
-        lead = "" if line.endswith(("\n", "\r")) else newline
-        return AllowlistText(
-            [], offset + len(line), "    {}" + newline, lead + f"{option} =" + newline
-        )
-    offset, line = lines[last_value_index]
-    lead = "" if line.endswith(("\n", "\r")) else newline
-    return AllowlistText(entries, offset + len(line), indent + "{}" + newline, lead)
+def _rewrite_lines(
+    lines: list[str], replaced: dict[int, str], removed: set[int], anchor: int, new: list[str]
+) -> str:
+    """The lines with some replaced or removed, and `new` inserted after line `anchor`, each
+    new line ending as its neighbours do."""
+    ending = _neighbour_ending(lines, anchor, anchor + 1)
+    result = []
+    for number, line in enumerate(lines):
+        if number not in removed:
+            result.append(replaced.get(number, line))
+        if number == anchor and new:
+            if number not in removed and not _ending(result[-1]):
+                result[-1] += ending
+            result += [line + ending for line in new]
+    return "".join(result)
 
 
-# TOML
+def _ini_list(value: str) -> list[str]:
+    """An INI value as import-linter's list fields read it: one item a line, blanks skipped."""
+    return [line for line in value.strip().split("\n") if line.strip()]
 
 
-_TABLE = re.compile(r"\s*\[\[?\s*(?P<name>[^\]]+?)\s*\]\]?")
+def _check_ini(original: str, edited: str, edits: Sequence[AllowlistEdit]) -> None:
+    expected: dict[str, dict[str, Any]] = ini_values(original)
+    try:
+        found: dict[str, dict[str, Any]] = ini_values(edited)
+    except configparser.Error as error:
+        message = " ".join(error.message.split())
+        raise ConfigurationEditError(f"the edited file would not parse ({message})") from None
+    for edit in edits:
+        name = _contract_section(expected, edit.contract_id)
+        intended = _intended(_ini_list(expected[name].get(edit.option, "")), edit)
+        if edit.option in expected[name] or intended:
+            expected[name][edit.option] = intended
+        if edit.option in found.get(name, {}):
+            found[name][edit.option] = _ini_list(found[name][edit.option])
+    if found != expected:
+        raise ConfigurationEditError(_mismatch(edits))
 
 
-def _toml_allowlist(text: str, contract_id: str, option: str) -> AllowlistText:
-    lines = _lines_with_offsets(text)
-    newline = _newline(text)
-    tables = {
-        i: m["name"]
-        for i, (_, line) in enumerate(lines)
-        if (m := _TABLE.match(line)) and not line.lstrip().startswith("#")
-    }
-    starts = list(tables)
-    for position, start in enumerate(starts):
-        if tables[start] != "tool.importlinter.contracts":
-            continue
-        end = starts[position + 1] if position + 1 < len(starts) else len(lines)
-        body_start = lines[start][0] + len(lines[start][1])
-        body_end = lines[end][0] if end < len(lines) else len(text)
-        body = text[body_start:body_end]
-        table = tomllib.loads(body)
-        if table.get("id") != contract_id:
-            continue
-        return _toml_entries(text, body_start, body_end, newline, option)
-    raise ConfigurationEditError(
-        f"no [[tool.importlinter.contracts]] table with id = {contract_id!r}"
+# Both
+
+
+def _intended(values: list[Any], edit: AllowlistEdit) -> list[Any]:
+    kept = [v for v in values if not (isinstance(v, str) and entry_text(v) in edit.remove)]
+    return [*kept, *edit.add]
+
+
+def _mismatch(edits: Sequence[AllowlistEdit]) -> str:
+    lists = ", ".join(f"{edit.option} of contract '{edit.contract_id}'" for edit in edits)
+    return (
+        f"the edited file would not read back with exactly the intended {lists} "
+        "and every other value unchanged"
     )
-
-
-_TOML_STRING = re.compile(r'"(?:[^"\\\n]|\\.)*"|\'[^\'\n]*\'')
-
-
-def _toml_entries(
-    text: str, body_start: int, body_end: int, newline: str, option: str
-) -> AllowlistText:
-    key = re.compile(rf"(?m)^[ \t]*{option}[ \t]*=[ \t]*\[").search(text, body_start, body_end)
-    if key is None:
-        # No such option yet: the key goes after the table's last non-blank line.
-        body = text[body_start:body_end]
-        insert_at = body_start + len(body.rstrip())
-        newline_end = text.find("\n", insert_at)
-        if newline_end >= 0 and newline_end < body_end:
-            insert_at, lead = newline_end + 1, ""
-        else:
-            lead = newline
-        return AllowlistText(
-            [],
-            insert_at,
-            '    "{}",' + newline,
-            lead + f"{option} = [" + newline,
-            "]" + newline,
-        )
-    entries = []
-    position = key.end()
-    closing = None
-    last_element_end = None
-    while position < body_end:
-        character = text[position]
-        if character == "#":
-            position = text.find("\n", position)
-            position = body_end if position < 0 else position
-            continue
-        if character in "\"'":
-            match = _TOML_STRING.match(text, position)
-            if match is None:
-                raise ConfigurationEditError(f"an {option} string is not closed")
-            value = tomllib.loads(f"v = {match.group()}")["v"]
-            end = match.end()
-            comma = re.compile(r"[ \t]*,?").match(text, end)
-            end = comma.end() if comma else end
-            line_start = text.rfind("\n", 0, position) + 1
-            line_end = text.find("\n", end)
-            alone = not text[line_start:position].strip() and (
-                line_end < 0
-                or not text[end:line_end].strip()
-                or text[end:line_end].strip().startswith("#")
-            )
-            span_start, span_end = (
-                (line_start, line_end + 1) if alone and line_end >= 0 else (position, end)
-            )
-            if (entry := _entry_text(value, option)) is not None:
-                entries.append(
-                    EntrySpan(entry, text.count("\n", 0, position) + 1, span_start, span_end)
-                )
-            last_element_end = match.end()
-            position = match.end()
-            continue
-        if character == "]":
-            closing = position
-            break
-        position += 1
-    if closing is None:
-        raise ConfigurationEditError(f"the {option} list is not closed")
-    multiline = "\n" in text[key.end() : closing]
-    if multiline:
-        line_start = text.rfind("\n", 0, closing) + 1
-        indent = "    "
-        if entries:
-            first = text[entries[0].start : entries[0].end]
-            indent = first[: len(first) - len(first.lstrip())] or indent
-        needs_comma = last_element_end is not None and not re.match(
-            r"[ \t]*,", text[last_element_end:]
-        )
-        if needs_comma:
-            # Rare: a last element without its comma; the new one follows on the same line.
-            return AllowlistText(entries, last_element_end or closing, ', "{}"')
-        return AllowlistText(entries, line_start, indent + '"{}",' + newline)
-    separator = ", " if last_element_end is not None else ""
-    return AllowlistText(entries, closing, separator + '"{}"')

@@ -23,7 +23,7 @@ from .entries import (
     IMPORT_ENTRIES,
     Allowlist,
     AllowlistEntry,
-    AllowlistEntryField,
+    AllowlistField,
     EntryKind,
     EntryUse,
     entries_missing_reasons,
@@ -41,6 +41,8 @@ class ContractWithAllowlist(Contract):
     """
 
     entry_kind: ClassVar[EntryKind]
+    # Whether it runs the code it checks (`check --static` leaves such contracts out).
+    executes_analysed_code: ClassVar[bool] = False
 
     # Each field reads as its parsed value on an instance, hence the annotations.
     require_reasons: bool = fields.BooleanField(required=False, default=False)  # type: ignore[assignment]
@@ -121,9 +123,7 @@ class AllowlistedContract(ContractWithAllowlist):
     """A contract whose allowlist is `ignore_imports`: import expressions."""
 
     entry_kind = IMPORT_ENTRIES
-    ignore_imports: list[AllowlistEntry] | None = fields.ListField(  # type: ignore[assignment]
-        subfield=AllowlistEntryField(IMPORT_ENTRIES), required=False
-    )
+    ignore_imports: list[AllowlistEntry] | None = AllowlistField(IMPORT_ENTRIES)  # type: ignore[assignment]
 
     def _allowlist(self, graph: ImportGraph) -> Allowlist:
         return Allowlist(graph, self._entries())

@@ -11,6 +11,7 @@ from __future__ import annotations
 
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass
+from typing import Any
 
 from grimp import ImportGraph
 from importlinter import fields
@@ -75,13 +76,18 @@ class AllowlistEntry:
         return self.text
 
 
+def entry_text(text: str) -> str:
+    """An entry as it is reported and matched: its runs of white space made single spaces."""
+    return " ".join(text.split())
+
+
 def parse_entry(text: str, kind: EntryKind = IMPORT_ENTRIES) -> AllowlistEntry:
     """Parse `importer -> imported  # reason` (or for module entries `module  # reason`; the
     reason is optional).
 
     Raises fields.ValidationError naming the entry when it is malformed.
     """
-    line = " ".join(text.split())
+    line = entry_text(text)
     expression_text, hash_sign, reason = line.partition("#")
     try:
         expression = kind.parse(expression_text.strip())
@@ -108,6 +114,28 @@ class AllowlistEntryField(fields.Field):  # type: ignore[type-arg]
         if isinstance(raw_data, list):
             raise fields.ValidationError("Expected a single value, got multiple values.")
         return parse_entry(raw_data, self.kind)
+
+
+class AllowlistField(fields.ListField):
+    """An allowlist option: entries of which no two allow the same imports, or loaded modules
+    (the second of two would never go stale, so the list could no longer only shrink)."""
+
+    def __init__(self, kind: EntryKind = IMPORT_ENTRIES) -> None:
+        super().__init__(subfield=AllowlistEntryField(kind), required=False)
+        self.kind = kind
+
+    def parse(self, raw_data: str | list[str]) -> list[Any]:
+        entries: list[AllowlistEntry] = super().parse(raw_data)
+        by_expression: dict[str, list[AllowlistEntry]] = {}
+        for entry in entries:
+            by_expression.setdefault(str(entry.expression), []).append(entry)
+        repeated = [same for same in by_expression.values() if len(same) > 1]
+        if repeated:
+            listed = "; ".join(", ".join(f"'{entry}'" for entry in same) for same in repeated)
+            raise fields.ValidationError(
+                f"These entries allow the same {self.kind.finding}s: {listed}. Keep one of each."
+            )
+        return entries
 
 
 def entries_missing_reasons(entries: Iterable[AllowlistEntry]) -> list[AllowlistEntry]:

@@ -3,26 +3,18 @@
 from __future__ import annotations
 
 import difflib
-from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, cast
 
-from ..configuration import find_configuration, is_toml
-from ..errors import ConfigurationError
-from ..report import ContractFindings
-from ..running import run_contracts
-from .config_text import edit_allowlist
+from ..configuration import find_configuration, is_toml, read_configuration_text
+from ..errors import ConfigurationEditError, ConfigurationError, NothingToCheckError
+from ..report import ContractFindings, SkippedContract
+from ..running import run_contracts, static_only
+from .config_text import AllowlistEdit, edit_allowlists
 from .contract import ContractWithAllowlist
+from .entries import PLACEHOLDER_REASON
 
-
-@dataclass(frozen=True)
-class AllowlistChange:
-    """One contract's allowlist (`option`): the stale entries to remove and those to add."""
-
-    contract_id: str
-    option: str
-    stale: list[str]
-    missing: list[str]
+NO_ALLOWLIST = "has no allowlist"
 
 
 def _report_everything(contract_options: dict[str, Any], contract_class: type | None) -> None:
@@ -32,11 +24,43 @@ def _report_everything(contract_options: dict[str, Any], contract_class: type | 
         contract_options["unmatched_ignore_imports_alerting"] = "error"
 
 
+def _selection(static: bool) -> Any:
+    """Only the contracts with an allowlist need checking; with `static`, not those that run
+    the code they check (runtime_isolation) either."""
+
+    def select(contract_class: type) -> str | None:
+        if not issubclass(contract_class, ContractWithAllowlist):
+            return NO_ALLOWLIST
+        return static_only(contract_class) if static else None
+
+    return select
+
+
 def needed_changes(
-    config: str | None, contract_ids: tuple[str, ...], cache_dir: Path | None
-) -> list[AllowlistChange]:
-    """For each selected contract with an allowlist, what its entries lack or have too many."""
-    result = run_contracts(config, contract_ids, cache_dir, adjust=_report_everything)
+    config: str | None,
+    contract_ids: tuple[str, ...],
+    cache_dir: Path | None,
+    verbose: bool = False,
+    static: bool = False,
+) -> tuple[list[AllowlistEdit], list[SkippedContract]]:
+    """For each selected contract with an allowlist, the stale entries to remove and the
+    imports (or loaded modules) to add, each with a reason still to be written; and the
+    contracts that `static` left out.
+
+    Raises ConfigurationError when a contract's findings cannot tell what its allowlist
+    needs (a runtime contract whose probe failed).
+    """
+    try:
+        result = run_contracts(
+            config,
+            contract_ids,
+            cache_dir,
+            adjust=_report_everything,
+            select=_selection(static),
+            verbose=verbose,
+        )
+    except NothingToCheckError:  # no selected contract has an allowlist: nothing to change
+        return [], []
     changes = []
     for contract, check in result.report.get_contracts_and_checks():
         if not isinstance(contract, ContractWithAllowlist):
@@ -50,26 +74,39 @@ def needed_changes(
                 raise ConfigurationError(
                     f'Contract "{contract.name}" has no id, which the allowlist edit needs.'
                 )
-            changes.append(AllowlistChange(contract_id, contract.entry_kind.option, stale, missing))
-    return changes
+            changes.append(
+                AllowlistEdit(
+                    contract_id,
+                    contract.entry_kind.option,
+                    frozenset(stale),
+                    tuple(f"{expression}  # {PLACEHOLDER_REASON}" for expression in missing),
+                )
+            )
+    left_out = [skipped for skipped in result.skipped if skipped["reason"] != NO_ALLOWLIST]
+    return changes, left_out
 
 
 def sync(
-    config: str | None, contract_ids: tuple[str, ...], cache_dir: Path | None
-) -> tuple[Path, str, str]:
-    """The configuration file, its text with every allowlist in step, and the unified diff."""
+    config: str | None,
+    contract_ids: tuple[str, ...],
+    cache_dir: Path | None,
+    verbose: bool = False,
+    static: bool = False,
+) -> tuple[Path, str, str, list[SkippedContract]]:
+    """The configuration file, its text with every allowlist in step, the unified diff, and
+    the contracts that `static` left out.
+
+    Raises ConfigurationEditError when the edit cannot be made safely.
+    """
     path = find_configuration(config)
-    original = path.read_bytes().decode("utf-8")
-    text = original
-    for change in needed_changes(config, contract_ids, cache_dir):
-        text = edit_allowlist(
-            text,
-            change.contract_id,
-            is_toml(path),
-            set(change.stale),
-            change.missing,
-            change.option,
-        )
+    original = read_configuration_text(path)
+    changes, left_out = needed_changes(config, contract_ids, cache_dir, verbose, static)
+    try:
+        text = edit_allowlists(original, is_toml(path), changes)
+    except ConfigurationEditError as error:
+        raise ConfigurationEditError(
+            f"{path}: the allowlists cannot be edited safely: {error}; the file is unchanged."
+        ) from None
     diff = "".join(
         difflib.unified_diff(
             original.splitlines(keepends=True),
@@ -78,4 +115,4 @@ def sync(
             tofile=f"b/{path}",
         )
     )
-    return path, text, diff
+    return path, text, diff, left_out

@@ -12,6 +12,7 @@ from importlinter.domain.imports import Module
 from ..allowlist.contract import AllowlistedContract, ignored_import
 from ..errors import ContractConfigurationError
 from ..locations import locations
+from ..options import NonEmptyListField
 from ..outputs.text import describe_import, print_finding, print_import
 from ..report import ContractFindings, Finding, IgnoredImport, ImportFinding
 from .backends import BackendLookupError, find_backend_imports, find_backends
@@ -45,7 +46,7 @@ class BackendIsolationContract(AllowlistedContract):
     type_name = "backend_isolation"
 
     container: Module = fields.ModuleField()  # type: ignore[assignment]
-    backends: list[str] | None = fields.ListField(  # type: ignore[assignment]
+    backends: list[str] | None = NonEmptyListField(  # type: ignore[assignment]
         subfield=fields.StringField(), required=False
     )
     backend_marker: str = fields.StringField(default="platform")  # type: ignore[assignment]

@@ -14,6 +14,7 @@ from ..allowlist.entries import AllowlistEntry
 from ..cache import cache_directory
 from ..errors import ContractConfigurationError, UnreadableSourceError
 from ..modules import has_module, matching_modules, within
+from ..options import NonEmptyListField
 from ..outputs.text import describe_hop, print_finding, print_import
 from ..report import ContractFindings, Finding, IgnoredImport, ImportFinding
 from .scope_cache import ScopeIndex
@@ -42,11 +43,11 @@ class EagerImportContract(AllowlistedContract):
 
     type_name = "eager_imports"
 
-    source_modules: list[ModuleExpression] = fields.ListField(  # type: ignore[assignment]
+    source_modules: list[ModuleExpression] = NonEmptyListField(  # type: ignore[assignment]
         subfield=fields.ModuleExpressionField()
     )
-    follow_modules: list[Module] = fields.ListField(subfield=fields.ModuleField())  # type: ignore[assignment]
-    forbidden_modules: list[ModuleExpression] = fields.ListField(  # type: ignore[assignment]
+    follow_modules: list[Module] = NonEmptyListField(subfield=fields.ModuleField())  # type: ignore[assignment]
+    forbidden_modules: list[ModuleExpression] = NonEmptyListField(  # type: ignore[assignment]
         subfield=fields.ModuleExpressionField()
     )
     allowed_modules: list[ModuleExpression] | None = fields.ListField(  # type: ignore[assignment]

@@ -7,10 +7,9 @@ from collections.abc import Mapping
 from pathlib import Path
 from typing import Any, cast
 
-from ..allowlist.config_text import find_allowlist
+from ..allowlist.config_text import entry_lines
 from ..allowlist.entries import ENTRY_KINDS, IMPORT_ENTRIES, EntryKind
-from ..configuration import is_toml
-from ..errors import ConfigurationEditError
+from ..configuration import is_toml, read_configuration_text
 from ..report import Finding, Location, Report, RuntimeFinding, is_import_finding
 from .text import describe_hop, describe_import
 
@@ -64,24 +63,25 @@ def _where(finding: Finding) -> Location | None:
 def github_annotations(report: Report, config: Path) -> list[str]:
     """One `::error` command per violation and per stale allowlist entry; a stale entry
     points at its line in the configuration file."""
-    config_text = config.read_bytes().decode("utf-8") if config.is_file() else ""
+    config_text = read_configuration_text(config)
     commands = []
     for contract in report["contracts"]:
         title = f"{contract['name']} ({contract['id']})" if contract["id"] else contract["name"]
         for finding in contract["violations"]:
             commands.append(_command(_message(finding), title, _where(finding)))
-        # Where each stale entry stands, and whether it names imports or loaded modules.
+        # Where each stale entry stands, and whether it names imports or loaded modules; an
+        # entry not found is still reported, at the file.
         lines: dict[str, tuple[int | None, EntryKind]] = {}
-        contract_id = contract["id"]
-        if contract["unmatched_ignores"] and contract_id:
+        if contract["unmatched_ignores"] and contract["id"]:
             for kind in ENTRY_KINDS.values():
-                try:
-                    allowlist = find_allowlist(
-                        config_text, contract_id, is_toml(config), kind.option
-                    )
-                except ConfigurationEditError:
-                    continue  # the entries are still reported, at the file
-                lines.update((span.text, (span.line, kind)) for span in allowlist.entries)
+                found = entry_lines(
+                    config_text,
+                    is_toml(config),
+                    contract["id"],
+                    kind.option,
+                    contract["unmatched_ignores"],
+                )
+                lines.update((entry, (line, kind)) for entry, line in found.items())
         for entry in contract["unmatched_ignores"]:
             line, kind = lines.get(entry, (None, IMPORT_ENTRIES))
             where: Location = {"path": str(config), "line": line}

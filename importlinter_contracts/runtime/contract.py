@@ -6,7 +6,7 @@ import math
 import os
 import sys
 from collections.abc import Iterable
-from typing import TYPE_CHECKING, Any, cast
+from typing import TYPE_CHECKING, Any, ClassVar, cast
 
 from grimp import ImportGraph
 from importlinter import ContractCheck, fields, output
@@ -17,15 +17,16 @@ from ..allowlist.contract import ContractWithAllowlist
 from ..allowlist.entries import (
     LOADED_MODULE_ENTRIES,
     AllowlistEntry,
-    AllowlistEntryField,
+    AllowlistField,
     LoadedModuleAllowlist,
 )
 from ..backend_isolation.backends import BackendLookupError, find_backends
 from ..cache import cache_directory
 from ..eager.scope_cache import ScopeIndex
-from ..errors import ContractConfigurationError, UnreadableSourceError
+from ..errors import ConfigurationError, ContractConfigurationError, UnreadableSourceError
 from ..locations import link_text
 from ..modules import has_module, is_within, names_matching, within
+from ..options import NonEmptyListField
 from ..outputs.text import print_finding, print_note
 from ..report import (
     ContractFindings,
@@ -34,6 +35,7 @@ from ..report import (
     RuntimeFinding,
     UnexpectedLoad,
 )
+from ..working_directory import working_directory_off_sys_path
 
 if TYPE_CHECKING:
     from .process import ProbeRun
@@ -43,6 +45,10 @@ MISSING_DEPENDENCY_ADVICE = (
     "it runs, and '{}' is not installed here: install them, or leave this contract out "
     "(importlinter-contracts check --static)"
 )
+
+
+# What keeps the run from telling which modules load, or which backend is the detected one.
+_RUN_FAILURES = ("probe_failed", "detector_failed", "timeout", "crashed", "result_invalid")
 
 
 class SecondsField(fields.Field):  # type: ignore[type-arg]
@@ -89,9 +95,10 @@ class RuntimeIsolationContract(ContractWithAllowlist):
 
     type_name = "runtime_isolation"
     entry_kind = LOADED_MODULE_ENTRIES
+    executes_analysed_code: ClassVar[bool] = True  # `check --static` skips it
 
-    blocked_modules: list[str] = fields.ListField(subfield=fields.StringField())  # type: ignore[assignment]
-    probe_modules: list[str] = fields.ListField(subfield=fields.StringField())  # type: ignore[assignment]
+    blocked_modules: list[str] = NonEmptyListField(subfield=fields.StringField())  # type: ignore[assignment]
+    probe_modules: list[str] = NonEmptyListField(subfield=fields.StringField())  # type: ignore[assignment]
     detector: str | None = fields.StringField(required=False)  # type: ignore[assignment]
     container: str | None = fields.StringField(required=False)  # type: ignore[assignment]
     backend_marker: str = fields.StringField(default="platform")  # type: ignore[assignment]
@@ -100,16 +107,10 @@ class RuntimeIsolationContract(ContractWithAllowlist):
     )
     python: str | None = fields.StringField(required=False)  # type: ignore[assignment]
     timeout: float = SecondsField(default=300.0)  # type: ignore[assignment]
-    ignore_loaded_modules: list[AllowlistEntry] | None = fields.ListField(  # type: ignore[assignment]
-        subfield=AllowlistEntryField(LOADED_MODULE_ENTRIES), required=False
-    )
+    ignore_loaded_modules: list[AllowlistEntry] | None = AllowlistField(LOADED_MODULE_ENTRIES)  # type: ignore[assignment]
 
     def validate(self) -> None:
         super().validate()
-        if not self.probe_modules:
-            raise InvalidContractOptions(
-                {"probe_modules": "It is empty: name at least one module to import."}
-            )
         if self.detector is not None:
             module, colon, attribute = self.detector.partition(":")
             if not (module and colon and attribute):
@@ -156,8 +157,10 @@ class RuntimeIsolationContract(ContractWithAllowlist):
         came from there; warnings."""
         # Imported here: lint-imports imports every registered contract type, even for a run
         # that checks only the static contracts.
-        from .probe_cache import ProbeCache
-        from .process import ProbeStartError, run_probe
+        # A module of the working directory must not stand in for one they import.
+        with working_directory_off_sys_path():
+            from .probe_cache import ProbeCache
+            from .process import ProbeStartError, run_probe
 
         directory = cache_directory()
         cache = ProbeCache(directory, python, request) if directory is not None else None
@@ -361,7 +364,8 @@ class RuntimeIsolationContract(ContractWithAllowlist):
     ) -> tuple[list[UnexpectedLoad], list[str]]:
         """The loaded modules of the analysed packages that the static eager walk from the
         probe modules (and the detector's module) does not reach."""
-        from .unexpected import eager_closure, unexpected_loads
+        with working_directory_off_sys_path():
+            from .unexpected import eager_closure, unexpected_loads
 
         if run.result is None:
             return [], []
@@ -413,6 +417,16 @@ class RuntimeIsolationContract(ContractWithAllowlist):
             print_note(f"{item['module']}: {item['why']}{where}", indent=2)
 
     def missing_entries(self, findings: ContractFindings) -> list[str]:
+        """Raises ConfigurationError when the probe did not run cleanly: which modules load,
+        and so which entries are stale, is then unknown."""
+        violations = cast(list[RuntimeFinding], findings["violations"])
+        failed = next((v for v in violations if v["kind"] in _RUN_FAILURES), None)
+        if failed is not None:
+            raise ConfigurationError(
+                f'Contract "{self.name}": its ignore_loaded_modules cannot be brought in step, '
+                f"as the probe did not run cleanly ({failed['message']}). Fix that first, or "
+                "leave the contract out with --static."
+            )
         return sorted(
             {
                 module

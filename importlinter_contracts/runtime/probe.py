@@ -16,15 +16,21 @@ It uses only the standard library and must run on any Python 3 the analysed code
 
 from __future__ import annotations
 
-import contextlib
-import importlib
-import json
-import os
-import reprlib
 import sys
-import traceback
-from types import FrameType
-from typing import Any
+
+# `python -c` puts the working directory first on sys.path: no module there may stand in for
+# one the probe imports. The request's sys.path, the working directory included, is put in
+# place before the probes are imported.
+sys.path[:] = [entry for entry in sys.path if entry not in ("", ".")]
+
+import contextlib  # noqa: E402
+import importlib  # noqa: E402
+import json  # noqa: E402
+import os  # noqa: E402
+import reprlib  # noqa: E402
+import traceback  # noqa: E402
+from types import FrameType  # noqa: E402
+from typing import Any  # noqa: E402
 
 # Any text the probe reports is cut to this many characters: a detector may return anything.
 MAX_TEXT = 2000

@@ -1,0 +1,133 @@
+"""The README's "Use it in your repository", done as it says: the wheel in a clean virtual
+environment, `.importlinter` copied into a vllm-omni tree, `lint-imports` and `check --static`
+run there; and the pre-commit hooks, run by the real pre-commit with `try-repo`."""
+
+from __future__ import annotations
+
+import json
+import os
+import shutil
+import subprocess
+import sys
+import venv
+from pathlib import Path
+
+import pytest
+
+from helpers import REPO
+from vllm_omni_tree import NEWEST, tree
+
+pytestmark = pytest.mark.real_tree
+
+NEUTRAL = "vllm_omni/distributed/omni_connectors/utils/config.py"
+VIOLATION = "\n\ndef _probe():\n    from vllm_omni.platforms.npu import platform\n"
+
+
+def run(command: list[str], cwd: Path, **env: str) -> subprocess.CompletedProcess[str]:
+    clean = {k: v for k, v in os.environ.items() if k not in ("VIRTUAL_ENV", "PYTHONPATH")}
+    return subprocess.run(
+        command,
+        cwd=cwd,
+        env={**clean, **env},
+        capture_output=True,
+        text=True,
+        check=False,
+        timeout=600,
+    )
+
+
+def vllm_omni_checkout(folder: Path) -> Path:
+    """A vllm-omni tree, as a user's checkout holds it: the release's vllm_omni/ with this
+    repository's .importlinter copied into its root."""
+    shutil.copytree(tree(NEWEST) / "vllm_omni", folder / "vllm_omni")
+    shutil.copy(REPO / ".importlinter", folder / ".importlinter")
+    return folder
+
+
+def add_violation(checkout: Path) -> str:
+    """A neutral module importing a backend; its path:line."""
+    neutral = checkout / NEUTRAL
+    line = neutral.read_text().count("\n") + 4
+    with neutral.open("a") as handle:
+        handle.write(VIOLATION)
+    return f"{NEUTRAL}:{line}"
+
+
+def test_the_wheel_in_a_clean_environment_lints_a_checkout(tmp_path: Path) -> None:
+    dist = tmp_path / "dist"
+    built = run([sys.executable, "-m", "build", "--outdir", str(dist), str(REPO)], cwd=tmp_path)
+    assert built.returncode == 0, built.stderr
+    (wheel,) = dist.glob("importlinter_contracts-*-py3-none-any.whl")
+    environment = tmp_path / "venv"
+    venv.create(environment, with_pip=True)
+    bin_folder = environment / "bin"
+    installed = run([str(bin_folder / "pip"), "install", "--quiet", str(wheel)], cwd=tmp_path)
+    assert installed.returncode == 0, installed.stderr
+
+    checkout = vllm_omni_checkout(tmp_path / "vllm-omni")
+    clean = run([str(bin_folder / "importlinter-contracts"), "check", "--static"], cwd=checkout)
+    assert clean.returncode == 0, clean.stdout + clean.stderr
+
+    where = add_violation(checkout)
+    linted = run([str(bin_folder / "lint-imports")], cwd=checkout)
+    assert linted.returncode == 1
+    assert where in linted.stdout
+    static = run([str(bin_folder / "importlinter-contracts"), "check", "--static"], cwd=checkout)
+    assert static.returncode == 1
+    assert where in static.stdout
+    assert static.stderr == (
+        "importlinter-contracts: skipped optional-sdks-stay-optional (runtime_isolation): "
+        "it runs the code it checks, which --static skips.\n"
+    )
+
+
+def test_static_json_check_of_the_release_passes_in_the_set_up_environment(
+    tmp_path: Path,
+) -> None:
+    checkout = vllm_omni_checkout(tmp_path / "vllm-omni")
+    command = Path(sys.executable).parent / "importlinter-contracts"
+    result = run([str(command), "check", "--static", "--format", "json"], cwd=checkout)
+    assert result.returncode == 0, result.stderr
+    report = json.loads(result.stdout)
+    assert report["kept"] is True
+    assert [c["id"] for c in report["contracts"]] == [
+        "platform-backends-private",
+        "platform-classes-load-no-bodies",
+    ]
+    assert [c["id"] for c in report["skipped"]] == ["optional-sdks-stay-optional"]
+
+
+def test_pre_commit_hooks_pass_a_clean_checkout_and_fail_a_violation(tmp_path: Path) -> None:
+    if not (REPO / ".git").exists():
+        pytest.skip("try-repo needs this repository as a git repository (a clone)")
+    checkout = vllm_omni_checkout(tmp_path / "vllm-omni")
+    identity = {
+        "GIT_AUTHOR_NAME": "t",
+        "GIT_AUTHOR_EMAIL": "t@example.invalid",
+        "GIT_COMMITTER_NAME": "t",
+        "GIT_COMMITTER_EMAIL": "t@example.invalid",
+    }
+    for command in (
+        ["git", "init", "--quiet"],
+        ["git", "add", "-A"],
+        ["git", "commit", "-qm", "v"],
+    ):
+        assert run(command, cwd=checkout, **identity).returncode == 0
+    # try-repo installs this repository (HEAD, plus uncommitted changes to tracked files)
+    # into a fresh environment and runs every hook of .pre-commit-hooks.yaml.
+    try_repo = [sys.executable, "-m", "pre_commit", "try-repo", str(REPO), "--all-files"]
+    home = {"PRE_COMMIT_HOME": str(tmp_path / "pre-commit-home")}
+
+    passed = run(try_repo, cwd=checkout, **home)
+    assert passed.returncode == 0, passed.stdout + passed.stderr
+    assert "import-linter contracts (static)" in passed.stdout
+    assert "import-linter allowlists are exact" in passed.stdout
+
+    where = add_violation(checkout)
+    failed = run(try_repo, cwd=checkout, **home)
+    assert failed.returncode == 1
+    assert where in failed.stdout
+    assert (
+        "+    vllm_omni.distributed.omni_connectors.utils.config -> "
+        "vllm_omni.platforms.npu.platform  # TODO: reason"
+    ) in failed.stdout

@@ -1,0 +1,946 @@
+"""Bad inputs and faults around the configuration: the allowlist edit, the file write, the
+package's own imports, the options every contract type shares, and the command line's error
+paths.
+
+Each case asserts the exact outcome (the one-line message and the exit status, or the
+verdict) and that no file changed unless the case is an edit that was asked for. The bad
+inputs of the eager reading and of the runtime contract are in test_bad_inputs_eager.py and
+test_bad_inputs_runtime.py.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import shutil
+import stat
+import subprocess
+import sys
+from collections.abc import Callable, Iterator
+from pathlib import Path
+
+import pytest
+from click.testing import CliRunner, Result
+
+from helpers import CONTRACT_TYPES, Project
+from importlinter_contracts import files
+from importlinter_contracts.allowlist import config_text
+from importlinter_contracts.allowlist.config_text import AllowlistEdit, edit_allowlists
+from importlinter_contracts.cli import main
+from importlinter_contracts.errors import ConfigurationEditError
+
+BIN = Path(sys.executable).parent
+
+TREE = {
+    "pkg/platforms/npu/platform.py": "",
+    "pkg/platforms/npu/models.py": "",
+    "pkg/platforms/cuda/platform.py": "",
+    "pkg/a.py": "from pkg.platforms.npu import models\n",
+    "pkg/b.py": "def f():\n    import pkg.platforms.cuda.platform\n",
+}
+A = "pkg.a -> pkg.platforms.npu.models"  # an import that breaks R2
+B = "pkg.b -> pkg.platforms.cuda.platform"  # another one
+GONE = "pkg.gone -> pkg.platforms.npu.models"  # an entry that excuses nothing
+NEW_A = f"{A}  # TODO: reason"  # as `allowlist` writes a new entry
+NEW_B = f"{B}  # TODO: reason"
+
+
+def allowlist(*args: str) -> Result:
+    return CliRunner().invoke(main, ["allowlist", "--no-cache", *args], catch_exceptions=False)
+
+
+def check(*args: str) -> Result:
+    return CliRunner().invoke(main, ["check", "--no-cache", *args], catch_exceptions=False)
+
+
+def snapshot(root: Path) -> dict[str, bytes]:
+    """Every file under `root` (caches aside), to show that nothing changed."""
+    return {
+        str(path.relative_to(root)): path.read_bytes()
+        for path in sorted(root.rglob("*"))
+        if path.is_file() and not {"__pycache__", ".import_linter_cache"} & set(path.parts)
+    }
+
+
+@pytest.fixture
+def tree(project: Project) -> Project:
+    project.write(TREE)
+    return project
+
+
+# 1. The allowlist edit: every case writes a file that import-linter reads with exactly the
+# intended list, every other byte as it was.
+
+TOML_HEAD = """\
+[tool.importlinter]
+root_packages = ["pkg"]   # a comment that stays
+contract_types = ["backend_isolation: importlinter_contracts.BackendIsolationContract"]
+
+[[tool.importlinter.contracts]]
+id = "r2"
+name = "R2"
+type = "backend_isolation"
+container = "pkg.platforms"
+"""
+
+INI_HEAD = """\
+[importlinter]
+root_package = pkg
+contract_types =
+    backend_isolation: importlinter_contracts.BackendIsolationContract
+
+[importlinter:contract:r2]
+name = R2
+type = backend_isolation
+container = pkg.platforms
+"""
+
+EDITS = {
+    "toml-empty-list-gets-two-entries": (
+        "pyproject.toml",
+        TOML_HEAD + "ignore_imports = []\n",
+        TOML_HEAD + f'ignore_imports = ["{NEW_A}", "{NEW_B}"]\n',
+    ),
+    "toml-one-line-list-last-entry-stale": (
+        "pyproject.toml",
+        TOML_HEAD + f'ignore_imports = ["{A}", "{GONE}"]\n',
+        TOML_HEAD + f'ignore_imports = ["{A}", "{NEW_B}"]\n',
+    ),
+    "toml-one-line-list-first-entry-stale": (
+        "pyproject.toml",
+        TOML_HEAD + f'ignore_imports = ["{GONE}", "{A}"]  # kept\n',
+        TOML_HEAD + f'ignore_imports = ["{A}", "{NEW_B}"]  # kept\n',
+    ),
+    "toml-multi-line-list-without-trailing-comma-last-entry-stale": (
+        "pyproject.toml",
+        TOML_HEAD + f'ignore_imports = [\n    "{A}",\n    "{GONE}"\n]\n',
+        TOML_HEAD + f'ignore_imports = [\n    "{A}",\n    "{NEW_B}",\n]\n',
+    ),
+    "toml-triple-quoted-entries": (
+        "pyproject.toml",
+        TOML_HEAD
+        + f'ignore_imports = [\n    """{A}  # NPU""",\n    """\n    {GONE}\n    """,\n]\n',
+        TOML_HEAD + f'ignore_imports = [\n    """{A}  # NPU""",\n    "{NEW_B}",\n]\n',
+    ),
+    "toml-other-multi-line-string-holds-an-ignore-imports-line": (
+        "pyproject.toml",
+        TOML_HEAD
+        + 'broken_contract_guidance = """\nEach entry of\nignore_imports = [\nneeds a reason.\n"""\n'
+        + f'ignore_imports = [\n    "{A}",\n]\n',
+        TOML_HEAD
+        + 'broken_contract_guidance = """\nEach entry of\nignore_imports = [\nneeds a reason.\n"""\n'
+        + f'ignore_imports = [\n    "{A}",\n    "{NEW_B}",\n]\n',
+    ),
+    "toml-inline-contracts": (
+        "pyproject.toml",
+        TOML_HEAD.split("\n\n")[0]
+        + '\ncontracts = [\n    {id = "r2", name = "R2", type = "backend_isolation", '
+        + f'container = "pkg.platforms", ignore_imports = ["{GONE}"]}},\n]\n',
+        TOML_HEAD.split("\n\n")[0]
+        + '\ncontracts = [\n    {id = "r2", name = "R2", type = "backend_isolation", '
+        + f'container = "pkg.platforms", ignore_imports = ["{NEW_A}", "{NEW_B}"]}},\n]\n',
+    ),
+    "toml-spaced-table-header": (
+        "pyproject.toml",
+        TOML_HEAD.replace(
+            "[[tool.importlinter.contracts]]", '[[ tool . importlinter . "contracts" ]]'
+        )
+        + f'ignore_imports = [\n    "{GONE}",  # gone\n    "{A}",\n]\n',
+        TOML_HEAD.replace(
+            "[[tool.importlinter.contracts]]", '[[ tool . importlinter . "contracts" ]]'
+        )
+        + f'ignore_imports = [\n    "{A}",\n    "{NEW_B}",\n]\n',
+    ),
+    "toml-no-final-newline": (
+        "pyproject.toml",
+        TOML_HEAD + f'ignore_imports = [\n    "{A}",\n]',
+        TOML_HEAD + f'ignore_imports = [\n    "{A}",\n    "{NEW_B}",\n]',
+    ),
+    "toml-no-final-newline-and-no-list-yet": (
+        "pyproject.toml",
+        TOML_HEAD.rstrip("\n"),
+        TOML_HEAD + f'ignore_imports = [\n    "{NEW_A}",\n    "{NEW_B}",\n]',
+    ),
+    "toml-mixed-line-endings": (
+        "pyproject.toml",
+        TOML_HEAD + f'ignore_imports = [\r\n    "{A}",\r\n]\r\n# after\n',
+        TOML_HEAD + f'ignore_imports = [\r\n    "{A}",\r\n    "{NEW_B}",\r\n]\r\n# after\n',
+    ),
+    "ini-continuation-line-that-looks-like-a-section": (
+        ".importlinter",
+        INI_HEAD
+        + "broken_contract_guidance =\n    Move the import behind the interface.\n"
+        + f"    [See RFC 6691]\nignore_imports =\n    {A}  # NPU\n    {GONE}\n",
+        INI_HEAD
+        + "broken_contract_guidance =\n    Move the import behind the interface.\n"
+        + f"    [See RFC 6691]\nignore_imports =\n    {A}  # NPU\n    {NEW_B}\n",
+    ),
+    "ini-value-on-the-key-line": (
+        ".importlinter",
+        INI_HEAD + f"ignore_imports = {GONE}\nrequire_reasons = false\n",
+        INI_HEAD + f"ignore_imports =\n    {NEW_A}\n    {NEW_B}\nrequire_reasons = false\n",
+    ),
+    "ini-no-final-newline": (
+        ".importlinter",
+        INI_HEAD + f"ignore_imports =\n    {A}",
+        INI_HEAD + f"ignore_imports =\n    {A}\n    {NEW_B}",
+    ),
+    "ini-mixed-line-endings": (
+        ".importlinter",
+        INI_HEAD.replace("\n", "\r\n") + f"ignore_imports =\n\t{A}\n\n[other]\r\nx = 1\r\n",
+        INI_HEAD.replace("\n", "\r\n")
+        + f"ignore_imports =\n\t{A}\n\t{NEW_B}\n\n[other]\r\nx = 1\r\n",
+    ),
+    "ini-comments-inside-the-value-and-percent-signs": (
+        ".importlinter",
+        INI_HEAD + f"ignore_imports =\n    # reviewed\n    {A}  # 100%% NPU\n; end\n    {GONE}\n",
+        INI_HEAD + f"ignore_imports =\n    # reviewed\n    {A}  # 100%% NPU\n; end\n    {NEW_B}\n",
+    ),
+    "ini-no-list-yet": (
+        ".importlinter",
+        INI_HEAD + "\n\n[importlinter:contract:other]\nname = O\ntype = forbidden\n"
+        "source_modules = pkg.a\nforbidden_modules = pkg.b\n",
+        INI_HEAD + f"ignore_imports =\n    {NEW_A}\n    {NEW_B}\n"
+        "\n\n[importlinter:contract:other]\nname = O\ntype = forbidden\n"
+        "source_modules = pkg.a\nforbidden_modules = pkg.b\n",
+    ),
+}
+
+
+@pytest.mark.parametrize(("name", "before", "after"), EDITS.values(), ids=EDITS.keys())
+def test_allowlist_write_edits_only_the_list(
+    tree: Project, name: str, before: str, after: str
+) -> None:
+    config = tree.root / name
+    config.write_bytes(before.encode())
+    others = {k: v for k, v in snapshot(tree.root).items() if k != name}
+    result = allowlist("--write")
+    assert (result.exit_code, result.stderr) == (0, f"{name}: written.\n")
+    assert config.read_bytes() == after.encode()
+    assert {k: v for k, v in snapshot(tree.root).items() if k != name} == others
+    # import-linter reads the new list: the contract is kept, nothing more to change.
+    assert check().exit_code == 0
+    again = allowlist()
+    assert (again.exit_code, again.stdout) == (0, "")
+
+
+def test_the_option_edited_is_a_parameter() -> None:
+    text = INI_HEAD + "ignore_loaded_modules =\n    torch_npu  # vendored\n    gone\n"
+    edit = AllowlistEdit("r2", "ignore_loaded_modules", frozenset({"gone"}), ("vllm_ascend",))
+    assert edit_allowlists(text, False, [edit]) == (
+        INI_HEAD + "ignore_loaded_modules =\n    torch_npu  # vendored\n    vllm_ascend\n"
+    )
+    toml = TOML_HEAD + 'ignore_loaded_modules = ["gone"]\n'
+    assert edit_allowlists(toml, True, [edit]) == (
+        TOML_HEAD + 'ignore_loaded_modules = ["vllm_ascend"]\n'
+    )
+
+
+# An edit that would not read back as intended is refused, and nothing is written. The
+# editors above get every case right, so a faulty one stands in for a bug of theirs.
+
+FAULTY_EDITS: dict[str, tuple[str, Callable[[str], str], str]] = {
+    "toml-does-not-parse": (
+        "pyproject.toml",
+        lambda text: text.replace("ignore_imports = [", "ignore_imports = [["),
+        "the edited file would not parse (Unclosed array (at end of document))",
+    ),
+    "toml-changes-another-value": (
+        "pyproject.toml",
+        lambda text: text.replace('name = "R2"', 'name = "R3"'),
+        "the edited file would not read back with exactly the intended ignore_imports of "
+        "contract 'r2' and every other value unchanged",
+    ),
+    "ini-wrong-list": (
+        ".importlinter",
+        lambda text: text.replace(NEW_A, A),
+        "the edited file would not read back with exactly the intended ignore_imports of "
+        "contract 'r2' and every other value unchanged",
+    ),
+    "ini-does-not-parse": (
+        ".importlinter",
+        lambda text: text + "[importlinter:contract:r2]\n",
+        "the edited file would not parse (While reading from '<string>' [line 13]: section "
+        "'importlinter:contract:r2' already exists)",
+    ),
+}
+
+
+@pytest.mark.parametrize(
+    ("name", "fault", "reason"), FAULTY_EDITS.values(), ids=FAULTY_EDITS.keys()
+)
+def test_edit_that_does_not_read_back_is_refused(
+    tree: Project,
+    monkeypatch: pytest.MonkeyPatch,
+    name: str,
+    fault: Callable[[str], str],
+    reason: str,
+) -> None:
+    toml = name.endswith(".toml")
+    before = (
+        (TOML_HEAD + f'ignore_imports = [\n    "{GONE}",\n]\n')
+        if toml
+        else (INI_HEAD + f"ignore_imports =\n    {GONE}\n")
+    )
+    (tree.root / name).write_text(before)
+    editor = "_edit_toml" if toml else "_edit_ini"
+    real = getattr(config_text, editor)
+    monkeypatch.setattr(config_text, editor, lambda text, edit: fault(real(text, edit)))
+    files_before = snapshot(tree.root)
+    result = allowlist("--write")
+    assert (result.exit_code, result.stdout) == (2, "")
+    assert result.stderr == (
+        f"importlinter-contracts: {name}: the allowlists cannot be edited safely: {reason}; "
+        "the file is unchanged.\n"
+    )
+    assert snapshot(tree.root) == files_before
+
+
+def test_two_sections_with_one_id_are_not_edited(tree: Project) -> None:
+    text = INI_HEAD + f"ignore_imports =\n    {GONE}\n\n[importlinter:r2]\nname = Again\n"
+    edit = AllowlistEdit("r2", "ignore_imports", frozenset({GONE}), ())
+    with pytest.raises(ConfigurationEditError, match=r"^more than one section has the id 'r2'$"):
+        edit_allowlists(text, False, [edit])
+
+
+def test_contract_without_an_id_is_not_edited(tree: Project) -> None:
+    (tree.root / "pyproject.toml").write_text(
+        TOML_HEAD.replace('id = "r2"\n', "") + "ignore_imports = []\n"
+    )
+    files_before = snapshot(tree.root)
+    result = allowlist("--write")
+    assert (result.exit_code, result.stdout) == (2, "")
+    assert result.stderr == (
+        'importlinter-contracts: Contract "R2" has no id, which the allowlist edit needs.\n'
+    )
+    assert snapshot(tree.root) == files_before
+
+
+def test_allowlist_in_step_writes_nothing(tree: Project) -> None:
+    (tree.root / ".importlinter").write_text(INI_HEAD + f"ignore_imports =\n    {A}\n    {B}\n")
+    files_before = snapshot(tree.root)
+    result = allowlist("--write")
+    assert (result.exit_code, result.stdout) == (0, "")
+    assert result.stderr == ".importlinter: every allowlist matches the tree.\n"
+    assert snapshot(tree.root) == files_before
+
+
+# 2. The write: atomic, the file's mode and symlink kept, and a one-line error when it cannot
+# be made.
+
+STALE_INI = INI_HEAD + f"ignore_imports =\n    {A}\n    {GONE}\n"
+WRITTEN_INI = INI_HEAD + f"ignore_imports =\n    {A}\n    {NEW_B}\n"
+
+
+def leftovers(folder: Path) -> list[str]:
+    return sorted(path.name for path in folder.iterdir() if path.name.endswith(".tmp"))
+
+
+def test_write_keeps_the_mode(tree: Project) -> None:
+    config = tree.root / ".importlinter"
+    config.write_text(STALE_INI)
+    config.chmod(0o640)
+    assert allowlist("--write").exit_code == 0
+    assert config.read_text() == WRITTEN_INI
+    assert stat.S_IMODE(config.stat().st_mode) == 0o640
+    assert leftovers(tree.root) == []
+
+
+def test_symlinked_configuration_updates_its_target(tree: Project) -> None:
+    target = tree.root / "shared" / "importlinter.ini"
+    target.parent.mkdir()
+    target.write_text(STALE_INI)
+    link = tree.root / ".importlinter"
+    link.symlink_to(Path("shared") / "importlinter.ini")
+    result = allowlist("--write")
+    assert (result.exit_code, result.stderr) == (0, ".importlinter: written.\n")
+    assert link.is_symlink() and os.readlink(link) == str(Path("shared") / "importlinter.ini")
+    assert target.read_text() == WRITTEN_INI
+    assert leftovers(tree.root) == leftovers(target.parent) == []
+
+
+def test_read_only_file_is_a_one_line_error(tree: Project) -> None:
+    config = tree.root / ".importlinter"
+    config.write_text(STALE_INI)
+    config.chmod(0o444)
+    files_before = snapshot(tree.root)
+    result = allowlist("--write")
+    assert result.exit_code == 2
+    assert result.stdout.startswith("--- a/.importlinter\n")  # the change, to make by hand
+    assert result.stderr == (
+        "importlinter-contracts: .importlinter is read-only; nothing was written.\n"
+    )
+    assert snapshot(tree.root) == files_before
+    assert leftovers(tree.root) == []
+
+
+def _permissions_apply() -> list[str]:
+    """A command prefix under which file permissions apply: root overrides them, unless it
+    runs without the capabilities to."""
+    if os.geteuid() != 0:
+        return []
+    setpriv = shutil.which("setpriv")
+    if setpriv is None:
+        pytest.skip("root overrides file permissions, and setpriv is not installed")
+    return [setpriv, "--bounding-set=-dac_override,-dac_read_search"]
+
+
+def test_read_only_folder_is_a_one_line_error(tree: Project) -> None:
+    config = tree.root / ".importlinter"
+    config.write_text(STALE_INI)
+    tree.root.chmod(0o555)
+    try:
+        files_before = snapshot(tree.root)
+        result = _run_allowlist_write(tree.root, prefix=_permissions_apply())
+        assert result.returncode == 2
+        assert result.stderr == (
+            "importlinter-contracts: cannot write .importlinter: no file can be made in "
+            f"{tree.root.resolve()} (Permission denied); nothing was written.\n"
+        )
+        assert snapshot(tree.root) == files_before
+    finally:
+        tree.root.chmod(0o755)
+
+
+@pytest.mark.parametrize(
+    ("failing", "fault", "outcome"),
+    [
+        (
+            "replace",
+            OSError(28, "No space left on device"),
+            (
+                2,
+                "importlinter-contracts: cannot write .importlinter (No space left on device); "
+                "nothing was written.\n",
+            ),
+        ),
+        (
+            "fsync",
+            OSError(5, "Input/output error"),
+            (
+                2,
+                "importlinter-contracts: cannot write .importlinter (Input/output error); "
+                "nothing was written.\n",
+            ),
+        ),
+        # Between writing the temporary file and replacing the original: click's answer to ^C.
+        ("replace", KeyboardInterrupt(), (1, "\nAborted!\n")),
+    ],
+    ids=["replace-fails", "fsync-fails", "interrupted-before-replace"],
+)
+def test_failed_write_leaves_the_file_and_no_temporary_file(
+    tree: Project,
+    monkeypatch: pytest.MonkeyPatch,
+    failing: str,
+    fault: BaseException,
+    outcome: tuple[int, str],
+) -> None:
+    config = tree.root / ".importlinter"
+    config.write_text(STALE_INI)
+    files_before = snapshot(tree.root)
+
+    def fail(*args: object) -> None:
+        raise fault
+
+    monkeypatch.setattr(files.os, failing, fail)
+    result = allowlist("--write")
+    assert (result.exit_code, result.stderr) == outcome
+    assert snapshot(tree.root) == files_before
+    assert leftovers(tree.root) == []
+
+
+def _run_allowlist_write(
+    cwd: Path, prefix: list[str] | None = None, preexec_fn: Callable[[], None] | None = None
+) -> subprocess.CompletedProcess[str]:
+    return subprocess.run(
+        [
+            *(prefix or []),
+            str(BIN / "importlinter-contracts"),
+            "allowlist",
+            "--no-cache",
+            "--write",
+        ],
+        cwd=cwd,
+        capture_output=True,
+        text=True,
+        check=False,
+        preexec_fn=preexec_fn,
+    )
+
+
+def test_file_size_limit_leaves_the_file(tree: Project) -> None:
+    """A write cut short (`ulimit -f`) fails with one line and leaves the file as it was."""
+    import resource
+
+    config = tree.root / ".importlinter"
+    padding = "".join(f"# padding line {n}\n" for n in range(20_000))  # about 500 kB
+    config.write_text(padding + STALE_INI)
+    files_before = snapshot(tree.root)
+
+    def limit() -> None:
+        resource.setrlimit(resource.RLIMIT_FSIZE, (200_000, 200_000))
+
+    result = _run_allowlist_write(tree.root, preexec_fn=limit)
+    assert result.returncode == 2
+    assert result.stderr == (
+        "importlinter-contracts: cannot write .importlinter (File too large); nothing was written.\n"
+    )
+    assert snapshot(tree.root) == files_before
+    assert leftovers(tree.root) == []
+
+
+KILLED = -9  # strace ends with the signal that killed the process it traced
+needs_strace = pytest.mark.skipif(shutil.which("strace") is None, reason="strace is not installed")
+
+
+@needs_strace
+def test_kill_at_any_point_of_the_write_leaves_the_old_file_or_the_new_one(tree: Project) -> None:
+    """SIGKILL at each write(2) of the run (the diff on stdout, the new file's data, the
+    message), and at the fsync(2) and rename(2) that commit it: the file is always the old
+    one or the new one, whole."""
+    config = tree.root / ".importlinter"
+    outcomes = []
+    injections = [f"write:signal=SIGKILL:when={n}" for n in range(1, 5)]
+    injections += ["fsync:signal=SIGKILL:when=1", "rename:signal=SIGKILL:when=1"]
+    for injection in injections:
+        config.write_text(STALE_INI)
+        for leftover in leftovers(tree.root):
+            (tree.root / leftover).unlink()
+        strace = ["strace", "-f", "-qq", "-o", os.devnull, "-e", f"inject={injection}"]
+        result = _run_allowlist_write(tree.root, prefix=strace)
+        written = config.read_text()
+        assert written in (STALE_INI, WRITTEN_INI), injection
+        outcomes.append((injection, result.returncode, written == WRITTEN_INI))
+        # A kill can leave only the temporary file, never a partial configuration.
+        assert all(name.startswith("..importlinter.") for name in leftovers(tree.root))
+    # The kills hit before the rename (old file) and after it (new file).
+    assert outcomes == [
+        ("write:signal=SIGKILL:when=1", KILLED, False),  # stdout
+        ("write:signal=SIGKILL:when=2", KILLED, False),  # stdout: the diff
+        ("write:signal=SIGKILL:when=3", KILLED, False),  # the new file's data
+        ("write:signal=SIGKILL:when=4", KILLED, True),  # stderr: "written", after the rename
+        ("fsync:signal=SIGKILL:when=1", KILLED, False),
+        ("rename:signal=SIGKILL:when=1", KILLED, False),
+    ]
+
+
+@needs_strace
+def test_injected_write_error_leaves_the_file_and_no_temporary_file(tree: Project) -> None:
+    config = tree.root / ".importlinter"
+    config.write_text(STALE_INI)
+    files_before = snapshot(tree.root)
+    strace = ["strace", "-f", "-qq", "-o", os.devnull, "-e", "inject=write:error=ENOSPC:when=3"]
+    result = _run_allowlist_write(tree.root, prefix=strace)
+    assert result.returncode == 2
+    assert result.stderr == (
+        "importlinter-contracts: cannot write .importlinter (No space left on device); "
+        "nothing was written.\n"
+    )
+    assert snapshot(tree.root) == files_before
+    assert leftovers(tree.root) == []
+
+
+# 3. Nothing from the working directory runs: a module there named like one that our package
+# imports (standard library or third party) must not stand in for it.
+
+TRACER = """\
+import importlib.abc, json, os, sys
+
+names, started = [], [{start}]
+
+
+class Tracer(importlib.abc.MetaPathFinder):
+    def find_spec(self, name, path=None, target=None):
+        if name == "importlinter_contracts":
+            started[0] = True
+        elif started[0] and "." not in name and name not in sys.modules:
+            names.append(name)
+        return None
+
+
+sys.meta_path.insert(0, Tracer())
+try:
+    sys.argv = {argv!r}
+    {run}
+finally:
+    with open({out!r}, "w") as file:
+        json.dump(sorted(set(names)), file)
+"""
+
+PLANTED = """\
+import os
+open(os.path.join({markers!r}, "{name}." + str(os.getpid())), "w").close()
+raise SystemExit(3)
+"""
+
+STATIC_CONTRACTS = f"""\
+[importlinter]
+root_package = pkg
+{CONTRACT_TYPES}
+[importlinter:contract:r2]
+name = R2
+type = backend_isolation
+container = pkg.platforms
+
+[importlinter:contract:r4]
+name = R4
+type = eager_imports
+source_modules = pkg.a
+follow_modules = pkg
+forbidden_modules = pkg.platforms.npu
+"""
+
+RUNTIME_CONTRACT = """
+[importlinter:contract:rt]
+name = RT
+type = runtime_isolation
+blocked_modules = torch_npu
+probe_modules = pkg.platforms.cuda.platform
+"""
+
+LINT_IMPORTS = "from importlinter.cli import lint_imports_command; lint_imports_command()"
+OUR_CLI = "from importlinter_contracts.cli import main; main()"
+
+
+def imported_names(folder: Path, argv: list[str], run: str, start: bool) -> set[str]:
+    """The top-level modules a run imports that were not loaded when our package started to
+    import (from its start with `start`), failed attempts included: each one a file in the
+    working directory could stand in for."""
+    out = folder.parent / f"names-{os.getpid()}.json"
+    tracer = TRACER.format(start=start, argv=argv, run=run, out=str(out))
+    subprocess.run([sys.executable, "-c", tracer], cwd=folder, capture_output=True, check=False)
+    names = set(json.loads(out.read_text()))
+    out.unlink()
+    return names - {"pkg", "importlinter_contracts"}
+
+
+def plant(folder: Path, names: set[str], markers: Path) -> None:
+    for name in names:
+        (folder / f"{name}.py").write_text(PLANTED.format(markers=str(markers), name=name))
+
+
+@pytest.fixture
+def planted(tmp_path: Path) -> Iterator[tuple[Path, Path]]:
+    folder = tmp_path / "repo"
+    Project(folder).write(TREE)
+    markers = tmp_path / "markers"
+    markers.mkdir()
+    yield folder, markers
+
+
+def test_lint_imports_runs_no_module_of_the_working_directory(
+    planted: tuple[Path, Path],
+) -> None:
+    folder, markers = planted
+    (folder / ".importlinter").write_text(STATIC_CONTRACTS)
+    argv = ["lint-imports", "--no-cache"]
+    names = imported_names(folder, argv, LINT_IMPORTS, start=False)
+    assert "contextvars" in names  # the one the sweep found, among the others
+    clean = subprocess.run(
+        [BIN / "lint-imports", "--no-cache", "--no-logo"],
+        cwd=folder,
+        capture_output=True,
+        text=True,
+    )
+    plant(folder, names, markers)
+    result = subprocess.run(
+        [BIN / "lint-imports", "--no-cache", "--no-logo"],
+        cwd=folder,
+        capture_output=True,
+        text=True,
+    )
+    assert sorted(os.listdir(markers)) == []
+    assert (result.returncode, result.stdout) == (clean.returncode, clean.stdout)
+    assert "R2 BROKEN" in result.stdout and "R4 BROKEN" in result.stdout
+
+
+@pytest.mark.parametrize(
+    "command",
+    [[str(BIN / "importlinter-contracts")], [sys.executable, "-m", "importlinter_contracts"]],
+    ids=["console-script", "python-m"],
+)
+def test_our_check_runs_no_module_of_the_working_directory(
+    planted: tuple[Path, Path], command: list[str]
+) -> None:
+    folder, markers = planted
+    (folder / ".importlinter").write_text(STATIC_CONTRACTS)
+    argv = ["importlinter-contracts", "check", "--no-cache", "--format", "json"]
+    names = imported_names(folder, argv, OUR_CLI, start=True)
+    assert {"contextvars", "configparser", "click", "tomlkit", "grimp"} <= names
+    plant(folder, names, markers)
+    result = subprocess.run(
+        [*command, "check", "--no-cache", "--format", "json"],
+        cwd=folder,
+        capture_output=True,
+        text=True,
+    )
+    assert sorted(os.listdir(markers)) == []
+    assert result.returncode == 1, result.stderr
+    report = json.loads(result.stdout)
+    assert [(c["id"], c["kept"]) for c in report["contracts"]] == [("r2", False), ("r4", False)]
+
+
+def test_runtime_contract_imports_its_runner_with_no_module_of_the_working_directory(
+    planted: tuple[Path, Path],
+) -> None:
+    """The runtime contract runs the analysed code in a child by design; lint-imports' own
+    process still runs none of the planted modules."""
+    folder, markers = planted
+    (folder / ".importlinter").write_text(STATIC_CONTRACTS + RUNTIME_CONTRACT)
+    argv = ["lint-imports", "--no-cache", "--contract", "rt"]
+    names = imported_names(folder, argv, LINT_IMPORTS, start=False)
+    assert "subprocess" in names
+    plant(folder, names, markers)
+    child = subprocess.Popen(
+        [BIN / "lint-imports", "--no-cache", "--contract", "rt"],
+        cwd=folder,
+        stdout=subprocess.DEVNULL,
+        stderr=subprocess.DEVNULL,
+    )
+    child.wait()
+    assert [name for name in os.listdir(markers) if name.endswith(f".{child.pid}")] == []
+
+
+# 4. No silent pass: an empty required list, or two allowlist entries for the same imports,
+# is a configuration error naming the contract and the option.
+
+EMPTY = "This list is empty; give at least one value."
+REQUIRED_LISTS = [  # the list options that may not be given empty
+    "backends",
+    "source_modules",
+    "follow_modules",
+    "forbidden_modules",
+    "probe_modules",
+    "blocked_modules",
+]
+
+
+@pytest.mark.parametrize(
+    ("contract", "option", "message"),
+    [
+        (
+            "type = backend_isolation\ncontainer = pkg.platforms\nbackends =\n",
+            "backends",
+            EMPTY,
+        ),
+        (
+            "type = eager_imports\nsource_modules =\nfollow_modules = pkg\n"
+            "forbidden_modules = pkg.platforms",
+            "source_modules",
+            EMPTY,
+        ),
+        (
+            "type = eager_imports\nsource_modules = pkg.a\nfollow_modules =\n"
+            "forbidden_modules = pkg.platforms",
+            "follow_modules",
+            EMPTY,
+        ),
+        (
+            "type = eager_imports\nsource_modules = pkg.a\nfollow_modules = pkg\n"
+            "forbidden_modules =\n\n",
+            "forbidden_modules",
+            EMPTY,
+        ),
+        (
+            "type = runtime_isolation\nblocked_modules = torch_npu\nprobe_modules =\n",
+            "probe_modules",
+            EMPTY,
+        ),
+        (
+            "type = runtime_isolation\nblocked_modules =\nprobe_modules = pkg.a\n",
+            "blocked_modules",
+            EMPTY,
+        ),
+        (
+            "type = backend_isolation\ncontainer = pkg.platforms\nignore_imports =\n"
+            f"    {A}  # NPU\n    {B}\n    {A}   #   NPU\n",
+            "ignore_imports",
+            f"These entries allow the same imports: '{A} # NPU', '{A} # NPU'. Keep one of each.",
+        ),
+        (
+            "type = eager_imports\nsource_modules = pkg.a\nfollow_modules = pkg\n"
+            "forbidden_modules = pkg.platforms\nignore_imports =\n"
+            f"    {A}  # NPU\n    {A.replace(' -> ', '->')}  # another reason\n",
+            "ignore_imports",
+            f"These entries allow the same imports: '{A} # NPU', "
+            f"'{A.replace(' -> ', '->')} # another reason'. Keep one of each.",
+        ),
+    ],
+    ids=[*REQUIRED_LISTS, "identical-entries", "same-import-two-reasons"],
+)
+def test_no_silent_pass_in_ini(tree: Project, contract: str, option: str, message: str) -> None:
+    tree.configure(f"[importlinter:contract:c]\nname = C\n{contract}\n")
+    files_before = snapshot(tree.root)
+    result = check()
+    assert (result.exit_code, result.stdout) == (2, "")
+    assert result.stderr == (
+        f'importlinter-contracts: Contract "C" is not configured correctly: {option}: {message}\n'
+    )
+    lint = tree.lint_imports()
+    assert lint.exit_code == 1
+    assert f"{option}: {message}" in " ".join(lint.output.split())
+    assert snapshot(tree.root) == files_before
+
+
+@pytest.mark.parametrize(
+    ("contract", "option"),
+    [
+        ('type = "backend_isolation"\ncontainer = "pkg.platforms"\nbackends = []', "backends"),
+        (
+            'type = "eager_imports"\nsource_modules = []\nfollow_modules = ["pkg"]\n'
+            'forbidden_modules = ["pkg.platforms"]',
+            "source_modules",
+        ),
+        (
+            'type = "eager_imports"\nsource_modules = ["pkg.a"]\nfollow_modules = []\n'
+            'forbidden_modules = ["pkg.platforms"]',
+            "follow_modules",
+        ),
+        (
+            'type = "eager_imports"\nsource_modules = ["pkg.a"]\nfollow_modules = ["pkg"]\n'
+            'forbidden_modules = [""]',
+            "forbidden_modules",
+        ),
+        (
+            'type = "runtime_isolation"\nblocked_modules = ["torch_npu"]\nprobe_modules = []',
+            "probe_modules",
+        ),
+        (
+            'type = "runtime_isolation"\nblocked_modules = []\nprobe_modules = ["pkg.a"]',
+            "blocked_modules",
+        ),
+    ],
+    ids=REQUIRED_LISTS,
+)
+def test_no_silent_pass_in_toml(tree: Project, contract: str, option: str) -> None:
+    registered = ", ".join(
+        f'"{line.strip()}"' for line in CONTRACT_TYPES.splitlines()[1:] if line.strip()
+    )
+    (tree.root / "pyproject.toml").write_text(
+        f'[tool.importlinter]\nroot_packages = ["pkg"]\ncontract_types = [{registered}]\n\n'
+        f'[[tool.importlinter.contracts]]\nid = "c"\nname = "C"\n{contract}\n'
+    )
+    result = check()
+    assert (result.exit_code, result.stdout) == (2, "")
+    assert result.stderr == (
+        f'importlinter-contracts: Contract "C" is not configured correctly: {option}: {EMPTY}\n'
+    )
+
+
+def test_empty_optional_lists_are_fine(tree: Project) -> None:
+    tree.configure(
+        """\
+        [importlinter:contract:c]
+        name = C
+        type = eager_imports
+        source_modules = pkg.a
+        follow_modules = pkg
+        forbidden_modules = pkg.platforms.cuda
+        allowed_modules =
+        ignore_imports =
+        """
+    )
+    assert check().exit_code == 0
+
+
+# 5. The command line's error paths: one line, exit status 2, no traceback, nothing written.
+
+
+def test_discovered_ini_with_a_duplicate_section(tree: Project) -> None:
+    (tree.root / "setup.cfg").write_text("[metadata]\nname = x\n\n[metadata]\nversion = 1\n")
+    tree.configure(
+        "[importlinter:contract:r2]\nname = R2\ntype = backend_isolation\ncontainer = pkg.platforms\n"
+    )
+    files_before = snapshot(tree.root)
+    expected = (
+        "importlinter-contracts: While reading from 'setup.cfg' [line 4]: "
+        "section 'metadata' already exists\n"
+    )
+    for command in (
+        ["check", "--no-cache"],
+        ["check", "--no-cache", "--format", "github"],
+        ["allowlist", "--no-cache", "--write"],
+    ):
+        result = CliRunner().invoke(main, command, catch_exceptions=False)
+        assert (result.exit_code, result.stdout, result.stderr) == (2, "", expected), command
+    assert snapshot(tree.root) == files_before
+
+
+def test_github_annotations_with_inline_toml_contracts_and_a_stale_entry(tree: Project) -> None:
+    (tree.root / "pyproject.toml").write_text(
+        TOML_HEAD.split("\n\n")[0]
+        + '\ncontracts = [\n    {id = "r2", name = "R2", type = "backend_isolation", '
+        + f'container = "pkg.platforms", ignore_imports = ["{A}", "{B}", "{GONE}"]}},\n]\n'
+    )
+    result = check("--format", "github")
+    assert (result.exit_code, result.stderr) == (1, "")
+    assert result.stdout == (
+        "::error file=pyproject.toml,line=5,title=R2 (r2)::"
+        f"{GONE}: no import matches it; remove this stale entry\n"
+    )
+
+
+CLI_ERRORS = {
+    "config-file-missing": (
+        ["check", "--config", "missing.ini"],
+        None,
+        "Could not find missing.ini.",
+    ),
+    "no-configuration": (["check"], None, "Could not read any configuration."),
+    "named-config-does-not-parse": (
+        ["check", "--config", "other.ini"],
+        ("other.ini", INI_HEAD + "[importlinter]\n"),
+        "While reading from 'other.ini' [line 10]: section 'importlinter' already exists",
+    ),
+    "unknown-contract-id": (
+        ["check", "--contract", "nope"],
+        INI_HEAD,
+        "Could not find contract 'nope'. You asked to limit the check to that contract, "
+        "but nothing exists with that id.",
+    ),
+    "unknown-contract-type": (
+        ["check"],
+        INI_HEAD.replace("type = backend_isolation", "type = backend_isolatoin"),
+        "Contract \"R2\" has type 'backend_isolatoin', which is neither built in nor "
+        "registered under contract_types.",
+    ),
+    "toml-syntax-error": (
+        ["allowlist", "--write"],
+        ("pyproject.toml", TOML_HEAD.replace('id = "r2"', 'id = "r2')),
+        "pyproject.toml: Illegal character '\\n' (at line 6, column 9).",
+    ),
+    "ini-lone-percent": (
+        ["check"],
+        INI_HEAD + f"ignore_imports =\n    {A}  # 100% sure\n",
+        ".importlinter: option ignore_imports of [importlinter:contract:r2] has a '%' not "
+        "written '%%' (INI values are read with interpolation, where '%%' stands for '%').",
+    ),
+    "not-utf-8": (
+        ["allowlist", "--write"],
+        (".importlinter", INI_HEAD.encode() + b"# caf\xe9\n"),
+        ".importlinter is not UTF-8 text (byte 217): save it as UTF-8.",
+    ),
+    "unknown-option": (
+        ["allowlist"],
+        INI_HEAD + "ignore_import = pkg.a -> pkg.b\n",
+        'Contract "R2" is not configured correctly: ignore_import: Unrecognized option. '
+        "Did you mean 'ignore_imports'?",
+    ),
+}
+
+
+@pytest.mark.parametrize(("args", "config", "message"), CLI_ERRORS.values(), ids=CLI_ERRORS.keys())
+def test_cli_errors_are_one_line(
+    tree: Project, args: list[str], config: str | tuple[str, str | bytes] | None, message: str
+) -> None:
+    if isinstance(config, str):
+        (tree.root / ".importlinter").write_text(config)
+    elif config is not None:
+        name, content = config
+        path = tree.root / name
+        path.write_bytes(content if isinstance(content, bytes) else content.encode())
+    files_before = snapshot(tree.root)
+    result = CliRunner().invoke(main, [*args, "--no-cache"], catch_exceptions=False)
+    assert (result.exit_code, result.stdout) == (2, "")
+    assert result.stderr == f"importlinter-contracts: {message}\n"
+    assert snapshot(tree.root) == files_before

@@ -1,0 +1,211 @@
+"""The command line, shaped like lint-imports': the configuration file as an argument,
+--version, --show-timings, --verbose, and --static for runs that never execute the code."""
+
+from __future__ import annotations
+
+import importlib.metadata
+import json
+import re
+import textwrap
+
+import pytest
+from click.testing import CliRunner, Result
+
+from helpers import Project
+from importlinter_contracts.cli import main
+
+# The runtime probe writes a marker file when it is imported: it shows whether a run executed
+# the analysed code.
+TREE = {
+    "pkg/platforms/__init__.py": "",
+    "pkg/platforms/npu/platform.py": "",
+    "pkg/platforms/cuda/platform.py": "",
+    "pkg/neutral.py": "from pkg.platforms.npu import platform\n",
+    "pkg/probe.py": "import pathlib\npathlib.Path('probe-ran').touch()\n",
+    "fakesdk/__init__.py": "",
+}
+
+CONTRACTS = """\
+[importlinter:contract:r2]
+name = R2
+type = backend_isolation
+container = pkg.platforms
+
+[importlinter:contract:runtime]
+name = Runtime
+type = runtime_isolation
+blocked_modules = fakesdk
+probe_modules = pkg.probe
+
+[importlinter:contract:layers]
+name = Layers
+type = layers
+layers =
+    pkg.neutral
+    pkg.platforms
+"""
+
+SKIPPED_RUNTIME = (
+    "importlinter-contracts: skipped runtime (runtime_isolation): "
+    "it runs the code it checks, which --static skips.\n"
+)
+
+
+def run(*args: str) -> Result:
+    return CliRunner().invoke(main, list(args), catch_exceptions=False)
+
+
+@pytest.fixture
+def tree(project: Project) -> Project:
+    project.write(TREE)
+    project.configure(CONTRACTS)
+    return project
+
+
+def _ids(result: Result) -> list[str]:
+    return [contract["id"] for contract in json.loads(result.stdout)["contracts"]]
+
+
+def test_version_names_this_package_import_linter_and_grimp() -> None:
+    result = run("--version")
+    version = importlib.metadata.version
+    assert (result.exit_code, result.stdout) == (
+        0,
+        f"importlinter-contracts {version('importlinter-contracts')} "
+        f"(import-linter {version('import-linter')}, grimp {version('grimp')})\n",
+    )
+
+
+@pytest.mark.parametrize("command", ["check", "allowlist"])
+def test_the_configuration_file_is_an_argument_or_config(tree: Project, command: str) -> None:
+    (tree.root / ".importlinter").rename(tree.root / "boundaries.ini")
+    assert run(command, "--no-cache").exit_code == 2  # no file where lint-imports looks
+    as_argument = run(command, "--no-cache", "boundaries.ini", "--contract", "r2")
+    as_option = run(command, "--no-cache", "--config", "boundaries.ini", "--contract", "r2")
+    # check: r2 is broken; allowlist: r2's allowlist needs the import.
+    assert as_argument.exit_code == as_option.exit_code == 1
+    assert as_argument.stdout == as_option.stdout != ""
+
+
+def test_two_different_configuration_files_are_a_usage_error(tree: Project) -> None:
+    result = run("check", "a.ini", "--config", "b.ini")
+    assert (result.exit_code, result.stdout) == (2, "")
+    assert result.stderr == (
+        "importlinter-contracts: Two configuration files given, a.ini and --config b.ini: "
+        "give one.\n"
+    )
+
+
+def test_static_skips_the_contract_that_runs_the_code_and_says_so(tree: Project) -> None:
+    result = run("check", "--no-cache", "--static", "--format", "json")
+    assert result.exit_code == 1  # r2 and layers are broken by pkg.neutral
+    assert result.stderr == SKIPPED_RUNTIME
+    assert _ids(result) == ["r2", "layers"]
+    assert not (tree.root / "probe-ran").exists()
+    # Without --static, the same configuration runs the probe.
+    result = run("check", "--no-cache", "--format", "json")
+    assert (_ids(result), result.stderr) == (["r2", "runtime", "layers"], "")
+    assert (tree.root / "probe-ran").exists()
+
+
+def test_static_text_report_says_what_it_skipped(tree: Project) -> None:
+    result = run("check", "--no-cache", "--static", "--contract", "r2", "--contract", "runtime")
+    assert result.stderr == SKIPPED_RUNTIME
+    assert "R2 BROKEN" in result.stdout and "Runtime" not in result.stdout
+    assert not (tree.root / "probe-ran").exists()
+
+
+def test_static_with_nothing_left_to_check_is_an_error(tree: Project) -> None:
+    result = run("check", "--no-cache", "--static", "--contract", "runtime")
+    assert (result.exit_code, result.stdout) == (2, "")
+    assert result.stderr == (
+        "importlinter-contracts: Nothing to check: runtime (runtime_isolation) runs the code "
+        "it checks, which --static skips.\n"
+    )
+    assert not (tree.root / "probe-ran").exists()
+
+
+PLUGINS = """\
+from importlinter import Contract, ContractCheck
+
+
+class Undeclared(Contract):
+    def check(self, graph, verbose):
+        return ContractCheck(kept=True)
+
+    def render_broken_contract(self, check):
+        pass
+
+
+class DeclaredStatic(Undeclared):
+    executes_analysed_code = False
+"""
+
+
+def test_a_plugin_type_runs_under_static_only_if_it_declares_it_runs_no_code(
+    project: Project,
+) -> None:
+    project.write({"pkg/a.py": "", "plugins.py": PLUGINS})
+    (project.root / ".importlinter").write_text(
+        textwrap.dedent(
+            """\
+            [importlinter]
+            root_package = pkg
+            contract_types =
+                undeclared: plugins.Undeclared
+                declared: plugins.DeclaredStatic
+
+            [importlinter:contract:u]
+            name = U
+            type = undeclared
+
+            [importlinter:contract:d]
+            name = D
+            type = declared
+            """
+        )
+    )
+    result = run("check", "--no-cache", "--static", "--format", "json")
+    assert (result.exit_code, _ids(result)) == (0, ["d"])
+    assert result.stderr == (
+        "importlinter-contracts: skipped u (undeclared): "
+        "it runs the code it checks, which --static skips.\n"
+    )
+
+
+def test_show_timings_in_text_and_json(tree: Project) -> None:
+    text = run("check", "--no-cache", "--static", "--show-timings", "--contract", "r2")
+    assert re.search(r"R2 BROKEN \[[\d.]+s\]", text.stdout), text.stdout
+    data = json.loads(
+        run("check", "--no-cache", "--static", "--show-timings", "--format", "json").stdout
+    )
+    assert isinstance(data["graph_build_ms"], int)
+    assert [isinstance(c["check_ms"], int) for c in data["contracts"]] == [True, True]
+    plain = json.loads(run("check", "--no-cache", "--static", "--format", "json").stdout)
+    assert "graph_build_ms" not in plain and "check_ms" not in plain["contracts"][0]
+
+
+def test_verbose_lines_go_to_stderr_and_stdout_keeps_only_the_report(tree: Project) -> None:
+    result = run("check", "--no-cache", "--static", "--verbose", "--format", "json")
+    assert "Checking R2..." in result.stderr
+    assert _ids(result) == ["r2", "layers"]
+    assert "Checking R2..." not in run("check", "--no-cache", "--static").stderr
+
+
+def test_allowlist_takes_verbose_too(tree: Project) -> None:
+    result = run("allowlist", "--no-cache", "--verbose")
+    assert "Checking R2..." in result.stderr
+    assert result.stdout.startswith("--- a/.importlinter\n")
+    assert "Checking R2..." not in run("allowlist", "--no-cache").stderr
+
+
+def test_allowlist_checks_only_the_contracts_that_have_an_allowlist(tree: Project) -> None:
+    # The runtime contract has one (ignore_loaded_modules): its probe runs, unless --static.
+    result = run("allowlist", "--no-cache", "--static")
+    assert (
+        result.exit_code == 1 and "+    pkg.neutral -> pkg.platforms.npu.platform" in result.stdout
+    )
+    assert result.stderr.startswith(SKIPPED_RUNTIME)
+    assert not (tree.root / "probe-ran").exists()
+    assert run("allowlist", "--no-cache").exit_code == 1
+    assert (tree.root / "probe-ran").exists()
