@@ -787,3 +787,17 @@ def test_allowlist_command_refuses_to_edit_after_a_failed_probe(tree: Project) -
     assert (tree.root / ".importlinter").read_text() == before
     static = CliRunner().invoke(main, ["allowlist", "--no-cache", "--static"])
     assert static.exit_code == 0
+
+
+def test_two_entries_for_the_same_modules_are_a_configuration_error(tree: Project) -> None:
+    configure(
+        tree,
+        "ignore_loaded_modules =\n    pkg.platforms.npu  # one\n    pkg.platforms.npu  # two\n",
+    )
+    result = tree.check()
+    assert (result.exit_code, result.stderr) == (
+        2,
+        'importlinter-contracts: Contract "Optional SDKs stay optional" is not configured '
+        "correctly: ignore_loaded_modules: These entries allow the same loaded modules: "
+        "'pkg.platforms.npu # one', 'pkg.platforms.npu # two'. Keep one of each.\n",
+    )

@@ -8,6 +8,7 @@ import sys
 from collections.abc import Iterable
 from typing import TYPE_CHECKING, Any, ClassVar, cast
 
+import click
 from grimp import ImportGraph
 from importlinter import ContractCheck, fields, output
 from importlinter.domain.contract import InvalidContractOptions
@@ -133,17 +134,18 @@ class RuntimeIsolationContract(ContractWithAllowlist):
         loaded = LoadedModules((run.result or {}).get("modules", []))
         allowlist = LoadedModuleAllowlist(loaded.names, self._entries())
         violations, ignored = self._findings(run, loaded, packages, backends, allowlist)
-        unexpected, closure_warning = self._unexpected_loads(graph, run, loaded, packages)
+        specific: dict[str, Any] = {
+            "detected": (run.result or {}).get("detected"),
+            "loaded_container_modules": loaded.within([self.container] if self.container else []),
+            "loaded_modules": loaded.within(packages),
+            "cached": cached,
+        }
+        if _comparison_shown(verbose):
+            unexpected, closure_warnings = self._unexpected_loads(graph, run, loaded, packages)
+            specific["loaded_outside_eager_closure"] = unexpected
+            warnings += closure_warnings
         check = self._contract_check(
-            list[Finding](violations),
-            ignored,
-            allowlist,
-            warnings=warnings + closure_warning,
-            detected=(run.result or {}).get("detected"),
-            loaded_container_modules=loaded.within([self.container] if self.container else []),
-            loaded_modules=loaded.within(packages),
-            loaded_outside_eager_closure=unexpected,
-            cached=cached,
+            list[Finding](violations), ignored, allowlist, warnings=warnings, **specific
         )
         # import-linter would print them as "ignored imports"; the summary names them.
         check.ignored_import_count = 0
@@ -450,6 +452,14 @@ class RuntimeIsolationContract(ContractWithAllowlist):
                 print_finding(line, indent=1)
         output.new_line()
         self._render_stale_entries_and_guidance(check)
+
+
+def _comparison_shown(verbose: bool) -> bool:
+    """Whether this run's output shows what the static eager walk does not reach: the JSON
+    report does, and the text with --verbose, and so does a call from Python (explore); plain
+    lint-imports text does not, and the walk would add to every lint."""
+    context = click.get_current_context(silent=True)
+    return verbose or context is None or context.params.get("output_format") == "json"
 
 
 class LoadedModules:
