@@ -13,6 +13,7 @@ from __future__ import annotations
 import itertools
 import os
 import sys
+import warnings
 from collections.abc import Iterable, Iterator, Mapping
 from dataclasses import dataclass
 from pathlib import Path
@@ -22,7 +23,7 @@ from grimp import ImportGraph
 from . import _importlinter
 from .cache import DEFAULT_CACHE_DIR
 from .eager.scope_cache import ScopeIndex
-from .eager.walk import PARENT_PACKAGE, EagerImports, chain_to, walk
+from .eager.walk import PARENT_PACKAGE, EagerImports, calls_unread_warnings, chain_to, walk
 from .locations import link_text, locations
 from .modules import has_module
 from .report import Hop, Location, Report
@@ -157,13 +158,19 @@ class Explorer:
         self._cache_dir = cache_dir
         self._scopes = ScopeIndex(cache_dir)
         self._eager = EagerImports(graph, self._scopes)
+        self._warned: set[str] = set()
 
     def eager_closure(self, module: str) -> EagerClosure:
         """Every module of the graph that runs when `module` is imported: the module, its
-        parent packages, and what their eager imports run, followed everywhere."""
+        parent packages, and what their eager imports (and the functions called at import
+        time) run, followed everywhere."""
         self._require(module)
         reached = walk(module, self._eager, lambda hop: True, include_parents=True)
-        self._scopes.save()
+        for warning in calls_unread_warnings(self._eager):
+            if warning not in self._warned:
+                self._warned.add(warning)
+                warnings.warn(warning, stacklevel=2)
+        self._save_scopes()
         return EagerClosure(
             module,
             {m: Chain(Step(hop.as_data()) for hop in chain_to(reached, m)) for m in reached},
@@ -211,7 +218,7 @@ class Explorer:
 
     def _steps(self, pairs: Iterable[tuple[str, str]]) -> Steps:
         steps = [self._import_step(a, b) for a, b in sorted(set(pairs))]
-        self._scopes.save()
+        self._save_scopes()
         return Steps(steps)
 
     def _import_step(self, importer: str, imported: str) -> Step:
@@ -227,6 +234,11 @@ class Explorer:
                 "locations": locations(importer, numbers),
             }
         )
+
+    def _save_scopes(self) -> None:
+        cache_warning = self._scopes.save()
+        if cache_warning is not None:
+            warnings.warn(cache_warning, stacklevel=3)
 
     def _require(self, *modules: str) -> None:
         for module in modules:

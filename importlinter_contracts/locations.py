@@ -21,6 +21,14 @@ def _package_directories(top_level: str, search_path: tuple[str, ...]) -> tuple[
     return tuple(Path(location) for location in spec.submodule_search_locations)
 
 
+def package_directories(package: str) -> list[Path]:
+    """The folders of a package on sys.path: one for a regular package, one per portion for a
+    namespace package (the portions of a dotted root package, `namespace.portion`, included)."""
+    top_level, *rest = package.split(".")
+    found = (d.joinpath(*rest) for d in _package_directories(top_level, tuple(sys.path)))
+    return [directory for directory in found if directory.is_dir()]
+
+
 def source_file(module: str) -> Path | None:
     """The file that defines `module`, or None for a module with no file of ours."""
     top_level, *rest = module.split(".")

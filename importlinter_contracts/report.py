@@ -25,6 +25,15 @@ class Location(TypedDict):
     line: int | None
 
 
+class CallSite(TypedDict):
+    """A call that runs a function at import time (or that such a function makes)."""
+
+    module: str  # the module whose code makes the call
+    line: int
+    function: str  # the function called, as `module:name`
+    location: Location | None  # where the call stands; None when the file is not known
+
+
 class Hop(TypedDict):
     """One step of a chain: a direct import with its lines, or (for an eager chain, with no
     lines) a parent package that Python runs before its submodule."""
@@ -35,6 +44,9 @@ class Hop(TypedDict):
     why: list[str]  # per line, why it runs at import time or not; empty where not known
     locations: list[Location]
     eager: NotRequired[list[bool]]  # per line, whether it runs at import time (explore, why)
+    # eager_imports, per line: the calls that run an import inside a function at import
+    # time, the call at import time first; empty for a line that runs by itself.
+    calls: NotRequired[list[list[CallSite]]]
 
 
 class ImportFinding(TypedDict):

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import configparser
 import json
 import shutil
 import textwrap
@@ -9,10 +10,13 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+import pytest
 from click.testing import CliRunner, Result
 from importlinter.cli import lint_imports_command
 
+from importlinter_contracts.allowlist.entries import parse_entry
 from importlinter_contracts.cli import main
+from importlinter_contracts.eager import scope_cache
 from vllm_omni_tree import contract_ids, tree
 
 REPO = Path(__file__).resolve().parent.parent
@@ -103,3 +107,26 @@ def copy_release(project: Project, version: str) -> Project:
     shutil.copytree(tree(version) / "vllm_omni", project.root / "vllm_omni")
     shutil.copy(REPO / ".importlinter", project.root / ".importlinter")
     return project
+
+
+def shipped_entries(contract_id: str, path: Path = REPO / ".importlinter") -> set[tuple[str, str]]:
+    """The (importer, imported) expressions of a contract's allowlist in a shipped
+    configuration (by default `.importlinter`)."""
+    config = configparser.ConfigParser()
+    config.read(path)
+    raw = config[f"importlinter:contract:{contract_id}"].get("ignore_imports", "")
+    entries = [parse_entry(line) for line in raw.splitlines() if line.strip()]
+    return {(e.expression.importer.expression, e.expression.imported.expression) for e in entries}
+
+
+def files_read(monkeypatch: pytest.MonkeyPatch) -> list[bytes]:
+    """The source of every file the eager-import analysis reads from now on, as read."""
+    read: list[bytes] = []
+    real = scope_cache.read_source
+
+    def recording(source: bytes) -> scope_cache.SourceReading:
+        read.append(source)
+        return real(source)
+
+    monkeypatch.setattr(scope_cache, "read_source", recording)
+    return read

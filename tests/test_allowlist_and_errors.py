@@ -240,7 +240,7 @@ def test_missing_container_option(tree: Project) -> None:
         (
             "container = pkg.consumers",
             "backends: no child package of 'pkg.consumers' has a 'platform' module; "
-            "set backend_marker, or name the backends with backends = ...",
+            "set backend_marker, or name the backends with backends = ... (or backends = * for every child).",
         ),
         (
             "container = pkg.platforms\nbackends =\n    npu\n    cuda",

@@ -229,3 +229,149 @@ def test_text_report_groups_by_backend_with_path_and_line(platforms: Project) ->
     assert "-   pkg.platforms.interface -> pkg.platforms.npu.models.fish (l.3)\n" in output
     assert "    pkg/platforms/interface.py:3\n" in output
     assert output.rstrip().endswith("Move the import into the backend.")
+
+
+MODULE_BACKENDS = {
+    "pkg/platforms/__init__.py": "def detect():\n    from pkg.platforms import xpu\n",
+    "pkg/platforms/interface.py": "",
+    "pkg/platforms/cuda.py": "from pkg.platforms import interface\n",
+    "pkg/platforms/rocm.py": "",
+    "pkg/platforms/xpu.py": "",
+    "pkg/platforms/zen_cpu.py": "from pkg.platforms import cuda\n",
+    "pkg/neutral.py": "import pkg.platforms.interface\nfrom pkg.platforms.rocm import on_gfx950\n",
+}
+
+
+def test_every_child_is_a_backend_but_the_neutral_children(project: Project) -> None:
+    project.write(MODULE_BACKENDS)
+    configure_r2(project, "backends = *\nneutral_children = interface\n")
+    report = project.contract("r2")
+    assert report["backends"] == ["cuda", "rocm", "xpu", "zen_cpu"]
+    assert imports_of(report["violations"]) == {
+        ("pkg.platforms", "pkg.platforms.xpu"),
+        ("pkg.neutral", "pkg.platforms.rocm"),
+    }
+
+
+def test_every_child_without_neutral_children_makes_the_interface_a_backend(
+    project: Project,
+) -> None:
+    project.write(MODULE_BACKENDS)
+    configure_r2(project, "backends = *\n")
+    report = project.contract("r2")
+    assert report["backends"] == ["cuda", "interface", "rocm", "xpu", "zen_cpu"]
+    # cuda -> interface is a cross-backend import now, allowed by default.
+    assert imports_of(report["violations"]) == {
+        ("pkg.platforms", "pkg.platforms.xpu"),
+        ("pkg.neutral", "pkg.platforms.interface"),
+        ("pkg.neutral", "pkg.platforms.rocm"),
+    }
+
+
+def test_every_child_includes_packages_and_new_children(project: Project) -> None:
+    project.write({**MODULE_BACKENDS, "pkg/platforms/npu/ops.py": ""})
+    project.write({"pkg/neutral.py": "from pkg.platforms.npu import ops\n"})
+    configure_r2(project, "backends = *\nneutral_children = interface\n")
+    report = project.contract("r2")
+    assert report["backends"] == ["cuda", "npu", "rocm", "xpu", "zen_cpu"]
+    assert imports_of(report["violations"]) == {
+        ("pkg.platforms", "pkg.platforms.xpu"),
+        ("pkg.neutral", "pkg.platforms.npu.ops"),
+    }
+
+
+def test_neutral_children_are_left_out_of_the_discovery(project: Project) -> None:
+    project.write(
+        {
+            **PLATFORMS,
+            "pkg/platforms/default/platform.py": "",
+            "pkg/platforms/default/cache.py": "",
+            "pkg/platforms/cuda/ops.py": "from pkg.platforms.default import cache\n",
+            "pkg/neutral.py": "from pkg.platforms.default import cache\n",
+        }
+    )
+    configure_r2(project, "neutral_children = default\ncross_backend_imports = forbid\n")
+    report = project.contract("r2")
+    assert report["backends"] == ["cuda", "npu"]
+    assert report["kept"], report["violations"]
+
+
+def test_without_neutral_children_the_default_package_is_a_backend(project: Project) -> None:
+    project.write(
+        {
+            **PLATFORMS,
+            "pkg/platforms/default/platform.py": "",
+            "pkg/platforms/default/cache.py": "",
+            "pkg/platforms/cuda/ops.py": "from pkg.platforms.default import cache\n",
+        }
+    )
+    configure_r2(project, "cross_backend_imports = forbid\n")
+    report = project.contract("r2")
+    assert report["backends"] == ["cuda", "default", "npu"]
+    assert imports_of(report["violations"]) == {
+        ("pkg.platforms.cuda.ops", "pkg.platforms.default.cache")
+    }
+
+
+def test_neutral_children_leave_named_backends_alone(project: Project) -> None:
+    project.write(MODULE_BACKENDS)
+    configure_r2(project, "backends =\n    cuda\n    rocm\nneutral_children = interface\n")
+    assert project.contract("r2")["backends"] == ["cuda", "rocm"]
+
+
+R2_OPTION_ERRORS = [
+    (
+        "backends =\n    *\n    cuda\n",
+        "backends: '*' names every child of the container; list no other name beside it (leave children out with neutral_children).",
+    ),
+    (
+        "backends =\n    cuda\n    interface\nneutral_children = interface\n",
+        "neutral_children: 'interface' is also listed in backends; a child is either a backend or neutral.",
+    ),
+    (
+        "backends =\n    cuda\n    rocm\nneutral_children =\n    rocm\n    cuda\n",
+        "neutral_children: 'cuda', 'rocm' are also listed in backends; a child is either a backend or neutral.",
+    ),
+    (
+        "backends = *\nneutral_children = interfaze\n",
+        "neutral_children: 'interfaze' is not a child of 'pkg.platforms'; its children are: cuda, interface, rocm, xpu, zen_cpu.",
+    ),
+    (
+        "backends = *\nneutral_children =\n    cuda\n    interface\n    rocm\n    xpu\n    zen_cpu\n",
+        "backends: every child of 'pkg.platforms' is in neutral_children, so '*' names no backend.",
+    ),
+    (
+        "backends = *\nneutral_children =\n",
+        "neutral_children: This list is empty; give at least one value.",
+    ),
+    (
+        "neutral_children = interface\n",
+        "backends: no child package of 'pkg.platforms' outside neutral_children has a 'platform' module; set backend_marker, or name the backends with backends = ... (or backends = * for every child).",
+    ),
+]
+
+
+@pytest.mark.parametrize(
+    ("options", "message"),
+    R2_OPTION_ERRORS,
+    ids=[
+        "star-beside-names",
+        "named-and-neutral",
+        "two-named-and-neutral",
+        "neutral-child-missing",
+        "every-child-neutral",
+        "neutral-children-empty",
+        "none-discovered-outside-neutral",
+    ],
+)
+def test_backend_and_neutral_children_errors(project: Project, options: str, message: str) -> None:
+    project.write(MODULE_BACKENDS)
+    configure_r2(project, options)
+    result = project.check()
+    assert (result.exit_code, result.stdout) == (2, "")
+    assert result.stderr == (
+        f'importlinter-contracts: Contract "Backends are private" is not configured correctly: {message}\n'
+    )
+    lint = project.lint_imports()
+    assert lint.exit_code == 1
+    assert " ".join(message.split()) in " ".join(lint.output.split())

@@ -11,8 +11,9 @@ import pytest
 from click.testing import CliRunner
 from importlinter.cli import lint_imports_command
 
-from helpers import Project, imports_of
+from helpers import Project, files_read, imports_of
 from importlinter_contracts.eager import scope_cache
+from importlinter_contracts.eager.scopes import SourceReading
 
 BASE = {
     "pkg/platforms/__init__.py": "",
@@ -79,6 +80,7 @@ EAGER_FORMS = {
     "with": "import contextlib\nwith contextlib.suppress(ImportError):\n    import pkg.models.llama\n",
     "class body": "class Platform:\n    from pkg.models import llama\n",
     "else of TYPE_CHECKING": "from typing import TYPE_CHECKING\nif TYPE_CHECKING:\n    pass\nelse:\n    import pkg.models.llama\n",
+    "TYPE_CHECKING or another test": "from typing import TYPE_CHECKING\nif TYPE_CHECKING or X:\n    import pkg.models.llama\n",
 }
 
 DEFERRED_FORMS = {
@@ -87,6 +89,10 @@ DEFERRED_FORMS = {
     "TYPE_CHECKING": "from typing import TYPE_CHECKING\nif TYPE_CHECKING:\n    import pkg.models.llama\n",
     "lazy import": "lazy import pkg.models.llama\n",
     "main guard": 'if __name__ == "__main__":\n    import pkg.models.llama\n',
+    "TYPE_CHECKING alias": "from typing import TYPE_CHECKING as TC\nif TC:\n    import pkg.models.llama\n",
+    "typing alias": "import typing as t\nif t.TYPE_CHECKING:\n    import pkg.models.llama\n",
+    "if False": "if False:\n    import pkg.models.llama\n",
+    "if 0": "if 0:\n    import pkg.models.llama\n",
 }
 
 
@@ -196,6 +202,43 @@ def test_ancestors_of_reached_modules_count_unless_turned_off(project: Project) 
 def test_allowed_modules_are_exceptions_inside_the_forbidden_set(tree: Project) -> None:
     tree.write({"pkg/platforms/cuda/platform.py": "from pkg.attention import registry, flash\n"})
     assert violations(tree) == {("pkg.platforms.cuda.platform", "pkg.attention.flash")}
+
+
+def follow_everything(project: Project) -> None:
+    config = project.root / ".importlinter"
+    config.write_text(
+        config.read_text().replace("    pkg.platforms\nforbidden", "    pkg\nforbidden")
+    )
+
+
+def test_an_allowed_module_brings_its_parent_packages(tree: Project) -> None:
+    follow_everything(tree)
+    tree.write({"pkg/platforms/cuda/platform.py": "from pkg.attention import registry\n"})
+    # Python runs pkg.attention (forbidden) before pkg.attention.registry (allowed).
+    report = tree.contract("r4")
+    assert report["kept"], report
+    assert report["violations"] == []
+
+
+def test_the_parent_of_an_allowed_module_is_still_followed(tree: Project) -> None:
+    follow_everything(tree)
+    tree.write(
+        {
+            "pkg/platforms/cuda/platform.py": "from pkg.attention import registry\n",
+            "pkg/attention/__init__.py": "\nfrom pkg.attention import flash\n",
+        }
+    )
+    (violation,) = tree.contract("r4")["violations"]
+    assert (violation["importer"], violation["imported"], violation["line_numbers"]) == (
+        "pkg.attention",
+        "pkg.attention.flash",
+        [2],
+    )
+    assert [(hop["importer"], hop["imported"], hop["why"]) for hop in violation["chain"]] == [
+        ("pkg.platforms.cuda.platform", "pkg.attention.registry", ["module level"]),
+        ("pkg.attention.registry", "pkg.attention", ["its parent package runs first"]),
+        ("pkg.attention", "pkg.attention.flash", ["module level"]),
+    ]
 
 
 def test_wildcards_in_sources_and_forbidden_modules(tree: Project) -> None:
@@ -357,16 +400,17 @@ def test_only_the_files_of_reached_modules_are_read(
             "pkg/platforms/cuda/hooks.py": "import os\nif os.name:\n    import pkg.models.llama\n",
         }
     )
-    classified: list[str] = []
-    real = scope_cache.import_scopes
-
-    def recording(source: bytes) -> object:
-        classified.append(source.decode().splitlines()[-1].strip())
-        return real(source)
-
-    monkeypatch.setattr(scope_cache, "import_scopes", recording)
+    read = files_read(monkeypatch)
     assert tree.contract("r4")["kept"]
-    assert sorted(classified) == ["from pkg.platforms import interface", "import pkg.utils"]
+    # The modules entered: the source, its parent packages and the interface; pkg.utils is
+    # reached but outside the follow scope, so it is not entered.
+    entered = [
+        "platforms/cuda/platform.py",
+        "platforms/cuda/__init__.py",
+        "platforms/__init__.py",
+        "platforms/interface.py",
+    ]
+    assert sorted(read) == sorted((tree.root / "pkg" / path).read_bytes() for path in entered)
 
 
 def cache_file(root: Path) -> Path:
@@ -388,8 +432,13 @@ def test_classifications_are_cached_per_file_and_no_cache_is_honoured(tree: Proj
 
     assert run() == {("pkg.platforms.cuda.platform", "pkg.models.llama")}
     cached = json.loads(cache_file(tree.root).read_text())["files"]
-    (entry,) = cached.values()
-    assert entry["scopes"] == {"2": [True, "module-level try"]}
+    assert cached["pkg/platforms/cuda/platform.py"]["scopes"] == {"2": [True, "module-level try"]}
+    # The calls are part of the same record.
+    assert cached["pkg/platforms/cuda/platform.py"]["calls"] == {
+        "calls": [],
+        "functions": {},
+        "bindings": [["pkg", "pkg", 0, None]],
+    }
     # A changed file is read again, not taken from the cache.
     tree.write({"pkg/platforms/cuda/platform.py": "def f():\n    import pkg.models.llama\n"})
     assert run() == set()
@@ -399,7 +448,7 @@ def test_an_import_grimp_sees_where_the_classifier_sees_none_is_an_error(
     tree: Project, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     tree.write({"pkg/platforms/cuda/platform.py": "import os\nif os.name:\n    import pkg.utils\n"})
-    monkeypatch.setattr(scope_cache, "import_scopes", lambda source: {})
+    monkeypatch.setattr(scope_cache, "read_source", lambda source: SourceReading({}, None, "x"))
     result = tree.check()
     assert (result.exit_code, result.stdout) == (2, "")
     assert result.stderr == (

@@ -9,6 +9,7 @@ import pytest
 
 import ast_walk as oracle
 from helpers import STATIC_CONTRACTS, Project
+from importlinter_contracts import explore
 from vllm_omni_tree import NEWEST, tree
 
 R2_ID = "platform-backends-private"
@@ -98,3 +99,19 @@ def test_empty_allowlist_reports_exactly_what_an_ast_walk_finds(
     expected = oracle.backend_imports(release, "vllm_omni.platforms")
     assert expected, "the oracle found nothing: the comparison would prove nothing"
     assert found == expected
+
+
+def test_shipped_contracts_warn_about_the_folders_the_graph_leaves_out(copy: Project) -> None:
+    report = copy.report(*STATIC_CONTRACTS)
+    expected = (
+        "4 folders below the root packages hold .py files but no __init__.py, so the import "
+        "graph leaves out the 37 modules in them: no import into, out of or within them is "
+        "checked. Add an __init__.py to each (or, for a namespace package, use import-linter's "
+        "namespace-package support: name its portions as root packages): vllm_omni/benchmarks, "
+        "vllm_omni/diffusion/attention/ops, vllm_omni/diffusion/interaction/modality_handlers, "
+        "vllm_omni/diffusion/models/mammoth_moda2."
+    )
+    assert [c["warnings"] for c in report["contracts"]] == [[expected], [expected]]
+    graph = explore.load(cache_dir=None).graph
+    every_file = set(oracle.modules_of(copy.root, "vllm_omni"))
+    assert len(every_file - graph.modules) == 37

@@ -7,11 +7,14 @@ from pathlib import Path
 import pytest
 
 import ast_walk as oracle
-from helpers import STATIC_CONTRACTS, Project, imports_of
+from helpers import STATIC_CONTRACTS, Project, imports_of, shipped_entries
+from importlinter_contracts import explore
 from vllm_omni_tree import NEWEST, tree
 
 R4_ID = "platform-classes-load-no-bodies"
 PLATFORMS = "vllm_omni/platforms"
+SHIPPED_FOLLOW = "    vllm_omni\n"
+SPEC_FOLLOW = "    vllm_omni.platforms\n"
 
 pytestmark = pytest.mark.real_tree
 
@@ -31,19 +34,116 @@ def append(project: Project, relative: str, text: str) -> int:
 
 
 def oracle_violations(project: Project) -> set[tuple[str, str]]:
-    return oracle.vllm_omni_r4(project.root)
+    """What the independent walk finds with the configuration of the copy: the shipped one
+    (everything Python runs, with its allowlist) or the spec's (`spec_walk`)."""
+    config = (project.root / ".importlinter").read_text()
+    if f"follow_modules =\n{SHIPPED_FOLLOW}" in config:
+        excused = frozenset(shipped_entries(R4_ID))
+        violations, _ = oracle.vllm_omni_r4(project.root, "vllm_omni", excused)
+        return violations
+    violations, _ = oracle.vllm_omni_r4(project.root)
+    return violations
 
 
-def test_shipped_r4_is_kept_on_the_newest_release(copy: Project) -> None:
+def spec_walk(project: Project) -> Project:
+    """The spec's narrower R4: imports followed through vllm_omni.platforms only, no
+    allowlist (as the README shows it)."""
+    config = project.root / ".importlinter"
+    text = config.read_text()
+    start = text.index("# The chains into forbidden code")
+    end = text.index("require_reasons = true", start)
+    text = text[:start] + text[end:]
+    config.write_text(
+        text.replace(f"follow_modules =\n{SHIPPED_FOLLOW}", f"follow_modules =\n{SPEC_FOLLOW}")
+    )
+    return project
+
+
+def test_shipped_r4_is_kept_on_the_newest_release_with_its_chains_excused(copy: Project) -> None:
     report = copy.contract(R4_ID)
     assert report["kept"], report
     assert report["sources"] == [
         f"vllm_omni.platforms.{b}.platform" for b in ("cuda", "musa", "npu", "rocm", "xpu")
     ]
+    assert imports_of(report["ignored"]) == shipped_entries(R4_ID)
+    assert all(len(ignored["sources"]) == 5 for ignored in report["ignored"])
+    excused = frozenset(shipped_entries(R4_ID))
+    assert oracle.vllm_omni_r4(copy.root, "vllm_omni", excused) == (set(), excused)
+    count = len(shipped_entries(R4_ID))
+    assert (
+        f"Importing a platform class loads no implementation body (R4) KEPT ({count} ignored imports, 1 warning)"
+        in copy.lint_imports(*STATIC_CONTRACTS).output
+    )
+
+
+def test_the_registry_is_reached_and_its_parent_package_is_not_reported(copy: Project) -> None:
+    closure = explore.load(cache_dir=None).eager_closure("vllm_omni.platforms.cuda.platform")
+    # Reaching the allowed registry runs its parent package, which is forbidden.
+    assert "vllm_omni.diffusion.attention.backends.registry" in closure
+    assert "vllm_omni.diffusion.attention.backends" in closure
+    report = copy.contract(R4_ID)
+    assert "vllm_omni.diffusion.attention.backends" not in {
+        finding["imported"] for finding in report["violations"] + report["ignored"]
+    }
+
+
+def test_the_registry_parent_package_is_still_followed(copy: Project) -> None:
+    line = append(
+        copy,
+        "vllm_omni/diffusion/attention/backends/__init__.py",
+        "from vllm_omni.diffusion.attention.backends import sdpa\n",
+    )
+    (violation,) = copy.contract(R4_ID)["violations"]
+    assert (violation["importer"], violation["imported"], violation["line_numbers"]) == (
+        "vllm_omni.diffusion.attention.backends",
+        "vllm_omni.diffusion.attention.backends.sdpa",
+        [line],
+    )
+    assert violation["chain"][-2]["imported"] == "vllm_omni.diffusion.attention.backends"
+    assert violation["chain"][-2]["why"] == ["its parent package runs first"]
+    assert imports_of([violation]) == oracle_violations(copy)
+
+
+# Where a new eager path into forbidden code must still be reported: the package root, the
+# config package that the root imports, and a module that every platform module reaches.
+NEW_PATHS = {
+    "package root": ("vllm_omni/__init__.py", "vllm_omni"),
+    "config package": ("vllm_omni/config/__init__.py", "vllm_omni.config"),
+    "platform interface": (f"{PLATFORMS}/interface.py", "vllm_omni.platforms.interface"),
+    "patch module the root imports": ("vllm_omni/patch.py", "vllm_omni.patch"),
+}
+
+
+@pytest.mark.parametrize(("path", "importer"), NEW_PATHS.values(), ids=NEW_PATHS.keys())
+def test_a_new_eager_import_into_forbidden_code_breaks_the_shipped_r4(
+    copy: Project, path: str, importer: str
+) -> None:
+    line = append(copy, path, "import vllm_omni.diffusion.quantization\n")
+    report = copy.contract(R4_ID)
+    (violation,) = report["violations"]
+    assert (violation["importer"], violation["imported"]) == (
+        importer,
+        "vllm_omni.diffusion.quantization",
+    )
+    assert violation["locations"] == [{"path": path, "line": line}]
+    assert violation["why"] == ["module level"]
+    assert f"{path}:{line}" in copy.lint_imports(*STATIC_CONTRACTS).output
+    assert imports_of(report["violations"]) == oracle_violations(copy)
+
+
+def test_the_spec_walk_is_kept_on_the_newest_release(copy: Project) -> None:
+    report = spec_walk(copy).contract(R4_ID)
+    assert report["kept"], report
+    assert report["ignored"] == []
     assert oracle_violations(copy) == set()
 
 
-def test_spec_probe_connector_import_in_cuda_platform_breaks_r4_for_cuda(copy: Project) -> None:
+@pytest.mark.parametrize("walk", ["shipped", "spec"])
+def test_spec_probe_connector_import_in_cuda_platform_breaks_r4_for_cuda(
+    copy: Project, walk: str
+) -> None:
+    if walk == "spec":
+        spec_walk(copy)
     line = append(
         copy,
         f"{PLATFORMS}/cuda/platform.py",
@@ -65,9 +165,12 @@ def test_spec_probe_connector_import_in_cuda_platform_breaks_r4_for_cuda(copy: P
     assert imports_of(report["violations"]) == oracle_violations(copy)
 
 
+@pytest.mark.parametrize("walk", ["shipped", "spec"])
 def test_thin_hook_imported_at_module_level_that_imports_a_model_in_a_function_keeps_r4(
-    copy: Project,
+    copy: Project, walk: str
 ) -> None:
+    if walk == "spec":
+        spec_walk(copy)
     copy.write(
         {
             f"{PLATFORMS}/cuda/model_hooks.py": (
@@ -136,7 +239,8 @@ def test_edits_report_exactly_the_eager_imports_python_would_run(
 ) -> None:
     assert (copy.root / path).exists()
     append(copy, path, text)
-    assert imports_of(copy.contract(R4_ID)["violations"]) == expected
+    assert imports_of(copy.contract(R4_ID)["violations"]) == oracle_violations(copy)
+    assert imports_of(spec_walk(copy).contract(R4_ID)["violations"]) == expected
     assert oracle_violations(copy) == expected
 
 
@@ -155,3 +259,30 @@ def test_both_readings_agree_with_an_independent_ast_walk_on_the_newest_release(
         assert import_scopes(source) == tokens, path
         compared += len(tokens)
     assert compared > 10_000
+
+
+QUANTIZATION = ("vllm_omni.patch", "vllm_omni.quantization.quack_fp8")
+
+
+def test_the_shipped_r4_sees_the_quantization_patch_called_at_import_time(copy: Project) -> None:
+    report = copy.contract(R4_ID)
+    (ignored,) = [i for i in report["ignored"] if (i["importer"], i["imported"]) == QUANTIZATION]
+    assert ignored["why"] == [
+        "inside def _patch_fp8_use_quack_fused_bias, called at import time at l.481"
+    ]
+    assert ignored["locations"] == [{"path": "vllm_omni/patch.py", "line": 474}]
+    (calls,) = ignored["chain"][-1]["calls"]
+    assert [call["location"] for call in calls] == [{"path": "vllm_omni/patch.py", "line": 481}]
+    assert ignored["entry"].startswith("vllm_omni.patch -> vllm_omni.quantization.quack_fp8 # ")
+
+
+def test_without_the_call_the_quantization_entry_is_stale(copy: Project) -> None:
+    patch = copy.root / "vllm_omni/patch.py"
+    text = patch.read_text()
+    assert text.count("\n_patch_fp8_use_quack_fused_bias()\n") == 1
+    patch.write_text(text.replace("\n_patch_fp8_use_quack_fused_bias()\n", "\n"))
+    report = copy.contract(R4_ID)
+    assert not report["kept"] and report["violations"] == []
+    (stale,) = report["unmatched_ignores"]
+    assert stale.startswith("vllm_omni.patch -> vllm_omni.quantization.quack_fp8 # ")
+    assert oracle_violations(copy) == set()

@@ -2,13 +2,11 @@
 
 from __future__ import annotations
 
-import configparser
-
 import pytest
 from click.testing import CliRunner
 
 import ast_walk as oracle
-from helpers import REPO, STATIC_CONTRACTS, Project, copy_release
+from helpers import STATIC_CONTRACTS, Project, copy_release, shipped_entries
 from importlinter_contracts import explore
 from importlinter_contracts.allowlist.entries import parse_entry
 from importlinter_contracts.cli import main
@@ -51,14 +49,6 @@ def test_why_shows_the_detector_imports_xpu_only_inside_a_function(
     (line,) = step.lines
     assert (line.line, line.eager, line.why) == (96, False, "inside def xpu_omni_platform_plugin")
     assert line.location == {"path": "vllm_omni/platforms/__init__.py", "line": 96}
-
-
-def shipped_entries(contract_id: str) -> set[tuple[str, str]]:
-    config = configparser.ConfigParser()
-    config.read(REPO / ".importlinter")
-    raw = config[f"importlinter:contract:{contract_id}"].get("ignore_imports", "")
-    entries = [parse_entry(line) for line in raw.splitlines() if line.strip()]
-    return {(e.expression.importer.expression, e.expression.imported.expression) for e in entries}
 
 
 @pytest.mark.parametrize("version", ["0.18.0", "0.24.0", "0.28.0"])

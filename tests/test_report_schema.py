@@ -22,6 +22,7 @@ VALIDATOR = Draft202012Validator(SCHEMA)
 DEFINITIONS = {
     "Location": "Location",
     "Hop": "Hop",
+    "CallSite": "CallSite",
     "ImportFinding": "ImportFindingFields",
     "RuntimeFinding": "RuntimeFinding",
     "IgnoredModule": "IgnoredModule",

@@ -97,7 +97,12 @@ def test_text_output_states_the_detected_platform_and_the_loaded_container_modul
 
 
 def test_verbose_text_output_lists_every_loaded_module_of_the_root_package(tree: Project) -> None:
-    tree.write({"pkg/connectors/__init__.py": "def load():\n    import pkg.extra\nload()\n"})
+    # A call the static reading of calls at import time cannot follow: through a list.
+    tree.write(
+        {
+            "pkg/connectors/__init__.py": "def load():\n    import pkg.extra\nfor hook in [load]:\n    hook()\n"
+        }
+    )
     tree.write({"pkg/extra.py": ""})
     lines = tree.lint_imports("--verbose").output.splitlines()
     start = lines.index("    loaded of the analysed packages (5):")
@@ -582,11 +587,13 @@ def test_modules_loaded_beyond_the_static_eager_walk_are_listed_with_their_impor
 ) -> None:
     tree.write(
         {
+            # A call through a registry, which the static reading of calls cannot follow.
             "pkg/connectors/__init__.py": """\
                 import importlib
                 def register():
                     import pkg.registered
-                register()
+                REGISTRY = {"hook": register}
+                REGISTRY["hook"]()
                 importlib.import_module("pkg.by_name")
                 """,
             "pkg/registered.py": "",
@@ -606,7 +613,7 @@ def test_modules_loaded_beyond_the_static_eager_walk_are_listed_with_their_impor
             "module": "pkg.by_name",
             "importer": "pkg.connectors",
             "function": None,
-            "location": {"path": "pkg/connectors/__init__.py", "line": 5},
+            "location": {"path": "pkg/connectors/__init__.py", "line": 6},
             "why": "through importlib from module level of pkg.connectors: a name chosen at "
             "run time (a registry, a plugin)",
         },

@@ -2,11 +2,15 @@
 
 from __future__ import annotations
 
+import ast
+import sys
 import textwrap
 from collections.abc import Callable
+from pathlib import Path
 
 import pytest
 
+import ast_walk as oracle
 from importlinter_contracts.eager.scopes import (
     ImportScope,
     import_scopes,
@@ -103,6 +107,17 @@ EAGER = {
         "class C:\n    if a:\n        pass\n    elif b:\n        import x  # <-\n",
         "class body of C > elif",
     ),
+    "TYPE_CHECKING or another test": (
+        "if TYPE_CHECKING or X:\n    import x  # <-\n",
+        "module-level if",
+    ),
+    "a name that is no TYPE_CHECKING alias": (
+        "from typing import Any as TC\nif TC:\n    import x  # <-\n",
+        "module-level if",
+    ),
+    "if True": ("if True:\n    import x  # <-\n", "module-level if"),
+    "if 1": ("if 1:\n    import x  # <-\n", "module-level if"),
+    "else of if False": ("if False:\n    pass\nelse:\n    import x  # <-\n", "module-level else"),
     "except star": (
         "try:\n    pass\nexcept* ValueError:\n    import x  # <-\n",
         "module-level except",
@@ -135,6 +150,21 @@ DEFERRED = {
     "alias.TYPE_CHECKING": (
         "if t.TYPE_CHECKING:\n    from a import b  # <-\n",
         "under if TYPE_CHECKING",
+    ),
+    "TYPE_CHECKING alias": (
+        "from typing import TYPE_CHECKING as TC\nif TC:\n    import x  # <-\n",
+        "under if TYPE_CHECKING",
+    ),
+    "typing_extensions alias in brackets": (
+        "from typing_extensions import (\n    Any,\n    TYPE_CHECKING as TC,\n)\n"
+        "class C:\n    if (TC):\n        import x  # <-\n",
+        "under if TYPE_CHECKING",
+    ),
+    "if False": ("if False:\n    import x  # <-\n", "under if False"),
+    "if 0": ("if 0:\n    import x  # <-\n", "under if 0"),
+    "if (0x0)": (
+        "try:\n    if (0x0):\n        import x  # <-\nexcept E:\n    pass\n",
+        "under if 0",
     ),
     "inline TYPE_CHECKING": ("if TYPE_CHECKING: import x  # <-\n", "under if TYPE_CHECKING"),
     "main guard": (
@@ -230,3 +260,53 @@ def test_files_that_do_not_tokenize_raise_with_the_line(
 ) -> None:
     with pytest.raises(UnreadableSourceError, match=message):
         read(source.encode())
+
+
+@pytest.mark.skipif(sys.version_info >= (3, 14), reason="Python 3.14 reads t-strings")
+def test_a_t_string_that_reuses_its_quote_is_refused_with_its_line(read: Reader) -> None:
+    # Before 3.14, `t"{d["k"]}"` is a name and a string cut at the inner quote.
+    with pytest.raises(
+        UnreadableSourceError,
+        match=r"^line 2: this Python's tokenizer cannot read the t-string t\"\{d\[\" "
+        r"\(t-strings need Python 3\.14 or newer\)$",
+    ):
+        read(b'lazy import a\nif t"{d[":def h():#"]}":\n    import x\n')
+
+
+def test_f_and_t_strings_that_close_where_they_seem_to_are_read(read: Reader) -> None:
+    source = (
+        'lazy import a\nx = t"{d}" + f"{a!r:>{w}}" + rf"{x}" + f"""{\n1}"""\nif 1:\n  import y\n'
+    )
+    assert {line: s.eager for line, s in scopes(read, source).items()} == {1: False, 5: True}
+
+
+def test_an_expression_too_deep_for_ast_is_read_with_the_tokenizer() -> None:
+    source = "x = a" + ".b" * 20_000 + "\nif x:\n    import y\n"
+    assert import_scopes(source.encode()) == {3: ImportScope(eager=True, reason="module-level if")}
+
+
+def parses_here(source: str) -> bool:
+    try:
+        ast.parse(source)
+    except SyntaxError:
+        return False
+    return True
+
+
+# The oracle reads with `ast`: the forms this Python parses.
+ORACLE_FORMS = {
+    name: (source, eager)
+    for forms, eager in ((EAGER, True), (DEFERRED, False))
+    for name, (source, _) in forms.items()
+    if parses_here(source)
+}
+
+
+@pytest.mark.parametrize(("source", "eager"), ORACLE_FORMS.values(), ids=ORACLE_FORMS.keys())
+def test_the_independent_walk_reads_each_form_alike(
+    tmp_path: Path, source: str, eager: bool
+) -> None:
+    path = tmp_path / "module.py"
+    path.write_text(source)
+    (line,) = [n for n, text in enumerate(source.splitlines(), 1) if text.endswith("# <-")]
+    assert oracle.eager_import_lines(path)[line] is eager

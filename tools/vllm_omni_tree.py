@@ -136,10 +136,13 @@ def run_pip(python: Path | str, *args: str) -> None:
 # vllm-omni trees.
 
 
-def pip_download(requirement: str, destination: Path) -> None:
-    """Download one distribution, without its dependencies, into `destination`."""
+def pip_download(requirement: str, destination: Path, *options: str) -> None:
+    """Download one distribution, without its dependencies, into `destination` (with more
+    `pip download` options)."""
     say(f"downloading {requirement} (without dependencies) into {shown(destination)}")
-    run_pip(sys.executable, "download", "--no-deps", requirement, "--dest", str(destination))
+    run_pip(
+        sys.executable, "download", "--no-deps", *options, requirement, "--dest", str(destination)
+    )
 
 
 def tree(version: str = NEWEST) -> Path:

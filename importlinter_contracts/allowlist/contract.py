@@ -1,4 +1,5 @@
-"""The part every contract here shares: its allowlist options and how they report."""
+"""The part every contract here shares: its allowlist options and how they report, with a
+warning about what the graph cannot see for the static ones."""
 
 from __future__ import annotations
 
@@ -19,6 +20,7 @@ from ..report import (
     ImportFinding,
     is_import_finding,
 )
+from ..unseen import unseen_folders
 from .entries import (
     IMPORT_ENTRIES,
     Allowlist,
@@ -79,11 +81,16 @@ class ContractWithAllowlist(Contract):
         warnings: list[str] | None = None,
         **specific: Any,
     ) -> ContractCheck:
-        """The result, with stale entries handled as `unmatched_ignore_imports_alerting` says;
-        `specific` holds the contract type's own fields of `ContractFindings`."""
+        """The result, with stale entries handled as `unmatched_ignore_imports_alerting` says
+        and the folders the graph cannot see warned about; `specific` holds the contract
+        type's own fields of `ContractFindings`."""
         alerting = self.unmatched_ignore_imports_alerting
         stale = [] if alerting is AlertLevel.NONE else allowlist.stale()
-        warnings = list(warnings or [])
+        # A contract that runs the code sees those folders' modules load: no warning there.
+        unseen = (
+            None if self.executes_analysed_code else unseen_folders(self.session_options).warning()
+        )
+        warnings = [*([unseen] if unseen else []), *(warnings or [])]
         if alerting is AlertLevel.WARN:
             kind = self.entry_kind
             warnings += [

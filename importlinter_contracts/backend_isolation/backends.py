@@ -8,10 +8,11 @@ from grimp import ImportGraph
 
 from ..errors import ImportlinterContractsError
 from ..modules import has_module, is_within
+from ..unseen import UnseenFolders
 
 
 class BackendLookupError(ImportlinterContractsError):
-    """The container or a backend named in the configuration is not in the graph."""
+    """A child named in the configuration is not in the graph, or no backend is found."""
 
     def __init__(self, option: str, message: str) -> None:
         super().__init__(message)
@@ -42,34 +43,89 @@ class BackendImport:
     line_numbers: tuple[int, ...]
 
 
+EVERY_CHILD = "*"
+
+
 def find_backends(
-    graph: ImportGraph, container: str, names: list[str] | None, marker: str
+    graph: ImportGraph,
+    container: str,
+    names: list[str] | None,
+    marker: str,
+    neutral: list[str] | None,
+    unseen: UnseenFolders,
 ) -> list[Backend]:
-    """The named backends, or else every child package of `container` with a `marker` module."""
+    """The backends of `container`: the children `names` names (every child for `*`), or else
+    every child package with a `marker` module; never a child that `neutral` names.
+
+    The options must already have passed `option_conflicts`; `unseen` explains a module that
+    is missing from the graph.
+    """
     if not has_module(graph, container):
-        raise BackendLookupError("container", f"'{container}' is not a module of the graph.")
-    children = graph.find_children(container)
-    if names:
-        missing = sorted(name for name in names if f"{container}.{name}" not in children)
-        if missing:
+        raise BackendLookupError(
+            "container", f"'{container}' is not a module of the graph{unseen.explain(container)}."
+        )
+    children = {child.rpartition(".")[2] for child in graph.find_children(container)}
+    neutral_children = set(neutral or [])
+    _require_children(container, "neutral_children", neutral_children, children, unseen)
+    if names == [EVERY_CHILD]:
+        chosen = children - neutral_children
+        if not chosen:
             raise BackendLookupError(
                 "backends",
-                f"{', '.join(repr(name) for name in missing)} "
-                f"{'is not a child' if len(missing) == 1 else 'are not children'} of "
-                f"'{container}'; its children are: "
-                f"{', '.join(sorted(child.rpartition('.')[2] for child in children))}.",
+                f"every child of '{container}' is in neutral_children, so '{EVERY_CHILD}' "
+                "names no backend.",
             )
-        return sorted(Backend(f"{container}.{name}") for name in set(names))
-    backends = sorted(
-        Backend(child) for child in children if f"{child}.{marker}" in graph.find_children(child)
-    )
-    if not backends:
-        raise BackendLookupError(
-            "backends",
-            f"no child package of '{container}' has a '{marker}' module; "
-            "set backend_marker, or name the backends with backends = ...",
+    elif names:
+        chosen = set(names)
+        _require_children(container, "backends", chosen, children, unseen)
+    else:
+        chosen = {
+            name
+            for name in children - neutral_children
+            if f"{container}.{name}.{marker}" in graph.find_children(f"{container}.{name}")
+        }
+        if not chosen:
+            raise BackendLookupError(
+                "backends",
+                f"no child package of '{container}'"
+                f"{' outside neutral_children' if neutral_children else ''} has a '{marker}' "
+                f"module; set backend_marker, or name the backends with backends = ... "
+                f"(or backends = {EVERY_CHILD} for every child).",
+            )
+    return sorted(Backend(f"{container}.{name}") for name in chosen)
+
+
+def option_conflicts(names: list[str] | None, neutral: list[str] | None) -> dict[str, str]:
+    """What is wrong with the `backends` and `neutral_children` options on their own, by
+    option (empty when nothing is)."""
+    errors = {}
+    if names and EVERY_CHILD in names and len(names) > 1:
+        errors["backends"] = (
+            f"'{EVERY_CHILD}' names every child of the container; list no other name beside it "
+            "(leave children out with neutral_children)."
         )
-    return backends
+    both = sorted(set(names or []) & set(neutral or []))
+    if both:
+        errors["neutral_children"] = (
+            f"{', '.join(repr(name) for name in both)} "
+            f"{'is' if len(both) == 1 else 'are'} also listed in backends; a child is either a "
+            "backend or neutral."
+        )
+    return errors
+
+
+def _require_children(
+    container: str, option: str, names: set[str], children: set[str], unseen: UnseenFolders
+) -> None:
+    missing = sorted(names - children)
+    if missing:
+        raise BackendLookupError(
+            option,
+            f"{', '.join(repr(name) for name in missing)} "
+            f"{'is not a child' if len(missing) == 1 else 'are not children'} of "
+            f"'{container}'{unseen.explain(*(f'{container}.{name}' for name in missing))}; "
+            f"its children are: {', '.join(sorted(children))}.",
+        )
 
 
 def find_backend_imports(

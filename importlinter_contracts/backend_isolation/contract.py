@@ -7,6 +7,7 @@ from typing import cast
 
 from grimp import ImportGraph
 from importlinter import ContractCheck, fields, output
+from importlinter.domain.contract import InvalidContractOptions
 from importlinter.domain.imports import Module
 
 from ..allowlist.contract import AllowlistedContract, ignored_import
@@ -15,7 +16,8 @@ from ..locations import locations
 from ..options import NonEmptyListField
 from ..outputs.text import describe_import, print_finding, print_import
 from ..report import ContractFindings, Finding, IgnoredImport, ImportFinding
-from .backends import BackendLookupError, find_backend_imports, find_backends
+from ..unseen import unseen_folders
+from .backends import BackendLookupError, find_backend_imports, find_backends, option_conflicts
 
 
 class CrossBackendImports(enum.Enum):
@@ -26,9 +28,10 @@ class CrossBackendImports(enum.Enum):
 class BackendIsolationContract(AllowlistedContract):
     """No module outside a backend imports any module of that backend.
 
-    A container package holds backends (its child packages that have a `backend_marker`
-    module, or the children named in `backends`). Every direct import counts, wherever it
-    stands in the file: module level, class bodies, function bodies, `lazy import`.
+    A container package holds backends: its child packages that have a `backend_marker`
+    module, or the children named in `backends` (every child for `*`), never a child named
+    in `neutral_children`. Every direct import counts, wherever it stands in the file:
+    module level, class bodies, function bodies, `lazy import`.
     `TYPE_CHECKING` imports count unless the session sets `exclude_type_checking_imports`.
     The container's own `__init__` and its other children are neutral code. With
     `cross_backend_imports = allow` (the default) a backend may import another backend;
@@ -36,8 +39,11 @@ class BackendIsolationContract(AllowlistedContract):
 
     Options:
         - container: the package that holds the backends.
-        - backends: backend names (children of the container). Default: discovered.
+        - backends: backend names (children of the container, packages or modules), or `*`
+          for every child. Default: discovered.
         - backend_marker: the submodule that marks a child package as a backend.
+        - neutral_children: children that are never backends (left out of the discovery
+          and of `*`).
         - cross_backend_imports: "allow" (default) or "forbid".
         - ignore_imports, require_reasons, unmatched_ignore_imports_alerting,
           broken_contract_guidance: the shared allowlist options.
@@ -50,9 +56,18 @@ class BackendIsolationContract(AllowlistedContract):
         subfield=fields.StringField(), required=False
     )
     backend_marker: str = fields.StringField(default="platform")  # type: ignore[assignment]
+    neutral_children: list[str] | None = NonEmptyListField(  # type: ignore[assignment]
+        subfield=fields.StringField(), required=False
+    )
     cross_backend_imports: CrossBackendImports = fields.EnumField(  # type: ignore[assignment]
         CrossBackendImports, default=CrossBackendImports.ALLOW
     )
+
+    def validate(self) -> None:
+        super().validate()
+        conflicts = option_conflicts(self.backends, self.neutral_children)
+        if conflicts:
+            raise InvalidContractOptions(conflicts)
 
     def check(self, graph: ImportGraph, verbose: bool) -> ContractCheck:
         try:
@@ -61,6 +76,8 @@ class BackendIsolationContract(AllowlistedContract):
                 self.container.name,
                 self.backends,
                 self.backend_marker,
+                self.neutral_children,
+                unseen_folders(self.session_options),
             )
         except BackendLookupError as error:
             raise ContractConfigurationError(self.name, error.option, str(error)) from None

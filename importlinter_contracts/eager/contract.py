@@ -13,23 +13,26 @@ from ..allowlist.contract import AllowlistedContract, ignored_import
 from ..allowlist.entries import AllowlistEntry
 from ..cache import cache_directory
 from ..errors import ContractConfigurationError, UnreadableSourceError
-from ..modules import has_module, matching_modules, within
+from ..modules import has_module, matching_modules, parents, within
 from ..options import NonEmptyListField
-from ..outputs.text import describe_hop, print_finding, print_import
+from ..outputs.text import describe_hop, hop_locations, print_finding, print_import
 from ..report import ContractFindings, Finding, IgnoredImport, ImportFinding
+from ..unseen import unseen_folders
 from .scope_cache import ScopeIndex
-from .walk import EagerHop, EagerImports, chain_to, walk
+from .walk import EagerHop, EagerImports, calls_unread_warnings, chain_to, walk
 
 
 class EagerImportContract(AllowlistedContract):
     """Importing a source module does not, at import time, load a forbidden module.
 
     From each source module, the imports that run at import time (module level, including
-    if/try/with/for/while/match blocks and class bodies; not function bodies, `if
-    TYPE_CHECKING:` blocks or `lazy import`) are followed transitively through the
-    `follow_modules` packages. Each such import whose target is forbidden, and not allowed,
-    is a violation. With `include_ancestors`, a reached module's parent packages (inside the
-    follow scope) count as loaded too, as Python runs them first.
+    if/try/with/for/while/match blocks and class bodies, and the bodies of the functions
+    called at import time; not other function bodies, `if TYPE_CHECKING:` blocks or `lazy
+    import`) are followed transitively through the `follow_modules` packages. Each such
+    import whose target is forbidden, and not allowed, is a violation. With
+    `include_ancestors`, a reached module's parent packages (inside the follow scope) count as
+    loaded too, as Python runs them first; so an allowed module's parent packages are allowed
+    (their own eager imports are still checked).
 
     Options:
         - source_modules: module expressions (wildcards allowed); each must match a module.
@@ -64,8 +67,16 @@ class EagerImportContract(AllowlistedContract):
         scopes = ScopeIndex(cache_directory())
         eager_imports = EagerImports(graph, scopes)
 
+        # Python runs an allowed module's parent packages first: they are allowed too (their
+        # own eager imports are still followed and checked).
+        allowed_parents = {parent for module in allowed for parent in parents(module)}
+
         def is_forbidden(module: str) -> bool:
-            return within(module, forbidden) and not within(module, allowed)
+            return (
+                within(module, forbidden)
+                and not within(module, allowed)
+                and module not in allowed_parents
+            )
 
         findings: dict[tuple[str, str], ImportFinding] = {}
         ignored: dict[tuple[str, str], IgnoredImport] = {}
@@ -85,7 +96,7 @@ class EagerImportContract(AllowlistedContract):
             except UnreadableSourceError as error:
                 raise UnreadableSourceError(f'Contract "{self.name}": {error}') from None
             for hop, entry in stops:
-                chain = [*chain_to(reached, hop.importer), hop]
+                chain = [*chain_to(reached, hop.runs_from), hop]
                 if entry is None:
                     _add_source(findings, hop, source, chain, lambda finding: finding)
                 else:
@@ -96,7 +107,10 @@ class EagerImportContract(AllowlistedContract):
                         chain,
                         lambda finding: ignored_import(finding, entry),  # noqa: B023
                     )
-        scopes.save()
+        warnings += calls_unread_warnings(eager_imports)
+        cache_warning = scopes.save()
+        if cache_warning is not None:
+            warnings.append(cache_warning)
         output.verbose_print(verbose, f"Followed eager imports from {len(sources)} source modules.")
         return self._contract_check(
             list[Finding](_sorted(findings)),
@@ -112,7 +126,10 @@ class EagerImportContract(AllowlistedContract):
             matched = matching_modules(graph, expression)
             if not matched:
                 raise ContractConfigurationError(
-                    self.name, "source_modules", f"'{expression}' matches no module of the graph."
+                    self.name,
+                    "source_modules",
+                    f"'{expression}' matches no module of the graph"
+                    f"{unseen_folders(self.session_options).explain(str(expression))}.",
                 )
             sources |= matched
         return sorted(sources)
@@ -123,7 +140,10 @@ class EagerImportContract(AllowlistedContract):
         ]
         if missing:
             raise ContractConfigurationError(
-                self.name, "follow_modules", f"'{missing[0]}' is not a module of the graph."
+                self.name,
+                "follow_modules",
+                f"'{missing[0]}' is not a module of the graph"
+                f"{unseen_folders(self.session_options).explain(missing[0])}.",
             )
         return {module.name for module in self.follow_modules}
 
@@ -137,7 +157,7 @@ class EagerImportContract(AllowlistedContract):
             )
             output.new_line()
             for hop in violation["chain"]:
-                print_import(describe_hop(hop), hop["locations"])
+                print_import(describe_hop(hop), hop_locations(hop))
             output.new_line()
         self._render_stale_entries_and_guidance(check)
 

@@ -2,18 +2,22 @@
 
 Eager: the module body, including the bodies of if/elif/else, try/except/else/finally, with,
 for, while, match/case and class bodies at any nesting. Deferred: anything inside a def or
-async def, the bodies of `if TYPE_CHECKING:` and `if __name__ == "__main__":` (neither runs on
-import; their else branches do), and PEP 810 `lazy import` / `lazy from ... import`.
+async def, the bodies of `if TYPE_CHECKING:` (also through an alias bound by `from typing
+import TYPE_CHECKING as NAME`), `if __name__ == "__main__":`, `if False:` and `if 0:` (none
+runs on import; their else branches do), and PEP 810 `lazy import` / `lazy from ... import`.
 
 A file is read with `ast` when the running interpreter can parse it (C speed), and otherwise
 with the tokenizer, which also reads syntax newer than the interpreter (a `lazy import` on
-Python 3.11, say); the two readings agree line for line. Nothing is imported or executed.
-Each import is keyed by the line its statement starts on, as grimp numbers it.
+Python 3.11, say); the two readings agree line for line. The calls made at import time
+(`calls.py`) are read from the `ast` reading only: a file read with the tokenizer has none.
+Nothing is imported or executed. Each import is keyed by the line its statement starts on, as
+grimp numbers it.
 """
 
 from __future__ import annotations
 
 import ast
+import contextlib
 import io
 import tokenize
 from collections.abc import Iterator
@@ -21,6 +25,7 @@ from dataclasses import dataclass
 from tokenize import TokenInfo
 
 from ..errors import UnreadableSourceError
+from .calls import CallReading, read_calls
 
 # Kinds of tokens that never start or end a statement.
 _SKIPPED = frozenset({tokenize.NL, tokenize.COMMENT, tokenize.ENCODING})
@@ -45,6 +50,36 @@ class _Block:
     deferred: bool
 
 
+@dataclass(frozen=True)
+class SourceReading:
+    """What a file says about import time: the scope of each import statement, by the line
+    its statement starts on, and its calls (None when `ast` cannot parse the file here, with
+    the reason in `calls_unread`)."""
+
+    scopes: dict[int, ImportScope]
+    calls: CallReading | None
+    calls_unread: str = ""
+
+
+def read_source(source: bytes) -> SourceReading:
+    """Read a file with `ast`, or with the tokenizer when `ast` cannot parse it here (then
+    without its calls).
+
+    Raises UnreadableSourceError when the source can be read neither way.
+    """
+    try:
+        module = ast.parse(source)
+    except (SyntaxError, ValueError, RecursionError) as error:
+        # RecursionError: a deeply nested expression (a chain of thousands of attributes)
+        # that the interpreter compiles but `ast` cannot build; the tokenizer reads it flat.
+        return SourceReading(import_scopes_from_tokens(source), None, _describe(error))
+    scopes: dict[int, ImportScope] = {}
+    aliases: set[str] = set()
+    _visit(module.body, [], scopes, aliases)
+    calls = read_calls(module, lambda test: _never_runs(test, aliases) is not None)
+    return SourceReading(scopes, calls)
+
+
 def import_scopes(source: bytes) -> dict[int, ImportScope]:
     """The scope of every import statement, by the line number its statement starts on.
 
@@ -52,56 +87,58 @@ def import_scopes(source: bytes) -> dict[int, ImportScope]:
 
     Raises UnreadableSourceError when the source can be read neither way.
     """
-    try:
-        module = ast.parse(source)
-    except (SyntaxError, ValueError):
-        return import_scopes_from_tokens(source)
-    scopes: dict[int, ImportScope] = {}
-    _visit(module.body, [], scopes)
-    return scopes
+    return read_source(source).scopes
 
 
 def _visit(
-    statements: list[ast.stmt], blocks: list[_Block], scopes: dict[int, ImportScope]
+    statements: list[ast.stmt],
+    blocks: list[_Block],
+    scopes: dict[int, ImportScope],
+    aliases: set[str],
 ) -> None:
+    """Record the scope of each import in `statements`; `aliases` collects the names that
+    `from typing import TYPE_CHECKING as NAME` binds, in the order Python runs them."""
     for node in statements:
         if isinstance(node, ast.Import | ast.ImportFrom):
             _add(scopes, node.lineno, _scope(blocks))
+            if isinstance(node, ast.ImportFrom) and node.module in _TYPING and not node.level:
+                aliases.update(a.asname for a in node.names if a.name == _TC and a.asname)
         elif isinstance(node, ast.FunctionDef | ast.AsyncFunctionDef):
             prefix = "async " if isinstance(node, ast.AsyncFunctionDef) else ""
-            _visit(node.body, [*blocks, _Block(f"{prefix}def {node.name}", deferred=True)], scopes)
+            function = _Block(f"{prefix}def {node.name}", deferred=True)
+            _visit(node.body, [*blocks, function], scopes, aliases)
         elif isinstance(node, ast.ClassDef):
-            _visit(
-                node.body, [*blocks, _Block(f"class body of {node.name}", deferred=False)], scopes
-            )
+            class_body = _Block(f"class body of {node.name}", deferred=False)
+            _visit(node.body, [*blocks, class_body], scopes, aliases)
         elif isinstance(node, ast.If):
-            _visit_if(node, "if", blocks, scopes)
+            _visit_if(node, "if", blocks, scopes, aliases)
         elif isinstance(node, ast.Try | ast.TryStar):
-            _visit(node.body, [*blocks, _Block("try", deferred=False)], scopes)
+            _visit(node.body, [*blocks, _Block("try", deferred=False)], scopes, aliases)
             for handler in node.handlers:
-                _visit(handler.body, [*blocks, _Block("except", deferred=False)], scopes)
-            _visit(node.orelse, [*blocks, _Block("else", deferred=False)], scopes)
-            _visit(node.finalbody, [*blocks, _Block("finally", deferred=False)], scopes)
+                _visit(handler.body, [*blocks, _Block("except", deferred=False)], scopes, aliases)
+            _visit(node.orelse, [*blocks, _Block("else", deferred=False)], scopes, aliases)
+            _visit(node.finalbody, [*blocks, _Block("finally", deferred=False)], scopes, aliases)
         elif isinstance(node, ast.Match):
             match = _Block("match", deferred=False)
             for case in node.cases:
-                _visit(case.body, [*blocks, match, _Block("case", deferred=False)], scopes)
+                _visit(case.body, [*blocks, match, _Block("case", deferred=False)], scopes, aliases)
         elif isinstance(node, ast.For | ast.AsyncFor | ast.While | ast.With | ast.AsyncWith):
             keyword = _COMPOUND_KEYWORDS[type(node)]
-            _visit(node.body, [*blocks, _Block(keyword, deferred=False)], scopes)
-            _visit(getattr(node, "orelse", []), [*blocks, _Block("else", deferred=False)], scopes)
+            _visit(node.body, [*blocks, _Block(keyword, deferred=False)], scopes, aliases)
+            orelse = getattr(node, "orelse", [])
+            _visit(orelse, [*blocks, _Block("else", deferred=False)], scopes, aliases)
 
 
 def _visit_if(
-    node: ast.If, keyword: str, blocks: list[_Block], scopes: dict[int, ImportScope]
+    node: ast.If,
+    keyword: str,
+    blocks: list[_Block],
+    scopes: dict[int, ImportScope],
+    aliases: set[str],
 ) -> None:
-    if keyword == "if" and _is_type_checking_test(node.test):
-        body = _Block("if TYPE_CHECKING", deferred=True)
-    elif keyword == "if" and _is_main_test(node.test):
-        body = _Block(_MAIN, deferred=True)
-    else:
-        body = _Block(keyword, deferred=False)
-    _visit(node.body, [*blocks, body], scopes)
+    never = _never_runs(node.test, aliases) if keyword == "if" else None
+    body = _Block(never, deferred=True) if never else _Block(keyword, deferred=False)
+    _visit(node.body, [*blocks, body], scopes, aliases)
     orelse = node.orelse
     # `elif` is an `if` alone in the else branch, starting where its `if` does.
     if (
@@ -109,18 +146,28 @@ def _visit_if(
         and isinstance(orelse[0], ast.If)
         and orelse[0].col_offset == node.col_offset
     ):
-        _visit_if(orelse[0], "elif", blocks, scopes)
+        _visit_if(orelse[0], "elif", blocks, scopes, aliases)
     else:
-        _visit(orelse, [*blocks, _Block("else", deferred=False)], scopes)
+        _visit(orelse, [*blocks, _Block("else", deferred=False)], scopes, aliases)
 
 
-def _is_type_checking_test(test: ast.expr) -> bool:
-    """`TYPE_CHECKING`, or `<name>.TYPE_CHECKING` (typing.TYPE_CHECKING, t.TYPE_CHECKING)."""
-    return (isinstance(test, ast.Name) and test.id == "TYPE_CHECKING") or (
-        isinstance(test, ast.Attribute)
-        and test.attr == "TYPE_CHECKING"
-        and isinstance(test.value, ast.Name)
-    )
+def _never_runs(test: ast.expr, aliases: set[str]) -> str | None:
+    """The label of an `if` whose body never runs on import, or None: `if TYPE_CHECKING:`
+    (an alias of it, or `<name>.TYPE_CHECKING`), `if __name__ == "__main__":`, `if False:`
+    and `if 0:`."""
+    if (isinstance(test, ast.Name) and (test.id == _TC or test.id in aliases)) or (
+        isinstance(test, ast.Attribute) and test.attr == _TC and isinstance(test.value, ast.Name)
+    ):
+        return "if TYPE_CHECKING"
+    if _is_main_test(test):
+        return _MAIN
+    if isinstance(test, ast.Constant) and (test.value is False or _is_int_zero(test.value)):
+        return f"if {test.value!r}"
+    return None
+
+
+def _is_int_zero(value: object) -> bool:
+    return type(value) is int and value == 0
 
 
 def _is_main_test(test: ast.expr) -> bool:
@@ -136,6 +183,8 @@ def _is_main_test(test: ast.expr) -> bool:
 
 
 _MAIN = 'if __name__ == "__main__"'
+_TC = "TYPE_CHECKING"
+_TYPING = frozenset({"typing", "typing_extensions"})
 
 _COMPOUND_KEYWORDS: dict[type[ast.stmt], str] = {
     ast.For: "for",
@@ -155,6 +204,7 @@ def import_scopes_from_tokens(source: bytes) -> dict[int, ImportScope]:
     stack: list[tuple[int, _Block]] = []  # each open block with the indent depth of its body
     depth = 0
     pending: _Block | None = None  # a header whose indented body has not started yet
+    aliases: set[str] = set()  # names bound by `from typing import TYPE_CHECKING as NAME`
     try:
         for kind, tokens in _lines(source):
             if kind == tokenize.INDENT:
@@ -167,7 +217,7 @@ def import_scopes_from_tokens(source: bytes) -> dict[int, ImportScope]:
                 while stack and stack[-1][0] > depth:
                     stack.pop()
             else:
-                pending = _statements(tokens, [block for _, block in stack], scopes)
+                pending = _statements(tokens, [block for _, block in stack], scopes, aliases)
     except UnreadableSourceError:
         raise
     except (tokenize.TokenError, SyntaxError, UnicodeDecodeError) as error:
@@ -178,9 +228,13 @@ def import_scopes_from_tokens(source: bytes) -> dict[int, ImportScope]:
 def _lines(source: bytes) -> Iterator[tuple[int, list[TokenInfo]]]:
     """INDENT and DEDENT events, and each logical line as its significant tokens."""
     line: list[TokenInfo] = []
+    previous: TokenInfo | None = None
     for token in tokenize.tokenize(io.BytesIO(source).readline):
         if token.type in _SKIPPED:
             continue
+        if token.type == tokenize.STRING:
+            _check_string(token, previous)
+        previous = token
         if token.type == tokenize.ERRORTOKEN:
             if token.string.isspace():
                 continue
@@ -199,8 +253,51 @@ def _lines(source: bytes) -> Iterator[tuple[int, list[TokenInfo]]]:
             line.append(token)
 
 
+def _check_string(token: TokenInfo, previous: TokenInfo | None) -> None:
+    """Refuse a string token that this Python's tokenizer has cut short.
+
+    Before Python 3.12 (PEP 701), an f-string ends at the next quote of its own kind, even
+    inside a replacement field: `f"{d["k"]}"` reads as `f"{d["`, then code, so what follows
+    (a colon, a `def`, a `#`) could be misread without any error. Python 3.12 and 3.13 read
+    a t-string (3.14) as a name and a plain string, with the same effect. Such a string is cut
+    inside a replacement field, which leaves it invalid on its own: refuse it, naming its line.
+    """
+    text = shown = token.string
+    prefix = text[: len(text) - len(text.lstrip("rRbBuUfF"))].lower()
+    kind = "f-string" if "f" in prefix else None
+    if (
+        previous is not None
+        and previous.type == tokenize.NAME
+        and previous.end == token.start
+        and previous.string.lower() in _T_STRING_PREFIXES
+    ):
+        # Its replacement fields are read as an f-string's are.
+        kind, shown = "t-string", previous.string + text
+        text = previous.string.lower().replace("t", "f") + text
+    if kind is None:
+        return
+    try:
+        ast.parse(text, mode="eval")
+    except (SyntaxError, ValueError, RecursionError):
+        needs = (
+            "its quotes need Python 3.12" if kind == "f-string" else "t-strings need Python 3.14"
+        )
+        shown = shown if len(shown) <= 20 else shown[:20] + "..."
+        raise UnreadableSourceError(
+            f"line {token.start[0]}: this Python's tokenizer cannot read the {kind} {shown} "
+            f"({needs} or newer)"
+        ) from None
+
+
+# A name that stands right before a string makes it a t-string (PEP 750).
+_T_STRING_PREFIXES = frozenset({"t", "tr", "rt"})
+
+
 def _statements(
-    tokens: list[TokenInfo], blocks: list[_Block], scopes: dict[int, ImportScope]
+    tokens: list[TokenInfo],
+    blocks: list[_Block],
+    scopes: dict[int, ImportScope],
+    aliases: set[str],
 ) -> _Block | None:
     """Record the imports of one logical line; return the block its header opens, if any."""
     start = 0
@@ -208,20 +305,22 @@ def _statements(
         first = tokens[start]
         if first.string == "@" and first.type == tokenize.OP:
             return None  # a decorator: an expression, never an import
-        header = _header(tokens, start, blocks)
+        header = _header(tokens, start, blocks, aliases)
         if header is not None:
             block, colon = header
             if colon + 1 == len(tokens):
                 return block
             # A body on the header's own line: `if x: import y`.
-            return _statements(tokens[colon + 1 :], [*blocks, block], scopes)
+            return _statements(tokens[colon + 1 :], [*blocks, block], scopes, aliases)
         end = _statement_end(tokens, start)
-        _record(tokens[start:end], blocks, scopes)
+        _record(tokens[start:end], blocks, scopes, aliases)
         start = end + 1
     return None
 
 
-def _header(tokens: list[TokenInfo], start: int, blocks: list[_Block]) -> tuple[_Block, int] | None:
+def _header(
+    tokens: list[TokenInfo], start: int, blocks: list[_Block], aliases: set[str]
+) -> tuple[_Block, int] | None:
     """The block a compound statement's header opens and the index of its colon, or None."""
     first = tokens[start]
     if first.type != tokenize.NAME:
@@ -246,10 +345,9 @@ def _header(tokens: list[TokenInfo], start: int, blocks: list[_Block]) -> tuple[
     if word == "class":
         name = following.string if following is not None else "?"
         return _Block(f"class body of {name}", deferred=False), colon
-    if word == "if" and _is_type_checking(tokens[start + 1 : colon]):
-        return _Block("if TYPE_CHECKING", deferred=True), colon
-    if word == "if" and _is_main(tokens[start + 1 : colon]):
-        return _Block(_MAIN, deferred=True), colon
+    never = _never_runs_tokens(tokens[start + 1 : colon], aliases) if word == "if" else None
+    if never:
+        return _Block(never, deferred=True), colon
     return _Block(word, deferred=False), colon
 
 
@@ -265,14 +363,24 @@ def _is_match_statement(tokens: list[TokenInfo], start: int) -> bool:
     )
 
 
-def _is_type_checking(test: list[TokenInfo]) -> bool:
-    """`TYPE_CHECKING`, or `<name>.TYPE_CHECKING` (typing.TYPE_CHECKING, t.TYPE_CHECKING)."""
+def _never_runs_tokens(test: list[TokenInfo], aliases: set[str]) -> str | None:
+    """`_never_runs`, read from the tokens of an `if` header's test."""
+    while len(test) > 2 and test[0].string == "(" and test[-1].string == ")":
+        test = test[1:-1]
     words = [token.string for token in test]
-    while len(words) > 2 and words[0] == "(" and words[-1] == ")":
-        words = words[1:-1]
-    return words == ["TYPE_CHECKING"] or (
-        len(words) == 3 and words[1] == "." and words[2] == "TYPE_CHECKING"
-    )
+    if (len(words) == 1 and (words[0] == _TC or words[0] in aliases)) or (
+        len(words) == 3 and words[1] == "." and words[2] == _TC
+    ):
+        return "if TYPE_CHECKING"
+    if _is_main(test):
+        return _MAIN
+    if words == ["False"]:
+        return "if False"
+    if len(test) == 1 and test[0].type == tokenize.NUMBER:
+        with contextlib.suppress(ValueError, SyntaxError):
+            if _is_int_zero(ast.literal_eval(words[0])):
+                return "if 0"
+    return None
 
 
 def _is_main(test: list[TokenInfo]) -> bool:
@@ -324,11 +432,21 @@ def _outside_brackets(tokens: list[TokenInfo], start: int, symbol: str) -> int |
 
 
 def _record(
-    statement: list[TokenInfo], blocks: list[_Block], scopes: dict[int, ImportScope]
+    statement: list[TokenInfo],
+    blocks: list[_Block],
+    scopes: dict[int, ImportScope],
+    aliases: set[str],
 ) -> None:
     words = [token.string for token in statement[:2] if token.type == tokenize.NAME]
     if words[:1] in (["import"], ["from"]):
         scope = _scope(blocks)
+        if words[0] == "from" and len(statement) > 2 and statement[1].string in _TYPING:
+            names = [token.string for token in statement]
+            aliases.update(
+                names[i + 2]
+                for i, name in enumerate(names[:-2])
+                if name == _TC and names[i + 1] == "as"
+            )
     elif words[:1] == ["lazy"] and words[1:] in (["import"], ["from"]):
         scope = ImportScope(eager=False, reason="lazy import")
     else:
@@ -358,6 +476,8 @@ def _scope(blocks: list[_Block]) -> ImportScope:
 def _describe(error: Exception) -> str:
     if isinstance(error, SyntaxError):
         return f"line {error.lineno}: {error.msg}"
+    if isinstance(error, RecursionError):
+        return "an expression nested too deeply"
     if isinstance(error, tokenize.TokenError):
         message, (line, _) = error.args
         return f"line {line}: {message}"

@@ -33,6 +33,18 @@ def describe_import(importer: str, imported: str, line_numbers: list[int]) -> st
     return f"{importer} -> {imported} ({_importlinter.format_line_numbers(line_numbers)})"
 
 
+def hop_locations(hop: Hop) -> list[Location]:
+    """Where a hop's import lines stand, then where the calls that run them stand (the call
+    at import time first), each once."""
+    found = list(hop["locations"])
+    for calls in hop.get("calls", []):
+        for call in calls:
+            where = call["location"]
+            if where is not None and where not in found:
+                found.append(where)
+    return found
+
+
 def describe_hop(hop: Hop) -> str:
     """A hop as one line: `a -> b (l.3, module level)`, or `a.b -> a (why)` for a parent."""
     if not hop["line_numbers"]:

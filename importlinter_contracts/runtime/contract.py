@@ -36,6 +36,7 @@ from ..report import (
     RuntimeFinding,
     UnexpectedLoad,
 )
+from ..unseen import unseen_folders
 from ..working_directory import working_directory_off_sys_path
 
 if TYPE_CHECKING:
@@ -189,7 +190,15 @@ class RuntimeIsolationContract(ContractWithAllowlist):
             return []
         try:
             return [
-                b.module for b in find_backends(graph, self.container, None, self.backend_marker)
+                b.module
+                for b in find_backends(
+                    graph,
+                    self.container,
+                    None,
+                    self.backend_marker,
+                    None,
+                    unseen_folders(self.session_options),
+                )
             ]
         except BackendLookupError as error:
             if error.option == "container":

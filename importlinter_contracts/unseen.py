@@ -1,0 +1,158 @@
+"""What the import graph cannot see: folders below the root packages that hold Python files
+but no `__init__.py`.
+
+grimp builds the graph from the root packages' folders and leaves out every folder without an
+`__init__.py` inside a package (a namespace portion there), with everything below it: those
+modules are not in the graph, nor is any import into, out of or within them, so no static
+contract can check them. Every static contract warns about them (`warning`), and an error
+about a module that is not in the graph names the missing `__init__.py` when that is the
+cause (`explain`). Only folder listings are read, once per run (`unseen_folders`).
+"""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Iterable, Mapping
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+from grimp import ImportGraph
+
+from .locations import display_path, package_directories
+
+# The paths a warning shows; the count says how many more there are.
+SHOWN_FOLDERS = 5
+
+
+@dataclass(frozen=True)
+class UnseenFolders:
+    """The folders without `__init__.py` that hide Python files from the graph."""
+
+    folders: tuple[Path, ...]  # each folder without __init__.py with .py files at or below
+    file_count: int  # the .py files the graph leaves out
+    # Each module left out (the folders without __init__.py among them, as namespace
+    # packages) -> the folders without __init__.py on its way, outermost first.
+    missing_inits: Mapping[str, tuple[Path, ...]]
+
+    def warning(self) -> str | None:
+        """The warning every static contract gives, or None when the graph sees everything."""
+        if not self.folders:
+            return None
+        count = len(self.folders)
+        shown = ", ".join(display_path(folder) for folder in self.folders[:SHOWN_FOLDERS])
+        more = f", and {count - SHOWN_FOLDERS} more" if count > SHOWN_FOLDERS else ""
+        return (
+            f"{count} {'folder' if count == 1 else 'folders'} below the root packages "
+            f"{'holds' if count == 1 else 'hold'} .py files but no __init__.py, so the import "
+            f"graph leaves out the {self.file_count} "
+            f"{'module' if self.file_count == 1 else 'modules'} in "
+            f"{'it' if count == 1 else 'them'}: no import into, out of or within "
+            f"{'it' if count == 1 else 'them'} is checked. Add an __init__.py to each (or, for "
+            "a namespace package, use import-linter's namespace-package support: name its "
+            f"portions as root packages): {shown}{more}."
+        )
+
+    def explain(self, *names: str) -> str:
+        """Why these modules (or module expressions) are not in the graph, as a parenthesis to
+        insert after them, when a folder without `__init__.py` is the cause; else ''."""
+        missing: set[Path] = set()
+        for name in names:
+            if "*" in name:
+                for module in _matching(name, self.missing_inits):
+                    missing |= set(self.missing_inits[module])
+            else:
+                missing |= set(self.missing_inits.get(name, ()))
+        if not missing:
+            return ""
+        files = [display_path(folder / "__init__.py") for folder in sorted(missing)]
+        listed = files[0] if len(files) == 1 else f"{', '.join(files[:-1])} and {files[-1]}"
+        return (
+            f" ({listed} {'is' if len(files) == 1 else 'are'} missing: the graph leaves out a "
+            "folder without one, and everything in it)"
+        )
+
+
+def _matching(expression: str, modules: Iterable[str]) -> set[str]:
+    """The modules a wildcard expression matches, as grimp matches them."""
+    graph = ImportGraph()
+    for module in modules:
+        graph.add_module(module)
+    return set(graph.find_matching_modules(expression))
+
+
+# The last run's scan, kept while the run's session options (one object that import-linter
+# hands to every contract of a run) are the same object: one scan per run, however many
+# static contracts it checks. A new run, even on the same folder, scans afresh.
+_last_scan: tuple[Mapping[str, Any], UnseenFolders] | None = None
+
+
+def unseen_folders(session_options: Mapping[str, Any]) -> UnseenFolders:
+    """The folders without `__init__.py` below the run's root packages, scanned once per run."""
+    global _last_scan
+    if _last_scan is None or _last_scan[0] is not session_options:
+        roots = [
+            (package, directory)
+            for package in session_options["root_packages"]
+            for directory in package_directories(package)
+        ]
+        _last_scan = (session_options, scan(roots))
+    return _last_scan[1]
+
+
+def scan(roots: list[tuple[str, Path]]) -> UnseenFolders:
+    """The folders without `__init__.py` that grimp leaves out below these root packages
+    (package name, folder): as grimp walks, a folder without one counts only inside a
+    package (above the first `__init__.py`, a root's folders are namespace packages, which
+    the graph holds), and folders whose names are not identifiers are skipped."""
+    folders: list[Path] = []
+    missing_inits: dict[str, tuple[Path, ...]] = {}
+    file_count = 0
+
+    def listing(directory: Path) -> tuple[list[str], list[str]]:
+        files, subfolders = [], []
+        with os.scandir(directory) as entries:
+            for entry in entries:
+                if entry.is_dir(follow_symlinks=False):
+                    if entry.name.isidentifier():
+                        subfolders.append(entry.name)
+                elif entry.is_file():
+                    files.append(entry.name)
+        return files, sorted(subfolders)
+
+    def left_out(directory: Path, module: str, missing: tuple[Path, ...]) -> bool:
+        """Record the modules below a folder that the graph leaves out; whether it has any."""
+        nonlocal file_count
+        files, subfolders = listing(directory)
+        if "__init__.py" not in files:
+            missing = (*missing, directory)
+        found = False
+        for name in files:
+            if _is_python_file(name):
+                stem = name.removesuffix(".py")
+                missing_inits[module if stem == "__init__" else f"{module}.{stem}"] = missing
+                file_count += 1
+                found = True
+        for name in subfolders:
+            found = left_out(directory / name, f"{module}.{name}", missing) or found
+        if found and "__init__.py" not in files:
+            folders.append(directory)
+            missing_inits[module] = missing
+        return found
+
+    def visible(directory: Path, module: str, in_package: bool) -> None:
+        files, subfolders = listing(directory)
+        if in_package and "__init__.py" not in files:
+            left_out(directory, module, ())
+            return
+        for name in subfolders:
+            visible(directory / name, f"{module}.{name}", in_package or "__init__.py" in files)
+
+    for package, directory in roots:
+        visible(directory, package, False)
+    return UnseenFolders(tuple(sorted(folders)), file_count, missing_inits)
+
+
+def _is_python_file(name: str) -> bool:
+    # As grimp: no hidden files, and no extra dots (`some.module.py`).
+    return name.endswith(".py") and not name.startswith(".") and name.count(".") == 1

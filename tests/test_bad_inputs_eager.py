@@ -1,0 +1,265 @@
+"""Bad inputs and faults of the eager-import contract: each ends in the correct verdict or in
+one line that names the file and line, never in a traceback or a wrong verdict."""
+
+from __future__ import annotations
+
+import json
+import os
+import stat
+import subprocess
+import sys
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+
+from helpers import Project, imports_of
+from importlinter_contracts.eager.scope_cache import _CACHE_FORMAT as FORMAT
+
+FILES = {
+    "pkg/platforms/__init__.py": "",
+    "pkg/platforms/cuda/__init__.py": "",
+    "pkg/platforms/cuda/platform.py": "",
+    "pkg/models/__init__.py": "",
+    "pkg/models/llama.py": "",
+}
+
+R4 = """\
+[importlinter:contract:r4]
+name = R4
+type = eager_imports
+source_modules =
+    pkg.platforms.cuda.platform
+follow_modules =
+    pkg.platforms
+forbidden_modules =
+    pkg.models
+"""
+
+PLATFORM = "pkg/platforms/cuda/platform.py"
+VIOLATION = {("pkg.platforms.cuda.platform", "pkg.models.llama")}
+
+
+@pytest.fixture
+def tree(project: Project) -> Project:
+    project.write(FILES)
+    project.configure(R4)
+    return project
+
+
+def write_platform(tree: Project, source: str) -> None:
+    (tree.root / PLATFORM).write_text(source)
+
+
+def one_line_error(tree: Project, message: str) -> None:
+    """`check` refuses with exit 2 and exactly this line, lint-imports without a traceback."""
+    result = tree.check()
+    assert (result.exit_code, result.stdout) == (2, "")
+    assert result.stderr == f'importlinter-contracts: Contract "R4": {message}\n'
+    assert "Traceback" not in tree.lint_imports().output
+
+
+# PEP 701 (Python 3.12) lets an f-string reuse its own quote inside a replacement field.
+# Python 3.11's tokenizer ends the string at that quote and reads the rest as code.
+REUSED_QUOTE_HIDES_AN_EAGER_IMPORT = (
+    'd = {":def h():#": 1}\nif f"{d[":def h():#"]}":\n    import pkg.models.llama\n'
+)
+REUSED_QUOTE_HIDES_A_FUNCTION = (
+    'x = f"{\'"""\' + \'"""\'}"\ndef f():\n    # """\n    import pkg.models.llama\n'
+)
+ON_311 = pytest.mark.skipif(sys.version_info >= (3, 12), reason="Python 3.12+ reads PEP 701")
+ON_312_AND_NEWER = pytest.mark.skipif(
+    sys.version_info < (3, 12), reason="Python 3.11 refuses PEP 701 strings"
+)
+
+
+@ON_311
+def test_an_f_string_reusing_its_quote_before_an_eager_import_is_refused_on_311(
+    tree: Project,
+) -> None:
+    write_platform(tree, REUSED_QUOTE_HIDES_AN_EAGER_IMPORT)
+    one_line_error(
+        tree,
+        f"{PLATFORM}: cannot classify its imports: line 2: this Python's tokenizer cannot "
+        'read the f-string f"{d[" (its quotes need Python 3.12 or newer)',
+    )
+
+
+@ON_311
+def test_an_f_string_reusing_its_quote_before_a_function_is_refused_on_311(
+    tree: Project,
+) -> None:
+    write_platform(tree, REUSED_QUOTE_HIDES_A_FUNCTION)
+    one_line_error(
+        tree,
+        f"{PLATFORM}: cannot classify its imports: line 1: this Python's tokenizer cannot "
+        'read the f-string f"{\'" (its quotes need Python 3.12 or newer)',
+    )
+
+
+@ON_312_AND_NEWER
+def test_an_f_string_reusing_its_quote_before_an_eager_import_is_read_on_312(
+    tree: Project,
+) -> None:
+    write_platform(tree, REUSED_QUOTE_HIDES_AN_EAGER_IMPORT)
+    report = tree.contract("r4")
+    assert imports_of(report["violations"]) == VIOLATION
+    assert report["violations"][0]["why"] == ["module-level if"]
+
+
+@ON_312_AND_NEWER
+def test_an_f_string_reusing_its_quote_before_a_function_is_read_on_312(tree: Project) -> None:
+    write_platform(tree, REUSED_QUOTE_HIDES_A_FUNCTION)
+    assert tree.contract("r4")["kept"]
+
+
+def test_an_expression_too_deep_for_ast_is_read_with_the_tokenizer(tree: Project) -> None:
+    # CPython compiles this; `ast` (called below pytest's and click's frames) may give up.
+    write_platform(tree, "x = a" + ".b" * 2950 + "\nif x:\n    import pkg.models.llama\n")
+    report = tree.contract("r4")
+    assert imports_of(report["violations"]) == VIOLATION
+    assert report["violations"][0]["why"] == ["module-level if"]
+
+
+# The cache: whatever it holds, the verdict is the one read from the files.
+
+EAGER_IN_TRY = "try:\n    import pkg.models.llama\nexcept ImportError:\n    pass\n"
+
+
+def cache_file(root: Path) -> Path:
+    return root / ".import_linter_cache" / "importlinter_contracts" / "import-scopes.json"
+
+
+def cached_run(tree: Project) -> dict[str, object]:
+    result = tree.check_with_cache("--format", "json")
+    assert result.exit_code == 1, result.output
+    (contract,) = json.loads(result.stdout)["contracts"]
+    assert imports_of(contract["violations"]) == VIOLATION
+    return dict(contract)
+
+
+def leftovers(root: Path) -> list[str]:
+    return sorted(p.name for p in root.rglob("*.tmp"))
+
+
+BAD_CACHES = {
+    "not json": b"\xff\x00{",
+    "empty": b"",
+    "a list": b"[1, 2]",
+    "old format": json.dumps({"format": FORMAT - 1, "files": {}}).encode(),
+    "files of the wrong shape": json.dumps({"format": FORMAT, "files": {"x": 1}}).encode(),
+    "files not a mapping": json.dumps({"format": FORMAT, "files": [1]}).encode(),
+    "nested too deep": b"[" * 100_000 + b"]" * 100_000,
+}
+
+
+@pytest.mark.parametrize("content", BAD_CACHES.values(), ids=BAD_CACHES.keys())
+def test_a_cache_with_foreign_content_is_ignored_and_rebuilt(tree: Project, content: bytes) -> None:
+    write_platform(tree, EAGER_IN_TRY)
+    cache_file(tree.root).parent.mkdir(parents=True)
+    cache_file(tree.root).write_bytes(content)
+    assert cached_run(tree)["warnings"] == []
+    rebuilt = json.loads(cache_file(tree.root).read_text())
+    assert rebuilt["format"] == FORMAT
+    assert rebuilt["files"][PLATFORM]["scopes"] == {"2": [True, "module-level try"]}
+
+
+WRONG_ENTRIES = {
+    "entry not a mapping": "x",
+    "scopes not a mapping": {"scopes": [1]},
+    "line not a number": {"scopes": {"two": [False, "inside def f"]}},
+    "scope of the wrong shape": {"scopes": {"2": [False]}},
+    "scope of the wrong types": {"scopes": {"2": ["no", 1]}},
+}
+
+
+@pytest.mark.parametrize("entry", WRONG_ENTRIES.values(), ids=WRONG_ENTRIES.keys())
+def test_a_cache_entry_of_the_wrong_shape_for_the_same_content_is_read_again(
+    tree: Project, entry: object
+) -> None:
+    write_platform(tree, EAGER_IN_TRY)
+    cached_run(tree)
+    data = json.loads(cache_file(tree.root).read_text())
+    digest = data["files"][PLATFORM]["digest"]
+    if isinstance(entry, dict):
+        entry = {"digest": digest, **entry}
+    data["files"][PLATFORM] = entry
+    cache_file(tree.root).write_text(json.dumps(data))
+    cached_run(tree)
+    assert json.loads(cache_file(tree.root).read_text())["files"][PLATFORM]["scopes"] == {
+        "2": [True, "module-level try"]
+    }
+
+
+def test_entries_are_keyed_by_relative_path_and_pruned_when_their_file_is_gone(
+    tree: Project,
+) -> None:
+    tree.write({"pkg/platforms/cuda/hooks.py": EAGER_IN_TRY})
+    write_platform(tree, "try:\n    from pkg.platforms.cuda import hooks\nexcept E:\n    pass\n")
+    tree.check_with_cache()
+    parents = ["pkg/platforms/__init__.py", "pkg/platforms/cuda/__init__.py"]
+    assert sorted(json.loads(cache_file(tree.root).read_text())["files"]) == sorted(
+        [*parents, "pkg/platforms/cuda/hooks.py", PLATFORM]
+    )
+    (tree.root / "pkg/platforms/cuda/hooks.py").unlink()
+    write_platform(tree, EAGER_IN_TRY)
+    cached_run(tree)
+    assert sorted(json.loads(cache_file(tree.root).read_text())["files"]) == sorted(
+        [*parents, PLATFORM]
+    )
+
+
+def cannot_write_warning(reason: str) -> str:
+    return (
+        "The import-scope cache .import_linter_cache/importlinter_contracts/import-scopes.json "
+        f"cannot be written ({reason}): files are read again on the next run."
+    )
+
+
+def test_a_cache_file_that_is_a_folder_gives_a_warning_and_the_run_goes_on(
+    tree: Project,
+) -> None:
+    write_platform(tree, EAGER_IN_TRY)
+    cache_file(tree.root).mkdir(parents=True)
+    assert cached_run(tree)["warnings"] == [cannot_write_warning("Is a directory")]
+    assert leftovers(tree.root) == []
+    output = tree.check_with_cache().output
+    assert "R4 BROKEN (1 warning)" in output
+    # import-linter prints warnings itself, wrapped to the terminal's width.
+    assert f"- {cannot_write_warning('Is a directory')}" in " ".join(output.split())
+
+
+@pytest.fixture
+def read_only_cache_folder(tree: Project) -> Iterator[Path]:
+    folder = cache_file(tree.root).parent
+    folder.mkdir(parents=True)
+    folder.chmod(stat.S_IRUSR | stat.S_IXUSR)
+    # root writes into a read-only folder; an immutable one stops it too, where chattr works.
+    immutable = os.geteuid() == 0 and (
+        subprocess.run(["chattr", "+i", str(folder)], capture_output=True).returncode == 0
+    )
+    try:
+        probe = folder / "probe"
+        try:
+            probe.touch()
+        except OSError:
+            yield folder
+        else:
+            probe.unlink()
+            pytest.skip("this user can write into a read-only folder here")
+    finally:
+        if immutable:
+            subprocess.run(["chattr", "-i", str(folder)], check=True)
+        folder.chmod(stat.S_IRWXU)
+
+
+def test_a_read_only_cache_folder_gives_a_warning_and_the_run_goes_on(
+    tree: Project, read_only_cache_folder: Path
+) -> None:
+    write_platform(tree, EAGER_IN_TRY)
+    (warning,) = cached_run(tree)["warnings"]
+    assert warning in (
+        cannot_write_warning("Permission denied"),
+        cannot_write_warning("Operation not permitted"),
+    )
+    assert list(read_only_cache_folder.iterdir()) == []

@@ -1,0 +1,274 @@
+"""Calls at import time: the imports inside a function that runs while a module is imported
+run then too. Every expectation here comes from Python itself: the synthetic package is
+imported in a fresh interpreter, and its `sys.modules` is what the analysis must predict."""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+import textwrap
+
+import pytest
+
+from helpers import Project, files_read, imports_of
+from importlinter_contracts import explore
+
+LIBRARY = {
+    "pkg/__init__.py": "",
+    "pkg/heavy/__init__.py": "",
+    "pkg/heavy/a.py": "",
+    "pkg/heavy/b.py": "",
+    "pkg/lib.py": """\
+        def load():
+            import pkg.heavy.a
+
+        def load_more():
+            from pkg.helpers import load_b
+            load_b()
+
+        class Loader:
+            def load(self):
+                import pkg.heavy.a
+        """,
+    "pkg/helpers.py": "def load_b():\n    import pkg.heavy.b\n",
+    "pkg/api/__init__.py": "from pkg.api.impl import load\n",
+    "pkg/api/impl.py": "def load():\n    import pkg.heavy.a\n",
+    "pkg/sub/__init__.py": "from pkg.sub import impl\n",
+    "pkg/sub/impl.py": "def load():\n    import pkg.heavy.a\n",
+}
+
+LOAD = "def load():\n    import pkg.heavy.a\n"
+DECORATOR = "def register(f):\n    import pkg.heavy.a\n    return f\n"
+
+# Each form: the source module's text; the comment says what Python does.
+RUNS = {
+    "call by name": LOAD + "load()\n",
+    "assignment": LOAD + "x = load()\n",
+    "in a try block": LOAD + "try:\n    load()\nexcept ImportError:\n    pass\n",
+    "in an if test": LOAD + "if load() is None:\n    pass\n",
+    "in a class body": LOAD + "class C:\n    value = load()\n",
+    "decorator": DECORATOR + "@register\ndef g():\n    pass\n",
+    "decorator with arguments": (
+        "def register(name):\n    import pkg.heavy.a\n    return lambda f: f\n"
+        "@register('x')\ndef g():\n    pass\n"
+    ),
+    "class decorator": DECORATOR + "@register\nclass C:\n    pass\n",
+    "default argument": LOAD + "def g(x=load()):\n    pass\n",
+    "keyword-only default": LOAD + "def g(*, x=load()):\n    pass\n",
+    "from m import f": "from pkg.lib import load\nload()\n",
+    "import m; m.f()": "import pkg.lib\npkg.lib.load()\n",
+    "import m as n; n.f()": "import pkg.lib as n\nn.load()\n",
+    "relative from import": "from .lib import load\nload()\n",
+    "from package import module": "from pkg import lib\nlib.load()\n",
+    "re-exported function": "from pkg.api import load\nload()\n",
+    "transitive in one module": LOAD + "def outer():\n    load()\nouter()\n",
+    "transitive across modules": "from pkg.lib import load_more\nload_more()\n",
+    "import inside the called function's if": (
+        "def load(flag=True):\n    if flag:\n        import pkg.heavy.a\nload()\n"
+    ),
+    "comprehension": LOAD + "values = [load() for _ in range(1)]\n",
+    # pkg.sub.impl is loaded by pkg.sub's own import, after the call is read.
+    "function of a module its package loads": "import pkg.sub\npkg.sub.impl.load()\n",
+}
+
+DOES_NOT_RUN = {
+    "defined, never called": LOAD,
+    "called only by an uncalled function": LOAD + "def outer():\n    load()\n",
+    "lambda body": LOAD + "later = lambda: load()\n",
+    "TYPE_CHECKING": LOAD + "from typing import TYPE_CHECKING\nif TYPE_CHECKING:\n    load()\n",
+    "main guard": LOAD + 'if __name__ == "__main__":\n    load()\n',
+    "nested def in the called function": (
+        "def load():\n    def inner():\n        import pkg.heavy.a\n    return inner\nload()\n"
+    ),
+}
+
+# Calls the analysis does not resolve (README: "what is not followed"): Python runs them.
+NOT_RESOLVED = {
+    "method of an object": "from pkg.lib import Loader\nLoader().load()\n",
+    "function passed around": LOAD + "run = load\nrun()\n",
+}
+
+
+def loaded_by_python(project: Project, module: str) -> set[str]:
+    """The modules of `pkg` that importing `module` loads, in a fresh interpreter."""
+    code = textwrap.dedent(
+        f"""\
+        import json, sys
+        import {module}
+        print(json.dumps(sorted(m for m in sys.modules if m == "pkg" or m.startswith("pkg."))))
+        """
+    )
+    completed = subprocess.run(
+        [sys.executable, "-c", code],
+        cwd=project.root,
+        capture_output=True,
+        text=True,
+        check=True,
+    )
+    return set(json.loads(completed.stdout.splitlines()[-1]))
+
+
+R4 = """\
+[importlinter:contract:r4]
+name = Loads nothing heavy
+type = eager_imports
+source_modules =
+    pkg.source
+follow_modules =
+    pkg
+forbidden_modules =
+    pkg.heavy
+"""
+
+
+def check_against_python(project: Project, source: str) -> set[str]:
+    project.write({**LIBRARY, "pkg/source.py": source})
+    project.configure(R4)
+    loaded = loaded_by_python(project, "pkg.source")
+    assert set(explore.load(cache_dir=None).eager_closure("pkg.source")) == loaded
+    heavy = {m for m in loaded if m.startswith("pkg.heavy.")}
+    assert {imported for _, imported in imports_of(project.contract("r4")["violations"])} == heavy
+    return heavy
+
+
+@pytest.mark.parametrize("source", RUNS.values(), ids=RUNS.keys())
+def test_a_call_at_import_time_runs_the_imports_of_the_function(
+    project: Project, source: str
+) -> None:
+    assert check_against_python(project, source)
+
+
+@pytest.mark.parametrize("source", DOES_NOT_RUN.values(), ids=DOES_NOT_RUN.keys())
+def test_a_function_that_does_not_run_at_import_time_runs_no_import(
+    project: Project, source: str
+) -> None:
+    assert check_against_python(project, source) == set()
+
+
+@pytest.mark.parametrize("source", NOT_RESOLVED.values(), ids=NOT_RESOLVED.keys())
+def test_calls_that_are_not_resolved_are_not_followed(project: Project, source: str) -> None:
+    project.write({**LIBRARY, "pkg/source.py": source})
+    project.configure(R4)
+    assert "pkg.heavy.a" in loaded_by_python(project, "pkg.source")
+    assert project.contract("r4")["kept"]
+
+
+CALLED_AT_IMPORT = """\
+import os
+
+
+def _patch():
+    try:
+        from pkg.heavy import a
+    except ImportError:
+        pass
+
+
+_patch()
+"""
+
+
+def test_a_hop_run_by_a_call_names_the_call_in_json_text_and_explore(project: Project) -> None:
+    project.write({**LIBRARY, "pkg/source.py": CALLED_AT_IMPORT})
+    project.configure(R4)
+    (violation,) = project.contract("r4")["violations"]
+    why = "inside def _patch, called at import time at l.11"
+    assert violation["why"] == [why]
+    (hop,) = violation["chain"]
+    assert hop == {
+        "importer": "pkg.source",
+        "imported": "pkg.heavy.a",
+        "line_numbers": [6],
+        "why": [why],
+        "locations": [{"path": "pkg/source.py", "line": 6}],
+        "calls": [
+            [
+                {
+                    "module": "pkg.source",
+                    "line": 11,
+                    "function": "pkg.source:_patch",
+                    "location": {"path": "pkg/source.py", "line": 11},
+                }
+            ]
+        ],
+    }
+    output = project.lint_imports().output
+    assert (
+        f"-   pkg.source -> pkg.heavy.a (l.6, {why})\n    pkg/source.py:6\n    pkg/source.py:11\n"
+        in output
+    )
+    step = explore.load(cache_dir=None).eager_closure("pkg.source")["pkg.heavy.a"][-1]
+    assert repr(step) == f"pkg.source -> pkg.heavy.a: l.6 eager, {why} (pkg/source.py:6)"
+
+
+def test_a_call_into_another_module_names_where_the_call_stands(project: Project) -> None:
+    project.write(
+        {**LIBRARY, "pkg/source.py": "import os\nfrom pkg.lib import load_more\nload_more()\n"}
+    )
+    project.configure(R4)
+    (violation,) = project.contract("r4")["violations"]
+    assert (violation["importer"], violation["imported"]) == ("pkg.helpers", "pkg.heavy.b")
+    assert violation["why"] == [
+        "inside def load_b, called by def load_more at l.6 of pkg.lib, "
+        "called at import time at l.3 of pkg.source"
+    ]
+    # The chain leads to the module whose import-time code makes the call: here the source.
+    assert [(hop["importer"], hop["imported"]) for hop in violation["chain"]] == [
+        ("pkg.helpers", "pkg.heavy.b")
+    ]
+    assert [call["function"] for call in violation["chain"][-1]["calls"][0]] == [
+        "pkg.lib:load_more",
+        "pkg.helpers:load_b",
+    ]
+
+
+def test_an_allowlist_entry_excuses_a_call_run_import_and_goes_stale_without_the_call(
+    project: Project,
+) -> None:
+    project.write({**LIBRARY, "pkg/source.py": CALLED_AT_IMPORT})
+    project.configure(R4 + "ignore_imports =\n    pkg.source -> pkg.heavy.a  # patched at import\n")
+    report = project.contract("r4")
+    assert report["kept"]
+    assert report["ignored"][0]["why"] == ["inside def _patch, called at import time at l.11"]
+    project.write({"pkg/source.py": CALLED_AT_IMPORT.replace("\n_patch()\n", "\n")})
+    report = project.contract("r4")
+    assert report["unmatched_ignores"] == ["pkg.source -> pkg.heavy.a # patched at import"]
+
+
+def test_calls_in_a_file_ast_cannot_read_here_are_a_warning(project: Project) -> None:
+    # `lazy import` (PEP 810) is newer than this Python: the tokenizer reads its imports, but
+    # not its calls.
+    project.write({**LIBRARY, "pkg/source.py": "lazy import os\n" + LOAD + "load()\n"})
+    project.configure(R4)
+    if sys.version_info >= (3, 15):
+        pytest.skip("this Python parses lazy imports")
+    warning = (
+        "pkg/source.py: calls at import time are not followed in this file, which ast cannot "
+        "read here (line 1: invalid syntax): imports that such calls would run are not seen."
+    )
+    report = project.contract("r4")
+    assert report["warnings"] == [warning]
+    assert report["kept"]  # what it cannot see, it says
+    with pytest.warns(UserWarning) as caught:
+        explore.load(cache_dir=None).eager_closure("pkg.source")
+    assert [str(w.message) for w in caught] == [warning]
+
+
+def test_functions_of_external_packages_are_not_followed(
+    project: Project, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    read = files_read(monkeypatch)
+    project.write(
+        {
+            **LIBRARY,
+            "ext/__init__.py": "def load():\n    import pkg.heavy.a\n",
+            "pkg/source.py": "import ext\nfrom ext import load\next.load()\nload()\n",
+        }
+    )
+    project.configure(R4, session="include_external_packages = true\n")
+    assert "pkg.heavy.a" in loaded_by_python(project, "pkg.source")
+    report = project.contract("r4")
+    assert report["kept"] and report["warnings"] == []
+    # grimp has ext as one squashed module, without its code: its file is not read either.
+    assert (project.root / "ext/__init__.py").read_bytes() not in read

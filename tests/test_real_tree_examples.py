@@ -1,0 +1,226 @@
+"""The configurations in examples/ on the releases they are written for (vllm 0.33.0, lmdeploy
+0.18.0, downloaded into the cache once): kept, and every finding the same as the independent
+walk's."""
+
+from __future__ import annotations
+
+import configparser
+import re
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+import ast_walk as oracle
+from helpers import REPO, Project, shipped_entries
+from other_trees import tree
+
+pytestmark = pytest.mark.real_tree
+
+VLLM = REPO / "examples" / "vllm.importlinter"
+LMDEPLOY = REPO / "examples" / "lmdeploy.importlinter"
+VLLM_UNSEEN = (
+    "13 folders below the root packages hold .py files but no __init__.py, so the import graph "
+    "leaves out the 77 modules in them: no import into, out of or within them is checked."
+)
+
+
+def check(project: Project, config: Path, *args: str) -> dict[str, dict[str, Any]]:
+    """Each contract's part of the JSON report for `config`, by id."""
+    report = project.report("--config", str(config), *args)
+    return {contract["id"]: contract for contract in report["contracts"]}
+
+
+@pytest.fixture(scope="module")
+def vllm_tree() -> Path:
+    return tree("vllm")
+
+
+@pytest.fixture(scope="module")
+def lmdeploy_tree() -> Path:
+    return tree("lmdeploy")
+
+
+def _on(release: Path, tmp_path: Path) -> Iterator[Project]:
+    with pytest.MonkeyPatch.context() as patch:
+        patch.chdir(tmp_path)
+        patch.syspath_prepend(str(release))
+        yield Project(tmp_path)
+
+
+@pytest.fixture
+def on_vllm(vllm_tree: Path, tmp_path: Path) -> Iterator[Project]:
+    yield from _on(vllm_tree, tmp_path)
+
+
+@pytest.fixture
+def on_lmdeploy(lmdeploy_tree: Path, tmp_path: Path) -> Iterator[Project]:
+    yield from _on(lmdeploy_tree, tmp_path)
+
+
+def findings(contract: dict[str, Any]) -> set[tuple[str, str, int]]:
+    """(importer, imported, line) of everything a contract found, allowlisted or not."""
+    return {
+        (finding["importer"], finding["imported"], line)
+        for finding in contract["violations"] + contract["ignored"]
+        for line in finding["line_numbers"]
+    }
+
+
+def pairs(found: list[dict[str, Any]]) -> set[tuple[str, str]]:
+    return {(finding["importer"], finding["imported"]) for finding in found}
+
+
+def without_allowlist(config: Path, contract_id: str, folder: Path) -> Path:
+    """A copy of `config` whose contract `contract_id` has no allowlist."""
+    parser = configparser.ConfigParser()
+    parser.read(config)
+    del parser[f"importlinter:contract:{contract_id}"]["ignore_imports"]
+    copy = folder / config.name
+    with copy.open("w") as handle:
+        parser.write(handle)
+    return copy
+
+
+def modules_matching(release: Path, top: str, pattern: str) -> list[str]:
+    return sorted(m for m in oracle.modules_of(release, top) if re.fullmatch(pattern, m))
+
+
+def test_vllm_example_is_kept_with_every_entry_used(on_vllm: Project) -> None:
+    contracts = check(on_vllm, VLLM)
+    assert {id_: (c["kept"], c["unmatched_ignores"]) for id_, c in contracts.items()} == {
+        "platforms-private": (True, []),
+        "platforms-load-no-bodies": (True, []),
+    }
+    r2, r4 = contracts["platforms-private"], contracts["platforms-load-no-bodies"]
+    assert r2["backends"] == ["cpu", "cuda", "rocm", "tpu", "xpu", "zen_cpu"]
+    assert (len(r2["ignored"]), len(findings(r2)), len(r4["ignored"])) == (76, 121, 2)
+    for contract in (r2, r4):
+        (warning,) = contract["warnings"]
+        assert warning.startswith(VLLM_UNSEEN)
+    assert on_vllm.lint_imports("--config", str(VLLM)).exit_code == 0
+
+
+def test_vllm_platform_imports_equal_the_ast_walk(on_vllm: Project, vllm_tree: Path) -> None:
+    r2 = check(on_vllm, VLLM, "--contract", "platforms-private")["platforms-private"]
+    expected = oracle.backend_imports(
+        vllm_tree, "vllm.platforms", backends="*", neutral=frozenset({"interface"})
+    )
+    assert findings(r2) == expected
+    assert pairs(r2["ignored"]) == shipped_entries("platforms-private", VLLM)
+
+
+def test_vllm_eager_findings_equal_the_ast_walk(
+    on_vllm: Project, vllm_tree: Path, tmp_path: Path
+) -> None:
+    sources = modules_matching(vllm_tree, "vllm", r"vllm\.platforms\.[^.]+")
+    entries = frozenset(shipped_entries("platforms-load-no-bodies", VLLM))
+    walk = {
+        "sources": set(sources),
+        "follow": "vllm",
+        "forbidden": {
+            "vllm.v1.attention.backends",
+            "vllm.model_executor.models",
+            "vllm.model_executor.layers",
+            "vllm.models",
+        },
+        "allowed": {
+            "vllm.v1.attention.backends.registry",
+            "vllm.v1.attention.backends.mla.prefill.registry",
+        },
+    }
+    r4 = check(on_vllm, VLLM, "--contract", "platforms-load-no-bodies")["platforms-load-no-bodies"]
+    assert r4["sources"] == sources
+    assert oracle.eager_violations(vllm_tree, **walk, excused=entries) == (set(), entries)
+    assert pairs(r4["ignored"]) == entries and r4["violations"] == []
+    # Without its allowlist: the imports the entries excuse, reached through the allowed prefill
+    # registry's parent package, which is not itself reported.
+    bare = without_allowlist(VLLM, "platforms-load-no-bodies", tmp_path)
+    r4 = check(on_vllm, bare, "--contract", "platforms-load-no-bodies")["platforms-load-no-bodies"]
+    violations, _ = oracle.eager_violations(vllm_tree, **walk)
+    assert pairs(r4["violations"]) == violations == entries
+    for violation in r4["violations"]:
+        assert [hop["why"] for hop in violation["chain"]] == [
+            ["module level"],
+            ["its parent package runs first"],
+            ["module level"],
+        ]
+        assert violation["sources"] == ["vllm.platforms.cpu", "vllm.platforms.zen_cpu"]
+
+
+def test_lmdeploy_example_is_kept_with_every_entry_used(on_lmdeploy: Project) -> None:
+    contracts = check(on_lmdeploy, LMDEPLOY)
+    assert {
+        id_: (c["kept"], c["unmatched_ignores"], c["warnings"], len(c["ignored"]))
+        for id_, c in contracts.items()
+    } == {
+        "op-backends-private": (True, [], [], 9),
+        "dlinfer-vendors-private": (True, [], [], 3),
+        "device-kernels-private": (True, [], [], 77),
+        "op-backends-load-no-bodies": (True, [], [], 3),
+    }
+    assert contracts["op-backends-private"]["backends"] == ["cuda", "dlinfer"]
+    assert contracts["dlinfer-vendors-private"]["backends"] == ["ascend", "camb", "maca"]
+    assert contracts["device-kernels-private"]["backends"] == ["cuda", "dlinfer"]
+    assert on_lmdeploy.lint_imports("--config", str(LMDEPLOY)).exit_code == 0
+
+
+@pytest.mark.parametrize(
+    ("contract_id", "container", "options"),
+    [
+        (
+            "op-backends-private",
+            "lmdeploy.pytorch.backends",
+            {"marker": "op_backend", "neutral": frozenset({"default"})},
+        ),
+        ("dlinfer-vendors-private", "lmdeploy.pytorch.backends.dlinfer", {"marker": "op_backend"}),
+        ("device-kernels-private", "lmdeploy.pytorch.kernels", {"backends": {"cuda", "dlinfer"}}),
+    ],
+)
+def test_lmdeploy_backend_imports_equal_the_ast_walk(
+    on_lmdeploy: Project,
+    lmdeploy_tree: Path,
+    contract_id: str,
+    container: str,
+    options: dict[str, Any],
+) -> None:
+    contract = check(on_lmdeploy, LMDEPLOY, "--contract", contract_id)[contract_id]
+    expected = oracle.backend_imports(lmdeploy_tree, container, **options)
+    assert expected, "the oracle found nothing: the comparison would prove nothing"
+    assert findings(contract) == expected
+
+
+def test_lmdeploy_eager_findings_equal_the_ast_walk(
+    on_lmdeploy: Project, lmdeploy_tree: Path, tmp_path: Path
+) -> None:
+    contract_id = "op-backends-load-no-bodies"
+    sources = modules_matching(
+        lmdeploy_tree,
+        "lmdeploy",
+        r"lmdeploy\.pytorch\.backends\.([^.]+|dlinfer\.[^.]+)\.op_backend",
+    )
+    entries = frozenset(shipped_entries(contract_id, LMDEPLOY))
+    walk = {
+        "sources": set(sources),
+        "follow": "lmdeploy",
+        "forbidden": {
+            "lmdeploy.pytorch.kernels",
+            "lmdeploy.pytorch.models",
+            "lmdeploy.pytorch.nn",
+            "lmdeploy.pytorch.engine",
+            "lmdeploy.turbomind",
+        },
+        "allowed": set(),
+    }
+    contract = check(on_lmdeploy, LMDEPLOY, "--contract", contract_id)[contract_id]
+    assert contract["sources"] == sources and len(sources) == 6
+    assert oracle.eager_violations(lmdeploy_tree, **walk, excused=entries) == (set(), entries)
+    assert pairs(contract["ignored"]) == entries
+    bare = without_allowlist(LMDEPLOY, contract_id, tmp_path)
+    contract = check(on_lmdeploy, bare, "--contract", contract_id)[contract_id]
+    violations, _ = oracle.eager_violations(lmdeploy_tree, **walk)
+    assert pairs(contract["violations"]) == violations == entries
+    assert {tuple(v["sources"]) for v in contract["violations"]} == {
+        ("lmdeploy.pytorch.backends.dlinfer.ascend.op_backend",)
+    }

@@ -1,0 +1,121 @@
+"""Other multi-backend codebases, downloaded at run time into the git-ignored cache: the trees
+that the configurations in examples/ are written for.
+
+    python tools/other_trees.py path vllm|lmdeploy
+        Fetch the release (once) and print the folder to put on sys.path; so
+        PYTHONPATH=$(python tools/other_trees.py path vllm) lint-imports
+        --config examples/vllm.importlinter checks the shipped configuration.
+
+Neither release is published as a pure-Python wheel or a usable sdist: vllm 0.33.0 and
+lmdeploy 0.18.0 are on the index only as platform wheels (336 MB and 107 MB, mostly compiled
+extensions), and vllm's sdist cannot be fetched without building torch. The contracts only
+read `.py` files, never import them, so the x86_64 Linux wheel is downloaded (the same one on
+every machine), only its `.py` files are kept, and the wheel is deleted. Nothing of it is
+ever committed here.
+"""
+
+from __future__ import annotations
+
+import argparse
+import shutil
+import sys
+import tempfile
+import time
+import zipfile
+from dataclasses import dataclass
+from pathlib import Path
+
+from vllm_omni_tree import cache_root, pip_download
+
+
+@dataclass(frozen=True)
+class Release:
+    """A published release whose `.py` files make up the tree."""
+
+    distribution: str
+    version: str
+    package: str  # the top-level package the wheel installs
+    wheel: str  # its file name: the same wheel, whichever machine fetches it
+
+    @property
+    def platform(self) -> str:
+        return self.wheel.removesuffix(".whl").rpartition("-")[2]
+
+
+RELEASES = {
+    "vllm": Release("vllm", "0.33.0", "vllm", "vllm-0.33.0-cp38-abi3-manylinux_2_28_x86_64.whl"),
+    "lmdeploy": Release(
+        "lmdeploy",
+        "0.18.0",
+        "lmdeploy",
+        "lmdeploy-0.18.0-cp311-cp311-manylinux_2_28_x86_64.whl",
+    ),
+}
+
+
+def _megabytes(size: int) -> str:
+    return f"{size / 1e6:.1f} MB"
+
+
+def _progress(text: str) -> None:
+    print(text, file=sys.stderr, flush=True)
+
+
+def tree(name: str) -> Path:
+    """The folder holding the release's top-level package, with its `.py` files only
+    (downloaded and extracted once)."""
+    release = RELEASES[name]
+    target = cache_root() / release.distribution / release.version
+    if (target / ".complete").exists():
+        return target
+    target.parent.mkdir(parents=True, exist_ok=True)
+    with tempfile.TemporaryDirectory(dir=target.parent) as download:
+        _progress(f"{name} {release.version}: downloading {release.wheel} ...")
+        started = time.monotonic()
+        pip_download(
+            f"{release.distribution}=={release.version}",
+            Path(download),
+            "--only-binary=:all:",
+            "--platform",
+            release.platform,
+            "--python-version",
+            "3.11",
+        )
+        wheel = Path(download) / release.wheel
+        _progress(
+            f"{name} {release.version}: downloaded {_megabytes(wheel.stat().st_size)} "
+            f"in {time.monotonic() - started:.1f} s; extracting the .py files ..."
+        )
+        partial = target.with_name(f"{release.version}.partial")
+        shutil.rmtree(partial, ignore_errors=True)
+        with zipfile.ZipFile(wheel) as archive:
+            members = [
+                info
+                for info in archive.infolist()
+                if info.filename.startswith(f"{release.package}/") and info.filename.endswith(".py")
+            ]
+            archive.extractall(partial, [info.filename for info in members])
+    shutil.rmtree(target, ignore_errors=True)
+    partial.rename(target)
+    (target / ".complete").touch()
+    _progress(
+        f"{name} {release.version}: kept {len(members):,} .py files "
+        f"({_megabytes(sum(info.file_size for info in members))}) in {target}; "
+        "the wheel is deleted"
+    )
+    return target
+
+
+def main() -> int:
+    parser = argparse.ArgumentParser(
+        description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter
+    )
+    parser.add_argument("command", choices=["path"])
+    parser.add_argument("name", choices=sorted(RELEASES))
+    args = parser.parse_args()
+    print(tree(args.name))
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
