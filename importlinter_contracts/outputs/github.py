@@ -8,6 +8,7 @@ from pathlib import Path
 from typing import Any, cast
 
 from ..allowlist.config_text import entry_lines
+from ..allowlist.entries import ENTRY_KINDS, IMPORT_ENTRIES, EntryKind
 from ..configuration import is_toml, read_configuration_text
 from ..report import Finding, Location, Report, RuntimeFinding, is_import_finding
 from .text import describe_hop, describe_import
@@ -68,19 +69,25 @@ def github_annotations(report: Report, config: Path) -> list[str]:
         title = f"{contract['name']} ({contract['id']})" if contract["id"] else contract["name"]
         for finding in contract["violations"]:
             commands.append(_command(_message(finding), title, _where(finding)))
-        lines = {}
+        # Where each stale entry stands, and whether it names imports or loaded modules; an
+        # entry not found is still reported, at the file.
+        lines: dict[str, tuple[int | None, EntryKind]] = {}
         if contract["unmatched_ignores"] and contract["id"]:
-            # An entry not found is still reported, at the file.
-            lines = entry_lines(
-                config_text,
-                is_toml(config),
-                contract["id"],
-                "ignore_imports",
-                contract["unmatched_ignores"],
-            )
+            for kind in ENTRY_KINDS.values():
+                found = entry_lines(
+                    config_text,
+                    is_toml(config),
+                    contract["id"],
+                    kind.option,
+                    contract["unmatched_ignores"],
+                )
+                lines.update((entry, (line, kind)) for entry, line in found.items())
         for entry in contract["unmatched_ignores"]:
-            where: Location = {"path": str(config), "line": lines.get(entry)}
+            line, kind = lines.get(entry, (None, IMPORT_ENTRIES))
+            where: Location = {"path": str(config), "line": line}
             commands.append(
-                _command(f"{entry}: no import matches it; remove this stale entry", title, where)
+                _command(
+                    f"{entry}: no {kind.finding} matches it; remove this stale entry", title, where
+                )
             )
     return commands
