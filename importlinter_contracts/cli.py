@@ -25,6 +25,7 @@ from .outputs import graphs
 from .outputs.github import github_annotations
 from .outputs.markdown import history_markdown, review_markdown
 from .outputs.sarif import sarif_log
+from .report import SkippedContract
 from .review import summary
 from .review.revisions import source_root
 from .review.summary import history
@@ -140,22 +141,36 @@ def _warnings_on_stderr() -> Iterator[None]:
 
 
 @contextlib.contextmanager
-def _quiet_stdout(verbose: bool) -> Iterator[None]:
+def _quiet_stdout(verbose: bool) -> Iterator[io.StringIO]:
     """Nothing stray on stdout: import-linter draws transient progress there, and prints its
     --verbose lines there, while stdout must carry nothing but the report. The progress is
-    dropped, the verbose lines go to stderr."""
-    with contextlib.redirect_stdout(sys.stderr if verbose else io.StringIO()):
-        yield
+    dropped, the verbose lines go to stderr; without --verbose, what the contracts print
+    while checking is kept in the buffer, for the text report to show."""
+    printed = io.StringIO()
+    with contextlib.redirect_stdout(sys.stderr if verbose else printed):
+        yield printed
 
 
-@main.command()
-@_session_options
-@click.option(
+_static_option = click.option(
     "--static",
     is_flag=True,
     help="Skip the contracts that run the code they check (runtime_isolation, and any type "
     "that does not declare executes_analysed_code = False), saying which on stderr.",
 )
+
+
+def _say_skipped(skipped: list[SkippedContract]) -> None:
+    for contract in skipped:
+        click.echo(
+            f"importlinter-contracts: skipped {contract['id'] or contract['name']} "
+            f"({contract['type']}): it {contract['reason']}.",
+            err=True,
+        )
+
+
+@main.command()
+@_session_options
+@_static_option
 @click.option(
     "--show-timings",
     is_flag=True,
@@ -184,7 +199,7 @@ def check(
     Exit status: 0 when every contract checked is kept, 1 when any is broken, 2 on a
     configuration or usage error (the message goes to stderr).
     """
-    with _quiet_stdout(verbose):
+    with _quiet_stdout(verbose) as printed:
         result = run_contracts(
             config,
             contracts,
@@ -193,12 +208,7 @@ def check(
             show_timings=show_timings,
             verbose=verbose,
         )
-    for skipped in result.skipped:
-        click.echo(
-            f"importlinter-contracts: skipped {skipped['id'] or skipped['name']} "
-            f"({skipped['type']}): it {skipped['reason']}.",
-            err=True,
-        )
+    _say_skipped(result.skipped)
     if output_format == "json":
         click.echo(json.dumps(result.as_data(), indent=2))
     elif output_format == "github":
@@ -208,30 +218,36 @@ def check(
         log = sarif_log(result.as_data(), find_configuration(config), source_root())
         click.echo(json.dumps(log, indent=2))
     else:
+        # What the contracts printed while checking, as lint-imports shows it.
+        click.echo(printed.getvalue(), nl=False)
         _importlinter.render_report(result.report)
     sys.exit(EXIT_KEPT if result.kept else EXIT_BROKEN)
 
 
 @main.command()
 @_session_options
+@_static_option
 @click.option("--write", is_flag=True, help="Apply the change to the configuration file.")
 def allowlist(
     config: str | None,
     contracts: tuple[str, ...],
     cache: Path | None,
     verbose: bool,
+    static: bool,
     write: bool,
 ) -> None:
-    """Show, as a unified diff of the configuration file, how each contract's ignore_imports
-    must change for the tree as it is: stale entries removed, new violations added with a
-    '# TODO: reason' placeholder. With --write, apply it; nothing else in the file changes.
-    Only the contracts that have an allowlist are checked.
+    """Show, as a unified diff of the configuration file, how each contract's allowlist
+    (ignore_imports; ignore_loaded_modules) must change for the tree as it is: stale entries
+    removed, new violations added with a '# TODO: reason' placeholder. With --write, apply
+    it; nothing else in the file changes. Only the contracts that have an allowlist are
+    checked.
 
     Exit status: 0 when nothing needs to change (or it was written), 1 when a change is
     shown, 2 on a configuration or usage error.
     """
     with _quiet_stdout(verbose):
-        path, text, diff = sync(config, contracts, cache, verbose)
+        path, text, diff, skipped = sync(config, contracts, cache, verbose, static)
+    _say_skipped(skipped)
     if not diff:
         click.echo(f"{path}: every allowlist matches the tree.", err=True)
         sys.exit(EXIT_KEPT)

@@ -8,6 +8,7 @@ from pathlib import Path
 from typing import Any, cast
 
 from ..allowlist.config_text import entry_lines
+from ..allowlist.entries import ENTRY_KINDS, IMPORT_ENTRIES, EntryKind
 from ..configuration import is_toml, read_configuration_text
 from ..report import (
     ContractResult,
@@ -67,18 +68,33 @@ def _where(finding: Finding) -> Location | None:
     return None
 
 
-def stale_entry_lines(contract: ContractResult, config_text: str, config: Path) -> dict[str, int]:
-    """The line of each stale entry of a contract in the configuration text, where found (an
-    entry not found is still reported, at the file)."""
-    if not contract["unmatched_ignores"] or not contract["id"]:
-        return {}
-    return entry_lines(
-        config_text,
-        is_toml(config),
-        contract["id"],
-        "ignore_imports",
-        contract["unmatched_ignores"],
-    )
+def stale_entries(
+    contract: ContractResult, config_text: str, config: Path
+) -> list[tuple[str, Location]]:
+    """Each stale allowlist entry of a contract, as a message and where the entry stands in
+    the configuration (an entry not found is still reported, at the file)."""
+    # Where each stands, and whether it names imports or loaded modules.
+    lines: dict[str, tuple[int | None, EntryKind]] = {}
+    if contract["unmatched_ignores"] and contract["id"]:
+        for kind in ENTRY_KINDS.values():
+            found = entry_lines(
+                config_text,
+                is_toml(config),
+                contract["id"],
+                kind.option,
+                contract["unmatched_ignores"],
+            )
+            lines.update((entry, (line, kind)) for entry, line in found.items())
+    stale = []
+    for entry in contract["unmatched_ignores"]:
+        line, kind = lines.get(entry, (None, IMPORT_ENTRIES))
+        stale.append(
+            (
+                f"{entry}: no {kind.finding} matches it; remove this stale entry",
+                Location(path=str(config), line=line),
+            )
+        )
+    return stale
 
 
 def github_annotations(report: Report, config: Path) -> list[str]:
@@ -90,12 +106,8 @@ def github_annotations(report: Report, config: Path) -> list[str]:
         title = f"{contract['name']} ({contract['id']})" if contract["id"] else contract["name"]
         for finding in contract["violations"]:
             commands.append(_command(finding_message(finding), title, _where(finding)))
-        lines = stale_entry_lines(contract, config_text, config)
-        for entry in contract["unmatched_ignores"]:
-            where: Location = {"path": str(config), "line": lines.get(entry)}
-            commands.append(
-                _command(f"{entry}: no import matches it; remove this stale entry", title, where)
-            )
+        for message, where in stale_entries(contract, config_text, config):
+            commands.append(_command(message, title, where))
         for warning in contract["warnings"]:
             commands.append(_command(warning, title, None, kind="warning"))
     return commands

@@ -10,7 +10,7 @@ from typing import Any
 
 from ..configuration import read_configuration_text
 from ..report import ContractResult, Finding, Location, Report, is_import_finding
-from .github import finding_message, stale_entry_lines
+from .github import finding_message, stale_entries
 
 SARIF_SCHEMA = "https://json.schemastore.org/sarif-2.1.0.json"
 INFORMATION_URI = "https://github.com/importlinter-contracts/importlinter-contracts"
@@ -68,18 +68,8 @@ def sarif_log(report: Report, config: Path, root: Path) -> dict[str, Any]:
             results.append(
                 _result(rule, "error", finding_message(finding), _finding_locations(finding), root)
             )
-        lines = stale_entry_lines(contract, config_text, config)
-        for entry in contract["unmatched_ignores"]:
-            where: Location = {"path": str(config), "line": lines.get(entry)}
-            results.append(
-                _result(
-                    rule,
-                    "error",
-                    f"{entry}: no import matches it; remove this stale entry",
-                    [where],
-                    root,
-                )
-            )
+        for message, where in stale_entries(contract, config_text, config):
+            results.append(_result(rule, "error", message, [where], root))
         for warning in contract["warnings"]:
             results.append(_result(rule, "warning", warning, [], root))
     return {

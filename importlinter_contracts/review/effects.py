@@ -19,6 +19,8 @@ from ..report import (
     SCHEMA_VERSION,
     ContractResult,
     Finding,
+    IgnoredImport,
+    IgnoredModule,
     Report,
     RuntimeFinding,
     is_import_finding,
@@ -99,14 +101,22 @@ def _changes(contract_id: str, base: Configuration, current: Configuration) -> l
 
 
 def _excused_by(contract: ContractResult | None, finding: Finding, entries: set[str]) -> bool:
-    """Whether `contract` excuses `finding` with one of these entries (by expression)."""
-    if contract is None or not is_import_finding(finding):
+    """Whether `contract` excuses `finding` with one of these entries (by expression): an
+    import by an import entry, a loaded module by a loaded-module entry."""
+    if contract is None:
         return False
-    return any(
-        (ignored["importer"], ignored["imported"]) == _key(finding)
-        and " ".join(ignored["entry"].partition("#")[0].split()) in entries
-        for ignored in contract["ignored"]
-    )
+    for ignored in contract["ignored"]:
+        if " ".join(ignored["entry"].partition("#")[0].split()) not in entries:
+            continue
+        if is_import_finding(finding):
+            excused = cast(IgnoredImport, ignored)
+            if (excused.get("importer"), excused.get("imported")) == _key(finding):
+                return True
+        elif cast(IgnoredModule, ignored).get("module") in cast(RuntimeFinding, finding).get(
+            "modules", []
+        ):
+            return True
+    return False
 
 
 def compare(
