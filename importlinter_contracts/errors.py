@@ -46,3 +46,13 @@ class ConfigurationEditError(ImportlinterContractsError):
 
 class FileWriteError(ImportlinterContractsError):
     """A file cannot be written; it was left as it was."""
+
+
+class RevisionError(ImportlinterContractsError):
+    """A git revision cannot be read: not a git repository, or an unknown revision."""
+
+
+class UnknownModuleError(ImportlinterContractsError, KeyError):
+    """A module asked about is not in the graph."""
+
+    __str__ = Exception.__str__  # the message as written, not quoted as KeyError quotes it

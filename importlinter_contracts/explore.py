@@ -24,6 +24,7 @@ from . import _importlinter
 from .cache import DEFAULT_CACHE_DIR
 from .eager.scope_cache import ScopeIndex
 from .eager.walk import PARENT_PACKAGE, EagerImports, calls_unread_warnings, chain_to, walk
+from .errors import UnknownModuleError
 from .locations import link_text, locations
 from .modules import has_module
 from .report import Hop, Location, Report
@@ -100,6 +101,11 @@ class Steps(tuple[Step, ...]):
 
 class Chain(tuple[Step, ...]):
     """Steps from one module to another; `eager` when every step happens at import time."""
+
+    @property
+    def hops(self) -> list[Hop]:
+        """The chain as the report's hops."""
+        return [step.hop for step in self]
 
     @property
     def eager(self) -> bool:
@@ -243,7 +249,7 @@ class Explorer:
     def _require(self, *modules: str) -> None:
         for module in modules:
             if not has_module(self.graph, module):
-                raise KeyError(f"{module} is not a module of the graph")
+                raise UnknownModuleError(f"{module} is not a module of the graph")
 
     def __repr__(self) -> str:
         return (

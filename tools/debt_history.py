@@ -1,0 +1,105 @@
+"""How the allowlists' debt moved over vllm-omni's releases: for each release, how many
+entries each static contract of this repository's `.importlinter` needs to be kept (its
+exact allowlist, as `importlinter-contracts allowlist` would write it), as a table and as a
+PNG chart.
+
+    python tools/debt_history.py [--releases 0.18.0,0.20.0,...] [--chart docs/debt-history.png]
+
+Each release is downloaded into the git-ignored cache (tools/vllm_omni_tree.py). The chart
+needs matplotlib (`pip install matplotlib`); the table does not.
+"""
+
+from __future__ import annotations
+
+import argparse
+import configparser
+import json
+import subprocess
+import sys
+import tempfile
+from pathlib import Path
+
+from vllm_omni_tree import CONFIG, RELEASES, contract_ids, tree
+
+FIRST = "0.18.0"
+
+
+def needed_entries(version: str) -> dict[str, int]:
+    """Each static contract's allowlist size for the release: the imports it would report
+    with an empty allowlist."""
+    config = configparser.ConfigParser(interpolation=None)
+    config.read(CONFIG)
+    static = contract_ids(runtime=False)
+    for contract in static:
+        config.remove_option(f"importlinter:contract:{contract}", "ignore_imports")
+    with tempfile.TemporaryDirectory() as folder:
+        empty = Path(folder, ".importlinter")
+        with empty.open("w") as handle:
+            config.write(handle)
+        found = subprocess.run(
+            [sys.executable, "-m", "importlinter_contracts", "check", "--no-cache"]
+            + ["--config", str(empty), "--format", "json"]
+            + [arg for contract in static for arg in ("--contract", contract)],
+            cwd=tree(version),
+            capture_output=True,
+            text=True,
+            check=False,
+        )
+    if found.returncode not in (0, 1):
+        raise SystemExit(f"debt_history: {version}: {found.stderr.strip()}")
+    return {
+        contract["id"]: len({(v["importer"], v["imported"]) for v in contract["violations"]})
+        for contract in json.loads(found.stdout)["contracts"]
+    }
+
+
+def chart(history: dict[str, dict[str, int]], path: Path) -> None:
+    try:
+        import matplotlib
+    except ImportError:
+        raise SystemExit(
+            "debt_history: the chart needs matplotlib: pip install matplotlib"
+        ) from None
+    matplotlib.use("Agg")
+    from matplotlib import pyplot
+
+    releases = list(history)
+    figure, axes = pyplot.subplots(figsize=(8, 3.6), dpi=100)
+    for contract in sorted({c for counts in history.values() for c in counts}):
+        axes.plot(
+            releases,
+            [history[r].get(contract, 0) for r in releases],
+            marker="o",
+            label=contract,
+        )
+    axes.set_xlabel("vllm-omni release")
+    axes.set_ylabel("allowlist entries needed")
+    axes.set_title("Import-boundary debt per contract")
+    axes.yaxis.get_major_locator().set_params(integer=True)
+    axes.grid(alpha=0.3)
+    axes.legend()
+    figure.tight_layout()
+    path.parent.mkdir(parents=True, exist_ok=True)
+    figure.savefig(path, metadata={"Software": None})
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(
+        description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter
+    )
+    default = ",".join(r for r in RELEASES if tuple(map(int, r.split("."))) >= (0, 18, 0))
+    parser.add_argument("--releases", default=default, help=f"default: {default}")
+    parser.add_argument("--chart", type=Path, help="write the chart to this PNG file")
+    args = parser.parse_args()
+    history = {version: needed_entries(version) for version in args.releases.split(",")}
+    contracts = sorted({c for counts in history.values() for c in counts})
+    print("| release | " + " | ".join(f"`{c}`" for c in contracts) + " |")
+    print("| --- | " + " | ".join("---:" for _ in contracts) + " |")
+    for version, counts in history.items():
+        print(f"| {version} | " + " | ".join(str(counts.get(c, 0)) for c in contracts) + " |")
+    if args.chart:
+        chart(history, args.chart)
+
+
+if __name__ == "__main__":
+    main()
