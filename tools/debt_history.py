@@ -64,20 +64,29 @@ def chart(history: dict[str, dict[str, int]], path: Path) -> None:
     from matplotlib import pyplot
 
     releases = list(history)
-    figure, axes = pyplot.subplots(figsize=(8, 3.6), dpi=100)
-    for contract in sorted({c for counts in history.values() for c in counts}):
-        axes.plot(
-            releases,
-            [history[r].get(contract, 0) for r in releases],
-            marker="o",
-            label=contract,
-        )
-    axes.set_xlabel("vllm-omni release")
-    axes.set_ylabel("allowlist entries needed")
-    axes.set_title("Import-boundary debt per contract")
-    axes.yaxis.get_major_locator().set_params(integer=True)
-    axes.grid(alpha=0.3)
-    axes.legend()
+    contracts = sorted({c for counts in history.values() for c in counts})
+    # One panel per contract, each with its own scale: a contract's debt reads at a glance.
+    figure = pyplot.figure(figsize=(8, 1.2 + 1.9 * len(contracts)), dpi=100)
+    panels = figure.subplots(len(contracts), 1, sharex=True, squeeze=False)[:, 0]
+    for axes, contract in zip(panels, contracts, strict=True):
+        counts = [history[r].get(contract, 0) for r in releases]
+        axes.plot(releases, counts, marker="o")
+        for release, count in zip(releases, counts, strict=True):
+            axes.annotate(
+                str(count),
+                (release, count),
+                textcoords="offset points",
+                xytext=(0, 6),
+                ha="center",
+                fontsize=8,
+            )
+        axes.set_title(contract, fontsize=10)
+        axes.set_ylim(0, max(counts) * 1.3 + 1)
+        axes.yaxis.get_major_locator().set_params(integer=True)
+        axes.grid(alpha=0.3)
+    panels[-1].set_xlabel("vllm-omni release")
+    figure.supylabel("allowlist entries needed", fontsize=10)
+    figure.suptitle("Import-boundary debt per contract")
     figure.tight_layout()
     path.parent.mkdir(parents=True, exist_ok=True)
     figure.savefig(path, metadata={"Software": None})
