@@ -23,7 +23,14 @@ from grimp import ImportGraph
 from . import _importlinter
 from .cache import DEFAULT_CACHE_DIR
 from .eager.scope_cache import ScopeIndex
-from .eager.walk import PARENT_PACKAGE, EagerImports, calls_unread_warnings, chain_to, walk
+from .eager.walk import (
+    PARENT_PACKAGE,
+    EagerHop,
+    EagerImports,
+    calls_unread_warnings,
+    chain_to,
+    walk,
+)
 from .errors import UnknownModuleError
 from .locations import link_text, locations
 from .modules import has_module
@@ -179,7 +186,7 @@ class Explorer:
         self._save_scopes()
         return EagerClosure(
             module,
-            {m: Chain(Step(hop.as_data()) for hop in chain_to(reached, m)) for m in reached},
+            {m: Chain(map(_eager_step, chain_to(reached, m))) for m in reached},
         )
 
     def why(self, importer: str, imported: str) -> Why:
@@ -255,6 +262,14 @@ class Explorer:
         return (
             f"<Explorer: {len(self.graph.modules)} modules, {self.graph.count_imports()} imports>"
         )
+
+
+def _eager_step(hop: EagerHop) -> Step:
+    """A step of an eager chain: every line of it runs at import time."""
+    data = hop.as_data()
+    if data["line_numbers"]:
+        data["eager"] = [True] * len(data["line_numbers"])
+    return Step(data)
 
 
 def load(config: str | None = None, cache_dir: Path | None = DEFAULT_CACHE_DIR) -> Explorer:

@@ -200,6 +200,10 @@ def test_allowlist_takes_verbose_too(tree: Project) -> None:
 
 
 def test_allowlist_checks_only_the_contracts_that_have_an_allowlist(tree: Project) -> None:
+    # The layers contract has none: it is not checked.
+    result = run("allowlist", "--no-cache", "--static", "--verbose")
+    assert "Checking R2..." in result.stderr
+    assert "Checking Layers..." not in result.stderr
     # The runtime contract has one (ignore_loaded_modules): its probe runs, unless --static.
     result = run("allowlist", "--no-cache", "--static")
     assert (

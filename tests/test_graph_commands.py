@@ -42,6 +42,7 @@ def test_closure_json_maps_each_module_to_its_chain_of_hops(tree: Project) -> No
             "line_numbers": [1],
             "why": ["module level"],
             "locations": [{"path": "pkg/platforms/cuda/platform.py", "line": 1}],
+            "eager": [True],
         },
         {
             "importer": "pkg.platforms.cuda.hooks",
@@ -49,6 +50,7 @@ def test_closure_json_maps_each_module_to_its_chain_of_hops(tree: Project) -> No
             "line_numbers": [2],
             "why": ["module-level try"],
             "locations": [{"path": "pkg/platforms/cuda/hooks.py", "line": 2}],
+            "eager": [True],
         },
     ]
 
@@ -87,6 +89,26 @@ def test_why_json_gives_the_shortest_chain_and_the_shortest_eager_one(tree: Proj
         ["inside def load"],
     )
     assert data["shortest_eager"] is None  # lazy import and a function: nothing eager
+
+
+def test_why_json_gives_the_shortest_eager_chain_when_it_is_another(project: Project) -> None:
+    project.write({**TREE, "pkg/platforms/cuda/hooks.py": "import pkg.models.big\n"})
+    project.configure(
+        "[importlinter:contract:r2]\nname = R2\ntype = backend_isolation\ncontainer = pkg.platforms\n"
+    )
+    result = run_cli(
+        "why", "--no-cache", "pkg.platforms.cuda.platform", "pkg.models.big", "--format", "json"
+    )
+    assert result.exit_code == 0
+    data = json.loads(result.stdout)
+    assert [(h["imported"], h["eager"]) for h in data["shortest"]] == [("pkg.models.big", [False])]
+    assert [
+        (h["importer"], h["imported"], h["line_numbers"], h["eager"])
+        for h in data["shortest_eager"]
+    ] == [
+        ("pkg.platforms.cuda.platform", "pkg.platforms.cuda.hooks", [1], [True]),
+        ("pkg.platforms.cuda.hooks", "pkg.models.big", [1], [True]),
+    ]
 
 
 def test_why_without_a_chain_exits_1(tree: Project) -> None:

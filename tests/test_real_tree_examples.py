@@ -229,11 +229,11 @@ def test_lmdeploy_eager_findings_equal_the_ast_walk(
     }
 
 
-def _other_trees(*args: str, pythonpath: str = "") -> subprocess.CompletedProcess[str]:
-    """`python tools/other_trees.py ARGS`, run as a user would, from the repository."""
+def _other_trees(*args: str, cwd: Path, pythonpath: str = "") -> subprocess.CompletedProcess[str]:
+    """`python tools/other_trees.py ARGS`, run as a user would."""
     return subprocess.run(
         [sys.executable, str(REPO / "tools" / "other_trees.py"), *args],
-        cwd=REPO,
+        cwd=cwd,
         env={**os.environ, "PYTHONPATH": pythonpath},
         capture_output=True,
         text=True,
@@ -242,8 +242,8 @@ def _other_trees(*args: str, pythonpath: str = "") -> subprocess.CompletedProces
 
 
 @pytest.mark.parametrize("name", ["vllm", "lmdeploy"])
-def test_one_command_lints_each_example_on_its_release(name: str) -> None:
-    result = _other_trees("lint", name, "--no-logo")
+def test_one_command_lints_each_example_on_its_release(name: str, tmp_path: Path) -> None:
+    result = _other_trees("lint", name, "--no-logo", "--no-cache", cwd=tmp_path)
     assert result.returncode == 0, result.stdout + result.stderr
     assert "0 broken." in result.stdout
     release = f"{name} {'0.33.0' if name == 'vllm' else '0.18.0'}"
@@ -253,7 +253,7 @@ def test_one_command_lints_each_example_on_its_release(name: str) -> None:
 def test_another_lmdeploy_on_pythonpath_is_refused(tmp_path: Path) -> None:
     (tmp_path / "lmdeploy").mkdir()
     (tmp_path / "lmdeploy" / "__init__.py").write_text("")
-    result = _other_trees("lint", "lmdeploy", pythonpath=str(tmp_path))
+    result = _other_trees("lint", "lmdeploy", cwd=tmp_path, pythonpath=str(tmp_path))
     assert (result.returncode, result.stdout) == (2, "")
     assert result.stderr.endswith(
         f"other_trees.py: PYTHONPATH provides a lmdeploy ({tmp_path}/lmdeploy) other than the "

@@ -178,5 +178,11 @@ def test_without_the_dependencies_the_contract_names_the_missing_one_and_the_way
         "it runs, and 'torch' is not installed here: install them, or leave this contract out "
         "(importlinter-contracts check --static)"
     )
-    text = copy.lint_imports("--contract", RUNTIME_ID).output
-    assert "python tools/vllm_omni_tree.py runtime prepares them here" in text
+    text = " ".join(copy.lint_imports("--contract", RUNTIME_ID).output.split())
+    assert (
+        "This contract imports vllm-omni, so it needs vllm-omni's dependencies: python "
+        "tools/vllm_omni_tree.py runtime prepares them here, and importlinter-contracts check "
+        "--static leaves this contract out. A module of another backend that loads must move "
+        "behind a platform hook (RFC 6691); for existing debt only, add an "
+        "ignore_loaded_modules entry."
+    ) in text
