@@ -54,10 +54,23 @@ def main() -> None:
 
 
 def _session_options(command: Callable[..., None]) -> Callable[..., None]:
-    """What every command takes, as lint-imports takes it: the configuration file (CONFIG_FILE
-    or --config), --contract, --cache-dir, --no-cache, --verbose and --debug; the command gets
-    `config`, `cache` (None: off) and `verbose`, and every error is reported as
-    `_reporting_errors` says."""
+    """What every command that checks contracts takes, as lint-imports takes it: the
+    configuration file (CONFIG_FILE or --config), --contract, --cache-dir, --no-cache,
+    --verbose and --debug; the command gets `config`, `contracts`, `cache` (None: off) and
+    `verbose`, and every error is reported as `_reporting_errors` says."""
+    return _graph_options(
+        click.option(
+            "--contract",
+            "contracts",
+            multiple=True,
+            help="Only this contract id; may be repeated.",
+        )(command)
+    )
+
+
+def _graph_options(command: Callable[..., None]) -> Callable[..., None]:
+    """The session options of a command that asks the graph and checks no contract: as
+    `_session_options`, without --contract."""
 
     @functools.wraps(command)
     def wrapper(
@@ -84,12 +97,6 @@ def _session_options(command: Callable[..., None]) -> Callable[..., None]:
                 default=None,
                 help="The configuration file, as CONFIG_FILE (default: as lint-imports finds "
                 "it: setup.cfg, .importlinter or pyproject.toml).",
-            ),
-            click.option(
-                "--contract",
-                "contracts",
-                multiple=True,
-                help="Only this contract id; may be repeated.",
             ),
             click.option(
                 "--cache-dir",
@@ -335,7 +342,7 @@ _GRAPH_FORMAT_HELP = (
 # The module arguments come before the session options' optional CONFIG_FILE.
 @main.command()
 @click.argument("module")
-@_session_options
+@_graph_options
 @click.option(
     "--format",
     "output_format",
@@ -346,7 +353,6 @@ _GRAPH_FORMAT_HELP = (
 )
 def closure(
     config: str | None,
-    contracts: tuple[str, ...],
     cache: Path | None,
     verbose: bool,
     module: str,
@@ -370,7 +376,7 @@ def closure(
 @main.command()
 @click.argument("importer")
 @click.argument("imported")
-@_session_options
+@_graph_options
 @click.option(
     "--format",
     "output_format",
@@ -381,7 +387,6 @@ def closure(
 )
 def why(
     config: str | None,
-    contracts: tuple[str, ...],
     cache: Path | None,
     verbose: bool,
     importer: str,

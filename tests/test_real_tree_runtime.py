@@ -180,9 +180,10 @@ def test_without_the_dependencies_the_contract_names_the_missing_one_and_the_way
     )
     text = " ".join(copy.lint_imports("--contract", RUNTIME_ID).output.split())
     assert (
-        "This contract imports vllm-omni, so it needs vllm-omni's dependencies: python "
-        "tools/vllm_omni_tree.py runtime prepares them here, and importlinter-contracts check "
-        "--static leaves this contract out. A module of another backend that loads must move "
+        "This contract imports vllm-omni, so it needs vllm-omni's dependencies where it runs "
+        "(in the importlinter-contracts repository, python tools/vllm_omni_tree.py runtime "
+        "prepares them); importlinter-contracts check --static leaves this contract out. A "
+        "module of another backend that loads must move "
         "behind a platform hook (RFC 6691); for existing debt only, add an "
         "ignore_loaded_modules entry."
     ) in text

@@ -360,3 +360,27 @@ def test_only_the_selected_contracts_are_reviewed(project: Project) -> None:
     assert data["allowlists"] == []
     assert list(data["verdicts"]) == ["r4"]
     assert [f["contract"] for f in data["loosened"]] == ["r4"]
+
+
+RUNTIME = """
+[importlinter:contract:runtime]
+name = Runtime
+type = runtime_isolation
+blocked_modules = nothing_blocked
+probe_modules = pkg.models
+ignore_loaded_modules =
+    pkg.platforms.npu  # debt
+"""
+
+
+def test_static_review_says_which_contracts_it_did_not_check(project: Project) -> None:
+    committed(project)
+    edit(project, "[importlinter:contract:layers]", RUNTIME + "\n[importlinter:contract:layers]")
+    git(project.root, "-c", "user.name=t", "-c", "user.email=t@t", "commit", "-qam", "runtime")
+    edit(project, "    pkg.platforms.npu  # debt\n", "    pkg.platforms.npu  # debt, step 9\n")
+    result = review("--static", "--format", "json")
+    data = json.loads(result.stdout)
+    assert [(s["id"], s["type"]) for s in data["skipped"]] == [("runtime", "runtime_isolation")]
+    assert "runtime" not in data["verdicts"]
+    markdown = review("--static").stdout
+    assert "| Runtime (`runtime`) | not checked (--static) | 1 | 1 | 0 |" in markdown

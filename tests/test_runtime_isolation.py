@@ -573,6 +573,22 @@ def test_stale_entries_follow_unmatched_ignore_imports_alerting(
     assert report["unmatched_ignores"] == (["pkg.platforms.xpu # gone"] if not kept else [])
 
 
+def test_entries_are_not_called_stale_when_the_probe_did_not_run_cleanly(tree: Project) -> None:
+    # Which modules load is not known: the entries may well still be needed.
+    tree.write({**NPU_LOADED, "pkg/platforms/interface.py": "import torch_not_installed_here\n"})
+    configure(tree, "ignore_loaded_modules =\n    pkg.platforms.npu  # connector debt\n")
+    report = tree.contract("runtime")
+    assert report["kept"] is False
+    assert "probe_failed" in [v["kind"] for v in report["violations"]]
+    assert report["unmatched_ignores"] == []
+    assert report["warnings"] == [
+        "The ignore_loaded_modules entries were not checked for stale ones: the probe did not "
+        "run cleanly."
+    ]
+    annotations = tree.check("--format", "github").stdout
+    assert "remove this stale entry" not in annotations
+
+
 def test_an_entry_for_a_loaded_module_that_breaks_no_rule_is_stale(tree: Project) -> None:
     configure(tree, "ignore_loaded_modules =\n    pkg.platforms.interface  # neutral\n")
     report = tree.contract("runtime")

@@ -199,3 +199,26 @@ def test_a_bare_python_lints_the_cached_release(tmp_path: Path) -> None:
         f"{tree(NEWEST)} (--tree PATH lints another tree)"
     )
     assert "Contracts: 1 kept, 0 broken." in result.stdout
+
+
+def test_runtime_takes_no_cuda_torch_when_no_cpu_build_is_offered(tmp_path: Path) -> None:
+    # No index and an empty wheel folder: pip finds no torch 2.13.0+cpu (as on PyPI, which
+    # carries only the CUDA build), and the tool stops instead of taking another build.
+    empty = tmp_path / "no-wheels"
+    empty.mkdir()
+    result = run_tool(
+        "runtime",
+        cwd=tmp_path,
+        IMPORTLINTER_CONTRACTS_CACHE=str(tmp_path / "cache"),
+        PIP_CONFIG_FILE=os.devnull,
+        PIP_NO_INDEX="1",
+        PIP_FIND_LINKS=str(empty),
+    )
+    assert (result.returncode, result.stdout) == (2, "")
+    assert result.stderr.splitlines()[-1] == (
+        "vllm_omni_tree.py: pip found no torch==2.13.0+cpu (torch's CPU build; PyPI carries "
+        "only the CUDA build), and the runtime environment takes no CUDA build: point pip at "
+        "PyTorch's CPU wheel index (PIP_EXTRA_INDEX_URL) or at a folder that holds the wheel "
+        "(PIP_FIND_LINKS), and run again."
+    )
+    assert not (tmp_path / "cache" / "runtime-venv" / ".complete").exists()

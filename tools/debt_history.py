@@ -6,7 +6,7 @@ PNG chart.
     python tools/debt_history.py [--releases 0.18.0,0.20.0,...] [--chart docs/debt-history.png]
 
 Each release is downloaded into the git-ignored cache (tools/vllm_omni_tree.py). The chart
-needs matplotlib (`pip install matplotlib`); the table does not.
+needs matplotlib (`.venv/bin/pip install matplotlib`); the table does not.
 """
 
 from __future__ import annotations
@@ -19,14 +19,14 @@ import sys
 import tempfile
 from pathlib import Path
 
-from vllm_omni_tree import CONFIG, RELEASES, contract_ids, tree
+from vllm_omni_tree import CONFIG, RELEASES, ToolError, contract_ids, tree, use_project_environment
 
 FIRST = "0.18.0"
 
 
-def needed_entries(version: str) -> dict[str, int]:
+def needed_entries(version: str, scripts: Path) -> dict[str, int]:
     """Each static contract's allowlist size for the release: the imports it would report
-    with an empty allowlist."""
+    with an empty allowlist (checked with the importlinter-contracts of `scripts`)."""
     config = configparser.ConfigParser(interpolation=None)
     config.read(CONFIG)
     static = contract_ids(runtime=False)
@@ -37,7 +37,7 @@ def needed_entries(version: str) -> dict[str, int]:
         with empty.open("w") as handle:
             config.write(handle)
         found = subprocess.run(
-            [sys.executable, "-m", "importlinter_contracts", "check", "--no-cache"]
+            [str(scripts / "importlinter-contracts"), "check", "--no-cache"]
             + ["--config", str(empty), "--format", "json"]
             + [arg for contract in static for arg in ("--contract", contract)],
             cwd=tree(version),
@@ -45,11 +45,15 @@ def needed_entries(version: str) -> dict[str, int]:
             text=True,
             check=False,
         )
-    if found.returncode not in (0, 1):
-        raise SystemExit(f"debt_history: {version}: {found.stderr.strip()}")
+    try:
+        report = json.loads(found.stdout) if found.returncode in (0, 1) else None
+    except ValueError:
+        report = None
+    if report is None:
+        raise ToolError(f"{version}: the check failed: {found.stderr.strip()}")
     return {
         contract["id"]: len({(v["importer"], v["imported"]) for v in contract["violations"]})
-        for contract in json.loads(found.stdout)["contracts"]
+        for contract in report["contracts"]
     }
 
 
@@ -92,7 +96,7 @@ def chart(history: dict[str, dict[str, int]], path: Path) -> None:
     figure.savefig(path, metadata={"Software": None})
 
 
-def main() -> None:
+def main() -> int:
     parser = argparse.ArgumentParser(
         description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter
     )
@@ -100,15 +104,23 @@ def main() -> None:
     parser.add_argument("--releases", default=default, help=f"default: {default}")
     parser.add_argument("--chart", type=Path, help="write the chart to this PNG file")
     args = parser.parse_args()
-    history = {version: needed_entries(version) for version in args.releases.split(",")}
+    try:
+        scripts = use_project_environment()
+        history = {
+            version: needed_entries(version, scripts) for version in args.releases.split(",")
+        }
+        if args.chart:
+            chart(history, args.chart)
+    except ToolError as error:
+        print(f"debt_history.py: {error}", file=sys.stderr)
+        return 2
     contracts = sorted({c for counts in history.values() for c in counts})
     print("| release | " + " | ".join(f"`{c}`" for c in contracts) + " |")
     print("| --- | " + " | ".join("---:" for _ in contracts) + " |")
     for version, counts in history.items():
         print(f"| {version} | " + " | ".join(str(counts.get(c, 0)) for c in contracts) + " |")
-    if args.chart:
-        chart(history, args.chart)
+    return 0
 
 
 if __name__ == "__main__":
-    main()
+    sys.exit(main())

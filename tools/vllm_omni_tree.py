@@ -44,7 +44,14 @@ RELEASES = ("0.14.0", "0.16.0", "0.18.0", "0.20.0", "0.22.0", "0.24.0", "0.26.0"
 
 CONFIG = REPO / ".importlinter"
 RUNTIME_REQUIREMENTS = REPO / "tools" / "vllm-omni-runtime.txt"
-TORCH = "torch==2.13.0"  # the CPU build: a newer torch would pull a CUDA build of several GB
+# torch's CPU build, by its own version label: PyPI offers only the CUDA build of 2.13.0
+# (several GB of CUDA libraries), which the runtime environment never takes.
+TORCH = "torch==2.13.0+cpu"
+NO_CPU_TORCH = (
+    f"pip found no {TORCH} (torch's CPU build; PyPI carries only the CUDA build), and the runtime "
+    "environment takes no CUDA build: point pip at PyTorch's CPU wheel index "
+    "(PIP_EXTRA_INDEX_URL) or at a folder that holds the wheel (PIP_FIND_LINKS), and run again."
+)
 VLLM = "vllm==0.30.0"
 PROJECT_VENV = REPO / ".venv"
 SET_UP = "python3 -m venv .venv && .venv/bin/pip install -e '.[dev]'"
@@ -321,8 +328,19 @@ def prepare_runtime_environment() -> Path:
     if subprocess.run([base_python, "-m", "venv", str(venv)], check=False).returncode != 0:
         raise ToolError(f"`{base_python} -m venv {venv}` failed: its output above says why.")
     python = venv / "bin" / "python"
-    step(2, f"installing {TORCH}, the CPU build (the largest part)")
-    run_pip(python, "install", TORCH)
+    step(2, f"installing {TORCH}, torch's CPU build (the largest part)")
+    try:
+        run_pip(python, "install", TORCH)
+    except ToolError:
+        raise ToolError(NO_CPU_TORCH) from None
+    cuda = subprocess.run(
+        [str(python), "-c", "import torch; print(torch.version.cuda or '')"],
+        capture_output=True,
+        text=True,
+        check=False,
+    )
+    if cuda.returncode != 0 or cuda.stdout.strip():
+        raise ToolError(f"the torch installed is not a CPU build; {NO_CPU_TORCH}")
     step(3, f"installing {VLLM} without its dependencies")
     wheels = cache_root() / "wheels"
     vllm_wheels = sorted(wheels.glob("vllm-0.30.0-*.whl"))

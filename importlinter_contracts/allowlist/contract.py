@@ -79,18 +79,25 @@ class ContractWithAllowlist(Contract):
         ignored: Sequence[Ignored],
         allowlist: EntryUse,
         warnings: list[str] | None = None,
+        stale_unknown: str | None = None,
         **specific: Any,
     ) -> ContractCheck:
         """The result, with stale entries handled as `unmatched_ignore_imports_alerting` says
-        and the folders the graph cannot see warned about; `specific` holds the contract
-        type's own fields of `ContractFindings`."""
+        (unless `stale_unknown` says why which entries are stale cannot be told) and the folders
+        the graph cannot see warned about; `specific` holds the contract type's own fields of
+        `ContractFindings`."""
         alerting = self.unmatched_ignore_imports_alerting
-        stale = [] if alerting is AlertLevel.NONE else allowlist.stale()
+        stale = [] if alerting is AlertLevel.NONE or stale_unknown else allowlist.stale()
         # A contract that runs the code sees those folders' modules load: no warning there.
         unseen = (
             None if self.executes_analysed_code else unseen_folders(self.session_options).warning()
         )
         warnings = [*([unseen] if unseen else []), *(warnings or [])]
+        if stale_unknown and self._entries():
+            warnings.append(
+                f"The {self.entry_kind.option} entries were not checked for stale ones: "
+                f"{stale_unknown}."
+            )
         if alerting is AlertLevel.WARN:
             kind = self.entry_kind
             warnings += [

@@ -111,8 +111,9 @@ def sync(
         difflib.unified_diff(
             original.splitlines(keepends=True),
             text.splitlines(keepends=True),
-            fromfile=f"a/{path}",
-            tofile=f"b/{path}",
+            # git's a/ and b/ prefixes, for a path relative to the working directory.
+            fromfile=f"a/{path}" if not path.is_absolute() else str(path),
+            tofile=f"b/{path}" if not path.is_absolute() else str(path),
         )
     )
     return path, text, diff, left_out

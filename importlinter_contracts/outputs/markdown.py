@@ -28,14 +28,21 @@ def _finding(finding: Finding) -> str:
     return _cell(cast(RuntimeFinding, finding)["message"])
 
 
-def _contract_table(changes: list[ContractAllowlists], verdicts: dict[str, bool]) -> list[str]:
+def _contract_table(
+    changes: list[ContractAllowlists], verdicts: dict[str, bool], skipped: set[str]
+) -> list[str]:
     lines = [
         "| contract | verdict now | entries before | after | net |",
         "| --- | --- | ---: | ---: | ---: |",
     ]
     for change in changes:
         verdict = verdicts.get(change["id"])
-        shown = "removed" if verdict is None else "kept" if verdict else "**broken**"
+        if change["id"] in skipped:
+            shown = "not checked (--static)"
+        elif verdict is None:
+            shown = "removed"
+        else:
+            shown = "kept" if verdict else "**broken**"
         net = change["after"] - change["before"]
         lines.append(
             f"| {_cell(change['name'])} (`{change['id']}`) | {shown} | {change['before']} "
@@ -107,7 +114,8 @@ def review_markdown(report: ReviewReport) -> str:
         )
     lines = [heading, "", " ".join(summary)]
     if report["allowlists"]:
-        lines += ["", *_contract_table(report["allowlists"], report["verdicts"])]
+        skipped = {str(c["id"] or c["name"]) for c in report["skipped"]}
+        lines += ["", *_contract_table(report["allowlists"], report["verdicts"], skipped)]
     for change in report["allowlists"]:
         lines += _entries(change)
     lines += _changed("No longer reported because the configuration changed", report["loosened"])

@@ -7,6 +7,7 @@ from pathlib import Path
 from typing import TypedDict
 
 from ..configuration import find_configuration
+from ..report import SkippedContract
 from ..running import ContractSelection
 from . import allowlists, effects
 from .revisions import commit_of, file_at, repository_root
@@ -20,7 +21,8 @@ class ReviewReport(TypedDict):
     configuration: str
     base_has_configuration: bool
     allowlists: list[allowlists.ContractAllowlists]
-    verdicts: dict[str, bool]  # each contract of the current configuration: kept?
+    verdicts: dict[str, bool]  # each contract of the current configuration checked: kept?
+    skipped: list[SkippedContract]  # the contracts of the current configuration not checked
     grew: bool  # an allowlist has an entry it did not have at the base
     loosened: list[effects.ChangedFinding]
     tightened: list[effects.ChangedFinding]
@@ -119,6 +121,7 @@ def review(
             str(contract["id"] or contract["name"]): contract["kept"]
             for contract in current_report["contracts"]
         },
+        skipped=current_report["skipped"],
         grew=any(change["added"] for change in changes),
         loosened=found["loosened"],
         tightened=found["tightened"],
