@@ -2,14 +2,14 @@
 
     python benchmarks/run.py [--rounds 15] [--sizes 1000,10000,50000] [--scaling-rounds 3]
                              [--reach-sizes 1000,10000,20000,50000] [--reach-rounds 3]
+                             [--runtime-rounds 15] [--only real|scaling|reach|runtime]
 
 Every variant is a whole command run as a fresh process (interpreter start-up included), in
 paired, interleaved rounds: each round runs every variant once, in turn (every other round in
 reverse order), so that the machine's drift hits them alike; ratios are the medians of the
-per-round ratios. Bytecode caches are on,
-as on a user's machine (this workplace sets PYTHONDONTWRITEBYTECODE, which would add the
-compilation of every imported module to every run), and one unmeasured run of each variant
-comes first.
+per-round ratios. Bytecode caches are on, as on a user's machine, even when
+PYTHONDONTWRITEBYTECODE is set (it would add the compilation of every imported module to every
+run), and one unmeasured run of each variant comes first.
 
 Real tree (vllm-omni 0.30.0, fetched into the cache):
   floor          lint-imports with one built-in `forbidden` contract that costs nothing: the
@@ -18,6 +18,12 @@ Real tree (vllm-omni 0.30.0, fetched into the cache):
   ast walk       tools/ast_walk.py: a whole-tree `ast` walk answering R2 and R4, as a
                  hand-written test does
 each cold (--no-cache) and, for lint-imports, warm (cache filled by a run before).
+
+Runtime environment (only once `python tools/vllm_omni_tree.py runtime` has prepared it): its
+lint-imports on vllm-omni 0.30.0, warm, nothing changed since the run before:
+  static only    the shipped static contracts (R2 and R4)
+  all three      the shipped configuration, the runtime contract included, whose probe's
+                 result the cache holds: the price of having the runtime contract in `lint`
 
 Scaling: synthetic trees of vllm-omni's shape (benchmarks/synthetic_tree.py), floor against
 static, cold; with each contract's check() time from --show-timings. import-linter's timing of
@@ -53,7 +59,7 @@ sys.path.insert(0, str(REPO / "benchmarks"))
 
 import synthetic_tree  # noqa: E402
 
-from vllm_omni_tree import NEWEST, contract_ids, tree  # noqa: E402
+from vllm_omni_tree import NEWEST, contract_ids, runtime_environment, tree  # noqa: E402
 
 BIN = Path(sys.executable).parent
 FLOOR = """\
@@ -210,6 +216,50 @@ def real_tree(rounds: int) -> None:
     print()
 
 
+def runtime(rounds: int) -> None:
+    venv = runtime_environment()
+    if venv is None:
+        print("## Runtime environment: not prepared (python tools/vllm_omni_tree.py runtime)\n")
+        return
+    env = environment(tree(NEWEST))
+    work = Path(tempfile.mkdtemp(prefix="benchmark-runtime-"))
+    static = [arg for contract in contract_ids(runtime=False) for arg in ("--contract", contract)]
+    lint = [str(venv / "bin" / "lint-imports"), str(REPO / ".importlinter"), "--no-logo"]
+    cache = ["--show-timings", "--cache-dir", str(work / "cache")]
+    variants = [
+        Variant("static only", [*lint, *static, *cache]),
+        Variant("all three, nothing changed", [*lint, *cache]),
+    ]
+    for variant in variants:  # fill the caches: grimp's, the probe's result, bytecode
+        measure(variant.command, work, env)
+    interleave(variants, rounds, work, env)
+    shutil.rmtree(work)
+
+    static_only, all_three = variants
+    runtime_name = next(
+        name for name in contract_timings(all_three.runs[0].output) if "run time" in name
+    )
+    print(f"## Runtime environment, vllm-omni {NEWEST}, warm ({rounds} paired rounds)\n")
+    reran = sum("from the cache" not in run.output for run in all_three.runs)
+    print(f"The probe ran again in {reran} of the {rounds} runs of all three.\n")
+    check_ms = 1000 * median_of(all_three, lambda r: contract_timings(r.output)[runtime_name])
+    print("| variant | median | CPU | peak memory | runtime contract's check() |")
+    print("| --- | ---: | ---: | ---: | ---: |")
+    for variant in variants:
+        cpu = median_of(variant, lambda r: r.cpu_seconds)
+        check = f"{check_ms:.0f} ms" if variant is all_three else ""
+        print(
+            f"| {variant.name} | {variant.median:.3f} s | {cpu:.3f} s "
+            f"| {variant.peak_mb:.0f} MB | {check} |"
+        )
+    print()
+    print("| ratio (median of paired rounds) | wall | CPU |")
+    print("| --- | ---: | ---: |")
+    wall, cpu = paired_ratio(all_three, static_only), paired_ratio(all_three, static_only, True)
+    print(f"| all three / static only | {wall:.3f} | {cpu:.3f} |")
+    print()
+
+
 def scaling(sizes: list[int], rounds: int) -> None:
     print(f"## Synthetic trees ({rounds} paired rounds, cold)\n")
     print(
@@ -328,21 +378,26 @@ def main() -> None:
         "--reach-rounds", type=int, default=3, help="paired rounds per whole-package-reach tree"
     )
     parser.add_argument(
-        "--no-real-tree", action="store_true", help="leave out the runs on vllm-omni"
+        "--runtime-rounds", type=int, default=15, help="paired rounds in the runtime environment"
+    )
+    parser.add_argument(
+        "--only", choices=["real", "scaling", "reach", "runtime"], help="run only this part"
     )
     args = parser.parse_args()
     print(
         f"Machine: {platform.machine()}, {os.cpu_count()} cores, Python "
         f"{platform.python_version()}; {time.strftime('%Y-%m-%d')}\n"
     )
-    if not args.no_real_tree:
+    if args.only in (None, "real"):
         real_tree(args.rounds)
     sizes = [int(size) for size in args.sizes.split(",") if size]
-    if sizes:
+    if sizes and args.only in (None, "scaling"):
         scaling(sizes, args.scaling_rounds)
     reach_sizes = [int(size) for size in args.reach_sizes.split(",") if size]
-    if reach_sizes:
+    if reach_sizes and args.only in (None, "reach"):
         reach(reach_sizes, args.reach_rounds)
+    if args.only in (None, "runtime"):
+        runtime(args.runtime_rounds)
 
 
 if __name__ == "__main__":

@@ -103,14 +103,15 @@ def build_graph(user_options: UserOptions, cache_dir: str | None) -> ImportGraph
     return graph
 
 
-def console_line(text: str, *, indent: int, bold: bool) -> None:
-    """Print one line in lint-imports' error colour, never wrapped, not read as markup."""
+def console_line(text: str, *, indent: int, bold: bool, error: bool = True) -> None:
+    """Print one line (in lint-imports' error colour unless not an `error`), never wrapped,
+    not read as markup."""
     from rich.markup import escape
 
-    _style = output.COLORS[output.ERROR]
+    _style = output.COLORS[output.ERROR] if error else ""
     output.console.print(
         " " * (output.INDENT_SIZE * indent) + escape(text),
-        style=f"bold {_style}" if bold else _style,
+        style=f"bold {_style}".strip() if bold else _style,
         soft_wrap=True,
     )
 

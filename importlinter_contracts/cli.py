@@ -8,19 +8,27 @@ import importlib.metadata
 import io
 import json
 import sys
+import warnings
 from collections.abc import Callable, Iterator
 from pathlib import Path
 from typing import Any, NoReturn
 
 import click
 
-from . import _importlinter
+from . import _importlinter, explore
 from .allowlist.sync import sync
 from .cache import DEFAULT_CACHE_DIR
 from .configuration import find_configuration
 from .errors import ImportlinterContractsError, UsageError
 from .files import write_atomically
+from .outputs import graphs
 from .outputs.github import github_annotations
+from .outputs.markdown import history_markdown, review_markdown
+from .outputs.sarif import sarif_log
+from .report import SkippedContract
+from .review import summary
+from .review.revisions import source_root
+from .review.summary import history
 from .running import run_contracts, static_only
 
 EXIT_KEPT = 0
@@ -46,10 +54,23 @@ def main() -> None:
 
 
 def _session_options(command: Callable[..., None]) -> Callable[..., None]:
-    """What every command takes, as lint-imports takes it: the configuration file (CONFIG_FILE
-    or --config), --contract, --cache-dir, --no-cache, --verbose and --debug; the command gets
-    `config`, `cache` (None: off) and `verbose`, and every error is reported as
-    `_reporting_errors` says."""
+    """What every command that checks contracts takes, as lint-imports takes it: the
+    configuration file (CONFIG_FILE or --config), --contract, --cache-dir, --no-cache,
+    --verbose and --debug; the command gets `config`, `contracts`, `cache` (None: off) and
+    `verbose`, and every error is reported as `_reporting_errors` says."""
+    return _graph_options(
+        click.option(
+            "--contract",
+            "contracts",
+            multiple=True,
+            help="Only this contract id; may be repeated.",
+        )(command)
+    )
+
+
+def _graph_options(command: Callable[..., None]) -> Callable[..., None]:
+    """The session options of a command that asks the graph and checks no contract: as
+    `_session_options`, without --contract."""
 
     @functools.wraps(command)
     def wrapper(
@@ -76,12 +97,6 @@ def _session_options(command: Callable[..., None]) -> Callable[..., None]:
                 default=None,
                 help="The configuration file, as CONFIG_FILE (default: as lint-imports finds "
                 "it: setup.cfg, .importlinter or pyproject.toml).",
-            ),
-            click.option(
-                "--contract",
-                "contracts",
-                multiple=True,
-                help="Only this contract id; may be repeated.",
             ),
             click.option(
                 "--cache-dir",
@@ -122,22 +137,47 @@ def _reporting_errors(debug: bool) -> Iterator[None]:
 
 
 @contextlib.contextmanager
-def _quiet_stdout(verbose: bool) -> Iterator[None]:
+def _warnings_on_stderr() -> Iterator[None]:
+    """Python warnings from the explorer (a file whose calls cannot be read, a cache that
+    cannot be written) as one line each on stderr, after the command's own output."""
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        yield
+    for warning in caught:
+        click.echo(f"importlinter-contracts: warning: {warning.message}", err=True)
+
+
+@contextlib.contextmanager
+def _quiet_stdout(verbose: bool) -> Iterator[io.StringIO]:
     """Nothing stray on stdout: import-linter draws transient progress there, and prints its
     --verbose lines there, while stdout must carry nothing but the report. The progress is
-    dropped, the verbose lines go to stderr."""
-    with contextlib.redirect_stdout(sys.stderr if verbose else io.StringIO()):
-        yield
+    dropped, the verbose lines go to stderr; without --verbose, what the contracts print
+    while checking is kept in the buffer, for the text report to show."""
+    printed = io.StringIO()
+    with contextlib.redirect_stdout(sys.stderr if verbose else printed):
+        yield printed
 
 
-@main.command()
-@_session_options
-@click.option(
+_static_option = click.option(
     "--static",
     is_flag=True,
     help="Skip the contracts that run the code they check (runtime_isolation, and any type "
     "that does not declare executes_analysed_code = False), saying which on stderr.",
 )
+
+
+def _say_skipped(skipped: list[SkippedContract]) -> None:
+    for contract in skipped:
+        click.echo(
+            f"importlinter-contracts: skipped {contract['id'] or contract['name']} "
+            f"({contract['type']}): it {contract['reason']}.",
+            err=True,
+        )
+
+
+@main.command()
+@_session_options
+@_static_option
 @click.option(
     "--show-timings",
     is_flag=True,
@@ -146,11 +186,11 @@ def _quiet_stdout(verbose: bool) -> Iterator[None]:
 @click.option(
     "--format",
     "output_format",
-    type=click.Choice(["text", "json", "github"]),
+    type=click.Choice(["text", "json", "github", "sarif"]),
     default="text",
     show_default=True,
     help="text: as lint-imports prints it; json: one JSON document on stdout; "
-    "github: a GitHub Actions error annotation per finding.",
+    "github: a GitHub Actions annotation per finding; sarif: SARIF 2.1.0 for code scanning.",
 )
 def check(
     config: str | None,
@@ -166,7 +206,7 @@ def check(
     Exit status: 0 when every contract checked is kept, 1 when any is broken, 2 on a
     configuration or usage error (the message goes to stderr).
     """
-    with _quiet_stdout(verbose):
+    with _quiet_stdout(verbose) as printed:
         result = run_contracts(
             config,
             contracts,
@@ -175,42 +215,46 @@ def check(
             show_timings=show_timings,
             verbose=verbose,
         )
-    for skipped in result.skipped:
-        click.echo(
-            f"importlinter-contracts: skipped {skipped['id'] or skipped['name']} "
-            f"({skipped['type']}): it {skipped['reason']}.",
-            err=True,
-        )
+    _say_skipped(result.skipped)
     if output_format == "json":
         click.echo(json.dumps(result.as_data(), indent=2))
     elif output_format == "github":
         for command in github_annotations(result.as_data(), find_configuration(config)):
             click.echo(command)
+    elif output_format == "sarif":
+        log = sarif_log(result.as_data(), find_configuration(config), source_root())
+        click.echo(json.dumps(log, indent=2))
     else:
+        # What the contracts printed while checking, as lint-imports shows it.
+        click.echo(printed.getvalue(), nl=False)
         _importlinter.render_report(result.report)
     sys.exit(EXIT_KEPT if result.kept else EXIT_BROKEN)
 
 
 @main.command()
 @_session_options
+@_static_option
 @click.option("--write", is_flag=True, help="Apply the change to the configuration file.")
 def allowlist(
     config: str | None,
     contracts: tuple[str, ...],
     cache: Path | None,
     verbose: bool,
+    static: bool,
     write: bool,
 ) -> None:
-    """Show, as a unified diff of the configuration file, how each contract's ignore_imports
-    must change for the tree as it is: stale entries removed, new violations added with a
-    '# TODO: reason' placeholder. With --write, apply it; nothing else in the file changes.
-    Only the contracts that have an allowlist are checked.
+    """Show, as a unified diff of the configuration file, how each contract's allowlist
+    (ignore_imports; ignore_loaded_modules) must change for the tree as it is: stale entries
+    removed, new violations added with a '# TODO: reason' placeholder. With --write, apply
+    it; nothing else in the file changes. Only the contracts that have an allowlist are
+    checked.
 
     Exit status: 0 when nothing needs to change (or it was written), 1 when a change is
     shown, 2 on a configuration or usage error.
     """
     with _quiet_stdout(verbose):
-        path, text, diff = sync(config, contracts, cache, verbose)
+        path, text, diff, skipped = sync(config, contracts, cache, verbose, static)
+    _say_skipped(skipped)
     if not diff:
         click.echo(f"{path}: every allowlist matches the tree.", err=True)
         sys.exit(EXIT_KEPT)
@@ -220,3 +264,158 @@ def allowlist(
         click.echo(f"{path}: written.", err=True)
         sys.exit(EXIT_KEPT)
     sys.exit(EXIT_BROKEN)
+
+
+@main.command()
+@_session_options
+@click.option(
+    "--base",
+    metavar="REF",
+    help="The git revision to compare the configuration with (e.g. the pull request's base).",
+)
+@click.option(
+    "--history",
+    "revisions",
+    metavar="REF",
+    multiple=True,
+    help="Instead: the allowlist sizes at each of these revisions; may be repeated.",
+)
+@click.option(
+    "--static",
+    is_flag=True,
+    help="Skip the contracts that run the code they check, on both sides.",
+)
+@click.option(
+    "--format",
+    "output_format",
+    type=click.Choice(["markdown", "json"]),
+    default="markdown",
+    show_default=True,
+    help="markdown: a summary to post as a pull-request comment; json: the same as data.",
+)
+def review(
+    config: str | None,
+    contracts: tuple[str, ...],
+    cache: Path | None,
+    verbose: bool,
+    base: str | None,
+    revisions: tuple[str, ...],
+    static: bool,
+    output_format: str,
+) -> None:
+    """Review a configuration change against a git revision: per contract, the allowlist
+    entries added (with their reasons), removed and re-reasoned, the contracts' verdicts, and
+    the findings that the base revision's configuration reports on the current tree but the
+    current configuration does not (loosened) or the other way round (tightened).
+
+    Exit status: 1 when an allowlist grew or the change stops reporting a finding, 0
+    otherwise, 2 on an error (not a git repository, an unknown revision).
+    """
+    if bool(base) == bool(revisions):
+        raise UsageError("give either --base REF or --history REF (repeatable).")
+    if revisions:
+        points = history(config, list(revisions))
+        if output_format == "json":
+            click.echo(json.dumps(points, indent=2))
+        else:
+            click.echo(history_markdown(points), nl=False)
+        sys.exit(EXIT_KEPT)
+    assert base is not None
+    with _quiet_stdout(verbose):
+        found = summary.review(
+            config, base, contracts, cache, select=static_only if static else None
+        )
+    if output_format == "json":
+        click.echo(json.dumps(found, indent=2))
+    else:
+        click.echo(review_markdown(found), nl=False)
+    sys.exit(EXIT_BROKEN if found["grew"] or found["loosened"] else EXIT_KEPT)
+
+
+_GRAPH_FORMATS = click.Choice(["text", "json", "dot", "mermaid"])
+_GRAPH_FORMAT_HELP = (
+    "text: as the REPL shows it; json: the report's hops; dot: a Graphviz graph; "
+    "mermaid: a graph that GitHub renders in Markdown."
+)
+
+
+# The module arguments come before the session options' optional CONFIG_FILE.
+@main.command()
+@click.argument("module")
+@_graph_options
+@click.option(
+    "--format",
+    "output_format",
+    type=_GRAPH_FORMATS,
+    default="text",
+    show_default=True,
+    help=_GRAPH_FORMAT_HELP,
+)
+def closure(
+    config: str | None,
+    cache: Path | None,
+    verbose: bool,
+    module: str,
+    output_format: str,
+) -> None:
+    """What importing MODULE runs: every module, with the chain of steps that loads it."""
+    with _quiet_stdout(verbose), _warnings_on_stderr():
+        found = explore.load(config, cache).eager_closure(module)
+    last_hops = [found[name].hops[-1] for name in found if found[name]]
+    if output_format == "json":
+        data = {"module": module, "modules": {name: found[name].hops for name in found}}
+        click.echo(json.dumps(data, indent=2))
+    elif output_format == "dot":
+        click.echo(graphs.dot(f"importing {module}", last_hops), nl=False)
+    elif output_format == "mermaid":
+        click.echo(graphs.mermaid(f"importing {module}", last_hops), nl=False)
+    else:
+        click.echo(repr(found))
+
+
+@main.command()
+@click.argument("importer")
+@click.argument("imported")
+@_graph_options
+@click.option(
+    "--format",
+    "output_format",
+    type=_GRAPH_FORMATS,
+    default="text",
+    show_default=True,
+    help=_GRAPH_FORMAT_HELP,
+)
+def why(
+    config: str | None,
+    cache: Path | None,
+    verbose: bool,
+    importer: str,
+    imported: str,
+    output_format: str,
+) -> None:
+    """How IMPORTER comes to import IMPORTED: the shortest chain of imports, and the
+    shortest that runs at import time when that is another.
+
+    Exit status: 0 when a chain exists, 1 when none does, 2 on an error.
+    """
+    with _quiet_stdout(verbose), _warnings_on_stderr():
+        chains = explore.load(config, cache).why(importer, imported)
+    shortest = chains[0].hops if chains else None
+    eager = next((chain.hops for chain in chains if chain.eager), None)
+    hops = [hop for chain in chains for hop in chain.hops]
+    title = f"{importer} to {imported}"
+    if output_format == "json":
+        data = {
+            "importer": importer,
+            "imported": imported,
+            "shortest": shortest,
+            "shortest_eager": eager,
+        }
+        click.echo(json.dumps(data, indent=2))
+    elif output_format == "dot":
+        click.echo(graphs.dot(title, hops), nl=False)
+    elif output_format == "mermaid":
+        click.echo(graphs.mermaid(title, hops), nl=False)
+    else:
+        click.echo(repr(chains))
+    sys.exit(EXIT_KEPT if chains else EXIT_BROKEN)

@@ -51,3 +51,13 @@ class FileWriteError(ImportlinterContractsError):
     def __init__(self, message: str, reason: str | None) -> None:
         super().__init__(message)
         self.reason = reason or message
+
+
+class RevisionError(ImportlinterContractsError):
+    """A git revision cannot be read: not a git repository, or an unknown revision."""
+
+
+class UnknownModuleError(ImportlinterContractsError, KeyError):
+    """A module asked about is not in the graph."""
+
+    __str__ = Exception.__str__  # the message as written, not quoted as KeyError quotes it

@@ -24,7 +24,15 @@ from grimp import ImportGraph
 from . import _importlinter
 from .cache import DEFAULT_CACHE_DIR
 from .eager.scope_cache import ScopeIndex
-from .eager.walk import PARENT_PACKAGE, EagerImports, calls_unread_warnings, chain_to, walk
+from .eager.walk import (
+    PARENT_PACKAGE,
+    EagerHop,
+    EagerImports,
+    calls_unread_warnings,
+    chain_to,
+    walk,
+)
+from .errors import UnknownModuleError
 from .locations import link_text, locations
 from .modules import has_module
 from .report import Hop, Location, Report
@@ -101,6 +109,11 @@ class Steps(tuple[Step, ...]):
 
 class Chain(tuple[Step, ...]):
     """Steps from one module to another; `eager` when every step happens at import time."""
+
+    @property
+    def hops(self) -> list[Hop]:
+        """The chain as the report's hops."""
+        return [step.hop for step in self]
 
     @property
     def eager(self) -> bool:
@@ -180,7 +193,7 @@ class Explorer:
         self._save_scopes()
         return EagerClosure(
             module,
-            {m: Chain(Step(hop.as_data()) for hop in chain_to(reached, m)) for m in reached},
+            {m: Chain(map(_eager_step, chain_to(reached, m))) for m in reached},
         )
 
     def why(self, importer: str, imported: str) -> Why:
@@ -250,7 +263,7 @@ class Explorer:
     def _require(self, *modules: str) -> None:
         for module in modules:
             if not has_module(self.graph, module):
-                raise KeyError(f"{module} is not a module of the graph")
+                raise UnknownModuleError(f"{module} is not a module of the graph")
 
     def __repr__(self) -> str:
         return (
@@ -261,6 +274,14 @@ class Explorer:
 def _enter(hop: object) -> bool:
     """An eager closure follows every hop."""
     return True
+
+
+def _eager_step(hop: EagerHop) -> Step:
+    """A step of an eager chain: every line of it runs at import time."""
+    data = hop.as_data()
+    if data["line_numbers"]:
+        data["eager"] = [True] * len(data["line_numbers"])
+    return Step(data)
 
 
 def load(config: str | None = None, cache_dir: Path | None = DEFAULT_CACHE_DIR) -> Explorer:

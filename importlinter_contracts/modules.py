@@ -10,6 +10,7 @@ from __future__ import annotations
 
 from collections.abc import Iterable, Iterator
 
+import grimp
 from grimp import ImportGraph
 from grimp.exceptions import ModuleNotPresent
 from importlinter.domain.imports import ModuleExpression
@@ -54,3 +55,21 @@ def matching_modules(graph: ImportGraph, expression: ModuleExpression) -> set[st
     if expression.has_wildcard_expression():
         return set(graph.find_matching_modules(expression.expression))
     return {expression.expression} if has_module(graph, expression.expression) else set()
+
+
+def names_matching(expressions: Iterable[str], names: Iterable[str]) -> dict[str, set[str]]:
+    """For each module expression, the names (not in any graph: a run's loaded modules, say)
+    that it matches: itself, or with `*` and `**` wildcards as import-linter matches them."""
+    known = set(names)
+    graph = None
+    matched = {}
+    for expression in expressions:
+        if "*" not in expression:
+            matched[expression] = {expression} & known
+            continue
+        if graph is None:  # grimp matches wildcards against a graph: one of just these names
+            graph = grimp.ImportGraph()
+            for name in known:
+                graph.add_module(name)
+        matched[expression] = set(graph.find_matching_modules(expression))
+    return matched

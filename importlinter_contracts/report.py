@@ -82,6 +82,7 @@ RuntimeFindingKind = Literal[
     "forbidden_loaded",
     "timeout",
     "crashed",
+    "result_invalid",
 ]
 
 
@@ -92,22 +93,54 @@ class RuntimeFinding(TypedDict):
     message: str
     module: NotRequired[str]
     modules: NotRequired[list[str]]
+    # probe_failed, detector_failed: a module of the environment (not of the analysed
+    # package) that could not be imported, so that the environment lacks a dependency
+    missing_dependency: NotRequired[str]
     stderr_tail: NotRequired[list[str]]
 
 
 Finding = ImportFinding | RuntimeFinding
 
 
+class IgnoredModule(TypedDict):
+    """A loaded module that a runtime_isolation allowlist entry excuses."""
+
+    module: str
+    entry: str  # the entry as written, reason included, whitespace normalised
+    reason: str | None
+
+
+Ignored = IgnoredImport | IgnoredModule
+
+
+class UnexpectedLoad(TypedDict):
+    """A module of the root package that a runtime_isolation run loaded although the static
+    eager walk from the probe modules does not reach it: what the static contracts cannot
+    see."""
+
+    module: str
+    importer: str | None  # the module whose code imported it, if the import hook saw it
+    function: str | None  # the function of the importer that did, None at module level
+    location: Location | None  # where the importer did
+    why: str  # how it came to be loaded, as far as the run can tell
+
+
 class ContractFindings(TypedDict):
     """What a contract of this package computes: its `ContractCheck.metadata`."""
 
     violations: list[Finding]
-    ignored: list[IgnoredImport]
+    ignored: list[Ignored]
     unmatched_ignores: list[str]  # stale allowlist entries that break the contract, as written
     backends: NotRequired[list[str]]  # backend_isolation: the backends checked
     sources: NotRequired[list[str]]  # eager_imports: the source modules walked from
-    detected: NotRequired[str | None]  # runtime_isolation: what the detector returned
-    loaded_container_modules: NotRequired[list[str]]  # runtime_isolation
+    # runtime_isolation: what the detector returned, what of the container and of the root
+    # package(s) the run loaded, what of that the static eager walk does not reach, and
+    # whether the probe's result came from the cache (the probe did not run).
+    detected: NotRequired[str | None]
+    loaded_container_modules: NotRequired[list[str]]
+    loaded_modules: NotRequired[list[str]]
+    loaded_outside_eager_closure: NotRequired[list[UnexpectedLoad]]
+    cached: NotRequired[bool]
 
 
 class CheckTiming(TypedDict):

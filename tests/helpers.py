@@ -93,6 +93,11 @@ container = pkg.platforms
 """
 
 
+def run_cli(*args: str) -> Result:
+    """Run `importlinter-contracts ARGS` in the working directory."""
+    return CliRunner().invoke(main, list(args), catch_exceptions=False)
+
+
 def configure_r2(project: Project, options: str = "", session: str = "") -> None:
     """Configure the backend-isolation contract `r2` over `pkg.platforms`, with more options."""
     project.configure(R2.format(options=textwrap.dedent(options)), session=session)

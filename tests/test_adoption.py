@@ -55,7 +55,16 @@ def add_violation(checkout: Path) -> str:
 
 def test_the_wheel_in_a_clean_environment_lints_a_checkout(tmp_path: Path) -> None:
     dist = tmp_path / "dist"
-    built = run([sys.executable, "-m", "build", "--outdir", str(dist), str(REPO)], cwd=tmp_path)
+    # Built from a copy: the build writes its metadata beside the sources it builds.
+    source = tmp_path / "source"
+    shutil.copytree(
+        REPO,
+        source,
+        ignore=shutil.ignore_patterns(
+            ".git", ".venv", ".cache", ".import_linter_cache", "*.egg-info", "__pycache__"
+        ),
+    )
+    built = run([sys.executable, "-m", "build", "--outdir", str(dist), str(source)], cwd=tmp_path)
     assert built.returncode == 0, built.stderr
     (wheel,) = dist.glob("importlinter_contracts-*-py3-none-any.whl")
     environment = tmp_path / "venv"

@@ -79,8 +79,14 @@ def test_write_changes_nothing_but_the_entries_concerned(tree: Project) -> None:
     )
     # The placeholder is still no reason: require_reasons rejects it until a person writes one.
     check = tree.check("--contract", "r2")
-    assert check.exit_code == 2
-    assert "'pkg.b -> pkg.platforms.cuda.platform # TODO: reason'" in check.stderr
+    assert (check.exit_code, check.stdout, check.stderr) == (
+        2,
+        "",
+        'importlinter-contracts: Contract "R2" is not configured correctly: ignore_imports: '
+        "require_reasons is true, but these entries give no reason: "
+        "'pkg.b -> pkg.platforms.cuda.platform # TODO: reason'. End each with "
+        "'# why it is allowed'.\n",
+    )
     # Once written, the allowlist is in step and nothing more is proposed.
     config.write_bytes(config.read_bytes().replace(b"# TODO: reason", b"# NPU group 2"))
     assert tree.check("--contract", "r2").exit_code == 0

@@ -200,8 +200,16 @@ def test_allowlist_takes_verbose_too(tree: Project) -> None:
 
 
 def test_allowlist_checks_only_the_contracts_that_have_an_allowlist(tree: Project) -> None:
-    result = run("allowlist", "--no-cache")
+    # The layers contract has none: it is not checked.
+    result = run("allowlist", "--no-cache", "--static", "--verbose")
+    assert "Checking R2..." in result.stderr
+    assert "Checking Layers..." not in result.stderr
+    # The runtime contract has one (ignore_loaded_modules): its probe runs, unless --static.
+    result = run("allowlist", "--no-cache", "--static")
     assert (
         result.exit_code == 1 and "+    pkg.neutral -> pkg.platforms.npu.platform" in result.stdout
     )
+    assert result.stderr.startswith(SKIPPED_RUNTIME)
     assert not (tree.root / "probe-ran").exists()
+    assert run("allowlist", "--no-cache").exit_code == 1
+    assert (tree.root / "probe-ran").exists()

@@ -172,6 +172,6 @@ def test_unknown_contract_is_an_error() -> None:
         edit_allowlist(INI, "nope", False, set(), ["pkg.a -> pkg.b"])
     with pytest.raises(
         ConfigurationEditError,
-        match=re.escape("no [[tool.importlinter.contracts]] table with id = 'nope'"),
+        match="^" + re.escape("no [[tool.importlinter.contracts]] table with id = 'nope'") + "$",
     ):
         edit_allowlist(TOML, "nope", True, set(), ["pkg.a -> pkg.b"])

@@ -495,6 +495,40 @@ def test_calls_read_with_ast_are_cached_with_the_file(
     assert parsed == [(tree.root / "pkg/platforms/cuda/platform.py").read_bytes()]
 
 
+def test_a_cached_reading_gives_the_same_verdict_without_reading_the_file_again(
+    tree: Project, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    tree.write(
+        {
+            "pkg/platforms/cuda/platform.py": (
+                "def load():\n"
+                "    import pkg.models.llama\n"
+                "load()\n"
+                "try:\n"
+                "    import pkg.platforms.cuda.models.big\n"
+                "except E:\n"
+                "    pass\n"
+            )
+        }
+    )
+    first = tree.check_with_cache("--format", "json")
+    read = files_read(monkeypatch)
+    second = tree.check_with_cache("--format", "json")
+    assert read == []  # every reading came from the cache
+    assert json.loads(second.stdout) == json.loads(first.stdout)
+    found = {
+        (v["imported"], tuple(v["why"]))
+        for v in json.loads(second.stdout)["contracts"][0]["violations"]
+    }
+    assert found == {
+        (
+            "pkg.models.llama",
+            ("inside def load, called at import time at l.3",),
+        ),
+        ("pkg.platforms.cuda.models.big", ("module-level try",)),
+    }
+
+
 def test_an_import_grimp_sees_where_the_classifier_sees_none_is_an_error(
     tree: Project, monkeypatch: pytest.MonkeyPatch
 ) -> None:
@@ -521,7 +555,7 @@ def test_an_import_grimp_sees_where_the_classifier_sees_none_is_an_error(
     ids=["default", "cache-dir", "no-cache"],
 )
 def test_lint_imports_cache_options_are_honoured(
-    tree: Project, args: list[str], cache_folder: str | None
+    tree: Project, args: list[str], cache_folder: str | None, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     tree.write(
         {"pkg/platforms/cuda/platform.py": "try:\n    import pkg.utils\nexcept E:\n    pass\n"}
@@ -531,3 +565,8 @@ def test_lint_imports_cache_options_are_honoured(
     written = sorted(tree.root.glob(f"*/{scope_cache.CACHE_FILE}"))
     expected = [] if cache_folder is None else [tree.root / cache_folder / scope_cache.CACHE_FILE]
     assert written == expected
+    # A second run reads that cache (nothing is read again), or, without one, reads again.
+    read = files_read(monkeypatch)
+    again = CliRunner().invoke(lint_imports_command, ["--no-logo", *args])
+    assert again.exit_code == 0, again.output
+    assert bool(read) == (cache_folder is None)

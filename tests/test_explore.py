@@ -2,11 +2,12 @@
 
 from __future__ import annotations
 
+import json
 from pathlib import Path
 
 import pytest
 
-from helpers import Project
+from helpers import Project, run_cli
 from importlinter_contracts import explore
 
 TREE = {
@@ -122,9 +123,16 @@ def test_imports_and_importers_with_per_line_detail(explorer: explore.Explorer) 
     assert repr(explorer.importers("pkg.platforms.cuda")) == "(none)"
 
 
-def test_check_gives_the_json_report_data(explorer: explore.Explorer) -> None:
-    assert explorer.check("r2")["contracts"][0]["kept"] is True
-    assert explorer.check()["kept"] is True
+def test_check_gives_the_json_report_data(project: Project) -> None:
+    project.write(TREE)
+    project.configure(
+        "[importlinter:contract:r2]\nname = R2\ntype = backend_isolation\ncontainer = pkg.platforms\n"
+        "\n[importlinter:contract:other]\nname = Other\ntype = backend_isolation\n"
+        "container = pkg.platforms\n"
+    )
+    explorer = explore.load(cache_dir=None)
+    assert [c["id"] for c in explorer.check("r2")["contracts"]] == ["r2"]
+    assert explorer.check() == json.loads(run_cli("check", "--no-cache", "--format", "json").stdout)
 
 
 def test_graph_is_there_for_anything_else(explorer: explore.Explorer) -> None:

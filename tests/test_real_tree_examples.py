@@ -5,7 +5,10 @@ walk's."""
 from __future__ import annotations
 
 import configparser
+import os
 import re
+import subprocess
+import sys
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
@@ -224,3 +227,36 @@ def test_lmdeploy_eager_findings_equal_the_ast_walk(
     assert {tuple(v["sources"]) for v in contract["violations"]} == {
         ("lmdeploy.pytorch.backends.dlinfer.ascend.op_backend",)
     }
+
+
+def _other_trees(*args: str, cwd: Path, pythonpath: str = "") -> subprocess.CompletedProcess[str]:
+    """`python tools/other_trees.py ARGS`, run as a user would."""
+    return subprocess.run(
+        [sys.executable, str(REPO / "tools" / "other_trees.py"), *args],
+        cwd=cwd,
+        env={**os.environ, "PYTHONPATH": pythonpath},
+        capture_output=True,
+        text=True,
+        check=False,
+    )
+
+
+@pytest.mark.parametrize("name", ["vllm", "lmdeploy"])
+def test_one_command_lints_each_example_on_its_release(name: str, tmp_path: Path) -> None:
+    result = _other_trees("lint", name, "--no-logo", "--no-cache", cwd=tmp_path)
+    assert result.returncode == 0, result.stdout + result.stderr
+    assert "0 broken." in result.stdout
+    release = f"{name} {'0.33.0' if name == 'vllm' else '0.18.0'}"
+    assert f"other_trees.py: linting {release} in " in result.stderr
+
+
+def test_another_lmdeploy_on_pythonpath_is_refused(tmp_path: Path) -> None:
+    (tmp_path / "lmdeploy").mkdir()
+    (tmp_path / "lmdeploy" / "__init__.py").write_text("")
+    result = _other_trees("lint", "lmdeploy", cwd=tmp_path, pythonpath=str(tmp_path))
+    assert (result.returncode, result.stdout) == (2, "")
+    assert result.stderr.endswith(
+        f"other_trees.py: PYTHONPATH provides a lmdeploy ({tmp_path}/lmdeploy) other than the "
+        f"one to lint ({tree('lmdeploy')}/lmdeploy): remove it from PYTHONPATH, or lint that "
+        "one with its own configuration.\n"
+    )

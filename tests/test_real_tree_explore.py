@@ -68,7 +68,9 @@ def test_allowlist_proposes_exactly_the_edits_an_older_release_needs(
     assert added == {f"{i} -> {m}  # TODO: reason" for i, m in needed - shipped}
 
     before = (root / ".importlinter").read_text()
-    assert CliRunner().invoke(main, ["allowlist", "--no-cache", "--write"]).exit_code == 0
+    # --static: the runtime contract needs vllm-omni's dependencies, which this environment lacks.
+    written = CliRunner().invoke(main, ["allowlist", "--no-cache", "--static", "--write"])
+    assert written.exit_code == 0, written.output
     after = (root / ".importlinter").read_text()
     kept_lines = [line for line in before.splitlines() if line not in removed_lines(before, after)]
     assert [line for line in after.splitlines() if "# TODO: reason" not in line] == kept_lines

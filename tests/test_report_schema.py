@@ -25,6 +25,8 @@ DEFINITIONS = {
     "CallSite": "CallSite",
     "ImportFinding": "ImportFindingFields",
     "RuntimeFinding": "RuntimeFinding",
+    "IgnoredModule": "IgnoredModule",
+    "UnexpectedLoad": "UnexpectedLoad",
     "ContractResult": "ContractResult",
     "SkippedContract": "SkippedContract",
     "Report": None,  # the schema's root
@@ -96,7 +98,8 @@ def test_schema_rejects_what_the_types_do_not_allow() -> None:
 
 OWN_TREE = {
     "fakesdk/__init__.py": "",
-    "pkg/platforms/__init__.py": "def detect():\n    return 'pkg.platforms.cuda.platform.Cuda'\n",
+    "pkg/platforms/__init__.py": "import importlib\ndef detect():\n    importlib.import_module('pkg.platforms.npu.helper')\n    return 'pkg.platforms.cuda.platform.Cuda'\n",
+    "pkg/platforms/npu/helper.py": "",
     "pkg/platforms/cuda/platform.py": "from pkg.platforms.cuda import hooks\n",
     "pkg/platforms/cuda/hooks.py": "try:\n    import pkg.models\nexcept ImportError:\n    pass\n",
     "pkg/platforms/npu/platform.py": "",
@@ -127,6 +130,9 @@ blocked_modules = fakesdk
 probe_modules = pkg.platforms
 detector = pkg.platforms:detect
 container = pkg.platforms
+ignore_loaded_modules =
+    pkg.platforms.npu  # loads with its helper
+    pkg.platforms.npu.helper  # the detector's
 forbidden_loaded_modules = pkg.platforms
 """
 
@@ -152,6 +158,15 @@ def test_reports_of_our_contract_types_validate(project: Project, kept: bool) ->
     report = project.report()
     assert [c["kept"] for c in report["contracts"]] == [kept] * 3
     _assert_valid(report)
+    runtime = report["contracts"][2]
+    assert [ignored["module"] for ignored in runtime["ignored"]] == [
+        "pkg.platforms.npu",
+        "pkg.platforms.npu.helper",
+    ]
+    assert [load["module"] for load in runtime["loaded_outside_eager_closure"]] == [
+        "pkg.platforms.npu",
+        "pkg.platforms.npu.helper",
+    ]
     if not kept:
         assert {c["id"]: bool(c["violations"]) for c in report["contracts"]} == {
             "r2": True,

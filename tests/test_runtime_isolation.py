@@ -3,12 +3,16 @@
 from __future__ import annotations
 
 import os
+import shutil
+import subprocess
+import sys
 import textwrap
-from pathlib import Path
 
 import pytest
+from click.testing import CliRunner
 
 from helpers import Project
+from importlinter_contracts.cli import main
 
 TREE = {
     # The fake SDK: importable unless the contract blocks it.
@@ -25,6 +29,7 @@ TREE = {
     "pkg/platforms/cuda/platform.py": "class CudaPlatform:\n    pass\n",
     "pkg/platforms/npu/platform.py": "import fakesdk\nclass NpuPlatform:\n    pass\n",
     "pkg/platforms/npu/ops.py": "",
+    "pkg/models/big.py": "",
     "pkg/connectors/__init__.py": """\
         try:
             import fakesdk
@@ -70,11 +75,83 @@ def test_clean_run_is_kept_and_reports_what_was_loaded(tree: Project) -> None:
     assert report["violations"] == []
     assert report["detected"] == "pkg.platforms.cuda.platform.CudaPlatform"
     assert report["loaded_container_modules"] == ["pkg.platforms", "pkg.platforms.interface"]
+    assert report["loaded_modules"] == [
+        "pkg",
+        "pkg.connectors",
+        "pkg.platforms",
+        "pkg.platforms.interface",
+    ]
+    assert report["cached"] is False
+
+
+def test_text_output_states_the_detected_platform_and_the_loaded_container_modules(
+    tree: Project,
+) -> None:
+    result = tree.lint_imports()
+    assert result.output.splitlines()[:4] == [
+        "Optional SDKs stay optional: detected pkg.platforms.cuda.platform.CudaPlatform",
+        "    loaded of pkg.platforms (2):",
+        "        pkg.platforms",
+        "        pkg.platforms.interface",
+    ]
+    assert "Optional SDKs stay optional KEPT" in result.output
+    assert tree.check().stdout.splitlines()[:2] == result.output.splitlines()[:2]
+
+
+def test_verbose_text_output_lists_every_loaded_module_of_the_root_package(tree: Project) -> None:
+    # A call the static reading of calls at import time cannot follow: through a list.
+    tree.write(
+        {
+            "pkg/connectors/__init__.py": "def load():\n    import pkg.extra\nfor hook in [load]:\n    hook()\n"
+        }
+    )
+    tree.write({"pkg/extra.py": ""})
+    lines = tree.lint_imports("--verbose").output.splitlines()
+    start = lines.index("    loaded of the analysed packages (5):")
+    assert lines[start : start + 8] == [
+        "    loaded of the analysed packages (5):",
+        "        pkg",
+        "        pkg.connectors",
+        "        pkg.extra",
+        "        pkg.platforms",
+        "        pkg.platforms.interface",
+        "    loaded although the static eager walk from the probes does not reach them (1):",
+        "        pkg.extra: imported inside pkg.connectors.load(), a function that ran while "
+        "the probes were imported (pkg/connectors/__init__.py:2)",
+    ]
+    assert "loaded of the analysed packages" not in tree.lint_imports().output
 
 
 def test_detected_backend_may_load_its_own_platform_module(tree: Project) -> None:
     tree.write({"pkg/connectors/__init__.py": "import pkg.platforms.cuda.platform\n"})
     assert tree.contract("runtime")["kept"]
+
+
+def test_a_missing_dependency_says_that_the_contract_runs_the_code_and_how_to_go_on(
+    tree: Project,
+) -> None:
+    tree.write({"pkg/connectors/__init__.py": "import torch_not_installed_here\n"})
+    (violation,) = tree.contract("runtime")["violations"]
+    assert violation["kind"] == "probe_failed"
+    assert violation["missing_dependency"] == "torch_not_installed_here"
+    assert violation["message"] == (
+        "importing pkg.connectors failed: ModuleNotFoundError: No module named "
+        "'torch_not_installed_here'. This contract imports the code it checks, so it needs "
+        "that code's dependencies where it runs, and 'torch_not_installed_here' is not "
+        "installed here: install them, or leave this contract out "
+        "(importlinter-contracts check --static)"
+    )
+
+
+def test_a_missing_module_of_the_analysed_package_is_not_called_a_dependency(
+    tree: Project,
+) -> None:
+    tree.write({"pkg/connectors/__init__.py": "import pkg.gone\n"})
+    (violation,) = tree.contract("runtime")["violations"]
+    assert "missing_dependency" not in violation
+    assert violation["message"] == (
+        "importing pkg.connectors failed: ModuleNotFoundError: No module named 'pkg.gone'"
+    )
 
 
 def test_probe_that_fails_to_import_shows_its_exception_and_stderr(tree: Project) -> None:
@@ -90,6 +167,7 @@ def test_probe_that_fails_to_import_shows_its_exception_and_stderr(tree: Project
         "importing pkg.connectors failed: ModuleNotFoundError: import of fakesdk halted; "
         "None in sys.modules"
     )
+    assert "missing_dependency" not in violation  # blocked on purpose, not missing
     assert "connector setup" in violation["stderr_tail"]
     output = tree.lint_imports().output
     assert "Optional SDKs stay optional BROKEN" in output
@@ -97,7 +175,7 @@ def test_probe_that_fails_to_import_shows_its_exception_and_stderr(tree: Project
         "-   importing pkg.connectors failed: ModuleNotFoundError: import of fakesdk halted"
         in output
     )
-    assert "stderr (last lines):" in output and "connector setup" in output
+    assert "stderr of the probe (last lines):\n    connector setup\n" in output
 
 
 @pytest.mark.parametrize(
@@ -151,50 +229,70 @@ def test_blocked_module_that_gets_loaded_anyway_is_named(tree: Project) -> None:
     assert violation["message"] == "the blocked module fakesdk was loaded: fakesdk"
 
 
-def test_platform_module_of_another_backend_is_named(tree: Project) -> None:
+def test_any_module_of_another_backend_is_named(tree: Project) -> None:
     tree.write(
         {
-            "pkg/connectors/__init__.py": "import importlib\nimportlib.import_module('pkg.platforms.' + 'npu.ops')\nimport pkg.platforms.npu.platform as p\n"
+            "pkg/connectors/__init__.py": "import importlib\nimportlib.import_module('pkg.platforms.' + 'npu.ops')\n"
         }
     )
-    tree.write({"pkg/platforms/npu/platform.py": "class NpuPlatform:\n    pass\n"})
     (violation,) = tree.contract("runtime")["violations"]
     assert violation["kind"] == "backend_loaded"
+    assert violation["modules"] == ["pkg.platforms.npu", "pkg.platforms.npu.ops"]
     assert violation["message"] == (
-        "the platform modules of backends other than the detected one "
+        "modules of backends other than the detected one "
         "(detected: pkg.platforms.cuda.platform.CudaPlatform) were loaded: "
-        "pkg.platforms.npu.platform"
+        "pkg.platforms.npu, pkg.platforms.npu.ops"
+    )
+
+
+def test_a_module_that_registers_itself_as_a_backends_marker_counts_as_that_backend(
+    tree: Project,
+) -> None:
+    tree.write(
+        {
+            "pkg/connectors/__init__.py": "import sys, types\nsys.modules['pkg.platforms.rocm.platform'] = types.ModuleType('p')\n"
+        }
+    )
+    (violation,) = tree.contract("runtime")["violations"]
+    assert violation["modules"] == ["pkg.platforms.rocm.platform"]
+
+
+def test_a_container_without_backends_is_a_configuration_error(tree: Project) -> None:
+    configure(tree, "backend_marker = driver\n")
+    result = tree.check()
+    assert (result.exit_code, result.stderr) == (
+        2,
+        'importlinter-contracts: Contract "Optional SDKs stay optional" is not configured '
+        "correctly: container: no child package of 'pkg.platforms' has a 'driver' module; "
+        "set backend_marker.\n",
     )
 
 
 def test_forbidden_loaded_modules_are_named(tree: Project) -> None:
-    configure(tree, "forbidden_loaded_modules =\n    pkg.platforms.npu\n")
+    configure(tree, "forbidden_loaded_modules =\n    pkg.models\n")
     tree.write(
         {
-            "pkg/connectors/__init__.py": "import importlib\nimportlib.import_module('pkg.platforms.npu.ops')\n"
+            "pkg/connectors/__init__.py": "import importlib\nimportlib.import_module('pkg.models.big')\n"
         }
     )
     (violation,) = tree.contract("runtime")["violations"]
     assert violation["kind"] == "forbidden_loaded"
-    assert (
-        violation["message"]
-        == "forbidden modules were loaded: pkg.platforms.npu, pkg.platforms.npu.ops"
-    )
+    assert violation["message"] == "forbidden modules were loaded: pkg.models, pkg.models.big"
 
 
 def test_forbidden_loaded_modules_take_wildcards(tree: Project) -> None:
-    configure(tree, "forbidden_loaded_modules =\n    pkg.platforms.*.ops\n")
+    configure(tree, "forbidden_loaded_modules =\n    pkg.*.big\n")
     tree.write(
         {
-            "pkg/connectors/__init__.py": "import importlib\nimportlib.import_module('pkg.platforms.npu.ops')\n"
+            "pkg/connectors/__init__.py": "import importlib\nimportlib.import_module('pkg.models.big')\n"
         }
     )
     (violation,) = tree.contract("runtime")["violations"]
-    assert violation["modules"] == ["pkg.platforms.npu.ops"]
+    assert violation["modules"] == ["pkg.models.big"]
 
 
 def test_run_that_exceeds_the_timeout_is_killed_and_reported(tree: Project) -> None:
-    configure(tree, "timeout = 2\n")
+    configure(tree, "timeout = 1.5\n")
     tree.write(
         {
             "pkg/connectors/__init__.py": "import subprocess, sys, time\nsubprocess.Popen([sys.executable, '-c', 'import time; time.sleep(60)'])\ntime.sleep(60)\n"
@@ -202,7 +300,7 @@ def test_run_that_exceeds_the_timeout_is_killed_and_reported(tree: Project) -> N
     )
     (violation,) = tree.contract("runtime")["violations"]
     assert violation["kind"] == "timeout"
-    assert violation["message"] == "the probe process was killed after the 2 s timeout"
+    assert violation["message"] == "the probe process was killed after the 1.5 s timeout"
 
 
 def test_child_that_dies_before_reporting_is_reported(tree: Project) -> None:
@@ -241,8 +339,9 @@ def test_child_output_shaped_like_a_result_is_not_taken_for_one(tree: Project) -
     )
     report = tree.contract("runtime")
     assert report["detected"] == "pkg.platforms.cuda.platform.CudaPlatform"
-    assert report["kept"]
-    assert "pkg.platforms.npu.ops" in report["loaded_container_modules"]
+    assert [v["modules"] for v in report["violations"]] == [
+        ["pkg.platforms.npu", "pkg.platforms.npu.ops"]
+    ]
 
 
 def test_child_runs_in_the_working_directory_with_our_sys_path(tree: Project) -> None:
@@ -263,20 +362,33 @@ def test_child_runs_in_the_working_directory_with_our_sys_path(tree: Project) ->
             "detector = pkg.platforms.detect",
             "detector: 'pkg.platforms.detect' is not of the form module:attribute.",
         ),
-        ("timeout = 0", "timeout: Must be >= 1."),
-        ("timeout = soon", "timeout: 'soon' is not an integer."),
+        ("timeout = 0", "timeout: '0' is not a positive number of seconds."),
+        ("timeout = nan", "timeout: 'nan' is not a positive number of seconds."),
+        ("timeout = soon", "timeout: 'soon' is not a number of seconds."),
+        (
+            "ignore_loaded_modules = pkg.platforms.npu -> pkg.x",
+            "ignore_loaded_modules: Entry 'pkg.platforms.npu -> pkg.x' is not a module "
+            "expression (not a dotted module name, * or ** standing for a name): write it as "
+            '"package.module  # reason".',
+        ),
         (
             "python = /nonexistent/python3",
             "python: '/nonexistent/python3' cannot be run: No such file or directory.",
         ),
     ],
-    ids=["detector-form", "timeout-too-small", "timeout-not-integer", "python-missing"],
+    ids=[
+        "detector-form",
+        "timeout-too-small",
+        "timeout-nan",
+        "timeout-not-a-number",
+        "entry-not-a-module",
+        "python-missing",
+    ],
 )
 def test_configuration_errors_are_one_line(tree: Project, options: str, message: str) -> None:
     config = tree.root / ".importlinter"
-    config.write_text(
-        config.read_text().replace("detector = pkg.platforms:detect\n", "") + options + "\n"
-    )
+    text = config.read_text().replace("detector = pkg.platforms:detect\n", "")
+    config.write_text(text + options + "\n")
     if not options.startswith("detector"):
         config.write_text(config.read_text() + "detector = pkg.platforms:detect\n")
     result = tree.check()
@@ -304,23 +416,436 @@ def test_without_a_detector_no_backend_platform_module_may_load(tree: Project) -
     report = tree.contract("runtime")
     assert report["detected"] is None
     assert [v["message"] for v in report["violations"]] == [
-        "the platform modules of backends other than the detected one (detected: nothing) "
-        "were loaded: pkg.platforms.cuda.platform"
+        "modules of backends other than the detected one (detected: nothing) "
+        "were loaded: pkg.platforms.cuda, pkg.platforms.cuda.platform"
     ]
 
 
-OTHER_PYTHONS = sorted(Path("/root/.pyenv/versions").glob("3.1[23]*/bin/python3"))
+def _another_python() -> str | None:
+    """An installed Python of another version: on PATH, or one pyenv manages."""
+    for version in ("3.13", "3.12", "3.11"):
+        if version == f"{sys.version_info.major}.{sys.version_info.minor}":
+            continue
+        found = shutil.which(f"python{version}")
+        probe = [found, "-c", ""] if found else None
+        if probe and subprocess.run(probe, capture_output=True, check=False).returncode == 0:
+            return found
+        if shutil.which("pyenv"):
+            listed = subprocess.run(
+                ["pyenv", "versions", "--bare"], capture_output=True, text=True, check=False
+            ).stdout.split()
+            installed = [v for v in listed if v.startswith(f"{version}.")]
+            if installed:
+                where = subprocess.run(
+                    ["pyenv", "which", f"python{version}"],
+                    capture_output=True,
+                    text=True,
+                    check=False,
+                    env={**os.environ, "PYENV_VERSION": installed[-1]},
+                )
+                if where.returncode == 0:
+                    return where.stdout.strip()
+    return None
 
 
-@pytest.mark.skipif(not OTHER_PYTHONS, reason="no second Python installed")
+OTHER_PYTHON = _another_python()
+
+
+@pytest.mark.skipif(OTHER_PYTHON is None, reason="no Python of another version installed")
 def test_another_interpreter_gets_the_working_directory_but_not_our_site_packages(
     tree: Project,
 ) -> None:
-    python = OTHER_PYTHONS[0]
+    python = OTHER_PYTHON
     configure(tree, f"python = {python}\n")
     # click is installed here, not in the other interpreter: it must not be importable there.
     tree.write({"pkg/connectors/__init__.py": "import click\n"})
     (violation,) = tree.contract("runtime")["violations"]
+    assert violation["missing_dependency"] == "click"
     assert violation["message"] == (
-        "importing pkg.connectors failed: ModuleNotFoundError: No module named 'click'"
+        "importing pkg.connectors failed: ModuleNotFoundError: No module named 'click'. This "
+        "contract imports the code it checks, so it needs that code's dependencies where it "
+        "runs, and 'click' is not installed here: install them, or leave this contract out "
+        "(importlinter-contracts check --static)"
+    )
+
+
+# The allowlist: ignore_loaded_modules.
+
+NPU_LOADED = {
+    "pkg/connectors/__init__.py": "try:\n    import pkg.platforms.npu.ops\nexcept ImportError:\n    pass\n"
+}
+
+
+def test_allowlisted_loaded_modules_are_excused_with_their_reasons(tree: Project) -> None:
+    tree.write(NPU_LOADED)
+    configure(
+        tree,
+        """\
+        require_reasons = true
+        ignore_loaded_modules =
+            pkg.platforms.npu  # parent of the connector, runs first
+            pkg.platforms.npu.ops  # the connector's try import
+        """,
+    )
+    report = tree.contract("runtime")
+    assert (report["kept"], report["violations"], report["unmatched_ignores"]) == (True, [], [])
+    assert report["ignored"] == [
+        {
+            "module": "pkg.platforms.npu",
+            "entry": "pkg.platforms.npu # parent of the connector, runs first",
+            "reason": "parent of the connector, runs first",
+        },
+        {
+            "module": "pkg.platforms.npu.ops",
+            "entry": "pkg.platforms.npu.ops # the connector's try import",
+            "reason": "the connector's try import",
+        },
+    ]
+    lines = tree.lint_imports().output.splitlines()
+    assert lines[:5] == [
+        "Optional SDKs stay optional: detected pkg.platforms.cuda.platform.CudaPlatform",
+        "    loaded of pkg.platforms (4):",
+        "        pkg.platforms",
+        "        pkg.platforms.interface",
+        "        pkg.platforms.npu  (allowlisted: parent of the connector, runs first)",
+    ]
+    assert lines[5] == "        pkg.platforms.npu.ops  (allowlisted: the connector's try import)"
+    assert "Optional SDKs stay optional KEPT" in lines  # no "ignored imports": they are modules
+
+
+def test_an_entry_excuses_only_the_modules_it_names(tree: Project) -> None:
+    tree.write(NPU_LOADED)
+    configure(tree, "ignore_loaded_modules =\n    pkg.platforms.npu.ops  # connector\n")
+    (violation,) = tree.contract("runtime")["violations"]
+    assert violation["modules"] == ["pkg.platforms.npu"]
+
+
+def test_entries_take_wildcards_and_excuse_forbidden_modules_too(tree: Project) -> None:
+    tree.write(
+        {"pkg/connectors/__init__.py": "import pkg.platforms.npu.ops\nimport pkg.models.big\n"}
+    )
+    configure(
+        tree,
+        """\
+        forbidden_loaded_modules = pkg.models
+        ignore_loaded_modules =
+            pkg.platforms.npu.**  # the whole NPU package
+            pkg.platforms.npu  # its package
+            pkg.*  # the models package
+            pkg.models.big  # the model
+        """,
+    )
+    report = tree.contract("runtime")
+    assert report["kept"], report["violations"]
+    assert [item["module"] for item in report["ignored"]] == [
+        "pkg.models",
+        "pkg.models.big",
+        "pkg.platforms.npu",
+        "pkg.platforms.npu.ops",
+    ]
+
+
+@pytest.mark.parametrize(
+    ("alerting", "kept", "warnings"),
+    [
+        ("error", False, []),
+        (
+            "warn",
+            True,
+            [
+                "No loaded module matches ignored loaded module pkg.platforms.xpu # gone: "
+                "remove this stale entry."
+            ],
+        ),
+        ("none", True, []),
+    ],
+)
+def test_stale_entries_follow_unmatched_ignore_imports_alerting(
+    tree: Project, alerting: str, kept: bool, warnings: list[str]
+) -> None:
+    configure(
+        tree,
+        f"unmatched_ignore_imports_alerting = {alerting}\n"
+        "ignore_loaded_modules =\n    pkg.platforms.xpu  # gone\n",
+    )
+    report = tree.contract("runtime")
+    assert (report["kept"], report["warnings"]) == (kept, warnings)
+    assert report["unmatched_ignores"] == (["pkg.platforms.xpu # gone"] if not kept else [])
+
+
+def test_entries_are_not_called_stale_when_the_probe_did_not_run_cleanly(tree: Project) -> None:
+    # Which modules load is not known: the entries may well still be needed.
+    tree.write({**NPU_LOADED, "pkg/platforms/interface.py": "import torch_not_installed_here\n"})
+    configure(tree, "ignore_loaded_modules =\n    pkg.platforms.npu  # connector debt\n")
+    report = tree.contract("runtime")
+    assert report["kept"] is False
+    assert "probe_failed" in [v["kind"] for v in report["violations"]]
+    assert report["unmatched_ignores"] == []
+    assert report["warnings"] == [
+        "The ignore_loaded_modules entries were not checked for stale ones: the probe did not "
+        "run cleanly."
+    ]
+    annotations = tree.check("--format", "github").stdout
+    assert "remove this stale entry" not in annotations
+
+
+def test_an_entry_for_a_loaded_module_that_breaks_no_rule_is_stale(tree: Project) -> None:
+    configure(tree, "ignore_loaded_modules =\n    pkg.platforms.interface  # neutral\n")
+    report = tree.contract("runtime")
+    assert (report["kept"], report["unmatched_ignores"]) == (
+        False,
+        ["pkg.platforms.interface # neutral"],
+    )
+    output = tree.lint_imports().output
+    assert (
+        "1 ignore_loaded_modules entry matches no loaded module that this contract would report:"
+        in " ".join(output.split())  # Rich wraps this line
+    )
+    assert "-   pkg.platforms.interface # neutral  (remove this stale entry)" in output
+
+
+def test_require_reasons_names_the_entries_without_one(tree: Project) -> None:
+    configure(
+        tree,
+        "require_reasons = true\nignore_loaded_modules =\n    pkg.platforms.npu\n"
+        "    pkg.platforms.npu.ops  # TODO: reason\n",
+    )
+    result = tree.check()
+    assert (result.exit_code, result.stderr) == (
+        2,
+        'importlinter-contracts: Contract "Optional SDKs stay optional" is not configured '
+        "correctly: ignore_loaded_modules: require_reasons is true, but these entries give no "
+        "reason: 'pkg.platforms.npu', 'pkg.platforms.npu.ops # TODO: reason'. End each with "
+        "'# why it is allowed'.\n",
+    )
+
+
+# The static model against the run.
+
+
+def test_modules_loaded_beyond_the_static_eager_walk_are_listed_with_their_importer(
+    tree: Project,
+) -> None:
+    tree.write(
+        {
+            # A call through a registry, which the static reading of calls cannot follow.
+            "pkg/connectors/__init__.py": """\
+                import importlib
+                def register():
+                    import pkg.registered
+                REGISTRY = {"hook": register}
+                REGISTRY["hook"]()
+                importlib.import_module("pkg.by_name")
+                """,
+            "pkg/registered.py": "",
+            "pkg/by_name.py": "",
+            "pkg/platforms/__init__.py": """\
+                def detect():
+                    import pkg.detected
+                    return "pkg.platforms.cuda.platform.CudaPlatform"
+                """,
+            "pkg/detected.py": "import pkg.sub.leaf\n",
+            "pkg/sub/leaf.py": "",
+        }
+    )
+    unexpected = tree.contract("runtime")["loaded_outside_eager_closure"]
+    assert unexpected == [
+        {
+            "module": "pkg.by_name",
+            "importer": "pkg.connectors",
+            "function": None,
+            "location": {"path": "pkg/connectors/__init__.py", "line": 6},
+            "why": "through importlib from module level of pkg.connectors: a name chosen at "
+            "run time (a registry, a plugin)",
+        },
+        {
+            "module": "pkg.detected",
+            "importer": "pkg.platforms",
+            "function": "detect",
+            "location": {"path": "pkg/platforms/__init__.py", "line": 2},
+            "why": "imported inside pkg.platforms.detect(), during the detector call",
+        },
+        {
+            "module": "pkg.registered",
+            "importer": "pkg.connectors",
+            "function": "register",
+            "location": {"path": "pkg/connectors/__init__.py", "line": 3},
+            "why": "imported inside pkg.connectors.register(), a function that ran while the "
+            "probes were imported",
+        },
+        {
+            "module": "pkg.sub",
+            "importer": "pkg.detected",
+            "function": None,
+            "location": {"path": "pkg/detected.py", "line": 1},
+            "why": "imported at module level by pkg.detected, itself loaded outside the "
+            "closure; as the parent package of pkg.sub.leaf",
+        },
+        {
+            "module": "pkg.sub.leaf",
+            "importer": "pkg.detected",
+            "function": None,
+            "location": {"path": "pkg/detected.py", "line": 1},
+            "why": "imported at module level by pkg.detected, itself loaded outside the closure",
+        },
+    ]
+
+
+def test_a_module_put_into_sys_modules_is_listed_as_not_imported(tree: Project) -> None:
+    tree.write(
+        {
+            "pkg/connectors/__init__.py": "import sys, types\nsys.modules['pkg.made_up'] = types.ModuleType('pkg.made_up')\n"
+        }
+    )
+    assert tree.contract("runtime")["loaded_outside_eager_closure"] == [
+        {
+            "module": "pkg.made_up",
+            "importer": None,
+            "function": None,
+            "location": None,
+            "why": "the import hook did not see it imported: it was put into sys.modules directly",
+        }
+    ]
+
+
+def test_what_the_static_walk_reaches_is_not_listed(tree: Project) -> None:
+    tree.write(
+        {
+            "pkg/connectors/__init__.py": "try:\n    import pkg.models.big\nexcept ImportError:\n    pass\n"
+        }
+    )
+    report = tree.contract("runtime")
+    assert "pkg.models.big" in report["loaded_modules"]
+    assert report["loaded_outside_eager_closure"] == []
+
+
+# The allowlist sync and the GitHub annotations know ignore_loaded_modules.
+
+
+def test_allowlist_command_adds_loaded_modules_and_removes_stale_entries(tree: Project) -> None:
+    tree.write(NPU_LOADED)
+    configure(tree, "ignore_loaded_modules =\n    pkg.platforms.xpu  # retired\n")
+    before = (tree.root / ".importlinter").read_text()
+    shown = CliRunner().invoke(main, ["allowlist", "--no-cache"], catch_exceptions=False)
+    assert shown.exit_code == 1
+    assert [line for line in shown.stdout.splitlines() if line[:1] in "+-"][2:] == [
+        "-    pkg.platforms.xpu  # retired",
+        "+    pkg.platforms.npu  # TODO: reason",
+        "+    pkg.platforms.npu.ops  # TODO: reason",
+    ]
+    assert (tree.root / ".importlinter").read_text() == before
+    written = CliRunner().invoke(main, ["allowlist", "--no-cache", "--write"])
+    assert written.exit_code == 0
+    assert (tree.root / ".importlinter").read_text() == before.replace(
+        "    pkg.platforms.xpu  # retired\n",
+        "    pkg.platforms.npu  # TODO: reason\n    pkg.platforms.npu.ops  # TODO: reason\n",
+    )
+    assert tree.contract("runtime")["kept"]
+
+
+def test_allowlist_command_writes_the_option_when_there_is_none(tree: Project) -> None:
+    tree.write(NPU_LOADED)
+    written = CliRunner().invoke(main, ["allowlist", "--no-cache", "--write"])
+    assert written.exit_code == 0
+    assert (
+        (tree.root / ".importlinter")
+        .read_text()
+        .endswith(
+            "container = pkg.platforms\nignore_loaded_modules =\n"
+            "    pkg.platforms.npu  # TODO: reason\n    pkg.platforms.npu.ops  # TODO: reason\n\n"
+        )
+    )
+
+
+def test_github_annotation_points_at_a_stale_loaded_module_entry(tree: Project) -> None:
+    configure(tree, "ignore_loaded_modules =\n    pkg.platforms.xpu  # retired\n")
+    result = tree.check("--format", "github")
+    line = (
+        (tree.root / ".importlinter")
+        .read_text()
+        .splitlines()
+        .index("    pkg.platforms.xpu  # retired")
+    )
+    assert result.stdout.splitlines() == [
+        f"::error file=.importlinter,line={line + 1},title=Optional SDKs stay optional (runtime)"
+        "::pkg.platforms.xpu # retired: no loaded module matches it; remove this stale entry"
+    ]
+
+
+def test_a_dependency_missing_for_several_probes_is_explained_once(tree: Project) -> None:
+    tree.write(
+        {
+            "pkg/platforms/interface.py": "import torch_not_installed_here\n",
+            "pkg/connectors/__init__.py": "import torch_not_installed_here\n",
+        }
+    )
+    violations = tree.contract("runtime")["violations"]
+    assert [v["missing_dependency"] for v in violations] == ["torch_not_installed_here"] * 2
+    assert [v["message"].partition(". ")[2][:30] for v in violations] == [
+        "This contract imports the code",
+        "",
+    ]
+
+
+def test_allowlist_command_edits_a_toml_list_of_loaded_modules(tree: Project) -> None:
+    tree.write(NPU_LOADED)
+    (tree.root / ".importlinter").unlink()
+    pyproject = tree.root / "pyproject.toml"
+    pyproject.write_text(
+        "[tool.importlinter]\n"
+        'root_package = "pkg"\n'
+        'contract_types = ["runtime_isolation: importlinter_contracts.RuntimeIsolationContract"]\n'
+        "\n"
+        "[[tool.importlinter.contracts]]\n"
+        'id = "runtime"\n'
+        'name = "R"\n'
+        'type = "runtime_isolation"\n'
+        'blocked_modules = ["fakesdk"]\n'
+        'probe_modules = ["pkg.platforms", "pkg.connectors"]\n'
+        'container = "pkg.platforms"\n'
+        "ignore_loaded_modules = [\n"
+        '    "pkg.platforms.xpu  # gone",\n'
+        "]\n"
+    )
+    written = CliRunner().invoke(main, ["allowlist", "--no-cache", "--write"])
+    assert written.exit_code == 0, written.output
+    assert pyproject.read_text().endswith(
+        "ignore_loaded_modules = [\n"
+        '    "pkg.platforms.npu  # TODO: reason",\n'
+        '    "pkg.platforms.npu.ops  # TODO: reason",\n'
+        "]\n"
+    )
+
+
+def test_allowlist_command_refuses_to_edit_after_a_failed_probe(tree: Project) -> None:
+    configure(tree, "ignore_loaded_modules =\n    pkg.platforms.npu  # connector\n")
+    tree.write({"pkg/connectors/__init__.py": "import torch_not_installed_here\n"})
+    before = (tree.root / ".importlinter").read_text()
+    result = CliRunner().invoke(main, ["allowlist", "--no-cache", "--write"])
+    assert (result.exit_code, result.stdout) == (2, "")
+    assert result.stderr == (
+        'importlinter-contracts: Contract "Optional SDKs stay optional": its '
+        "ignore_loaded_modules cannot be brought in step, as the probe did not run cleanly "
+        "(importing pkg.connectors failed: ModuleNotFoundError: No module named "
+        "'torch_not_installed_here'. This contract imports the code it checks, so it needs "
+        "that code's dependencies where it runs, and 'torch_not_installed_here' is not "
+        "installed here: install them, or leave this contract out (importlinter-contracts "
+        "check --static)). Fix that first, or leave the contract out with --static.\n"
+    )
+    assert (tree.root / ".importlinter").read_text() == before
+    static = CliRunner().invoke(main, ["allowlist", "--no-cache", "--static"])
+    assert static.exit_code == 0
+
+
+def test_two_entries_for_the_same_modules_are_a_configuration_error(tree: Project) -> None:
+    configure(
+        tree,
+        "ignore_loaded_modules =\n    pkg.platforms.npu  # one\n    pkg.platforms.npu  # two\n",
+    )
+    result = tree.check()
+    assert (result.exit_code, result.stderr) == (
+        2,
+        'importlinter-contracts: Contract "Optional SDKs stay optional" is not configured '
+        "correctly: ignore_loaded_modules: These entries allow the same loaded modules: "
+        "'pkg.platforms.npu # one', 'pkg.platforms.npu # two'. Keep one of each.\n",
     )

@@ -249,8 +249,11 @@ def test_syntax_newer_than_the_interpreter_is_read(read: Reader) -> None:
 @pytest.mark.parametrize(
     ("source", "message"),
     [
-        ('x = """never closed\nimport y\n', "line 1"),
-        ("if x:\n        import a\n    import b\n", "line 3: unindent does not match"),
+        ('x = """never closed\nimport y\n', "line 1: EOF in multi-line string"),
+        (
+            "if x:\n        import a\n    import b\n",
+            "line 3: unindent does not match any outer indentation level",
+        ),
         ("if x\n    import y\n", "line 1: a compound statement has no colon"),
     ],
     ids=["unterminated string", "bad dedent", "header without colon"],
@@ -258,8 +261,9 @@ def test_syntax_newer_than_the_interpreter_is_read(read: Reader) -> None:
 def test_files_that_do_not_tokenize_raise_with_the_line(
     read: Reader, source: str, message: str
 ) -> None:
-    with pytest.raises(UnreadableSourceError, match=message):
+    with pytest.raises(UnreadableSourceError) as raised:
         read(source.encode())
+    assert str(raised.value) == message
 
 
 @pytest.mark.skipif(sys.version_info >= (3, 14), reason="Python 3.14 reads t-strings")

@@ -109,14 +109,29 @@ def test_a_bare_python_without_the_project_venv_says_what_to_run_first(tmp_path:
 
 
 def test_a_bare_python_uses_the_project_venv(tmp_path: Path) -> None:
-    # The refusal comes after the switch to the project's .venv: reaching it shows the switch.
-    _package(tmp_path / "target")
-    other = _package(tmp_path / "other")
+    # Only lint-imports with our contract types, which the bare Python lacks and the project's
+    # .venv has, can print this contract's verdict.
+    target = _package(tmp_path / "target")
+    for backend in ("cuda", "npu"):
+        (target / "vllm_omni/platforms" / backend).mkdir(parents=True)
+        for name in ("__init__.py", "platform.py"):
+            (target / "vllm_omni/platforms" / backend / name).write_text("")
+    (target / "vllm_omni/platforms/__init__.py").write_text("")
+    (target / "vllm_omni/neutral.py").write_text("import vllm_omni.platforms.npu.platform\n")
     result = run_tool(
-        "lint", "--tree", "target", cwd=tmp_path, python=BARE_PYTHON, PYTHONPATH=str(other)
+        "lint",
+        "--tree",
+        "target",
+        "--contract",
+        "platform-backends-private",
+        "--no-logo",
+        "--no-cache",
+        cwd=tmp_path,
+        python=BARE_PYTHON,
     )
-    assert result.returncode == 2
-    assert result.stderr.startswith("vllm_omni_tree.py: PYTHONPATH provides a vllm_omni")
+    assert result.returncode == 1, result.stderr
+    assert "Neutral code never imports a platform backend (R2) BROKEN" in result.stdout
+    assert "target/vllm_omni/neutral.py:1" in result.stdout
 
 
 # The real release, with a violation added.
@@ -161,12 +176,18 @@ def test_the_tree_on_pythonpath_without_tree_is_never_linted_as_kept(
     copy, _ = broken_copy
     result = run_tool(command, cwd=tmp_path, PYTHONPATH=str(copy))
     assert result.returncode == 2 and result.stdout == ""
-    assert result.stderr.startswith(
-        f"vllm_omni_tree.py: PYTHONPATH provides a vllm_omni ({copy}/vllm_omni) other than"
+    assert result.stderr.splitlines()[-1] == (
+        f"vllm_omni_tree.py: PYTHONPATH provides a vllm_omni ({copy}/vllm_omni) other than "
+        f"the one to lint ({tree(NEWEST)}/vllm_omni): remove it from PYTHONPATH, or lint that "
+        f"one with `--tree {copy.relative_to(tmp_path)}`."
     )
     from_inside = run_tool(command, cwd=copy)
-    assert from_inside.returncode == 2
-    assert from_inside.stderr.endswith("or lint that one with `--tree .`.\n")
+    assert (from_inside.returncode, from_inside.stdout) == (2, "")
+    assert from_inside.stderr.splitlines()[-1] == (
+        f"vllm_omni_tree.py: the working directory provides a vllm_omni ({copy}/vllm_omni) "
+        f"other than the one to lint ({tree(NEWEST)}/vllm_omni): run from another folder, or "
+        "lint that one with `--tree .`."
+    )
 
 
 @pytest.mark.real_tree
@@ -178,3 +199,26 @@ def test_a_bare_python_lints_the_cached_release(tmp_path: Path) -> None:
         f"{tree(NEWEST)} (--tree PATH lints another tree)"
     )
     assert "Contracts: 1 kept, 0 broken." in result.stdout
+
+
+def test_runtime_takes_no_cuda_torch_when_no_cpu_build_is_offered(tmp_path: Path) -> None:
+    # No index and an empty wheel folder: pip finds no torch 2.13.0+cpu (as on PyPI, which
+    # carries only the CUDA build), and the tool stops instead of taking another build.
+    empty = tmp_path / "no-wheels"
+    empty.mkdir()
+    result = run_tool(
+        "runtime",
+        cwd=tmp_path,
+        IMPORTLINTER_CONTRACTS_CACHE=str(tmp_path / "cache"),
+        PIP_CONFIG_FILE=os.devnull,
+        PIP_NO_INDEX="1",
+        PIP_FIND_LINKS=str(empty),
+    )
+    assert (result.returncode, result.stdout) == (2, "")
+    assert result.stderr.splitlines()[-1] == (
+        "vllm_omni_tree.py: pip found no torch==2.13.0+cpu (torch's CPU build; PyPI carries "
+        "only the CUDA build), and the runtime environment takes no CUDA build: point pip at "
+        "PyTorch's CPU wheel index (PIP_EXTRA_INDEX_URL) or at a folder that holds the wheel "
+        "(PIP_FIND_LINKS), and run again."
+    )
+    assert not (tmp_path / "cache" / "runtime-venv" / ".complete").exists()

@@ -1,10 +1,11 @@
 """Other multi-backend codebases, downloaded at run time into the git-ignored cache: the trees
 that the configurations in examples/ are written for.
 
+    python tools/other_trees.py lint vllm|lmdeploy [LINT-IMPORTS ARGS...]
+        Fetch the release (once) and run lint-imports with its configuration in examples/
+        on it; exits with lint-imports' status.
     python tools/other_trees.py path vllm|lmdeploy
-        Fetch the release (once) and print the folder to put on sys.path; so
-        PYTHONPATH=$(python tools/other_trees.py path vllm) lint-imports
-        --config examples/vllm.importlinter checks the shipped configuration.
+        Fetch the release (once) and print the folder to put on sys.path.
 
 Neither release is published as a pure-Python wheel or a usable sdist: vllm 0.33.0 and
 lmdeploy 0.18.0 are on the index only as platform wheels (336 MB and 107 MB, mostly compiled
@@ -25,7 +26,16 @@ import zipfile
 from dataclasses import dataclass
 from pathlib import Path
 
-from vllm_omni_tree import cache_root, pip_download
+from vllm_omni_tree import (
+    REPO,
+    ToolError,
+    cache_root,
+    pip_download,
+    refuse_another_package,
+    run_lint_imports,
+    say,
+    use_project_environment,
+)
 
 
 @dataclass(frozen=True)
@@ -57,10 +67,6 @@ def _megabytes(size: int) -> str:
     return f"{size / 1e6:.1f} MB"
 
 
-def _progress(text: str) -> None:
-    print(text, file=sys.stderr, flush=True)
-
-
 def tree(name: str) -> Path:
     """The folder holding the release's top-level package, with its `.py` files only
     (downloaded and extracted once)."""
@@ -70,7 +76,7 @@ def tree(name: str) -> Path:
         return target
     target.parent.mkdir(parents=True, exist_ok=True)
     with tempfile.TemporaryDirectory(dir=target.parent) as download:
-        _progress(f"{name} {release.version}: downloading {release.wheel} ...")
+        say(f"{name} {release.version}: downloading {release.wheel} ...")
         started = time.monotonic()
         pip_download(
             f"{release.distribution}=={release.version}",
@@ -82,7 +88,7 @@ def tree(name: str) -> Path:
             "3.11",
         )
         wheel = Path(download) / release.wheel
-        _progress(
+        say(
             f"{name} {release.version}: downloaded {_megabytes(wheel.stat().st_size)} "
             f"in {time.monotonic() - started:.1f} s; extracting the .py files ..."
         )
@@ -98,7 +104,7 @@ def tree(name: str) -> Path:
     shutil.rmtree(target, ignore_errors=True)
     partial.rename(target)
     (target / ".complete").touch()
-    _progress(
+    say(
         f"{name} {release.version}: kept {len(members):,} .py files "
         f"({_megabytes(sum(info.file_size for info in members))}) in {target}; "
         "the wheel is deleted"
@@ -110,11 +116,23 @@ def main() -> int:
     parser = argparse.ArgumentParser(
         description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter
     )
-    parser.add_argument("command", choices=["path"])
+    parser.add_argument("command", choices=["lint", "path"])
     parser.add_argument("name", choices=sorted(RELEASES))
-    args = parser.parse_args()
-    print(tree(args.name))
-    return 0
+    args, rest = parser.parse_known_args()
+    try:
+        scripts = use_project_environment()
+        release = RELEASES[args.name]
+        if args.command == "path":
+            print(tree(args.name))
+            return 0
+        config = REPO / "examples" / f"{args.name}.importlinter"
+        folder = tree(args.name)
+        refuse_another_package(release.package, folder, "its own configuration")
+        say(f"linting {release.distribution} {release.version} in {folder} with {config.name}")
+        return run_lint_imports(scripts, folder, rest, config)
+    except ToolError as error:
+        print(f"other_trees.py: {error}", file=sys.stderr)
+        return 2
 
 
 if __name__ == "__main__":

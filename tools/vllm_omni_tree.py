@@ -44,7 +44,14 @@ RELEASES = ("0.14.0", "0.16.0", "0.18.0", "0.20.0", "0.22.0", "0.24.0", "0.26.0"
 
 CONFIG = REPO / ".importlinter"
 RUNTIME_REQUIREMENTS = REPO / "tools" / "vllm-omni-runtime.txt"
-TORCH = "torch==2.13.0"  # the CPU build: a newer torch would pull a CUDA build of several GB
+# torch's CPU build, by its own version label: PyPI offers only the CUDA build of 2.13.0
+# (several GB of CUDA libraries), which the runtime environment never takes.
+TORCH = "torch==2.13.0+cpu"
+NO_CPU_TORCH = (
+    f"pip found no {TORCH} (torch's CPU build; PyPI carries only the CUDA build), and the runtime "
+    "environment takes no CUDA build: point pip at PyTorch's CPU wheel index "
+    "(PIP_EXTRA_INDEX_URL) or at a folder that holds the wheel (PIP_FIND_LINKS), and run again."
+)
 VLLM = "vllm==0.30.0"
 PROJECT_VENV = REPO / ".venv"
 SET_UP = "python3 -m venv .venv && .venv/bin/pip install -e '.[dev]'"
@@ -58,7 +65,7 @@ class ToolError(Exception):
 
 def say(message: str) -> None:
     """A progress line on stderr (stdout carries only what a command prints as its result)."""
-    print(f"vllm_omni_tree.py: {message}", file=sys.stderr, flush=True)
+    print(f"{Path(sys.argv[0]).name}: {message}", file=sys.stderr, flush=True)
 
 
 def cache_root() -> Path:
@@ -119,9 +126,10 @@ def use_project_environment() -> Path:
             f"{PROJECT_VENV} lacks import-linter or importlinter-contracts: run first, "
             f"in {REPO}: .venv/bin/pip install -e '.[dev]'"
         )
+    # The script that is running (this one, or another tool that imports it), run again.
     os.execve(
         python,
-        [str(python), str(Path(__file__).resolve()), *sys.argv[1:]],
+        [str(python), str(Path(sys.argv[0]).resolve()), *sys.argv[1:]],
         {**os.environ, _REEXECUTED: "1"},
     )
 
@@ -227,6 +235,12 @@ def chosen_tree(tree_option: str | None, version: str | None) -> Tree:
 def refuse_another_vllm_omni(folder: Path) -> None:
     """Refuse when PYTHONPATH or the working directory provides a vllm_omni other than the one
     in `folder`: the user means that one, and lint-imports might read it instead."""
+    refuse_another_package("vllm_omni", folder, "`--tree {}`")
+
+
+def refuse_another_package(package: str, folder: Path, choose_it: str) -> None:
+    """Refuse when PYTHONPATH or the working directory provides a `package` other than the
+    one in `folder`; `choose_it` says how to lint that one instead ({} is its folder)."""
     places = [("PYTHONPATH", entry) for entry in os.environ.get("PYTHONPATH", "").split(os.pathsep)]
     places.append(("the working directory", os.getcwd()))
     for where, entry in places:
@@ -234,20 +248,21 @@ def refuse_another_vllm_omni(folder: Path) -> None:
             continue
         # PathFinder looks in that one folder only and runs nothing. A namespace portion (a
         # folder without __init__.py) is not imported when a regular package exists.
-        spec = importlib.machinery.PathFinder.find_spec("vllm_omni", [entry])
+        spec = importlib.machinery.PathFinder.find_spec(package, [entry])
         if spec is None or spec.origin is None or spec.loader is None:
             continue
         provided = Path(spec.origin)
         if provided.name == "__init__.py":
             provided = provided.parent
-        if provided.resolve() != (folder / "vllm_omni").resolve():
+        if provided.resolve() != (folder / package).resolve():
             instead = (
                 "remove it from PYTHONPATH" if where == "PYTHONPATH" else "run from another folder"
             )
             raise ToolError(
-                f"{where} provides a vllm_omni ({provided}) other than the one to lint "
-                f"({folder / 'vllm_omni'}): {instead}, or lint that one with "
-                f"`--tree {shown(Path(entry).resolve())}`."
+                f"{where} provides a {package} ({provided}) other than the one to lint "
+                f"({folder / package}): {instead}, or lint that one with "
+                + choose_it.format(shown(Path(entry).resolve()))
+                + "."
             )
 
 
@@ -313,8 +328,19 @@ def prepare_runtime_environment() -> Path:
     if subprocess.run([base_python, "-m", "venv", str(venv)], check=False).returncode != 0:
         raise ToolError(f"`{base_python} -m venv {venv}` failed: its output above says why.")
     python = venv / "bin" / "python"
-    step(2, f"installing {TORCH}, the CPU build (the largest part)")
-    run_pip(python, "install", TORCH)
+    step(2, f"installing {TORCH}, torch's CPU build (the largest part)")
+    try:
+        run_pip(python, "install", TORCH)
+    except ToolError:
+        raise ToolError(NO_CPU_TORCH) from None
+    cuda = subprocess.run(
+        [str(python), "-c", "import torch; print(torch.version.cuda or '')"],
+        capture_output=True,
+        text=True,
+        check=False,
+    )
+    if cuda.returncode != 0 or cuda.stdout.strip():
+        raise ToolError(f"the torch installed is not a CPU build; {NO_CPU_TORCH}")
     step(3, f"installing {VLLM} without its dependencies")
     wheels = cache_root() / "wheels"
     vllm_wheels = sorted(wheels.glob("vllm-0.30.0-*.whl"))
@@ -335,15 +361,16 @@ def prepare_runtime_environment() -> Path:
 # Running lint-imports.
 
 
-def run_lint_imports(scripts: Path, folder: Path, args: list[str]) -> int:
-    """Run the lint-imports of a scripts folder with our configuration, with `folder` first
-    on PYTHONPATH, in the working directory (so that locations are relative to it)."""
+def run_lint_imports(scripts: Path, folder: Path, args: list[str], config: Path = CONFIG) -> int:
+    """Run the lint-imports of a scripts folder with a configuration (ours by default), with
+    `folder` first on PYTHONPATH, in the working directory (so that locations are relative
+    to it)."""
     env = {
         **os.environ,
         "PYTHONPATH": os.pathsep.join([str(folder), os.environ.get("PYTHONPATH", "")]),
     }
     return subprocess.run(
-        [str(scripts / "lint-imports"), str(CONFIG), *args], env=env, check=False
+        [str(scripts / "lint-imports"), str(config), *args], env=env, check=False
     ).returncode
 
 

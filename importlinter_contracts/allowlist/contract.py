@@ -1,8 +1,9 @@
-"""The part every static contract here shares: its allowlist options and how they report,
-with a warning about what the graph cannot see."""
+"""The part every contract here shares: its allowlist options and how they report, with a
+warning about what the graph cannot see for the static ones."""
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from typing import Any, ClassVar
 
 from grimp import ImportGraph
@@ -11,25 +12,41 @@ from importlinter.domain.contract import InvalidContractOptions
 
 from .._importlinter import AlertLevel, render_broken_contract_guidance
 from ..outputs.text import print_finding
-from ..report import ContractFindings, Finding, IgnoredImport, ImportFinding
+from ..report import (
+    ContractFindings,
+    Finding,
+    Ignored,
+    IgnoredImport,
+    ImportFinding,
+    is_import_finding,
+)
 from ..unseen import unseen_folders
-from .entries import Allowlist, AllowlistEntry, AllowlistField, entries_missing_reasons
+from .entries import (
+    IMPORT_ENTRIES,
+    Allowlist,
+    AllowlistEntry,
+    AllowlistField,
+    EntryKind,
+    EntryUse,
+    entries_missing_reasons,
+)
 
 STALE_ENTRY_ADVICE = "remove this stale entry"
 
 
-class AllowlistedContract(Contract):
-    """A contract whose `ignore_imports` is a shrink-only allowlist with reasons.
+class ContractWithAllowlist(Contract):
+    """A contract whose allowlist (the option `entry_kind.option`) is shrink-only, with
+    reasons.
 
-    Subclasses compute their findings, pass each through `Allowlist.excuse`, and build their
-    result with `_contract_check`.
+    Subclasses declare that option's field, compute their findings, pass each through their
+    allowlist's `excuse`, and build their result with `_contract_check`.
     """
 
-    # They read the import graph and source files, never run them (`check --static` runs them).
+    entry_kind: ClassVar[EntryKind]
+    # Whether it runs the code it checks (`check --static` leaves such contracts out).
     executes_analysed_code: ClassVar[bool] = False
 
     # Each field reads as its parsed value on an instance, hence the annotations.
-    ignore_imports: list[AllowlistEntry] | None = AllowlistField()  # type: ignore[assignment]
     require_reasons: bool = fields.BooleanField(required=False, default=False)  # type: ignore[assignment]
     unmatched_ignore_imports_alerting: AlertLevel = fields.EnumField(  # type: ignore[assignment]
         AlertLevel, default=AlertLevel.ERROR
@@ -43,41 +60,54 @@ class AllowlistedContract(Contract):
                 listed = ", ".join(f"'{entry}'" for entry in missing)
                 raise InvalidContractOptions(
                     {
-                        "ignore_imports": f"require_reasons is true, but these entries give no "
-                        f"reason: {listed}. End each with '# why it is allowed'."
+                        self.entry_kind.option: "require_reasons is true, but these entries "
+                        f"give no reason: {listed}. End each with '# why it is allowed'."
                     }
                 )
 
     def _entries(self) -> list[AllowlistEntry]:
-        return list(self.ignore_imports or [])
+        return list(getattr(self, self.entry_kind.option) or [])
 
-    def _allowlist(self, graph: ImportGraph) -> Allowlist:
-        return Allowlist(graph, self._entries())
+    def missing_entries(self, findings: ContractFindings) -> list[str]:
+        """The entries (without reasons) that would excuse every violation that an entry can
+        excuse, for `importlinter-contracts allowlist`."""
+        raise NotImplementedError
 
     def _contract_check(
         self,
         violations: list[Finding],
-        ignored: list[IgnoredImport],
-        allowlist: Allowlist,
+        ignored: Sequence[Ignored],
+        allowlist: EntryUse,
         warnings: list[str] | None = None,
+        stale_unknown: str | None = None,
         **specific: Any,
     ) -> ContractCheck:
         """The result, with stale entries handled as `unmatched_ignore_imports_alerting` says
-        and the folders the graph cannot see warned about; `specific` holds the contract
-        type's own fields of `ContractFindings`."""
+        (unless `stale_unknown` says why which entries are stale cannot be told) and the folders
+        the graph cannot see warned about; `specific` holds the contract type's own fields of
+        `ContractFindings`."""
         alerting = self.unmatched_ignore_imports_alerting
-        stale = [] if alerting is AlertLevel.NONE else allowlist.stale()
-        unseen = unseen_folders(self.session_options).warning()
+        stale = [] if alerting is AlertLevel.NONE or stale_unknown else allowlist.stale()
+        # A contract that runs the code sees those folders' modules load: no warning there.
+        unseen = (
+            None if self.executes_analysed_code else unseen_folders(self.session_options).warning()
+        )
         warnings = [*([unseen] if unseen else []), *(warnings or [])]
+        if stale_unknown and self._entries():
+            warnings.append(
+                f"The {self.entry_kind.option} entries were not checked for stale ones: "
+                f"{stale_unknown}."
+            )
         if alerting is AlertLevel.WARN:
+            kind = self.entry_kind
             warnings += [
-                f"No import matches ignored import {entry}: {STALE_ENTRY_ADVICE}."
+                f"No {kind.finding} matches ignored {kind.finding} {entry}: {STALE_ENTRY_ADVICE}."
                 for entry in stale
             ]
         breaking_stale = stale if alerting is AlertLevel.ERROR else []
         findings: ContractFindings = {
             "violations": violations,
-            "ignored": ignored,
+            "ignored": list[Ignored](ignored),
             "unmatched_ignores": [entry.text for entry in breaking_stale],
             **specific,  # type: ignore[typeddict-item]
         }
@@ -92,15 +122,34 @@ class AllowlistedContract(Contract):
         stale = check.metadata["unmatched_ignores"]
         if stale:
             output.print_error(
-                f"{len(stale)} ignore_imports "
-                f"{'entry matches' if len(stale) == 1 else 'entries match'} no import "
-                "that this contract would report:"
+                f"{len(stale)} {self.entry_kind.option} "
+                f"{'entry matches' if len(stale) == 1 else 'entries match'} no "
+                f"{self.entry_kind.finding} that this contract would report:"
             )
             output.new_line()
             for entry in stale:
                 print_finding(f"-   {entry}  ({STALE_ENTRY_ADVICE})")
             output.new_line()
         render_broken_contract_guidance(self.broken_contract_guidance)
+
+
+class AllowlistedContract(ContractWithAllowlist):
+    """A contract whose allowlist is `ignore_imports`: import expressions."""
+
+    entry_kind = IMPORT_ENTRIES
+    ignore_imports: list[AllowlistEntry] | None = AllowlistField(IMPORT_ENTRIES)  # type: ignore[assignment]
+
+    def _allowlist(self, graph: ImportGraph) -> Allowlist:
+        return Allowlist(graph, self._entries())
+
+    def missing_entries(self, findings: ContractFindings) -> list[str]:
+        return sorted(
+            {
+                f"{finding['importer']} -> {finding['imported']}"
+                for finding in findings["violations"]
+                if is_import_finding(finding)
+            }
+        )
 
 
 def ignored_import(finding: ImportFinding, entry: AllowlistEntry) -> IgnoredImport:

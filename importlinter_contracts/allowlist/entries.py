@@ -1,6 +1,7 @@
-"""The shrink-only allowlist: `ignore_imports` entries that carry their reason.
+"""The shrink-only allowlist: entries that carry their reason.
 
-An entry is an import expression in import-linter's syntax, optionally followed by
+An entry is an import expression in import-linter's syntax (`ignore_imports`), or a module
+expression (`ignore_loaded_modules` of the runtime contract), optionally followed by
 `# reason`. Unlike import-linter's built-in contracts, an entry counts as used only when it
 excuses a finding of its own contract: an entry whose import is gone, or no longer breaks the
 rule, is stale, so the list can only shrink.
@@ -8,23 +9,62 @@ rule, is stale, so the list can only shrink.
 
 from __future__ import annotations
 
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable
 from dataclasses import dataclass
 from typing import Any
 
 from grimp import ImportGraph
 from importlinter import fields
-from importlinter.domain.imports import ImportExpression
+from importlinter.domain.imports import ImportExpression, ModuleExpression
+
+from ..modules import names_matching
 
 # What `importlinter-contracts allowlist` writes for a new entry: a reason still to be written.
 PLACEHOLDER_REASON = "TODO: reason"
 
 
 @dataclass(frozen=True)
-class AllowlistEntry:
-    """One `ignore_imports` line: an import expression and why it is allowed."""
+class EntryKind:
+    """What the entries of one allowlist option name, and how a person writes one."""
 
-    expression: ImportExpression
+    option: str
+    expression: str  # what each entry gives, e.g. "an import expression"
+    example: str  # an entry, without its reason
+    finding: str  # what an entry excuses, e.g. "import"
+    parse: Callable[[str], ImportExpression | ModuleExpression]
+
+
+def _module_expression(text: str) -> ModuleExpression:
+    """A module expression, whose parts are names (import-linter's field lets any text pass,
+    which as an entry would never match)."""
+    expression = fields.ModuleExpressionField().parse(text)
+    if not all(part.isidentifier() or part in ("*", "**") for part in text.split(".")):
+        raise fields.ValidationError("not a dotted module name, * or ** standing for a name")
+    return expression
+
+
+IMPORT_ENTRIES = EntryKind(
+    "ignore_imports",
+    "an import expression",
+    "package.importer -> package.imported",
+    "import",
+    fields.ImportExpressionField().parse,
+)
+LOADED_MODULE_ENTRIES = EntryKind(
+    "ignore_loaded_modules",
+    "a module expression",
+    "package.module",
+    "loaded module",
+    _module_expression,
+)
+ENTRY_KINDS = {kind.option: kind for kind in (IMPORT_ENTRIES, LOADED_MODULE_ENTRIES)}
+
+
+@dataclass(frozen=True)
+class AllowlistEntry:
+    """One allowlist line: an import or module expression and why it is allowed."""
+
+    expression: ImportExpression | ModuleExpression
     reason: str | None
     text: str
 
@@ -41,19 +81,20 @@ def entry_text(text: str) -> str:
     return " ".join(text.split())
 
 
-def parse_entry(text: str) -> AllowlistEntry:
-    """Parse `importer -> imported  # reason` (the reason is optional).
+def parse_entry(text: str, kind: EntryKind = IMPORT_ENTRIES) -> AllowlistEntry:
+    """Parse `importer -> imported  # reason` (or for module entries `module  # reason`; the
+    reason is optional).
 
     Raises fields.ValidationError naming the entry when it is malformed.
     """
     line = entry_text(text)
     expression_text, hash_sign, reason = line.partition("#")
     try:
-        expression = fields.ImportExpressionField().parse(expression_text.strip())
+        expression = kind.parse(expression_text.strip())
     except fields.ValidationError as error:
         raise fields.ValidationError(
-            f"Entry '{line}' is not an import expression ({error.message.rstrip('.')}): "
-            'write it as "package.importer -> package.imported  # reason".'
+            f"Entry '{line}' is not {kind.expression} ({error.message.rstrip('.')}): "
+            f'write it as "{kind.example}  # reason".'
         ) from None
     return AllowlistEntry(
         expression=expression,
@@ -65,18 +106,23 @@ def parse_entry(text: str) -> AllowlistEntry:
 class AllowlistEntryField(fields.Field):  # type: ignore[type-arg]
     """A field for one allowlist entry, reason included."""
 
+    def __init__(self, kind: EntryKind = IMPORT_ENTRIES) -> None:
+        super().__init__()
+        self.kind = kind
+
     def parse(self, raw_data: str | list[str]) -> AllowlistEntry:
         if isinstance(raw_data, list):
             raise fields.ValidationError("Expected a single value, got multiple values.")
-        return parse_entry(raw_data)
+        return parse_entry(raw_data, self.kind)
 
 
 class AllowlistField(fields.ListField):
-    """An allowlist option: entries of which no two allow the same imports (the second of
-    two would never go stale, so the list could no longer only shrink)."""
+    """An allowlist option: entries of which no two allow the same imports, or loaded modules
+    (the second of two would never go stale, so the list could no longer only shrink)."""
 
-    def __init__(self) -> None:
-        super().__init__(subfield=AllowlistEntryField(), required=False)
+    def __init__(self, kind: EntryKind = IMPORT_ENTRIES) -> None:
+        super().__init__(subfield=AllowlistEntryField(kind), required=False)
+        self.kind = kind
 
     def parse(self, raw_data: str | list[str]) -> list[Any]:
         entries: list[AllowlistEntry] = super().parse(raw_data)
@@ -87,7 +133,7 @@ class AllowlistField(fields.ListField):
         if repeated:
             listed = "; ".join(", ".join(f"'{entry}'" for entry in same) for same in repeated)
             raise fields.ValidationError(
-                f"These entries allow the same imports: {listed}. Keep one of each."
+                f"These entries allow the same {self.kind.finding}s: {listed}. Keep one of each."
             )
         return entries
 
@@ -96,27 +142,15 @@ def entries_missing_reasons(entries: Iterable[AllowlistEntry]) -> list[Allowlist
     return [entry for entry in entries if not entry.has_reason]
 
 
-class Allowlist:
-    """The entries of one contract, matched against the graph once.
+class EntryUse:
+    """Which entries of one contract excused a finding; the others are `stale()`."""
 
-    Contracts ask `excuse(importer, imported)` for each finding; entries that never excuse
-    anything are `stale()`.
-    """
-
-    def __init__(self, graph: ImportGraph, entries: Iterable[AllowlistEntry]) -> None:
+    def __init__(self, entries: Iterable[AllowlistEntry]) -> None:
         self.entries = list(entries)
-        self._entries_by_import: dict[tuple[str, str], list[AllowlistEntry]] = {}
-        for entry in self.entries:
-            for match in graph.find_matching_direct_imports(
-                import_expression=str(entry.expression)
-            ):
-                key = (match["importer"], match["imported"])
-                self._entries_by_import.setdefault(key, []).append(entry)
         self._used: set[AllowlistEntry] = set()
 
-    def excuse(self, importer: str, imported: str) -> AllowlistEntry | None:
-        """Return the first entry that allows this import (marking every such entry used)."""
-        matching = self._entries_by_import.get((importer, imported))
+    def _use(self, matching: list[AllowlistEntry] | None) -> AllowlistEntry | None:
+        """The first of the matching entries (marking every one used), or None."""
         if not matching:
             return None
         self._used.update(matching)
@@ -124,3 +158,42 @@ class Allowlist:
 
     def stale(self) -> list[AllowlistEntry]:
         return [entry for entry in self.entries if entry not in self._used]
+
+
+class Allowlist(EntryUse):
+    """The `ignore_imports` entries of one contract, matched against the graph once.
+
+    Contracts ask `excuse(importer, imported)` for each finding.
+    """
+
+    def __init__(self, graph: ImportGraph, entries: Iterable[AllowlistEntry]) -> None:
+        super().__init__(entries)
+        self._entries_by_import: dict[tuple[str, str], list[AllowlistEntry]] = {}
+        for entry in self.entries:
+            for match in graph.find_matching_direct_imports(
+                import_expression=str(entry.expression)
+            ):
+                key = (match["importer"], match["imported"])
+                self._entries_by_import.setdefault(key, []).append(entry)
+
+    def excuse(self, importer: str, imported: str) -> AllowlistEntry | None:
+        """Return the first entry that allows this import (marking every such entry used)."""
+        return self._use(self._entries_by_import.get((importer, imported)))
+
+
+class LoadedModuleAllowlist(EntryUse):
+    """The `ignore_loaded_modules` entries of one contract, matched against the loaded
+    modules of a run: an entry names modules exactly, `*` and `**` as in import-linter."""
+
+    def __init__(self, loaded: Iterable[str], entries: Iterable[AllowlistEntry]) -> None:
+        super().__init__(entries)
+        self._entries_by_module: dict[str, list[AllowlistEntry]] = {}
+        matched = names_matching((str(entry.expression) for entry in self.entries), loaded)
+        for entry in self.entries:
+            for module in matched[str(entry.expression)]:
+                self._entries_by_module.setdefault(module, []).append(entry)
+
+    def excuse(self, module: str) -> AllowlistEntry | None:
+        """Return the first entry that allows this loaded module (marking every such entry
+        used)."""
+        return self._use(self._entries_by_module.get(module))

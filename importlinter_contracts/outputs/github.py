@@ -8,8 +8,16 @@ from pathlib import Path
 from typing import Any, cast
 
 from ..allowlist.config_text import entry_lines
+from ..allowlist.entries import ENTRY_KINDS, IMPORT_ENTRIES, EntryKind
 from ..configuration import is_toml, read_configuration_text
-from ..report import Finding, Location, Report, RuntimeFinding, is_import_finding
+from ..report import (
+    ContractResult,
+    Finding,
+    Location,
+    Report,
+    RuntimeFinding,
+    is_import_finding,
+)
 from .text import describe_hop, describe_import
 
 
@@ -21,17 +29,18 @@ def _escape_property(text: str) -> str:
     return _escape_data(text).replace(":", "%3A").replace(",", "%2C")
 
 
-def _command(message: str, title: str, where: Location | None) -> str:
+def _command(message: str, title: str, where: Location | None, kind: str = "error") -> str:
     properties = []
     if where is not None:
         properties.append(f"file={_escape_property(where['path'])}")
         if where["line"] is not None:
             properties.append(f"line={where['line']}")
     properties.append(f"title={_escape_property(title)}")
-    return f"::error {','.join(properties)}::{_escape_data(message)}"
+    return f"::{kind} {','.join(properties)}::{_escape_data(message)}"
 
 
-def _message(finding: Finding) -> str:
+def finding_message(finding: Finding) -> str:
+    """A finding in one line, every hop with its lines."""
     if not is_import_finding(finding):
         return cast(RuntimeFinding, finding)["message"]
     if "sources" in finding:  # an eager import, with the chain that reaches it
@@ -59,28 +68,46 @@ def _where(finding: Finding) -> Location | None:
     return None
 
 
+def stale_entries(
+    contract: ContractResult, config_text: str, config: Path
+) -> list[tuple[str, Location]]:
+    """Each stale allowlist entry of a contract, as a message and where the entry stands in
+    the configuration (an entry not found is still reported, at the file)."""
+    # Where each stands, and whether it names imports or loaded modules.
+    lines: dict[str, tuple[int | None, EntryKind]] = {}
+    if contract["unmatched_ignores"] and contract["id"]:
+        for kind in ENTRY_KINDS.values():
+            found = entry_lines(
+                config_text,
+                is_toml(config),
+                contract["id"],
+                kind.option,
+                contract["unmatched_ignores"],
+            )
+            lines.update((entry, (line, kind)) for entry, line in found.items())
+    stale = []
+    for entry in contract["unmatched_ignores"]:
+        line, kind = lines.get(entry, (None, IMPORT_ENTRIES))
+        stale.append(
+            (
+                f"{entry}: no {kind.finding} matches it; remove this stale entry",
+                Location(path=str(config), line=line),
+            )
+        )
+    return stale
+
+
 def github_annotations(report: Report, config: Path) -> list[str]:
-    """One `::error` command per violation and per stale allowlist entry; a stale entry
-    points at its line in the configuration file."""
+    """One `::error` command per violation and per stale allowlist entry (which points at its
+    line in the configuration file), one `::warning` per warning."""
     config_text = read_configuration_text(config)
     commands = []
     for contract in report["contracts"]:
         title = f"{contract['name']} ({contract['id']})" if contract["id"] else contract["name"]
         for finding in contract["violations"]:
-            commands.append(_command(_message(finding), title, _where(finding)))
-        lines = {}
-        if contract["unmatched_ignores"] and contract["id"]:
-            # An entry not found is still reported, at the file.
-            lines = entry_lines(
-                config_text,
-                is_toml(config),
-                contract["id"],
-                "ignore_imports",
-                contract["unmatched_ignores"],
-            )
-        for entry in contract["unmatched_ignores"]:
-            where: Location = {"path": str(config), "line": lines.get(entry)}
-            commands.append(
-                _command(f"{entry}: no import matches it; remove this stale entry", title, where)
-            )
+            commands.append(_command(finding_message(finding), title, _where(finding)))
+        for message, where in stale_entries(contract, config_text, config):
+            commands.append(_command(message, title, where))
+        for warning in contract["warnings"]:
+            commands.append(_command(warning, title, None, kind="warning"))
     return commands

@@ -16,6 +16,11 @@ def print_finding(text: str, *, indent: int = 0, bold: bool = False) -> None:
     _importlinter.console_line(text, indent=indent, bold=bold)
 
 
+def print_note(text: str, *, indent: int = 0) -> None:
+    """Print one line of what a contract saw, in the default colour, never wrapped."""
+    _importlinter.console_line(text, indent=indent, bold=False, error=False)
+
+
 def print_import(text: str, locations: list[Location]) -> None:
     """A finding's line, `-   importer -> imported (...)`, with its `path:line` under it."""
     print_finding(f"-   {text}")

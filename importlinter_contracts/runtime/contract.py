@@ -2,51 +2,101 @@
 
 from __future__ import annotations
 
+import math
 import os
 import sys
-from typing import TYPE_CHECKING, ClassVar, cast
+from collections.abc import Iterable
+from typing import TYPE_CHECKING, Any, ClassVar, cast
 
-import grimp
+import click
 from grimp import ImportGraph
-from importlinter import Contract, ContractCheck, fields, output
+from importlinter import ContractCheck, fields, output
 from importlinter.domain.contract import InvalidContractOptions
 from importlinter.domain.imports import ModuleExpression
 
-from ..errors import ContractConfigurationError
-from ..modules import is_within, matching_modules, within
+from ..allowlist.contract import ContractWithAllowlist
+from ..allowlist.entries import (
+    LOADED_MODULE_ENTRIES,
+    AllowlistEntry,
+    AllowlistField,
+    LoadedModuleAllowlist,
+)
+from ..backend_isolation.backends import BackendLookupError, find_backends
+from ..cache import cache_directory
+from ..eager.scope_cache import ScopeIndex
+from ..errors import ConfigurationError, ContractConfigurationError, UnreadableSourceError
+from ..locations import link_text
+from ..modules import has_module, is_within, names_matching, within
 from ..options import NonEmptyListField
-from ..outputs.text import print_finding
-from ..report import ContractFindings, RuntimeFinding
+from ..outputs.text import print_finding, print_note
+from ..report import (
+    ContractFindings,
+    Finding,
+    IgnoredModule,
+    RuntimeFinding,
+    UnexpectedLoad,
+)
+from ..unseen import unseen_folders
 from ..working_directory import working_directory_off_sys_path
 
 if TYPE_CHECKING:
     from .process import ProbeRun
 
+MISSING_DEPENDENCY_ADVICE = (
+    "This contract imports the code it checks, so it needs that code's dependencies where "
+    "it runs, and '{}' is not installed here: install them, or leave this contract out "
+    "(importlinter-contracts check --static)"
+)
 
-class RuntimeIsolationContract(Contract):
+
+# What keeps the run from telling which modules load, or which backend is the detected one.
+_RUN_FAILURES = ("probe_failed", "detector_failed", "timeout", "crashed", "result_invalid")
+
+
+class SecondsField(fields.Field):  # type: ignore[type-arg]
+    """A positive number of seconds, fractions included (TOML gives a float as it is)."""
+
+    def parse(self, raw_data: str | list[str]) -> float:
+        if isinstance(raw_data, list):
+            raise fields.ValidationError("Expected a single value, got multiple values.")
+        try:
+            seconds = float(raw_data)
+        except (TypeError, ValueError):
+            raise fields.ValidationError(f"'{raw_data}' is not a number of seconds.") from None
+        if isinstance(raw_data, bool) or not math.isfinite(seconds) or seconds <= 0:
+            raise fields.ValidationError(f"'{raw_data}' is not a positive number of seconds.")
+        return seconds
+
+
+class RuntimeIsolationContract(ContractWithAllowlist):
     """Importing the probe modules, with the optional SDKs blocked, leaks nothing.
 
     A fresh interpreter sets `sys.modules[name] = None` for every blocked module (so that
     importing one raises ImportError), imports the probe modules in order, then calls the
     detector. The contract is broken when a probe fails to import, the detector fails or
-    returns nothing, a blocked module ends up loaded, a backend's marker module other than
-    the detected backend's is loaded, a forbidden module is loaded, or the run times out.
-    Unlike the static contracts, this one runs the code it checks.
+    returns nothing, a blocked module ends up loaded, a module of a backend other than the
+    detected one is loaded, a forbidden module is loaded, or the run times out; a loaded
+    module that an `ignore_loaded_modules` entry names is excused. Unlike the static
+    contracts, this one runs the code it checks. Its result is cached under a key of
+    everything that can change it (see probe_cache).
 
     Options:
         - blocked_modules: top-level names to block, e.g. torch_npu.
-        - probe_modules: modules to import, in order.
+        - probe_modules: modules to import, in order (at least one).
         - detector: optional `module:attribute`, a callable returning a qualified name or a
           class.
-        - container, backend_marker: optional; no backend's marker module may be loaded
-          except the detected backend's.
+        - container, backend_marker: optional; no module of a backend (a child package of
+          the container with a marker module) may be loaded except the detected backend's.
         - forbidden_loaded_modules: module expressions (packages, with descendants) that
           must not be loaded at the end.
         - python: the interpreter to run (default: the one running lint-imports).
-        - timeout: seconds before the run is killed (default 300).
+        - timeout: seconds before the run is killed (default 300; fractions allowed).
+        - ignore_loaded_modules, require_reasons, unmatched_ignore_imports_alerting,
+          broken_contract_guidance: the allowlist options; entries are module expressions.
     """
 
     type_name = "runtime_isolation"
+    entry_kind = LOADED_MODULE_ENTRIES
     executes_analysed_code: ClassVar[bool] = True  # `check --static` skips it
 
     blocked_modules: list[str] = NonEmptyListField(subfield=fields.StringField())  # type: ignore[assignment]
@@ -58,9 +108,11 @@ class RuntimeIsolationContract(Contract):
         subfield=fields.ModuleExpressionField(), required=False
     )
     python: str | None = fields.StringField(required=False)  # type: ignore[assignment]
-    timeout: int = fields.IntegerField(default=300, minimum=1)  # type: ignore[assignment]
+    timeout: float = SecondsField(default=300.0)  # type: ignore[assignment]
+    ignore_loaded_modules: list[AllowlistEntry] | None = AllowlistField(LOADED_MODULE_ENTRIES)  # type: ignore[assignment]
 
     def validate(self) -> None:
+        super().validate()
         if self.detector is not None:
             module, colon, attribute = self.detector.partition(":")
             if not (module and colon and attribute):
@@ -69,46 +121,160 @@ class RuntimeIsolationContract(Contract):
                 )
 
     def check(self, graph: ImportGraph, verbose: bool) -> ContractCheck:
+        backends = self._backends(graph)
+        packages = self._root_packages(graph)
         python = self.python or sys.executable
-        output.verbose_print(
-            verbose, f"Importing {len(self.probe_modules)} probes with {python}..."
-        )
         request = {
             "sys_path": search_path(python),
             "blocked_modules": self.blocked_modules,
             "probe_modules": self.probe_modules,
             "detector": self.detector,
+            "record_packages": packages,
         }
+        run, cached, warnings = self._probe(python, request, verbose)
+        loaded = LoadedModules((run.result or {}).get("modules", []))
+        allowlist = LoadedModuleAllowlist(loaded.names, self._entries())
+        violations, ignored = self._findings(run, loaded, packages, backends, allowlist)
+        specific: dict[str, Any] = {
+            "detected": (run.result or {}).get("detected"),
+            "loaded_container_modules": loaded.within([self.container] if self.container else []),
+            "loaded_modules": loaded.within(packages),
+            "cached": cached,
+        }
+        if _comparison_shown(verbose):
+            unexpected, closure_warnings = self._unexpected_loads(graph, run, loaded, packages)
+            specific["loaded_outside_eager_closure"] = unexpected
+            warnings += closure_warnings
+        # When the probe did not run cleanly, which modules load is not known, nor which
+        # entries are stale.
+        failed = any(v["kind"] in _RUN_FAILURES for v in violations)
+        check = self._contract_check(
+            list[Finding](violations),
+            ignored,
+            allowlist,
+            warnings=warnings,
+            stale_unknown="the probe did not run cleanly" if failed else None,
+            **specific,
+        )
+        # import-linter would print them as "ignored imports"; the summary names them.
+        check.ignored_import_count = 0
+        self._print_summary(cast(ContractFindings, check.metadata), run, verbose)
+        return check
+
+    def _probe(
+        self, python: str, request: dict[str, Any], verbose: bool
+    ) -> tuple[ProbeRun, bool, list[str]]:
+        """The probe's run, from the cache when nothing it depends on has changed; whether it
+        came from there; warnings."""
         # Imported here: lint-imports imports every registered contract type, even for a run
         # that checks only the static contracts.
+        # A module of the working directory must not stand in for one they import.
         with working_directory_off_sys_path():
-            from .process import run_probe
+            from .probe_cache import ProbeCache
+            from .process import ProbeStartError, run_probe
 
+        directory = cache_directory()
+        cache = ProbeCache(directory, python, request) if directory is not None else None
+        if cache is not None:
+            run, why = cache.load()
+            if run is not None:
+                output.verbose_print(verbose, f"Probe result from the cache: {why}.")
+                return run, True, []
+            output.verbose_print(verbose, f"Running the probe: {why}.")
+        output.verbose_print(
+            verbose, f"Importing {len(self.probe_modules)} probes with {python}..."
+        )
         try:
             run = run_probe(python, request, self.timeout)
-        except OSError as error:
+        except ProbeStartError as error:
             raise ContractConfigurationError(
-                self.name, "python", f"'{python}' cannot be run: {error.strerror}."
+                self.name, "python", f"'{python}' cannot be run: {error}."
             ) from None
-        violations = self._findings(run)
-        findings: ContractFindings = {
-            "violations": list(violations),
-            "ignored": [],
-            "unmatched_ignores": [],
-            "detected": (run.result or {}).get("detected"),
-            "loaded_container_modules": self._loaded_container_modules(run),
-        }
-        return ContractCheck(kept=not violations, metadata=dict(findings))
+        warning = cache.store(run) if cache is not None and run.result is not None else None
+        return run, False, [warning] if warning else []
 
-    def _findings(self, run: ProbeRun) -> list[RuntimeFinding]:
+    def _backends(self, graph: ImportGraph) -> list[str]:
+        if not self.container:
+            return []
+        try:
+            return [
+                b.module
+                for b in find_backends(
+                    graph,
+                    self.container,
+                    None,
+                    self.backend_marker,
+                    None,
+                    unseen_folders(self.session_options),
+                )
+            ]
+        except BackendLookupError as error:
+            if error.option == "container":
+                raise ContractConfigurationError(self.name, "container", str(error)) from None
+            raise ContractConfigurationError(
+                self.name,
+                "container",
+                f"no child package of '{self.container}' has a '{self.backend_marker}' "
+                "module; set backend_marker.",
+            ) from None
+
+    def _root_packages(self, graph: ImportGraph) -> list[str]:
+        """The analysed packages the probes belong to: the top-level packages of the probe
+        modules, the detector and the container that are in the graph."""
+        names = [*self.probe_modules, (self.detector or "").partition(":")[0], self.container]
+        tops = {name.partition(".")[0] for name in names if name}
+        return sorted(
+            top for top in tops if has_module(graph, top) and not graph.is_module_squashed(top)
+        )
+
+    def _detected_backend(self, detected: str | None, backends: list[str]) -> str | None:
+        """The backend package that holds the detected class, if any."""
+        return next((b for b in backends if detected and detected.startswith(b + ".")), None)
+
+    def _backend_modules(self, loaded: LoadedModules, backends: list[str]) -> set[str]:
+        """Every backend package: those of the graph, and any child of the container whose
+        marker module was loaded (a module can register itself under any name)."""
+        found = set(backends)
+        prefix = f"{self.container}."
+        for module in loaded.within([self.container] if self.container else []):
+            parts = module[len(prefix) :].split(".") if module.startswith(prefix) else []
+            if len(parts) == 2 and parts[1] == self.backend_marker:
+                found.add(prefix + parts[0])
+        return found
+
+    def _other_backends_loaded(
+        self, loaded: LoadedModules, detected: str | None, backends: list[str]
+    ) -> list[str]:
+        if not self.container:
+            return []
+        packages = self._backend_modules(loaded, backends)
+        allowed = self._detected_backend(detected, sorted(packages))
+        return loaded.within(packages - {allowed} if allowed else packages)
+
+    def _findings(
+        self,
+        run: ProbeRun,
+        loaded: LoadedModules,
+        packages: list[str],
+        backends: list[str],
+        allowlist: LoadedModuleAllowlist,
+    ) -> tuple[list[RuntimeFinding], list[IgnoredModule]]:
         if run.timed_out:
             return [
                 {
                     "kind": "timeout",
-                    "message": f"the probe process was killed after the {self.timeout} s timeout",
+                    "message": f"the probe process was killed after the {self.timeout:g} s timeout",
                     "stderr_tail": run.stderr_tail,
                 }
-            ]
+            ], []
+        if run.channel_error is not None:
+            return [
+                {
+                    "kind": "result_invalid",
+                    "message": f"the probe's result cannot be used: {run.channel_error}",
+                    "stderr_tail": run.stderr_tail,
+                }
+            ], []
         if run.result is None:
             return [
                 {
@@ -117,30 +283,30 @@ class RuntimeIsolationContract(Contract):
                     "before reporting",
                     "stderr_tail": run.stderr_tail,
                 }
-            ]
+            ], []
         result = run.result
-        findings: list[RuntimeFinding] = [
-            {
-                "kind": "probe_failed",
-                "module": probe["module"],
-                "message": f"importing {probe['module']} failed: {probe['error']}",
-                "stderr_tail": run.stderr_tail,
-            }
-            for probe in result["probes"]
-            if probe["error"] is not None
+        failures = [
+            (
+                "probe_failed",
+                p["module"],
+                f"importing {p['module']} failed: {p['error']}",
+                p["missing"],
+            )
+            for p in result["probes"]
+            if p["error"] is not None
         ]
         if self.detector and result["detector_error"] is not None:
-            findings.append(
-                {
-                    "kind": "detector_failed",
-                    "module": self.detector,
-                    "message": f"the detector {self.detector} {result['detector_error']}",
-                    "stderr_tail": run.stderr_tail,
-                }
+            failures.append(
+                (
+                    "detector_failed",
+                    self.detector,
+                    f"the detector {self.detector} {result['detector_error']}",
+                    result["detector_missing"],
+                )
             )
-        loaded = set(result["modules"])
+        findings = self._failures(failures, packages, run)
         for blocked in self.blocked_modules:
-            leaked = sorted(m for m in loaded if is_within(m, blocked))
+            leaked = loaded.within([blocked])
             if leaked:
                 findings.append(
                     {
@@ -150,18 +316,36 @@ class RuntimeIsolationContract(Contract):
                         "message": f"the blocked module {blocked} was loaded: {', '.join(leaked)}",
                     }
                 )
-        other_backends = self._other_backend_markers(loaded, result["detected"])
+        ignored: dict[str, IgnoredModule] = {}
+
+        def unexcused(modules: list[str]) -> list[str]:
+            left = []
+            for module in modules:
+                entry = allowlist.excuse(module)
+                if entry is None:
+                    left.append(module)
+                else:
+                    ignored[module] = {
+                        "module": module,
+                        "entry": entry.text,
+                        "reason": entry.reason,
+                    }
+            return left
+
+        other_backends = unexcused(
+            self._other_backends_loaded(loaded, result["detected"], backends)
+        )
         if other_backends:
             findings.append(
                 {
                     "kind": "backend_loaded",
                     "modules": other_backends,
-                    "message": "the platform modules of backends other than the detected one "
+                    "message": "modules of backends other than the detected one "
                     f"(detected: {result['detected'] or 'nothing'}) were loaded: "
                     + ", ".join(other_backends),
                 }
             )
-        forbidden = _loaded_matching(loaded, self.forbidden_loaded_modules or [])
+        forbidden = unexcused(_loaded_matching(loaded, self.forbidden_loaded_modules or []))
         if forbidden:
             findings.append(
                 {
@@ -170,59 +354,157 @@ class RuntimeIsolationContract(Contract):
                     "message": f"forbidden modules were loaded: {', '.join(forbidden)}",
                 }
             )
+        return findings, [ignored[m] for m in sorted(ignored)]
+
+    def _failures(
+        self,
+        failures: list[tuple[str, str, str, str | None]],
+        packages: list[str],
+        run: ProbeRun,
+    ) -> list[RuntimeFinding]:
+        """The probes and the detector that failed (kind, module, message, the module it
+        found missing). When what one missed is a module of the environment, neither blocked
+        nor of the analysed packages, the first to miss it says what to do."""
+        findings = []
+        advised = set()
+        for kind, module, message, missing in failures:
+            finding = cast(RuntimeFinding, {"kind": kind, "module": module, "message": message})
+            if missing and not within(missing, [*self.blocked_modules, *packages]):
+                finding["missing_dependency"] = missing
+                if missing not in advised:
+                    finding["message"] += ". " + MISSING_DEPENDENCY_ADVICE.format(missing)
+                    advised.add(missing)
+            finding["stderr_tail"] = run.stderr_tail
+            findings.append(finding)
         return findings
 
-    def _detected_backend(self, detected: str | None) -> str | None:
-        """The child of the container that holds the detected class, if any."""
-        prefix = f"{self.container}."
-        if not self.container or not detected or not detected.startswith(prefix):
-            return None
-        return detected[len(prefix) :].partition(".")[0]
+    def _unexpected_loads(
+        self, graph: ImportGraph, run: ProbeRun, loaded: LoadedModules, packages: list[str]
+    ) -> tuple[list[UnexpectedLoad], list[str]]:
+        """The loaded modules of the analysed packages that the static eager walk from the
+        probe modules (and the detector's module) does not reach."""
+        with working_directory_off_sys_path():
+            from .unexpected import eager_closure, unexpected_loads
 
-    def _other_backend_markers(self, loaded: set[str], detected: str | None) -> list[str]:
-        if not self.container:
-            return []
-        allowed = self._detected_backend(detected)
-        markers = []
+        if run.result is None:
+            return [], []
+        sources = [*self.probe_modules, (self.detector or "").partition(":")[0]]
+        scopes = ScopeIndex(cache_directory())
+        try:
+            closure = eager_closure(graph, [s for s in sources if s], packages, scopes)
+        except UnreadableSourceError as error:
+            return [], [f"Not compared with the static eager walk: {error}"]
+        scopes.save()
+        return unexpected_loads(loaded.within(packages), closure, run.result["importers"]), []
+
+    def _print_summary(self, findings: ContractFindings, run: ProbeRun, verbose: bool) -> None:
+        """What the run saw, always: the detected platform and the container's loaded
+        modules (allowlisted ones with their reason); with --verbose, every loaded module
+        of the analysed packages and those the static walk does not reach."""
+        if run.result is None:
+            print_note(f"{self.name}: the probe did not report (see below).")
+            return
+        source = " (the probe's result from the cache: nothing it depends on has changed)"
+        print_note(
+            f"{self.name}: detected {findings.get('detected') or 'nothing'}"
+            + (source if findings.get("cached") else "")
+        )
+        reasons = {
+            item["module"]: item["reason"] or "no reason given"
+            for item in cast(list[IgnoredModule], findings["ignored"])
+        }
+        if self.container:
+            container_modules = findings.get("loaded_container_modules", [])
+            print_note(f"loaded of {self.container} ({len(container_modules)}):", indent=1)
+            for module in container_modules:
+                note = f"  (allowlisted: {reasons[module]})" if module in reasons else ""
+                print_note(module + note, indent=2)
+        if not verbose:
+            return
+        loaded = findings.get("loaded_modules", [])
+        print_note(f"loaded of the analysed packages ({len(loaded)}):", indent=1)
         for module in loaded:
-            parts = module[len(self.container) + 1 :].split(".")
-            if (
-                module.startswith(f"{self.container}.")
-                and len(parts) == 2
-                and parts[1] == self.backend_marker
-                and parts[0] != allowed
-            ):
-                markers.append(module)
-        return sorted(markers)
+            print_note(module, indent=2)
+        unexpected = findings.get("loaded_outside_eager_closure", [])
+        print_note(
+            "loaded although the static eager walk from the probes does not reach them "
+            f"({len(unexpected)}):",
+            indent=1,
+        )
+        for item in unexpected:
+            where = f" ({link_text(item['location'])})" if item["location"] else ""
+            print_note(f"{item['module']}: {item['why']}{where}", indent=2)
 
-    def _loaded_container_modules(self, run: ProbeRun) -> list[str]:
-        if not self.container or run.result is None:
-            return []
-        container = self.container
-        return [m for m in run.result["modules"] if is_within(m, container)]
+    def missing_entries(self, findings: ContractFindings) -> list[str]:
+        """Raises ConfigurationError when the probe did not run cleanly: which modules load,
+        and so which entries are stale, is then unknown."""
+        violations = cast(list[RuntimeFinding], findings["violations"])
+        failed = next((v for v in violations if v["kind"] in _RUN_FAILURES), None)
+        if failed is not None:
+            raise ConfigurationError(
+                f'Contract "{self.name}": its ignore_loaded_modules cannot be brought in step, '
+                f"as the probe did not run cleanly ({failed['message']}). Fix that first, or "
+                "leave the contract out with --static."
+            )
+        return sorted(
+            {
+                module
+                for finding in cast(list[RuntimeFinding], findings["violations"])
+                if finding["kind"] in ("backend_loaded", "forbidden_loaded")
+                for module in finding["modules"]
+            }
+        )
 
     def render_broken_contract(self, check: ContractCheck) -> None:
         findings = cast(ContractFindings, check.metadata)
-        for violation in cast(list[RuntimeFinding], findings["violations"]):
+        violations = cast(list[RuntimeFinding], findings["violations"])
+        for violation in violations:
             print_finding(f"-   {violation['message']}")
-            tail = violation.get("stderr_tail")
-            if tail:
-                print_finding("stderr (last lines):", indent=1)
-                for line in tail:
-                    print_finding(line, indent=2)
+        # One run, one stderr: shown once, though each finding it explains carries it.
+        tail = next((v["stderr_tail"] for v in violations if v.get("stderr_tail")), [])
+        if tail:
+            output.new_line()
+            print_finding("stderr of the probe (last lines):")
+            for line in tail:
+                print_finding(line, indent=1)
         output.new_line()
+        self._render_stale_entries_and_guidance(check)
 
 
-def _loaded_matching(loaded: set[str], expressions: list[ModuleExpression]) -> list[str]:
+def _comparison_shown(verbose: bool) -> bool:
+    """Whether this run's output shows what the static eager walk does not reach: the JSON
+    report does, and the text with --verbose, and so does a call from Python (explore); plain
+    lint-imports text does not, and the walk would add to every lint."""
+    context = click.get_current_context(silent=True)
+    return verbose or context is None or context.params.get("output_format") == "json"
+
+
+class LoadedModules:
+    """The names of the modules a run loaded, sorted, looked up by package without a scan
+    of them all (there are thousands)."""
+
+    def __init__(self, names: list[str]) -> None:
+        self.names = names
+        self._by_top_level: dict[str, list[str]] = {}
+        for name in names:
+            self._by_top_level.setdefault(name.partition(".")[0], []).append(name)
+
+    def within(self, packages: Iterable[str]) -> list[str]:
+        """The loaded modules that are one of the packages or inside one of them."""
+        return sorted(
+            {
+                module
+                for package in packages
+                for module in self._by_top_level.get(package.partition(".")[0], [])
+                if is_within(module, package)
+            }
+        )
+
+
+def _loaded_matching(loaded: LoadedModules, expressions: list[ModuleExpression]) -> list[str]:
     """The loaded modules that the expressions match, each taken as a package."""
-    if not expressions:
-        return []
-    # grimp matches module expressions; a graph of just the loaded names lets it do so here.
-    graph = grimp.ImportGraph()
-    for module in loaded:
-        graph.add_module(module)
-    packages = {m for expression in expressions for m in matching_modules(graph, expression)}
-    return sorted(m for m in loaded if within(m, packages))
+    matched = names_matching((e.expression for e in expressions), loaded.names)
+    return loaded.within(set().union(*matched.values()))
 
 
 def search_path(python: str) -> list[str]:

@@ -1,0 +1,136 @@
+"""The review as Markdown, ready to post as a pull-request comment."""
+
+from __future__ import annotations
+
+from typing import cast
+
+from ..report import Finding, RuntimeFinding, is_import_finding
+from ..review.allowlists import ContractAllowlists
+from ..review.effects import ChangedFinding
+from ..review.summary import HistoryPoint, ReviewReport
+from .text import describe_import
+
+
+def _cell(text: str | None) -> str:
+    """Text for a table cell: pipes escaped, lines joined."""
+    return " ".join((text or "").split()).replace("|", "\\|")
+
+
+def _code(text: str) -> str:
+    return f"`{_cell(text)}`"
+
+
+def _finding(finding: Finding) -> str:
+    if is_import_finding(finding):
+        return _code(
+            describe_import(finding["importer"], finding["imported"], finding["line_numbers"])
+        )
+    return _cell(cast(RuntimeFinding, finding)["message"])
+
+
+def _contract_table(
+    changes: list[ContractAllowlists], verdicts: dict[str, bool], skipped: set[str]
+) -> list[str]:
+    lines = [
+        "| contract | verdict now | entries before | after | net |",
+        "| --- | --- | ---: | ---: | ---: |",
+    ]
+    for change in changes:
+        verdict = verdicts.get(change["id"])
+        if change["id"] in skipped:
+            shown = "not checked (--static)"
+        elif verdict is None:
+            shown = "removed"
+        else:
+            shown = "kept" if verdict else "**broken**"
+        net = change["after"] - change["before"]
+        lines.append(
+            f"| {_cell(change['name'])} (`{change['id']}`) | {shown} | {change['before']} "
+            f"| {change['after']} | {'+' if net > 0 else ''}{net} |"
+        )
+    return lines
+
+
+def _entries(change: ContractAllowlists) -> list[str]:
+    rows = [
+        *(("added", e["expression"], _cell(e["reason"]) or "(none)") for e in change["added"]),
+        *(("removed", e["expression"], _cell(e["reason"])) for e in change["removed"]),
+        *(
+            ("reason changed", e["expression"], f"{_cell(e['before'])} → {_cell(e['after'])}")
+            for e in change["reason_changed"]
+        ),
+    ]
+    if not rows:
+        return []
+    return [
+        "",
+        f"#### {_cell(change['name'])} (`{change['id']}`)",
+        "",
+        "| | entry | reason |",
+        "| --- | --- | --- |",
+        *(f"| {kind} | {_code(expression)} | {reason} |" for kind, expression, reason in rows),
+    ]
+
+
+def _changed(title: str, findings: list[ChangedFinding]) -> list[str]:
+    if not findings:
+        return []
+    return [
+        "",
+        f"#### {title}",
+        "",
+        "| contract | finding | what changed |",
+        "| --- | --- | --- |",
+        *(
+            f"| {_cell(f['name'])} (`{f['contract']}`) | {_finding(f['finding'])} "
+            f"| {_cell(', '.join(f['because'])) or '(not known)'} |"
+            for f in findings
+        ),
+    ]
+
+
+def review_markdown(report: ReviewReport) -> str:
+    """The review: a summary line, a table of allowlists, then per contract its changed
+    entries (added first), then what the configuration change lets through."""
+    added = sum(len(change["added"]) for change in report["allowlists"])
+    removed = sum(len(change["removed"]) for change in report["allowlists"])
+    heading = (
+        f"### Import contracts: review against `{report['base']}` ({report['base_commit'][:12]})"
+    )
+    summary = []
+    if report["grew"]:
+        summary.append(f"**The allowlists grew**: {added} added, {removed} removed.")
+    else:
+        summary.append(f"The allowlists did not grow: {added} added, {removed} removed.")
+    if report["loosened"]:
+        summary.append(
+            f"**The configuration change stops reporting {len(report['loosened'])} "
+            f"finding{'s' if len(report['loosened']) != 1 else ''}.**"
+        )
+    if not report["base_has_configuration"]:
+        summary.append(
+            f"`{report['base']}` has no {report['configuration']}: every entry counts as added, "
+            "and there is no earlier configuration to compare findings with."
+        )
+    lines = [heading, "", " ".join(summary)]
+    if report["allowlists"]:
+        skipped = {str(c["id"] or c["name"]) for c in report["skipped"]}
+        lines += ["", *_contract_table(report["allowlists"], report["verdicts"], skipped)]
+    for change in report["allowlists"]:
+        lines += _entries(change)
+    lines += _changed("No longer reported because the configuration changed", report["loosened"])
+    lines += _changed("Newly reported: the configuration change tightened", report["tightened"])
+    return "\n".join(lines) + "\n"
+
+
+def history_markdown(points: list[HistoryPoint]) -> str:
+    """A table: a row per revision, a column per contract, the entries of its allowlists."""
+    contracts = sorted({contract for point in points for contract in point["entries"]})
+    lines = [
+        "| revision | " + " | ".join(f"`{c}`" for c in contracts) + " |",
+        "| --- | " + " | ".join("---:" for _ in contracts) + " |",
+    ]
+    for point in points:
+        counts = [str(point["entries"].get(c, "")) for c in contracts]
+        lines.append(f"| `{_cell(point['revision'])}` | " + " | ".join(counts) + " |")
+    return "\n".join(lines) + "\n"

@@ -1,0 +1,59 @@
+"""A file as it stood at a git revision, read with git itself."""
+
+from __future__ import annotations
+
+import subprocess
+from pathlib import Path
+
+from ..errors import RevisionError
+
+
+def _git(*args: str, cwd: Path | None = None) -> subprocess.CompletedProcess[str]:
+    try:
+        return subprocess.run(
+            ["git", *args],
+            cwd=cwd,
+            capture_output=True,
+            text=True,
+            encoding="utf-8",
+            check=False,
+        )
+    except FileNotFoundError:
+        raise RevisionError("git is not installed: the review reads revisions with git.") from None
+
+
+def repository_root(start: Path) -> Path:
+    """The root of the git work tree that holds `start`."""
+    found = _git("rev-parse", "--show-toplevel", cwd=start)
+    if found.returncode != 0:
+        raise RevisionError(f"{start.resolve()} is not inside a git repository.")
+    return Path(found.stdout.strip())
+
+
+def commit_of(revision: str, root: Path) -> str:
+    """The commit a revision names; an unknown revision is an error."""
+    found = _git("rev-parse", "--verify", "--quiet", f"{revision}^{{commit}}", cwd=root)
+    if found.returncode != 0:
+        raise RevisionError(f"'{revision}' is not a revision of the repository at {root}.")
+    return found.stdout.strip()
+
+
+def file_at(revision: str, path: Path) -> str | None:
+    """The text of `path` at `revision`, or None when the file did not exist there."""
+    root = repository_root(path.parent)
+    commit = commit_of(revision, root)
+    relative = path.resolve().relative_to(root.resolve()).as_posix()
+    found = _git("cat-file", "-e", f"{commit}:{relative}", cwd=root)
+    if found.returncode != 0:
+        return None
+    shown = _git("show", f"{commit}:{relative}", cwd=root)
+    if shown.returncode != 0:
+        raise RevisionError(f"git cannot show {relative} at {revision}: {shown.stderr.strip()}")
+    return shown.stdout
+
+
+def source_root() -> Path:
+    """The root that reports name paths from: the git work tree that holds the working
+    directory, or the working directory outside git."""
+    found = _git("rev-parse", "--show-toplevel", cwd=Path.cwd())
+    return Path(found.stdout.strip()) if found.returncode == 0 else Path.cwd()

@@ -1,0 +1,128 @@
+"""The review of a configuration change against a base revision: allowlists, verdicts, and
+what the change lets through."""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import TypedDict
+
+from ..configuration import find_configuration
+from ..report import SkippedContract
+from ..running import ContractSelection
+from . import allowlists, effects
+from .revisions import commit_of, file_at, repository_root
+
+
+class ReviewReport(TypedDict):
+    """`importlinter-contracts review --format json`."""
+
+    base: str  # the revision as given
+    base_commit: str
+    configuration: str
+    base_has_configuration: bool
+    allowlists: list[allowlists.ContractAllowlists]
+    verdicts: dict[str, bool]  # each contract of the current configuration checked: kept?
+    skipped: list[SkippedContract]  # the contracts of the current configuration not checked
+    grew: bool  # an allowlist has an entry it did not have at the base
+    loosened: list[effects.ChangedFinding]
+    tightened: list[effects.ChangedFinding]
+
+
+class HistoryPoint(TypedDict):
+    """The allowlist sizes at one revision."""
+
+    revision: str
+    commit: str
+    entries: dict[str, int]  # contract id -> entries; absent where the contract is absent
+
+
+def history(config: str | None, revisions: list[str]) -> list[HistoryPoint]:
+    """How many allowlist entries each contract had at each revision."""
+    path = find_configuration(config)
+    root = repository_root(path.resolve().parent)
+    points = []
+    for revision in revisions:
+        commit = commit_of(revision, root)
+        text = file_at(commit, path)
+        configuration = (
+            allowlists.Configuration.empty()
+            if text is None
+            else allowlists.Configuration.from_text(text, path.name)
+        )
+        points.append(
+            HistoryPoint(
+                revision=revision,
+                commit=commit,
+                entries={
+                    contract_id: len(allowlists.entries(options))
+                    for contract_id, options in configuration.contracts.items()
+                },
+            )
+        )
+    return points
+
+
+def _selected(
+    contract_ids: tuple[str, ...], configuration: allowlists.Configuration
+) -> tuple[str, ...] | None:
+    """The selected contracts that a configuration has: all for no selection, None for none."""
+    if not contract_ids:
+        return ()
+    present = tuple(c for c in contract_ids if c in configuration.contracts)
+    return present or None
+
+
+def review(
+    config: str | None,
+    base: str,
+    contract_ids: tuple[str, ...],
+    cache_dir: Path | None,
+    select: ContractSelection | None = None,
+) -> ReviewReport:
+    """Compare the configuration at `base` with the working tree's, both on the current tree
+    (only the contracts `contract_ids` names, when it names any, and `select` keeps)."""
+    path = find_configuration(config)
+    commit = commit_of(base, repository_root(path.resolve().parent))
+    base_text = file_at(commit, path)
+    current_text = path.read_bytes().decode("utf-8")
+    base_configuration = (
+        allowlists.Configuration.empty()
+        if base_text is None
+        else allowlists.Configuration.from_text(base_text, path.name)
+    )
+    current_configuration = allowlists.Configuration.from_text(current_text, path.name)
+    changes = [
+        change
+        for change in allowlists.compare(base_configuration, current_configuration)
+        if not contract_ids or change["id"] in contract_ids
+    ]
+    current_report = effects.run_configuration(
+        current_text, path.name, _selected(contract_ids, current_configuration), cache_dir, select
+    )
+    found: effects.Effects = {"loosened": [], "tightened": []}
+    if base_text is not None:
+        found = effects.compare(
+            effects.run_configuration(
+                base_text, path.name, _selected(contract_ids, base_configuration), cache_dir, select
+            ),
+            current_report,
+            base_configuration,
+            current_configuration,
+            [(change["id"], entry) for change in changes for entry in change["added"]],
+            [(change["id"], entry) for change in changes for entry in change["removed"]],
+        )
+    return ReviewReport(
+        base=base,
+        base_commit=commit,
+        configuration=str(path),
+        base_has_configuration=base_text is not None,
+        allowlists=changes,
+        verdicts={
+            str(contract["id"] or contract["name"]): contract["kept"]
+            for contract in current_report["contracts"]
+        },
+        skipped=current_report["skipped"],
+        grew=any(change["added"] for change in changes),
+        loosened=found["loosened"],
+        tightened=found["tightened"],
+    )

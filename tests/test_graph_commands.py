@@ -1,0 +1,166 @@
+"""`closure MODULE` and `why IMPORTER IMPORTED` on the command line, as text, JSON, DOT (rendered
+with Graphviz's real `dot` where it is installed) and Mermaid."""
+
+from __future__ import annotations
+
+import json
+import re
+import shutil
+import subprocess
+import sys
+
+import pytest
+from test_explore import TREE
+
+from helpers import Project, run_cli
+from importlinter_contracts import explore
+
+DOT = shutil.which("dot")
+
+
+@pytest.fixture
+def tree(project: Project) -> Project:
+    project.write(TREE)
+    project.configure(
+        "[importlinter:contract:r2]\nname = R2\ntype = backend_isolation\ncontainer = pkg.platforms\n"
+    )
+    return project
+
+
+def test_closure_json_maps_each_module_to_its_chain_of_hops(tree: Project) -> None:
+    result = run_cli("closure", "--no-cache", "pkg.platforms.cuda.platform", "--format", "json")
+    assert result.exit_code == 0, result.output
+    data = json.loads(result.stdout)
+    with pytest.warns(UserWarning):
+        expected = explore.load(cache_dir=None).eager_closure("pkg.platforms.cuda.platform")
+    assert data["module"] == "pkg.platforms.cuda.platform"
+    assert data["modules"] == {module: expected[module].hops for module in expected}
+    assert data["modules"]["pkg.util"] == [
+        {
+            "importer": "pkg.platforms.cuda.platform",
+            "imported": "pkg.platforms.cuda.hooks",
+            "line_numbers": [1],
+            "why": ["module level"],
+            "locations": [{"path": "pkg/platforms/cuda/platform.py", "line": 1}],
+            "eager": [True],
+        },
+        {
+            "importer": "pkg.platforms.cuda.hooks",
+            "imported": "pkg.util",
+            "line_numbers": [2],
+            "why": ["module-level try"],
+            "locations": [{"path": "pkg/platforms/cuda/hooks.py", "line": 2}],
+            "eager": [True],
+        },
+    ]
+
+
+def test_closure_text_is_what_the_repl_shows(tree: Project) -> None:
+    result = run_cli("closure", "--no-cache", "pkg.platforms.cuda.platform")
+    with pytest.warns(UserWarning):
+        expected = explore.load(cache_dir=None).eager_closure("pkg.platforms.cuda.platform")
+    assert result.stdout == repr(expected) + "\n"
+    # pkg/util.py holds a `lazy import`, which this Python's ast cannot read.
+    if sys.version_info < (3, 15):
+        assert result.stderr == (
+            "importlinter-contracts: warning: pkg/util.py: calls at import time are not "
+            "followed in this file, which ast cannot read here (line 1: invalid syntax): "
+            "imports that such calls would run are not seen.\n"
+        )
+
+
+def test_a_configuration_file_may_follow_the_module(tree: Project) -> None:
+    (tree.root / ".importlinter").rename(tree.root / "other.ini")
+    result = run_cli("closure", "--no-cache", "pkg.platforms.cuda.platform", "other.ini")
+    assert result.exit_code == 0, result.output
+    assert result.stdout.startswith("importing pkg.platforms.cuda.platform runs 7 modules:")
+
+
+def test_why_json_gives_the_shortest_chain_and_the_shortest_eager_one(tree: Project) -> None:
+    result = run_cli(
+        "why", "--no-cache", "pkg.platforms.cuda.platform", "pkg.models.big", "--format", "json"
+    )
+    assert result.exit_code == 0
+    data = json.loads(result.stdout)
+    (hop,) = data["shortest"]
+    assert (hop["line_numbers"], hop["eager"], hop["why"]) == (
+        [4],
+        [False],
+        ["inside def load"],
+    )
+    assert data["shortest_eager"] is None  # lazy import and a function: nothing eager
+
+
+def test_why_json_gives_the_shortest_eager_chain_when_it_is_another(project: Project) -> None:
+    project.write({**TREE, "pkg/platforms/cuda/hooks.py": "import pkg.models.big\n"})
+    project.configure(
+        "[importlinter:contract:r2]\nname = R2\ntype = backend_isolation\ncontainer = pkg.platforms\n"
+    )
+    result = run_cli(
+        "why", "--no-cache", "pkg.platforms.cuda.platform", "pkg.models.big", "--format", "json"
+    )
+    assert result.exit_code == 0
+    data = json.loads(result.stdout)
+    assert [(h["imported"], h["eager"]) for h in data["shortest"]] == [("pkg.models.big", [False])]
+    assert [
+        (h["importer"], h["imported"], h["line_numbers"], h["eager"])
+        for h in data["shortest_eager"]
+    ] == [
+        ("pkg.platforms.cuda.platform", "pkg.platforms.cuda.hooks", [1], [True]),
+        ("pkg.platforms.cuda.hooks", "pkg.models.big", [1], [True]),
+    ]
+
+
+def test_why_without_a_chain_exits_1(tree: Project) -> None:
+    result = run_cli("why", "--no-cache", "pkg.config", "pkg.util", "--format", "json")
+    assert result.exit_code == 1
+    assert json.loads(result.stdout) == {
+        "importer": "pkg.config",
+        "imported": "pkg.util",
+        "shortest": None,
+        "shortest_eager": None,
+    }
+
+
+def test_unknown_module_is_a_one_line_error(tree: Project) -> None:
+    result = run_cli("closure", "--no-cache", "pkg.nope")
+    assert (result.exit_code, result.stdout) == (2, "")
+    assert result.stderr == "importlinter-contracts: pkg.nope is not a module of the graph\n"
+
+
+def test_mermaid_is_a_flowchart_with_one_node_per_module(tree: Project) -> None:
+    result = run_cli("closure", "--no-cache", "pkg.platforms.cuda.platform", "--format", "mermaid")
+    lines = result.stdout.splitlines()
+    assert lines[:4] == ["---", "title: importing pkg.platforms.cuda.platform", "---", "graph LR"]
+    nodes = dict(re.findall(r'^  (m\d+)\["([\w.]+)"\]$', result.stdout, re.M))
+    edges = re.findall(r'^  (m\d+) (-->|-\.->)\|"([^"]+)"\| (m\d+)$', result.stdout, re.M)
+    with pytest.warns(UserWarning):
+        expected = explore.load(cache_dir=None).eager_closure("pkg.platforms.cuda.platform")
+    assert sorted(nodes.values()) == list(expected)
+    named = {(nodes[a], arrow, label, nodes[b]) for a, arrow, label, b in edges}
+    assert ("pkg.platforms.cuda.hooks", "-->", "l.2", "pkg.util") in named
+    assert ("pkg.platforms.cuda", "-.->", "parent runs first", "pkg.platforms") in named
+    assert len(lines) == 4 + len(nodes) + len(edges)
+
+
+@pytest.mark.skipif(
+    DOT is None, reason="Graphviz's dot is not installed (apt-get install graphviz)"
+)
+@pytest.mark.parametrize(
+    "args",
+    [
+        ["closure", "pkg.platforms.cuda.platform"],
+        ["why", "pkg.platforms.cuda.platform", "pkg.models.big"],
+    ],
+    ids=["closure", "why"],
+)
+def test_dot_renders_with_graphviz(tree: Project, args: list[str]) -> None:
+    result = run_cli(args[0], "--no-cache", *args[1:], "--format", "dot")
+    assert result.exit_code == 0
+    assert DOT is not None
+    rendered = subprocess.run(
+        [DOT, "-Tsvg"], input=result.stdout, capture_output=True, text=True, check=False
+    )
+    assert rendered.returncode == 0, rendered.stderr
+    assert rendered.stderr == ""
+    assert "<svg" in rendered.stdout and "pkg.platforms.cuda.platform" in rendered.stdout

@@ -1,0 +1,102 @@
+"""`review --base HEAD` on vllm-omni 0.30.0 with the shipped `.importlinter` committed: what an
+edit of the configuration lets through, or newly reports."""
+
+from __future__ import annotations
+
+import json
+import subprocess
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from helpers import Project, run_cli
+
+pytestmark = pytest.mark.real_tree
+
+R4 = "platform-classes-load-no-bodies"
+FORBIDDEN = "vllm_omni.diffusion.quantization"
+
+
+def _git(root: Path, *args: str) -> None:
+    subprocess.run(
+        ["git", "-c", "user.name=t", "-c", "user.email=t@t", *args],
+        cwd=root,
+        check=True,
+        capture_output=True,
+    )
+
+
+@pytest.fixture
+def repository(copy: Project) -> Project:
+    """The release, with an eager import of a forbidden package added to the package root
+    (which every platform module runs first), and the shipped configuration, committed."""
+    root_init = copy.root / "vllm_omni/__init__.py"
+    root_init.write_text(root_init.read_text() + f"\nimport {FORBIDDEN}\n")
+    _git(copy.root, "init", "-q")
+    _git(copy.root, "add", ".")
+    _git(copy.root, "commit", "-q", "-m", "base")
+    return copy
+
+
+def _edit(project: Project, old: str, new: str) -> None:
+    config = project.root / ".importlinter"
+    text = config.read_text()
+    assert old in text
+    config.write_text(text.replace(old, new, 1))
+
+
+def _review() -> tuple[int, dict[str, Any]]:
+    result = run_cli("review", "--base", "HEAD", "--static", "--format", "json")
+    assert result.exit_code in (0, 1), result.output
+    return result.exit_code, json.loads(result.stdout)
+
+
+def _changed(findings: list[dict[str, Any]]) -> set[tuple[str, str, str, tuple[str, ...]]]:
+    return {
+        (f["contract"], f["finding"]["importer"], f["finding"]["imported"], tuple(f["because"]))
+        for f in findings
+    }
+
+
+def test_removing_the_package_from_forbidden_modules_is_loosened(repository: Project) -> None:
+    _edit(repository, f"    {FORBIDDEN}\n", "")
+    code, data = _review()
+    assert code == 1
+    assert _changed(data["loosened"]) == {(R4, "vllm_omni", FORBIDDEN, ("forbidden_modules",))}
+    assert data["grew"] is False
+
+
+def test_narrowing_follow_modules_is_loosened(repository: Project) -> None:
+    _edit(
+        repository,
+        "follow_modules =\n    vllm_omni\n",
+        "follow_modules =\n    vllm_omni.platforms\n",
+    )
+    code, data = _review()
+    assert code == 1
+    assert (R4, "vllm_omni", FORBIDDEN, ("follow_modules",)) in _changed(data["loosened"])
+
+
+def test_removing_the_contract_is_loosened(repository: Project) -> None:
+    text = (repository.root / ".importlinter").read_text()
+    start = text.index(f"[importlinter:contract:{R4}]")
+    end = text.index("[importlinter:contract:", start + 1)
+    (repository.root / ".importlinter").write_text(text[:start] + text[end:])
+    code, data = _review()
+    assert code == 1
+    assert _changed(data["loosened"]) == {(R4, "vllm_omni", FORBIDDEN, ("contract removed",))}
+
+
+def test_adding_a_forbidden_module_exits_0_and_lists_what_it_newly_reports(
+    repository: Project,
+) -> None:
+    _edit(repository, f"    {FORBIDDEN}\n", f"    {FORBIDDEN}\n    vllm_omni.data_entry_keys\n")
+    code, data = _review()
+    assert code == 0
+    assert data["loosened"] == []
+    newly = _changed(data["tightened"])
+    assert newly and all(
+        (contract, imported, because) == (R4, "vllm_omni.data_entry_keys", ("forbidden_modules",))
+        for contract, _, imported, because in newly
+    )
