@@ -228,3 +228,48 @@ def test_calls_read_from_the_outline_equal_those_of_the_whole_file() -> None:
     assert (outlined.calls, outlined.bindings) == (whole.calls, whole.bindings)
     assert sorted(outlined.functions) == sorted(whole.functions) == ["first", "second"]
     assert {name: outlined.functions[name] for name in outlined.functions} == dict(whole.functions)
+
+
+# Found by the differential test (`test_outline_fuzz.py`): forms that both readings of the
+# text leave to `ast`, where one of them answered otherwise before.
+LEFT_TO_AST = {
+    "a name Python normalises": "if \uff34\uff39\uff30\uff25_CHECKING:\n    import x\n",
+    "a class named by a name Python normalises": "class \u210c:\n    import x\n",
+    "a header after a line of a backslash": "if a:\n    pass\n\\\nif TYPE_CHECKING:\n    import x\n",
+    "async and a backslash": "async \\\n def f():\n    import x\n",
+    "a call after a semicolon": "from pkg import f;f()\n",
+    "a parenthesised decorator": "from pkg import f\n@(f)\ndef g(): pass\n",
+    "a conditional decorator": "from pkg import f, g\n@f if x else g\ndef h(): pass\n",
+}
+
+# And forms that the text alone leaves to the outline.
+LEFT_TO_THE_OUTLINE = {
+    "import in a string": 'from pkg import f\nprint("import this", f())\n',
+    "a bracket after import in a comment": "from pkg import f\n# import (see below\nf()\nx = (1)\n",
+    "from .import": "from .import helper\nhelper()\n",
+    "a name that is not ASCII": "from pkg import \u00e9\n\u00e9()\n",
+    "def and a backslash": "def \\\n f():\n    from . import x\nf()\n",
+    "a TYPE_CHECKING alias with a comment before as": (
+        "from typing import (TYPE_CHECKING  # x\n    as T)\nif T:\n    import x\n"
+    ),
+    "a form feed": "\fif not TYPE_CHECKING:\n    pass\nelif flag:\n    from pkg import (load)\n",
+}
+
+
+@pytest.mark.parametrize("source", LEFT_TO_AST.values(), ids=LEFT_TO_AST.keys())
+def test_forms_the_text_does_not_tell_are_left_to_ast(source: str) -> None:
+    assert read_outline(source.encode()) is None
+    assert text_calls(source.encode()) is None
+
+
+@pytest.mark.parametrize("source", LEFT_TO_THE_OUTLINE.values(), ids=LEFT_TO_THE_OUTLINE.keys())
+def test_forms_the_text_alone_does_not_tell_are_left_to_the_outline(source: str) -> None:
+    assert text_calls(source.encode()) is None
+
+
+def test_a_comment_between_a_name_and_its_parenthesis_is_still_a_call() -> None:
+    assert text_calls(b"from pkg import f\nx = (f  # c\n     ())\n") == (("f", "pkg"),)
+
+
+def test_calls_on_a_line_the_outline_saw_no_statement_on_leave_the_file_to_ast() -> None:
+    assert read_calls_of(b"if a:\n    pass\n\\\ndef f():\n    import x\n", ()) is None

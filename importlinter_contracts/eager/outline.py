@@ -60,6 +60,11 @@ _ATTRIBUTE = re.compile(r"[^\W\d]\w*\.[^\W\d]\w*")
 # searched for fast; a name that ends in it only makes the outline give up.)
 _IMPORT_KEYWORD = re.compile(r"import\b")
 _TC_ALIAS = re.compile(r"TYPE_CHECKING(?:\s|\\\n)+as\b")
+# What these readings leave to `ast`, in code (strings and comments blanked out): a name that
+# is not ASCII (Python compares names after NFKC normalisation: fullwidth letters spelling
+# TYPE_CHECKING are TYPE_CHECKING), a `;` (a statement that does not start its line), and a
+# decorator that is not a dotted name, called or not (`@(f)`, `@f if c else g`: PEP 614).
+_NOT_READ = re.compile(r"[^\x00-\x7f]|;|^[ \t]*@(?![ \t]*[A-Za-z_][\w.]*[ \t]*(?:\(|$))", re.M)
 _TAB_INDENT = re.compile(r"\n *\t")
 _CODING = re.compile(rb"[ \t\f]*#.*?coding[:=][ \t]*([-\w.]+)")
 _UTF_8 = frozenset({"utf-8", "utf8", "utf_8"})
@@ -100,7 +105,8 @@ def read_calls_of(source: bytes, bodies: tuple[Body, ...]) -> CallReading | None
     Python (the `ast` reading of the whole file then answers)."""
     try:
         return read_calls_outlined(source_lines(source), bodies, never_runs)
-    except (_Unread, SyntaxError, ValueError, RecursionError):
+    except (_Unread, SyntaxError, ValueError, RecursionError, KeyError):
+        # KeyError: a call on a line the outline saw no statement start on.
         return None
 
 
@@ -167,7 +173,11 @@ def _read(text: str) -> Outline:
         return '""' if not newlines else '"' + f"\n{_INSIDE_STRING}" * newlines + '"'
 
     code = _COMMENT_OR_STRING.sub(blank, text)
-    if _TC_ALIAS.search(code):
+    if (
+        _TC_ALIAS.search(code)
+        or _NOT_READ.search(code)
+        or not all(string.isascii() for string in formatted)
+    ):
         raise _Unread
     return _Outliner(text, code).read(formatted)
 
@@ -237,10 +247,14 @@ class _Outliner:
             line += count_lines("\n", position, start)
             depth += count_brackets("(", position, start) - count_brackets(")", position, start)
             position = start
-            if depth or code[start - 2] == "\\":
+            if depth:
                 if depth < 0:
                     raise _Unread
-                continue  # a line that continues a statement
+                continue  # a line inside the brackets of a statement
+            if code[start - 2] == "\\":
+                # A backslash joins this line to the one before, which may hold the start of
+                # this statement (`async \`, or nothing at all): left to `ast`.
+                raise _Unread
             if keyword == "lazy":
                 if name in ("import", "from"):
                     raise _Unread  # PEP 810: the `ast` reading knows which Python reads it
@@ -529,9 +543,10 @@ def _called(text: str, names: list[str]) -> set[str]:
     return called
 
 
-# What follows a name that is called: spaces, newlines inside brackets, the closing brackets
-# of a parenthesised callee, or attributes, then an opening parenthesis.
-_CALL_AFTER_NAME = re.compile(r"(?:\s|\\\n|\)|\.\s*+\w++)*+\(")
+# What follows a name that is called: spaces, newlines inside brackets (and comments, in
+# text not blanked), the closing brackets of a parenthesised callee, or attributes, then an
+# opening parenthesis.
+_CALL_AFTER_NAME = re.compile(r"(?:\s|\\\n|#[^\n]*+|\)|\.\s*+\w++)*+\(")
 
 
 def _is_called(text: str, position: int, name: str) -> bool:
@@ -654,6 +669,9 @@ def _line_block(header: re.Match[bytes], code: bytes) -> _Block | None:
 _IMPORT_WORD = re.compile(r"import\b")
 _FROM_BEFORE = re.compile(r"\bfrom[ \t]+(\.*)[ \t]*([\w.]*)[ \t]+$")
 _DEF_NAME = re.compile(r"\bdef[ \t]+([A-Za-z_]\w*)")
+# What an import statement's names may be written with: any other character (a quote, a
+# bracket, an operator) says that it is something else (a string that looks like one).
+_IMPORTED_NAMES = re.compile(r"[\w\s,.*]*")
 _WORDS = re.compile(r"[A-Za-z_][\w.]*")
 
 
@@ -663,8 +681,13 @@ def text_calls(source: bytes) -> tuple[tuple[str, str], ...] | None:
     does not say): a superset of what code running at import time calls through an import.
     None where the file calls a function of its own, which the outline follows (or where
     the text cannot be read so)."""
-    text = source.decode("latin-1")  # one character per byte; names are ASCII here
-    if "TYPE_CHECKING" in text and _TC_ALIAS.search(text):
+    # Strings and comments are not told from code here: what `_NOT_READ` leaves to `ast`,
+    # any line a backslash continues and any form feed (which resets an indentation),
+    # anywhere in the text, leave the file to the outline.
+    if not source.isascii() or b"\\\n" in source or b"\f" in source:
+        return None
+    text = source.decode("ascii")
+    if ("TYPE_CHECKING" in text and _TC_ALIAS.search(text)) or _NOT_READ.search(text):
         return None
     if _called(text, list(set(_DEF_NAME.findall(text)))):
         return None
@@ -673,15 +696,21 @@ def text_calls(source: bytes) -> tuple[tuple[str, str], ...] | None:
     position = 0
     for match in _IMPORT_WORD.finditer(text):
         start = match.start()
-        if start and (text[start - 1].isalnum() or text[start - 1] in "_."):
-            continue  # the end of a longer name
         line_start = text.rfind("\n", 0, start) + 1
-        if line_start >= 2 and text[line_start - 2] == "\\":
-            return None  # continues a line
-        end, rest = _statement_rest(text, match.end())
-        if rest is None:
-            return None
+        if start and text[start - 1] == ".":
+            return None  # `from .import x`, or text that is not code
+        if start and (text[start - 1].isalnum() or text[start - 1] == "_"):
+            continue  # the end of a longer name
         before = _FROM_BEFORE.search(text, line_start, start)
+        if text[line_start : start if before is None else before.start()].strip():
+            # Not the start of a statement: in a string or a comment, or after a block's
+            # header on its line.
+            return None
+        end, rest = _statement_rest(text, match.end())
+        if rest is None or not _IMPORTED_NAMES.fullmatch(rest):
+            return None  # not an import statement as this reading knows them
+        if "TYPE_CHECKING" in rest and "as" in rest.split():
+            return None  # an alias of TYPE_CHECKING, with a comment around `as`
         for name, top in _text_bindings(before, rest):
             bound.setdefault(name, set()).add(top)
         kept.append(text[position:start])
