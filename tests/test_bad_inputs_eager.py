@@ -224,6 +224,17 @@ def test_scopes_that_refer_to_no_kept_scope_are_read_again_when_asked_for(
     assert read == [(tree.root / PLATFORM).read_bytes()]
 
 
+def test_an_edited_file_is_read_again_whatever_grimp_recorded_of_it(tree: Project) -> None:
+    # grimp's own cache records the file as it was; a graph built without that cache (from
+    # the Python API, say) does not bring it up to date. The file itself says it changed.
+    write_platform(tree, EAGER_IN_TRY)
+    cached_run(tree)
+    write_platform(tree, "def load():\n    import pkg.models.llama\n")
+    os.utime(tree.root / PLATFORM, (1, 1))
+    index = scope_cache.ScopeIndex(tree.root / ".import_linter_cache", {"root_packages": ["pkg"]})
+    assert index.scope("pkg.platforms.cuda.platform", 2).reason == "inside def load"
+
+
 def test_entries_are_pruned_when_their_file_is_gone(tree: Project) -> None:
     tree.write({"pkg/platforms/cuda/hooks.py": EAGER_IN_TRY})
     write_platform(tree, "try:\n    from pkg.platforms.cuda import hooks\nexcept E:\n    pass\n")

@@ -7,9 +7,8 @@ from the text alone), and its `ast` reading (`scopes.py`, `calls.py`) only where
 cannot answer, or where calls are followed into it.
 
 With `cache_dir`, what a run read is kept for the next one, keyed as grimp keys its own
-cache: by module, with the modification time of its file. Each run, grimp records those times
-in its cache, which this one reads (one file per root package, instead of a `stat` per
-module); a file that has not changed is not read again. The cache also keeps, per module,
+cache: by module, with the modification time of its file (one `stat` per module asked about);
+a file that has not changed is not read again. The cache also keeps, per module,
 the modules grimp reported it imports and those it imports at import time, with their lines
 and why they run then: valid as long as grimp reports the same imported modules for the
 unchanged file (how grimp resolves a file's import statements to modules depends only on the
@@ -23,7 +22,6 @@ from __future__ import annotations
 
 import array
 import hashlib
-import json
 import marshal
 import os
 import sys
@@ -117,25 +115,28 @@ class ScopeIndex:
     """Answers "does this import run at import time, and why?" for lines grimp reported,
     and what a module's code running at import time may call.
 
-    `session_options` are lint-imports' (`root_packages` name grimp's records of the files'
-    modification times in `cache_dir`; with the options that shape the graph, they say which
-    graph the imports kept are from).
+    `session_options` are lint-imports' (with the graph's modules, the options that shape the
+    graph say which graph the imports kept are from).
     """
 
     def __init__(self, cache_dir: Path | None, session_options: Mapping[str, Any]) -> None:
         self._cache_dir = cache_dir
         self._cache_file = cache_dir / CACHE_FILE if cache_dir else None
-        self._root_packages = tuple(session_options.get("root_packages", ()))
         self._graph_options = repr(
-            [session_options.get(option) for option in _GRAPH_OPTIONS] + sorted(self._root_packages)
+            [session_options.get(option) for option in _GRAPH_OPTIONS]
+            + sorted(session_options.get("root_packages", ()))
         )
         # Whether grimp found the same modules, with the same options, as when the cache was
-        # written: then grimp reports the same imports for each unchanged file.
-        self._same_graph = False
+        # written: then grimp reports the same imports for each unchanged file. (None until
+        # the graph is first seen; its digest is kept for the next run.)
+        self._same_graph: bool | None = None
+        self._graph: bytes | None = None
+        self._stored_graph: object = None
         self._modules: dict[str, _Module] = {}
         self._stored: dict[Any, Any] | None = None  # the cache's entries, once loaded
         self._table: list[ImportScope] = []  # the scopes the cache's entries refer to
-        self._mtimes: dict[str, float] = {}  # grimp's, by module
+        # The cache's entries of the modules whose file is as it was then (None: it is not).
+        self._unchanged_entries: dict[str, tuple[Any, ...] | None] = {}
         self._dirty = False
 
     def scope(self, module: str, line: int) -> ImportScope:
@@ -180,7 +181,7 @@ class ScopeIndex:
         own import statements that run then (grimp's lines; lazy imports never do) and why
         each runs then."""
         entry = self._unchanged(module)
-        if entry is not None and entry[8] is not None and self._same_graph:
+        if entry is not None and entry[8] is not None and self._same_graph_as(graph):
             return cast(EagerLines, entry[8])
         record = self._module(module)
         if record.eager is not None and self._reports_the_same(record, module, graph):
@@ -226,7 +227,7 @@ class ScopeIndex:
     def _reports_the_same(self, record: _Module, module: str, graph: ImportGraph) -> bool:
         """Whether grimp reports the same imported modules for `module` as when what is kept
         of them was worked out: certain when it found the same modules as then, else asked."""
-        if self._same_graph or record.checked:
+        if record.checked or self._same_graph_as(graph):
             return True
         record.checked = record.imported == _digest(
             sorted(graph.find_modules_directly_imported_by(module))
@@ -262,7 +263,7 @@ class ScopeIndex:
             marshal.dumps(
                 {
                     "format": _CACHE_FORMAT,
-                    "graph": self._graph_digest(),
+                    "graph": self._graph,
                     "scopes": tuple((scope.eager, scope.reason) for scope in table),
                     "modules": entries,
                 }
@@ -281,32 +282,47 @@ class ScopeIndex:
         return None
 
     def _unchanged(self, module: str) -> tuple[Any, ...] | None:
-        """The cache's entry for `module` when grimp found its file unchanged since (and no
-        record of the module was made in this run): read straight from it, as most modules
-        are on a run after a first, with no object made for them."""
+        """The cache's entry for `module` when its file is unchanged since (and no record of
+        the module was made in this run): read straight from it, as most modules are on a
+        run after a first, with no object made for them."""
         if module in self._modules:
             return None
+        try:
+            return self._unchanged_entries[module]
+        except KeyError:
+            pass
         entry = self._load().get(module)
-        if (
+        if not (
             type(entry) is tuple
             and len(entry) == _ENTRY_SIZE
-            and entry[1] == self._mtimes.get(module)
+            and type(entry[0]) is str
             and type(entry[2]) is bytes
             and not len(entry[2]) % 8
+            and _modification_time(entry[0]) == entry[1]
         ):
-            return entry
-        return None
+            entry = None
+        self._unchanged_entries[module] = entry
+        return entry
+
+    def _same_graph_as(self, graph: ImportGraph) -> bool:
+        if self._same_graph is None:
+            self._load()
+            self._graph = hashlib.blake2b(
+                "\n".join(sorted(graph.modules)).encode() + self._graph_options.encode(),
+                digest_size=_DIGEST_SIZE,
+            ).digest()
+            self._same_graph = self._graph == self._stored_graph
+            if not self._same_graph:
+                self._dirty = True  # so that the next run knows this graph
+        return self._same_graph
 
     def _module(self, module: str) -> _Module:
         record = self._modules.get(module)
         if record is not None:
             return record
-        stored = self._load()
-        mtime = self._mtimes.get(module)
-        entry = stored.get(module)
-        if mtime is not None and entry is not None:
-            # grimp has the file's time: no need to look at the file at all.
-            record = self._stored_module(entry, mtime)
+        entry = self._unchanged(module)
+        if entry is not None:
+            record = self._stored_module(entry, entry[1])
             if record is not None:
                 self._modules[module] = record
                 return record
@@ -314,13 +330,8 @@ class ScopeIndex:
         if found is None:
             raise UnreadableSourceError(f"{module}: no source file found for this module.")
         path, status = found
-        record = None
-        if entry is not None and entry[0] == path:
-            record = self._stored_module(entry, status.st_mtime)
-        if record is None:
-            record = self._read(path, status.st_mtime)
-            self._dirty = True
-        self._modules[module] = record
+        record = self._modules[module] = self._read(path, status.st_mtime)
+        self._dirty = True
         return record
 
     def _scope_of_line(self, record: _Module, line: int) -> ImportScope | None:
@@ -423,14 +434,13 @@ class ScopeIndex:
         self._stored = {}
         if self._cache_dir is None or self._cache_file is None:
             return self._stored
-        self._mtimes = _grimp_mtimes(self._cache_dir, self._root_packages)
         try:
             data = marshal.loads(_unsealed(self._cache_file.read_bytes()))
         except (OSError, EOFError, ValueError, TypeError):
             return self._stored  # no cache yet, or an unreadable one: it is made again
         if not isinstance(data, dict) or data.get("format") != _CACHE_FORMAT:
             return self._stored
-        self._same_graph = bool(self._mtimes) and data.get("graph") == self._graph_digest()
+        self._stored_graph = data.get("graph")
         scopes, modules = data.get("scopes"), data.get("modules")
         if not isinstance(scopes, tuple) or not isinstance(modules, dict):
             return self._stored
@@ -442,36 +452,16 @@ class ScopeIndex:
         self._stored = modules
         return modules
 
-    def _graph_digest(self) -> bytes | None:
-        """What grimp's graph is made from, but for the files' contents: its modules (as its
-        records of their files' times have them), the options it was built with and its
-        version (the cache's format). None when grimp has kept no record."""
-        if not self._mtimes:
-            return None
-        modules = "\n".join(sorted(self._mtimes)) + "\n" + self._graph_options
-        return hashlib.blake2b(modules.encode(), digest_size=_DIGEST_SIZE).digest()
-
 
 # The session options that shape grimp's graph, besides the root packages.
 _GRAPH_OPTIONS = ("include_external_packages", "exclude_type_checking_imports")
 
 
-def _grimp_mtimes(cache_dir: Path, root_packages: tuple[str, ...]) -> dict[str, float]:
-    """The modification time of each module's file, as grimp recorded it in its cache when
-    it built this run's graph (its `<root package>.meta.json`); none where it did not."""
-    found: dict[str, float] = {}
-    for package in root_packages:
-        try:
-            mtimes = json.loads((cache_dir / f"{package}.meta.json").read_bytes())
-        except (OSError, ValueError, RecursionError):
-            continue
-        if isinstance(mtimes, dict):
-            found.update(
-                (module, mtime)
-                for module, mtime in mtimes.items()
-                if type(mtime) is float and module.partition(".")[0] == package.partition(".")[0]
-            )
-    return found
+def _modification_time(path: str) -> float | None:
+    try:
+        return os.stat(path).st_mtime
+    except OSError:
+        return None
 
 
 def _digest(modules: list[str]) -> bytes:
