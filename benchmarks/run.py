@@ -1,15 +1,15 @@
 """What the contracts cost, measured side by side in one run, as ratios.
 
     python benchmarks/run.py [--rounds 15] [--sizes 1000,10000,50000] [--scaling-rounds 3]
-                             [--runtime-rounds 15] [--only real|scaling|runtime]
+                             [--reach-sizes 1000,10000,20000,50000] [--reach-rounds 3]
+                             [--runtime-rounds 15] [--only real|scaling|reach|runtime]
 
 Every variant is a whole command run as a fresh process (interpreter start-up included), in
 paired, interleaved rounds: each round runs every variant once, in turn (every other round in
 reverse order), so that the machine's drift hits them alike; ratios are the medians of the
-per-round ratios. Bytecode caches are on,
-as on a user's machine (this workplace sets PYTHONDONTWRITEBYTECODE, which would add the
-compilation of every imported module to every run), and one unmeasured run of each variant
-comes first.
+per-round ratios. Bytecode caches are on, as on a user's machine, even when
+PYTHONDONTWRITEBYTECODE is set (it would add the compilation of every imported module to every
+run), and one unmeasured run of each variant comes first.
 
 Real tree (vllm-omni 0.30.0, fetched into the cache):
   floor          lint-imports with one built-in `forbidden` contract that costs nothing: the
@@ -29,6 +29,12 @@ Scaling: synthetic trees of vllm-omni's shape (benchmarks/synthetic_tree.py), fl
 static, cold; with each contract's check() time from --show-timings. import-linter's timing of
 a contract includes the copy of the graph it makes for it: the floor contract's time is that
 copy, which every contract pays and which grows with the tree.
+
+Whole-package reach: synthetic trees where importing a platform module runs every module
+(`synthetic_tree.write_reach_tree`), with R2 and an R4 that follows the whole package, as
+the shipped configuration does for vllm-omni: floor against static, each cold (--no-cache)
+and cached (cache filled by a run before), with the ratios of wall time, CPU time and peak
+memory, and the eager contract's own check() time against the imports it reaches.
 """
 
 from __future__ import annotations
@@ -127,7 +133,9 @@ def contract_timings(output: str) -> dict[str, float]:
     """Each contract's check() time, from lint-imports --show-timings."""
     return {
         name: float(seconds)
-        for name, seconds in re.findall(r"^(.+?) (?:KEPT|BROKEN).*\[(\d+\.\d+)s\]$", output, re.M)
+        for name, seconds in re.findall(
+            r"^(.+?) (?:KEPT|BROKEN).*\[(\d+(?:\.\d+)?)s\]$", output, re.M
+        )
     }
 
 
@@ -290,6 +298,64 @@ def scaling(sizes: list[int], rounds: int) -> None:
     print()
 
 
+def reach(sizes: list[int], rounds: int) -> None:
+    print(f"## Whole-package reach ({rounds} paired rounds)\n")
+    print(
+        "| modules | imports | floor cold | static cold | ratio | (CPU) | peak memory "
+        "| R4 check() | floor cached | static cached | ratio | (CPU) | peak memory "
+        "| R4 check() | per 1,000 imports |"
+    )
+    print("| ---: " * 15 + "|")
+    for size in sizes:
+        work = Path(tempfile.mkdtemp(prefix=f"benchmark-reach-{size}-"))
+        written, _ = synthetic_tree.write_reach_tree(work, size)
+        (work / "static.ini").write_text(synthetic_tree.reach_configuration())
+        (work / "floor.ini").write_text(
+            FLOOR.format(
+                root="reach",
+                source="reach.platforms.cuda.platform",
+                forbidden="reach.platforms.npu.platform",
+            )
+        )
+        lint = [str(BIN / "lint-imports"), "--no-logo", "--show-timings"]
+        variants = [
+            Variant("floor, cold", [*lint, "floor.ini", "--no-cache"]),
+            Variant("static, cold", [*lint, "static.ini", "--no-cache"]),
+            # Each its own cache, filled by the unmeasured run below.
+            Variant("floor, cached", [*lint, "floor.ini", "--cache-dir", "floor-cache"]),
+            Variant("static, cached", [*lint, "static.ini", "--cache-dir", "static-cache"]),
+        ]
+        env = environment(work)
+        for variant in variants:  # Python's bytecode caches, and the cached variants' caches
+            measure(variant.command, work, env)
+        interleave(variants, rounds, work, env)
+        shutil.rmtree(work)
+        imports = int(
+            re.findall(r"Analyzed \d+ files, (\d+) dependencies", variants[0].runs[0].output)[0]
+        )
+        cells = [f"{written:,}", f"{imports:,}"]
+        for floor, static in (variants[:2], variants[2:]):
+            r4 = median_of(static, lambda r: contract_timings(r.output)["R4"])
+            cells += [
+                f"{floor.median:.2f} s",
+                f"{static.median:.2f} s",
+                f"{paired_ratio(static, floor):.2f}",
+                f"{paired_ratio(static, floor, cpu=True):.2f}",
+                f"{paired_peak_ratio(static, floor):.2f}",
+                f"{r4 * 1000:.0f} ms",
+            ]
+        cells.append(f"{r4 * 1000 / imports * 1000:.1f} ms")
+        print("| " + " | ".join(cells) + " |")
+    print()
+
+
+def paired_peak_ratio(numerator: Variant, denominator: Variant) -> float:
+    """The median of the per-round ratios of peak resident memory."""
+    return statistics.median(
+        a.peak_mb / b.peak_mb for a, b in zip(numerator.runs, denominator.runs, strict=True)
+    )
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(
         description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter
@@ -304,9 +370,19 @@ def main() -> None:
         "--scaling-rounds", type=int, default=3, help="paired rounds per synthetic tree"
     )
     parser.add_argument(
+        "--reach-sizes",
+        default="1000,10000,20000,50000",
+        help="whole-package-reach tree sizes, in modules (empty: no such runs)",
+    )
+    parser.add_argument(
+        "--reach-rounds", type=int, default=3, help="paired rounds per whole-package-reach tree"
+    )
+    parser.add_argument(
         "--runtime-rounds", type=int, default=15, help="paired rounds in the runtime environment"
     )
-    parser.add_argument("--only", choices=["real", "scaling", "runtime"], help="run only this part")
+    parser.add_argument(
+        "--only", choices=["real", "scaling", "reach", "runtime"], help="run only this part"
+    )
     args = parser.parse_args()
     print(
         f"Machine: {platform.machine()}, {os.cpu_count()} cores, Python "
@@ -317,6 +393,9 @@ def main() -> None:
     sizes = [int(size) for size in args.sizes.split(",") if size]
     if sizes and args.only in (None, "scaling"):
         scaling(sizes, args.scaling_rounds)
+    reach_sizes = [int(size) for size in args.reach_sizes.split(",") if size]
+    if reach_sizes and args.only in (None, "reach"):
+        reach(reach_sizes, args.reach_rounds)
     if args.only in (None, "runtime"):
         runtime(args.runtime_rounds)
 

@@ -45,7 +45,12 @@ class ConfigurationEditError(ImportlinterContractsError):
 
 
 class FileWriteError(ImportlinterContractsError):
-    """A file cannot be written; it was left as it was."""
+    """A file cannot be written; it was left as it was. `reason` says why, as the system
+    does ("Permission denied")."""
+
+    def __init__(self, message: str, reason: str | None) -> None:
+        super().__init__(message)
+        self.reason = reason or message
 
 
 class RevisionError(ImportlinterContractsError):

@@ -17,6 +17,7 @@ import warnings
 from collections.abc import Iterable, Iterator, Mapping
 from dataclasses import dataclass
 from pathlib import Path
+from typing import Any
 
 from grimp import ImportGraph
 
@@ -165,11 +166,17 @@ class EagerClosure(Mapping[str, Chain]):
 class Explorer:
     """The graph of a configuration, built once, and questions about it."""
 
-    def __init__(self, graph: ImportGraph, config: str | None, cache_dir: Path | None) -> None:
+    def __init__(
+        self,
+        graph: ImportGraph,
+        config: str | None,
+        cache_dir: Path | None,
+        session_options: Mapping[str, Any] | None = None,
+    ) -> None:
         self.graph = graph
         self._config = config
         self._cache_dir = cache_dir
-        self._scopes = ScopeIndex(cache_dir)
+        self._scopes = ScopeIndex(cache_dir, session_options or {})
         self._eager = EagerImports(graph, self._scopes)
         self._warned: set[str] = set()
 
@@ -178,7 +185,7 @@ class Explorer:
         parent packages, and what their eager imports (and the functions called at import
         time) run, followed everywhere."""
         self._require(module)
-        reached = walk(module, self._eager, lambda hop: True, include_parents=True)
+        reached, _ = walk(module, self._eager, _enter, include_parents=True)
         for warning in calls_unread_warnings(self._eager):
             if warning not in self._warned:
                 self._warned.add(warning)
@@ -264,6 +271,11 @@ class Explorer:
         )
 
 
+def _enter(hop: object) -> bool:
+    """An eager closure follows every hop."""
+    return True
+
+
 def _eager_step(hop: EagerHop) -> Step:
     """A step of an eager chain: every line of it runs at import time."""
     data = hop.as_data()
@@ -279,4 +291,4 @@ def load(config: str | None = None, cache_dir: Path | None = DEFAULT_CACHE_DIR) 
         sys.path.insert(0, os.getcwd())
     user_options = _importlinter.read_user_options(config)
     graph = _importlinter.build_graph(user_options, None if cache_dir is None else str(cache_dir))
-    return Explorer(graph, config, cache_dir)
+    return Explorer(graph, config, cache_dir, user_options.session_options)

@@ -4,37 +4,50 @@ never a part of either."""
 from __future__ import annotations
 
 import contextlib
+import errno
 import os
 import stat
-import tempfile
 from pathlib import Path
 
 from .errors import FileWriteError
 
 
-def write_atomically(path: Path, data: bytes) -> None:
-    """Replace the contents of the existing file `path` with `data`.
+def write_atomically(path: Path, data: bytes, *, durable: bool = True) -> None:
+    """Replace the contents of the file `path` with `data`, or create it.
 
-    The data goes to a temporary file in the same folder, flushed and synced to disk, which
-    then replaces the file in one rename: a reader, or a process killed at any point, sees the
-    old file or the new one. A symbolic link stays a link and its target is replaced. The
-    file's mode is kept, and its owner where the system allows.
+    The data goes to a temporary file in the same folder, flushed and (when `durable`) synced
+    to disk, which then replaces the file in one rename: a reader, or a process killed at any
+    point, sees the old file (or none) or the new one. A symbolic link stays a link and its
+    target is replaced. An existing file's mode is kept, and its owner where the system
+    allows; a new file gets the mode the process's umask gives a new file. A file that only
+    saves work (a cache) needs no `durable` write: one lost in a crash is only made again.
 
     Raises FileWriteError, with the file untouched and no temporary file left, when the file
     is read-only or the new one cannot be written.
     """
     target = Path(os.path.realpath(path))
     try:
-        status = target.stat()
+        status: os.stat_result | None = target.stat()
+    except FileNotFoundError:
+        status = None
     except OSError as error:
         raise FileWriteError(
-            f"cannot write {path} ({error.strerror}); nothing was written."
+            f"cannot write {path} ({error.strerror}); nothing was written.", error.strerror
         ) from None
-    mode = stat.S_IMODE(status.st_mode)
-    # The rename needs only the folder to be writable: a file marked read-only (no write
-    # permission for anyone, or none for us) is refused, as an editor would.
-    if not mode & 0o222 or not os.access(target, os.W_OK):
-        raise FileWriteError(f"{path} is read-only; nothing was written.")
+    if status is None:
+        mode = _NEW_FILE_MODE & ~_umask()
+    else:
+        mode = stat.S_IMODE(status.st_mode)
+        # The rename needs only the folder to be writable: a file marked read-only (no write
+        # permission for anyone, or none for us) is refused, as an editor would.
+        if not mode & 0o222 or not os.access(target, os.W_OK):
+            raise FileWriteError(
+                f"{path} is read-only; nothing was written.", os.strerror(errno.EACCES)
+            )
+    # Imported here: with what it imports, it costs every run of a linter 3 ms, and most
+    # runs write nothing.
+    import tempfile
+
     try:
         descriptor, temporary = tempfile.mkstemp(
             prefix=f".{target.name}.", suffix=".tmp", dir=target.parent
@@ -42,15 +55,17 @@ def write_atomically(path: Path, data: bytes) -> None:
     except OSError as error:
         raise FileWriteError(
             f"cannot write {path}: no file can be made in {target.parent} ({error.strerror}); "
-            "nothing was written."
+            "nothing was written.",
+            error.strerror,
         ) from None
     try:
         with os.fdopen(descriptor, "wb") as file:
             file.write(data)
             file.flush()
-            os.fsync(file.fileno())
+            if durable:
+                os.fsync(file.fileno())
         os.chmod(temporary, mode)
-        if (status.st_uid, status.st_gid) != (os.geteuid(), os.getegid()):
+        if status is not None and (status.st_uid, status.st_gid) != (os.geteuid(), os.getegid()):
             with contextlib.suppress(PermissionError):  # only root may give a file away
                 os.chown(temporary, status.st_uid, status.st_gid)
         os.replace(temporary, target)
@@ -59,10 +74,22 @@ def write_atomically(path: Path, data: bytes) -> None:
             os.unlink(temporary)
         if isinstance(error, OSError):
             raise FileWriteError(
-                f"cannot write {path} ({error.strerror}); nothing was written."
+                f"cannot write {path} ({error.strerror}); nothing was written.", error.strerror
             ) from None
         raise
-    _sync_folder(target.parent)
+    if durable:
+        _sync_folder(target.parent)
+
+
+# What `open()` asks for a new file; the umask takes away from it.
+_NEW_FILE_MODE = 0o666
+
+
+def _umask() -> int:
+    """The process's umask, which can only be read by setting it (and setting it back)."""
+    mask = os.umask(0o022)
+    os.umask(mask)
+    return mask
 
 
 def _sync_folder(folder: Path) -> None:

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import importlib.machinery
 import os
+import stat
 import sys
 from functools import cache
 from pathlib import Path
@@ -31,12 +32,24 @@ def package_directories(package: str) -> list[Path]:
 
 def source_file(module: str) -> Path | None:
     """The file that defines `module`, or None for a module with no file of ours."""
+    found = source_file_status(module)
+    return None if found is None else Path(found[0])
+
+
+def source_file_status(module: str) -> tuple[str, os.stat_result] | None:
+    """The path of the file that defines `module`, with its status; None for a module with
+    no file of ours. (A package's `__init__.py` comes before a module file of the same
+    name, as Python finds them.)"""
     top_level, *rest = module.split(".")
     for directory in _package_directories(top_level, tuple(sys.path)):
-        base = directory.joinpath(*rest)
-        for candidate in (base / "__init__.py", base.with_suffix(".py")):
-            if candidate.is_file():
-                return candidate
+        base = os.path.join(directory, *rest)
+        for candidate in (os.path.join(base, "__init__.py"), base + ".py"):
+            try:
+                status = os.stat(candidate)
+            except OSError:
+                continue
+            if stat.S_ISREG(status.st_mode):
+                return candidate, status
     return None
 
 

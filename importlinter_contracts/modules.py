@@ -23,6 +23,15 @@ def is_within(module: str, package: str) -> bool:
 
 def within(module: str, packages: Iterable[str]) -> bool:
     """Whether `module` is one of the packages or inside one of them."""
+    if isinstance(packages, set | frozenset):
+        # Look the module and its parents up: as many lookups as the module has parts.
+        while True:
+            if module in packages:
+                return True
+            end = module.rfind(".")
+            if end == -1:
+                return False
+            module = module[:end]
     return any(is_within(module, package) for package in packages)
 
 

@@ -127,11 +127,12 @@ def shipped_entries(contract_id: str, path: Path = REPO / ".importlinter") -> se
 def files_read(monkeypatch: pytest.MonkeyPatch) -> list[bytes]:
     """The source of every file the eager-import analysis reads from now on, as read."""
     read: list[bytes] = []
-    real = scope_cache.read_source
+    real = scope_cache._source
 
-    def recording(source: bytes) -> scope_cache.SourceReading:
+    def recording(path: str) -> bytes:
+        source = real(path)
         read.append(source)
-        return real(source)
+        return source
 
-    monkeypatch.setattr(scope_cache, "read_source", recording)
+    monkeypatch.setattr(scope_cache, "_source", recording)
     return read

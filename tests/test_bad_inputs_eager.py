@@ -4,6 +4,7 @@ one line that names the file and line, never in a traceback or a wrong verdict."
 from __future__ import annotations
 
 import json
+import marshal
 import os
 import stat
 import subprocess
@@ -13,8 +14,8 @@ from pathlib import Path
 
 import pytest
 
-from helpers import Project, imports_of
-from importlinter_contracts.eager.scope_cache import _CACHE_FORMAT as FORMAT
+from helpers import Project, files_read, imports_of
+from importlinter_contracts.eager import scope_cache
 
 FILES = {
     "pkg/platforms/__init__.py": "",
@@ -127,7 +128,7 @@ EAGER_IN_TRY = "try:\n    import pkg.models.llama\nexcept ImportError:\n    pass
 
 
 def cache_file(root: Path) -> Path:
-    return root / ".import_linter_cache" / "importlinter_contracts" / "import-scopes.json"
+    return root / ".import_linter_cache" / scope_cache.CACHE_FILE
 
 
 def cached_run(tree: Project) -> dict[str, object]:
@@ -135,6 +136,7 @@ def cached_run(tree: Project) -> dict[str, object]:
     assert result.exit_code == 1, result.output
     (contract,) = json.loads(result.stdout)["contracts"]
     assert imports_of(contract["violations"]) == VIOLATION
+    assert contract["violations"][0]["why"] == ["module-level try"]
     return dict(contract)
 
 
@@ -142,14 +144,32 @@ def leftovers(root: Path) -> list[str]:
     return sorted(p.name for p in root.rglob("*.tmp"))
 
 
+def sealed(data: object) -> bytes:
+    """A cache file as this version seals it, holding `data`."""
+    return scope_cache._sealed(marshal.dumps(data))
+
+
+def stored(root: Path) -> dict[str, object]:
+    data = marshal.loads(scope_cache._unsealed(cache_file(root).read_bytes()))
+    assert data["format"] == scope_cache._CACHE_FORMAT
+    modules: dict[str, object] = data["modules"]
+    return modules
+
+
 BAD_CACHES = {
-    "not json": b"\xff\x00{",
+    "not a cache": b"\xff\x00{",
     "empty": b"",
-    "a list": b"[1, 2]",
-    "old format": json.dumps({"format": FORMAT - 1, "files": {}}).encode(),
-    "files of the wrong shape": json.dumps({"format": FORMAT, "files": {"x": 1}}).encode(),
-    "files not a mapping": json.dumps({"format": FORMAT, "files": [1]}).encode(),
-    "nested too deep": b"[" * 100_000 + b"]" * 100_000,
+    "a list": marshal.dumps([1, 2]),
+    # Unsealed, these bytes would have marshal allocate without end.
+    "nested too deep": b"[" * 100_000,
+    "a damaged seal": sealed({"format": scope_cache._CACHE_FORMAT})[:-1] + b"\x00",
+    "old format": sealed({"format": (5,), "scopes": (), "modules": {}}),
+    "modules not a mapping": sealed(
+        {"format": scope_cache._CACHE_FORMAT, "scopes": (), "modules": [1]}
+    ),
+    "scopes of the wrong shape": sealed(
+        {"format": scope_cache._CACHE_FORMAT, "scopes": ((1, 2),), "modules": {}}
+    ),
 }
 
 
@@ -159,59 +179,79 @@ def test_a_cache_with_foreign_content_is_ignored_and_rebuilt(tree: Project, cont
     cache_file(tree.root).parent.mkdir(parents=True)
     cache_file(tree.root).write_bytes(content)
     assert cached_run(tree)["warnings"] == []
-    rebuilt = json.loads(cache_file(tree.root).read_text())
-    assert rebuilt["format"] == FORMAT
-    assert rebuilt["files"][PLATFORM]["scopes"] == {"2": [True, "module-level try"]}
+    assert "pkg.platforms.cuda.platform" in stored(tree.root)
 
 
 WRONG_ENTRIES = {
-    "entry not a mapping": "x",
-    "scopes not a mapping": {"scopes": [1]},
-    "line not a number": {"scopes": {"two": [False, "inside def f"]}},
-    "scope of the wrong shape": {"scopes": {"2": [False]}},
-    "scope of the wrong types": {"scopes": {"2": ["no", 1]}},
+    "entry not a tuple": "x",
+    "entry too short": ("path",),
+    "scopes of the wrong type": lambda entry: (*entry[:2], (2, 0), *entry[3:]),
+    "scopes cut short": lambda entry: (*entry[:2], entry[2][:-1], *entry[3:]),
+    "another modification time": lambda entry: (entry[0], entry[1] + 1, *entry[2:]),
 }
 
 
-@pytest.mark.parametrize("entry", WRONG_ENTRIES.values(), ids=WRONG_ENTRIES.keys())
-def test_a_cache_entry_of_the_wrong_shape_for_the_same_content_is_read_again(
-    tree: Project, entry: object
+@pytest.mark.parametrize("change", WRONG_ENTRIES.values(), ids=WRONG_ENTRIES.keys())
+def test_a_cache_entry_that_does_not_fit_the_file_is_read_again(
+    tree: Project, change: object, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     write_platform(tree, EAGER_IN_TRY)
     cached_run(tree)
-    data = json.loads(cache_file(tree.root).read_text())
-    digest = data["files"][PLATFORM]["digest"]
-    if isinstance(entry, dict):
-        entry = {"digest": digest, **entry}
-    data["files"][PLATFORM] = entry
-    cache_file(tree.root).write_text(json.dumps(data))
+    data = marshal.loads(scope_cache._unsealed(cache_file(tree.root).read_bytes()))
+    entry = data["modules"]["pkg.platforms.cuda.platform"]
+    data["modules"]["pkg.platforms.cuda.platform"] = change(entry) if callable(change) else change
+    cache_file(tree.root).write_bytes(sealed(data))
+    read = files_read(monkeypatch)
     cached_run(tree)
-    assert json.loads(cache_file(tree.root).read_text())["files"][PLATFORM]["scopes"] == {
-        "2": [True, "module-level try"]
-    }
+    assert read == [(tree.root / PLATFORM).read_bytes()]
+    assert stored(tree.root)["pkg.platforms.cuda.platform"] == entry
 
 
-def test_entries_are_keyed_by_relative_path_and_pruned_when_their_file_is_gone(
-    tree: Project,
+def test_scopes_that_refer_to_no_kept_scope_are_read_again_when_asked_for(
+    tree: Project, monkeypatch: pytest.MonkeyPatch
 ) -> None:
+    # A run that needs only the imports kept with the entry does not read its scopes.
+    write_platform(tree, EAGER_IN_TRY)
+    cached_run(tree)
+    data = marshal.loads(scope_cache._unsealed(cache_file(tree.root).read_bytes()))
+    entry = data["modules"]["pkg.platforms.cuda.platform"]
+    out_of_range = entry[2][:4] + (999).to_bytes(4, sys.byteorder)
+    data["modules"]["pkg.platforms.cuda.platform"] = (*entry[:2], out_of_range, *entry[3:])
+    cache_file(tree.root).write_bytes(sealed(data))
+    read = files_read(monkeypatch)
+    index = scope_cache.ScopeIndex(tree.root / ".import_linter_cache", {"root_packages": ["pkg"]})
+    assert index.scope("pkg.platforms.cuda.platform", 2).reason == "module-level try"
+    assert read == [(tree.root / PLATFORM).read_bytes()]
+
+
+def test_an_edited_file_is_read_again_whatever_grimp_recorded_of_it(tree: Project) -> None:
+    # grimp's own cache records the file as it was; a graph built without that cache (from
+    # the Python API, say) does not bring it up to date. The file itself says it changed.
+    write_platform(tree, EAGER_IN_TRY)
+    cached_run(tree)
+    write_platform(tree, "def load():\n    import pkg.models.llama\n")
+    os.utime(tree.root / PLATFORM, (1, 1))
+    index = scope_cache.ScopeIndex(tree.root / ".import_linter_cache", {"root_packages": ["pkg"]})
+    assert index.scope("pkg.platforms.cuda.platform", 2).reason == "inside def load"
+
+
+def test_entries_are_pruned_when_their_file_is_gone(tree: Project) -> None:
     tree.write({"pkg/platforms/cuda/hooks.py": EAGER_IN_TRY})
     write_platform(tree, "try:\n    from pkg.platforms.cuda import hooks\nexcept E:\n    pass\n")
     tree.check_with_cache()
-    parents = ["pkg/platforms/__init__.py", "pkg/platforms/cuda/__init__.py"]
-    assert sorted(json.loads(cache_file(tree.root).read_text())["files"]) == sorted(
-        [*parents, "pkg/platforms/cuda/hooks.py", PLATFORM]
+    parents = ["pkg.platforms", "pkg.platforms.cuda"]
+    assert sorted(stored(tree.root)) == sorted(
+        [*parents, "pkg.platforms.cuda.hooks", "pkg.platforms.cuda.platform"]
     )
     (tree.root / "pkg/platforms/cuda/hooks.py").unlink()
     write_platform(tree, EAGER_IN_TRY)
     cached_run(tree)
-    assert sorted(json.loads(cache_file(tree.root).read_text())["files"]) == sorted(
-        [*parents, PLATFORM]
-    )
+    assert sorted(stored(tree.root)) == sorted([*parents, "pkg.platforms.cuda.platform"])
 
 
 def cannot_write_warning(reason: str) -> str:
     return (
-        "The import-scope cache .import_linter_cache/importlinter_contracts/import-scopes.json "
+        "The import-scope cache .import_linter_cache/importlinter_contracts/import-scopes.cache "
         f"cannot be written ({reason}): files are read again on the next run."
     )
 

@@ -13,6 +13,8 @@ from importlinter.cli import lint_imports_command
 
 from helpers import Project, files_read, imports_of
 from importlinter_contracts.eager import scope_cache
+from importlinter_contracts.eager.calls import Body, CallReading
+from importlinter_contracts.eager.outline import Outline
 from importlinter_contracts.eager.scopes import SourceReading
 
 BASE = {
@@ -166,6 +168,14 @@ def test_thin_hook_that_imports_bodies_inside_a_function_keeps_the_contract(tree
         }
     )
     assert tree.contract("r4")["kept"]
+
+
+def test_an_import_of_one_module_on_many_lines_is_one_hop_with_every_line(tree: Project) -> None:
+    lines = "".join(f"if a{n}:\n    import pkg.models.llama\n" for n in range(70))
+    tree.write({"pkg/platforms/cuda/platform.py": "import os\n" + lines})
+    (violation,) = tree.contract("r4")["violations"]
+    assert violation["line_numbers"] == list(range(3, 143, 2))
+    assert violation["why"] == ["module-level if"] * 70
 
 
 def test_imports_are_not_followed_out_of_the_follow_scope(tree: Project) -> None:
@@ -357,7 +367,9 @@ def test_missing_required_options_are_each_named(tree: Project) -> None:
 
 
 # PEP 701 lets a replacement field of an f-string span lines; grimp reads that on any Python.
-NEWER_SYNTAX = 'x = f"{\n    1\n}"\ndef f():\n    import pkg.models.llama\n'
+# A PEP 701 f-string (Python 3.12) between an import and its block's header: where the
+# import stands cannot be read without it.
+NEWER_SYNTAX = 'def f():\n    x = f"{\n    1\n}"\n    import pkg.models.llama\n'
 
 
 @pytest.mark.skipif(sys.version_info >= (3, 12), reason="Python 3.12's tokenizer reads PEP 701")
@@ -374,10 +386,20 @@ def test_syntax_this_python_cannot_read_in_a_reached_file_is_a_one_line_error(
     assert (result.exit_code, result.stdout) == (2, "")
     assert result.stderr == (
         'importlinter-contracts: Contract "Platform classes load no implementation": '
-        "pkg/platforms/cuda/hooks.py: cannot classify its imports: line 1: this Python's "
+        "pkg/platforms/cuda/hooks.py: cannot classify its imports: line 2: this Python's "
         "tokenizer cannot read '\"' here\n"
     )
     assert "Traceback" not in tree.lint_imports().output
+
+
+def test_syntax_this_python_cannot_read_away_from_the_imports_is_not_read(tree: Project) -> None:
+    # Each import is read from the lines between it and its block's header: syntax newer
+    # than this Python elsewhere in the file does not change where the import stands.
+    tree.write({"pkg/platforms/cuda/platform.py": "from pkg.platforms.cuda import hooks\n"})
+    (tree.root / "pkg/platforms/cuda/hooks.py").write_text(
+        'x = f"{\n    1\n}"\ndef f():\n    import pkg.models.llama\n'
+    )
+    assert tree.contract("r4")["kept"]
 
 
 @pytest.mark.skipif(
@@ -414,34 +436,63 @@ def test_only_the_files_of_reached_modules_are_read(
 
 
 def cache_file(root: Path) -> Path:
-    return root / ".import_linter_cache" / "importlinter_contracts" / "import-scopes.json"
+    return root / ".import_linter_cache" / scope_cache.CACHE_FILE
 
 
-def test_classifications_are_cached_per_file_and_no_cache_is_honoured(tree: Project) -> None:
-    tree.write(
-        {
-            "pkg/platforms/cuda/platform.py": "try:\n    import pkg.models.llama\nexcept E:\n    pass\n"
-        }
-    )
+def test_what_is_read_is_cached_per_file_and_no_cache_is_honoured(
+    tree: Project, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    platform = "pkg/platforms/cuda/platform.py"
+    tree.write({platform: "try:\n    import pkg.models.llama\nexcept E:\n    pass\n"})
     tree.check()  # the helper passes --no-cache
     assert not cache_file(tree.root).exists()
 
-    def run() -> set[tuple[str, str]]:
+    def run() -> dict[str, object]:
         result = tree.check_with_cache("--format", "json")
-        return imports_of(json.loads(result.stdout)["contracts"][0]["violations"])
+        (contract,) = json.loads(result.stdout)["contracts"]
+        return dict(contract)
 
-    assert run() == {("pkg.platforms.cuda.platform", "pkg.models.llama")}
-    cached = json.loads(cache_file(tree.root).read_text())["files"]
-    assert cached["pkg/platforms/cuda/platform.py"]["scopes"] == {"2": [True, "module-level try"]}
-    # The calls are part of the same record.
-    assert cached["pkg/platforms/cuda/platform.py"]["calls"] == {
-        "calls": [],
-        "functions": {},
-        "bindings": [["pkg", "pkg", 0, None]],
-    }
-    # A changed file is read again, not taken from the cache.
-    tree.write({"pkg/platforms/cuda/platform.py": "def f():\n    import pkg.models.llama\n"})
-    assert run() == set()
+    violation = {("pkg.platforms.cuda.platform", "pkg.models.llama")}
+    read = files_read(monkeypatch)
+    assert imports_of(run()["violations"]) == violation
+    assert len(read) == 3  # the platform module and its two parent packages
+    assert cache_file(tree.root).is_file()
+    # A second run reads no file, and finds the same, with the same reasons.
+    read.clear()
+    report = run()
+    assert read == []
+    assert imports_of(report["violations"]) == violation
+    assert report["violations"][0]["why"] == ["module-level try"]
+    # A changed file is read again, and only it.
+    (tree.root / platform).write_text("def f():\n    import pkg.models.llama\n")
+    assert run()["violations"] == []
+    assert read == [(tree.root / platform).read_bytes()]
+
+
+def test_calls_read_with_ast_are_cached_with_the_file(
+    tree: Project, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    tree.write(
+        {
+            "pkg/platforms/cuda/platform.py": (
+                "def load():\n    import pkg.models.llama\n\n\nload()\n"
+            )
+        }
+    )
+    parsed: list[bytes] = []
+    real = scope_cache.read_calls_of
+
+    def recording(source: bytes, bodies: tuple[Body, ...]) -> CallReading | None:
+        parsed.append(source)
+        return real(source, bodies)
+
+    monkeypatch.setattr(scope_cache, "read_calls_of", recording)
+    for _ in range(2):
+        result = tree.check_with_cache("--format", "json")
+        (contract,) = json.loads(result.stdout)["contracts"]
+        assert contract["violations"][0]["why"] == ["inside def load, called at import time at l.5"]
+    # Only the file whose calls matter is parsed, and only once.
+    assert parsed == [(tree.root / "pkg/platforms/cuda/platform.py").read_bytes()]
 
 
 def test_a_cached_reading_gives_the_same_verdict_without_reading_the_file_again(
@@ -482,6 +533,8 @@ def test_an_import_grimp_sees_where_the_classifier_sees_none_is_an_error(
     tree: Project, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     tree.write({"pkg/platforms/cuda/platform.py": "import os\nif os.name:\n    import pkg.utils\n"})
+    monkeypatch.setattr(scope_cache, "text_calls", lambda source: None)
+    monkeypatch.setattr(scope_cache, "read_outline", lambda source: Outline({}, ()))
     monkeypatch.setattr(scope_cache, "read_source", lambda source: SourceReading({}, None, "x"))
     result = tree.check()
     assert (result.exit_code, result.stdout) == (2, "")
@@ -509,12 +562,8 @@ def test_lint_imports_cache_options_are_honoured(
     )
     result = CliRunner().invoke(lint_imports_command, ["--no-logo", *args])
     assert result.exit_code == 0, result.output
-    written = sorted(tree.root.glob("*/importlinter_contracts/import-scopes.json"))
-    expected = (
-        []
-        if cache_folder is None
-        else [tree.root / cache_folder / "importlinter_contracts/import-scopes.json"]
-    )
+    written = sorted(tree.root.glob(f"*/{scope_cache.CACHE_FILE}"))
+    expected = [] if cache_folder is None else [tree.root / cache_folder / scope_cache.CACHE_FILE]
     assert written == expected
     # A second run reads that cache (nothing is read again), or, without one, reads again.
     read = files_read(monkeypatch)

@@ -3,6 +3,7 @@ uses, and module lookups."""
 
 from __future__ import annotations
 
+import stat
 from pathlib import Path
 
 import click
@@ -12,6 +13,8 @@ from importlinter.domain.imports import ModuleExpression
 
 from importlinter_contracts.allowlist.entries import Allowlist, parse_entry
 from importlinter_contracts.cache import DEFAULT_CACHE_DIR, cache_directory, using_cache_directory
+from importlinter_contracts.errors import FileWriteError
+from importlinter_contracts.files import write_atomically
 from importlinter_contracts.modules import (
     has_module,
     is_within,
@@ -109,6 +112,44 @@ def test_is_within_means_the_package_or_a_descendant() -> None:
     assert is_within("pkg.a", "pkg.a") and is_within("pkg.a.x", "pkg.a")
     assert not is_within("pkg.ab", "pkg.a") and not is_within("pkg", "pkg.a")
     assert within("pkg.b.y", {"pkg.a", "pkg.b"}) and not within("pkg.ab", {"pkg.a"})
+
+
+@pytest.mark.parametrize("packages", [["pkg.a", "x"], {"pkg.a", "x"}, frozenset({"pkg.a", "x"})])
+def test_within_answers_alike_for_any_collection_of_packages(packages: set[str]) -> None:
+    # A set is answered by looking the module and its parents up.
+    assert [within(m, packages) for m in ("pkg.a", "pkg.a.x.y", "pkg.ab", "pkg", "x.y", "y")] == [
+        True,
+        True,
+        False,
+        False,
+        True,
+        False,
+    ]
+
+
+def test_an_atomic_write_makes_a_new_file_with_the_mode_a_new_file_gets(tmp_path: Path) -> None:
+    made = tmp_path / "made"
+    with made.open("w"):
+        pass
+    written = tmp_path / "written"
+    write_atomically(written, b"data", durable=False)
+    assert written.read_bytes() == b"data"
+    assert stat.S_IMODE(written.stat().st_mode) == stat.S_IMODE(made.stat().st_mode)
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["made", "written"]
+    # And replaces it, keeping its mode.
+    written.chmod(0o640)
+    write_atomically(written, b"new")
+    assert (written.read_bytes(), stat.S_IMODE(written.stat().st_mode)) == (b"new", 0o640)
+
+
+def test_an_atomic_write_into_a_missing_folder_says_why(tmp_path: Path) -> None:
+    with pytest.raises(FileWriteError) as caught:
+        write_atomically(tmp_path / "missing" / "file", b"data")
+    assert caught.value.reason == "No such file or directory"
+    assert str(caught.value) == (
+        f"cannot write {tmp_path / 'missing' / 'file'}: no file can be made in "
+        f"{tmp_path / 'missing'} (No such file or directory); nothing was written."
+    )
 
 
 def test_parents_are_listed_innermost_first() -> None:

@@ -1,3 +1,4 @@
 """Rule R4, what importing a module runs: which import statements run at import time
-(`scopes`), that reading cached per file (`scope_cache`), eager imports followed from module
-to module (`walk`), and the contract type (`contract`)."""
+(`scopes`, and as much of it as the answer needs from a file's text: `outline`), what a file
+calls then (`calls`), those readings kept per module between runs (`scope_cache`), eager
+imports followed from module to module (`walk`), and the contract type (`contract`)."""

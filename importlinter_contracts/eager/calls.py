@@ -16,12 +16,14 @@ Only `ast` reads calls; a file that the running Python cannot parse has no call 
 from __future__ import annotations
 
 import ast
-from collections.abc import Callable, Iterable, Iterator
+from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass
+from typing import NamedTuple, cast
+
+# Named tuples: a reading kept in the cache is made of thousands of them.
 
 
-@dataclass(frozen=True)
-class Binding:
+class Binding(NamedTuple):
     """A name an import statement binds: `import a.b` binds `a` to module `a`; `import a.b
     as n` binds `n` to `a.b`; `from m import y as z` binds `z` to `y` of `m` (a submodule
     or an attribute), `m` relative by `level` dots."""
@@ -32,16 +34,14 @@ class Binding:
     attribute: str | None = None
 
 
-@dataclass(frozen=True)
-class Call:
+class Call(NamedTuple):
     """A call of a dotted name (`f`, `m.f`, `a.b.f`) on a line."""
 
     line: int
     target: str
 
 
-@dataclass(frozen=True)
-class Function:
+class Function(NamedTuple):
     """What calling a module-level function runs: the import statements of its body (by
     line), its calls, and the names its own imports bind."""
 
@@ -56,34 +56,128 @@ class CallReading:
     bind."""
 
     calls: tuple[Call, ...]
-    functions: dict[str, Function]
+    functions: Mapping[str, Function]
     bindings: tuple[Binding, ...]
 
 
 # Decides whether an `if` body never runs on import (TYPE_CHECKING, main guard, False, 0).
 NeverRuns = Callable[[ast.expr], bool]
 
+# A function's lines: its def's, the first and last of its body (the first after the last
+# when the body is on the def's line), and the def's indentation.
+Body = tuple[int, int, int, int]
+
 
 def read_calls(module: ast.Module, never_runs: NeverRuns) -> CallReading:
     """The call reading of a parsed file."""
     reader = _Reader(never_runs)
-    calls: list[Call] = []
-    bindings: list[Binding] = []
-    reader.run(module.body, calls, bindings, reader.functions)
-    return CallReading(_in_order(calls), reader.functions, tuple(bindings))
+    calls, defined, bindings = reader.read(module)
+    functions = {name: reader.function(node) for name, node in defined.items()}
+    return CallReading(calls, functions, bindings)
+
+
+def read_calls_outlined(
+    lines: list[str], bodies: Sequence[Body], never_runs: NeverRuns
+) -> CallReading:
+    """The call reading of a file whose functions' `bodies` are known: only the code that
+    runs at import time is parsed (each body stands in as `...`), and a function's body is
+    read from its own lines when first asked for (`FunctionBodies`): the same reading, at a
+    fraction of the cost for a file of many functions. Raises SyntaxError (or ValueError)
+    where the file, so cut, does not parse.
+    """
+    kept = list(lines)
+    for _, first, last, indent in bodies:
+        if first <= last:
+            kept[first - 1] = " " * (indent + 1) + "..."
+            kept[first:last] = [""] * (last - first)
+    calls, defined, bindings = _Reader(never_runs).read(ast.parse("\n".join(kept)))
+    by_line = {body[0]: body for body in bodies}
+    functions = FunctionBodies(
+        {name: by_line[node.lineno] for name, node in defined.items()},
+        lambda: lines,
+        never_runs,
+    )
+    return CallReading(calls, functions, bindings)
+
+
+class FunctionBodies(Mapping[str, Function]):
+    """A file's functions defined at import time, each read (with `ast`) from its own lines
+    when first asked for."""
+
+    def __init__(
+        self,
+        bodies: dict[str, Body],
+        lines: Callable[[], list[str]],
+        never_runs: NeverRuns,
+        read: dict[str, Function] | None = None,
+    ) -> None:
+        self.bodies = bodies
+        self.read = read if read is not None else {}
+        self._lines = lines
+        self._never_runs = never_runs
+
+    def __getitem__(self, name: str) -> Function:
+        found = self.read.get(name)
+        if found is None:
+            lines = self._lines()
+            try:
+                found = _function_of(lines, self.bodies[name], self._never_runs)
+            except (SyntaxError, ValueError, RecursionError):
+                # Lines that do not parse alone: read every function from the whole file.
+                reader = _Reader(self._never_runs)
+                _, defined, _ = reader.read(ast.parse("\n".join(lines)))
+                self.read.update((key, reader.function(node)) for key, node in defined.items())
+                found = self.read[name]
+            self.read[name] = found
+        return found
+
+    def __iter__(self) -> Iterator[str]:
+        return iter(self.bodies)
+
+    def __len__(self) -> int:
+        return len(self.bodies)
+
+    def __contains__(self, name: object) -> bool:
+        return name in self.bodies
+
+
+def _function_of(lines: list[str], body: Body, never_runs: NeverRuns) -> Function:
+    """A function read from its own lines (put where they stand, so that `ast` numbers them
+    as in the file; one at an indentation in a block that runs `if 1:`)."""
+    line, first, last, indent = body
+    own = "\n".join(lines[line - 1 : max(last, first - 1)])
+    if indent:
+        parsed = ast.parse("\n" * (line - 2) + "if 1:\n" + own).body[0]
+        assert isinstance(parsed, ast.If)
+        parsed = parsed.body[0]
+    else:
+        parsed = ast.parse("\n" * (line - 1) + own).body[0]
+    if not isinstance(parsed, ast.FunctionDef) or parsed.lineno != line:
+        raise ValueError(f"line {line}: not a function")
+    return _Reader(never_runs).function(parsed)
 
 
 class _Reader:
     def __init__(self, never_runs: NeverRuns) -> None:
         self.never_runs = never_runs
-        self.functions: dict[str, Function] = {}
+
+    def read(
+        self, module: ast.Module
+    ) -> tuple[tuple[Call, ...], dict[str, ast.FunctionDef], tuple[Binding, ...]]:
+        """A module's calls at import time, the functions it defines then and the names its
+        imports bind then."""
+        calls: list[Call] = []
+        bindings: list[Binding] = []
+        functions: dict[str, ast.FunctionDef] = {}
+        self.run(module.body, calls, bindings, functions)
+        return _in_order(calls), functions, tuple(bindings)
 
     def run(
         self,
         statements: list[ast.stmt],
         calls: list[Call],
         bindings: list[Binding],
-        functions: dict[str, Function] | None,
+        functions: dict[str, ast.FunctionDef] | None,
         imports: list[int] | None = None,
     ) -> None:
         """Record what `statements` do when they run: their calls, the names their imports
@@ -102,7 +196,7 @@ class _Reader:
                 calls.extend(_calls([*node.decorator_list, *defaults]))
                 calls.extend(_decorators(node.decorator_list))
                 if functions is not None and isinstance(node, ast.FunctionDef):
-                    functions[node.name] = self.function(node)
+                    functions[node.name] = node
             elif isinstance(node, ast.ClassDef):
                 calls.extend(_calls([*node.decorator_list, *node.bases, *node.keywords]))
                 calls.extend(_decorators(node.decorator_list))
@@ -207,72 +301,93 @@ def _dotted(node: ast.expr) -> str | None:
     return ".".join(reversed(parts))
 
 
-# The cache stores a reading as JSON: these two functions are each other's inverse, and
-# `from_json` refuses (ValueError) anything that `to_json` does not write.
+Stored = tuple[object, ...]
+
+# The cache stores a reading as nested tuples of strings and numbers (`marshal` writes those):
+# these two functions are each other's inverse, and `from_tuples` refuses (ValueError)
+# anything that `to_tuples` does not write.
 
 
-def to_json(reading: CallReading) -> dict[str, object]:
-    return {
-        "calls": [[call.line, call.target] for call in reading.calls],
-        "functions": {
-            name: [
-                list(function.imports),
-                [[call.line, call.target] for call in function.calls],
-                [_binding_to_json(binding) for binding in function.bindings],
-            ]
-            for name, function in reading.functions.items()
-        },
-        "bindings": [_binding_to_json(binding) for binding in reading.bindings],
-    }
-
-
-def from_json(data: object) -> CallReading:
-    record = _mapping(data)
-    if set(record) != {"calls", "functions", "bindings"}:
-        raise ValueError("not a call reading")
-    functions = {}
-    for name, value in _mapping(record["functions"]).items():
-        imports, calls, bindings = _list(value, 3)
-        functions[_str(name)] = Function(
-            tuple(_int(line) for line in _list(imports)),
-            _calls_from_json(calls),
-            tuple(_binding_from_json(binding) for binding in _list(bindings)),
+def to_tuples(reading: CallReading) -> Stored:
+    """The reading as tuples: a function is kept with its lines where it is read from them
+    (`FunctionBodies`), read or not yet."""
+    functions = reading.functions
+    stored: Stored
+    if isinstance(functions, FunctionBodies):
+        stored = tuple(
+            (
+                name,
+                body,
+                _function_to_tuple(functions.read[name]) if name in functions.read else None,
+            )
+            for name, body in functions.bodies.items()
         )
+    else:
+        stored = tuple(
+            (name, None, _function_to_tuple(function)) for name, function in functions.items()
+        )
+    return (
+        tuple(tuple(call) for call in reading.calls),
+        stored,
+        tuple(tuple(binding) for binding in reading.bindings),
+    )
+
+
+def from_tuples(data: object, lines: Callable[[], list[str]], never_runs: NeverRuns) -> CallReading:
+    """The reading `to_tuples` made; `lines` gives the file's lines, for the functions kept
+    with their lines and not read yet."""
+    calls, functions, bindings = _tuple(data, 3)
+    read: dict[str, Function] = {}
+    bodies: dict[str, Body] = {}
+    for function in _tuple(functions):
+        name, body, stored = _tuple(function, 3)
+        name = _str(name)
+        if body is not None:
+            first, second, third, fourth = _tuple(body, 4)
+            bodies[name] = (_int(first), _int(second), _int(third), _int(fourth))
+        if stored is not None:
+            read[name] = _function_from_tuple(stored)
+        elif body is None:
+            raise ValueError("a function neither read nor with its lines")
     return CallReading(
-        _calls_from_json(record["calls"]),
-        functions,
-        tuple(_binding_from_json(binding) for binding in _list(record["bindings"])),
+        _calls_from_tuples(calls),
+        FunctionBodies(bodies, lines, never_runs, read) if bodies else read,
+        _bindings_from_tuples(bindings),
     )
 
 
-def _binding_to_json(binding: Binding) -> list[object]:
-    return [binding.name, binding.module, binding.level, binding.attribute]
-
-
-def _binding_from_json(data: object) -> Binding:
-    name, module, level, attribute = _list(data, 4)
-    return Binding(
-        _str(name), _str(module), _int(level), None if attribute is None else _str(attribute)
+def _function_to_tuple(function: Function) -> Stored:
+    return (
+        function.imports,
+        tuple(tuple(call) for call in function.calls),
+        tuple(tuple(binding) for binding in function.bindings),
     )
 
 
-def _calls_from_json(data: object) -> tuple[Call, ...]:
-    calls = []
-    for item in _list(data):
-        line, target = _list(item, 2)
-        calls.append(Call(_int(line), _str(target)))
-    return tuple(calls)
+def _function_from_tuple(data: object) -> Function:
+    imports, calls, bindings = _tuple(data, 3)
+    return Function(
+        cast(tuple[int, ...], _tuple(imports)),
+        _calls_from_tuples(calls),
+        _bindings_from_tuples(bindings),
+    )
 
 
-def _mapping(value: object) -> dict[object, object]:
-    if not isinstance(value, dict):
-        raise ValueError("not a mapping")
-    return value
+# The cache is sealed (`scope_cache`): what it holds was written by this version, and only
+# its shape is checked here.
 
 
-def _list(value: object, length: int | None = None) -> list[object]:
-    if not isinstance(value, list) or (length is not None and len(value) != length):
-        raise ValueError("not a list of the expected length")
+def _bindings_from_tuples(data: object) -> tuple[Binding, ...]:
+    return tuple(Binding._make(_tuple(binding, 4)) for binding in _tuple(data))
+
+
+def _calls_from_tuples(data: object) -> tuple[Call, ...]:
+    return tuple(Call._make(_tuple(call, 2)) for call in _tuple(data))
+
+
+def _tuple(value: object, length: int | None = None) -> Stored:
+    if not isinstance(value, tuple) or (length is not None and len(value) != length):
+        raise ValueError("not a tuple of the expected length")
     return value
 
 
@@ -283,6 +398,6 @@ def _int(value: object) -> int:
 
 
 def _str(value: object) -> str:
-    if not isinstance(value, str):
+    if type(value) is not str:
         raise ValueError("not a string")
     return value

@@ -2,7 +2,10 @@
 
 from __future__ import annotations
 
-from collections.abc import Callable
+import functools
+import gc
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
 from typing import TypeVar, cast
 
 from grimp import ImportGraph
@@ -59,18 +62,27 @@ class EagerImportContract(AllowlistedContract):
     include_ancestors: bool = fields.BooleanField(required=False, default=True)  # type: ignore[assignment]
 
     def check(self, graph: ImportGraph, verbose: bool) -> ContractCheck:
+        # A whole-package walk makes and keeps millions of small objects and no reference
+        # cycles worth collecting: with the cyclic garbage collector on, collecting takes
+        # 40 % of the check (measured on the benchmark's 20,000-module tree).
+        with without_garbage_collection():
+            return self._check(graph, verbose)
+
+    def _check(self, graph: ImportGraph, verbose: bool) -> ContractCheck:
         sources = self._sources(graph)
         follow = self._follow_packages(graph)
         forbidden, warnings = _packages(graph, self.forbidden_modules, "forbidden_modules")
         allowed, allowed_warnings = _packages(graph, self.allowed_modules or [], "allowed_modules")
         allowlist = self._allowlist(graph)
-        scopes = ScopeIndex(cache_directory())
+        scopes = ScopeIndex(cache_directory(), self.session_options)
         eager_imports = EagerImports(graph, scopes)
 
         # Python runs an allowed module's parent packages first: they are allowed too (their
         # own eager imports are still followed and checked).
         allowed_parents = {parent for module in allowed for parent in parents(module)}
 
+        # Asked once per module: a walk asks for each import of a module it has not entered.
+        @functools.cache
         def is_forbidden(module: str) -> bool:
             return (
                 within(module, forbidden)
@@ -78,28 +90,36 @@ class EagerImportContract(AllowlistedContract):
                 and module not in allowed_parents
             )
 
+        @functools.cache
+        def is_followed(module: str) -> bool:
+            return within(module, follow)
+
+        def decide(hop: EagerHop) -> object:
+            """Enter a hop's target, or stop there: at a forbidden module, or at an import
+            an allowlist entry excuses (the entry, which `excuse` marks used: the walks ask
+            once per hop, when they would first take it)."""
+            entry = allowlist.excuse(hop.importer, hop.imported) if hop.is_import else None
+            if entry is not None:
+                return entry
+            if is_forbidden(hop.imported):
+                return _FORBIDDEN
+            return is_followed(hop.imported)
+
         findings: dict[tuple[str, str], ImportFinding] = {}
         ignored: dict[tuple[str, str], IgnoredImport] = {}
         for source in sources:
-            # Where the walk stopped on a forbidden module (entry None) or an allowlisted import.
-            stops: list[tuple[EagerHop, AllowlistEntry | None]] = []
-
-            def enter(hop: EagerHop) -> bool:
-                entry = allowlist.excuse(hop.importer, hop.imported) if hop.is_import else None
-                if entry is not None or is_forbidden(hop.imported):
-                    stops.append((hop, entry))  # noqa: B023 (walk() calls enter only in this iteration)
-                    return False
-                return within(hop.imported, follow)
-
             try:
-                reached = walk(source, eager_imports, enter, include_parents=self.include_ancestors)
+                reached, stops = walk(
+                    source, eager_imports, decide, include_parents=self.include_ancestors
+                )
             except UnreadableSourceError as error:
                 raise UnreadableSourceError(f'Contract "{self.name}": {error}') from None
-            for hop, entry in stops:
+            for hop, stop in stops:
                 chain = [*chain_to(reached, hop.runs_from), hop]
-                if entry is None:
+                if stop is _FORBIDDEN:
                     _add_source(findings, hop, source, chain, lambda finding: finding)
                 else:
+                    entry = cast(AllowlistEntry, stop)
                     _add_source(
                         ignored,
                         hop,
@@ -162,6 +182,18 @@ class EagerImportContract(AllowlistedContract):
         self._render_stale_entries_and_guidance(check)
 
 
+@contextmanager
+def without_garbage_collection() -> Iterator[None]:
+    """Pause Python's cyclic garbage collector (as it was before, afterwards)."""
+    enabled = gc.isenabled()
+    gc.disable()
+    try:
+        yield
+    finally:
+        if enabled:
+            gc.enable()
+
+
 def _packages(
     graph: ImportGraph, expressions: list[ModuleExpression], option: str
 ) -> tuple[set[str], list[str]]:
@@ -175,6 +207,9 @@ def _packages(
         matched |= found
     return matched, warnings
 
+
+# What `decide` returns for an import of a forbidden module: the walk stops there, and says so.
+_FORBIDDEN = object()
 
 _Found = TypeVar("_Found", ImportFinding, IgnoredImport)
 

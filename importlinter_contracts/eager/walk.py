@@ -6,6 +6,7 @@ from __future__ import annotations
 from collections import deque
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass
+from typing import Any, NamedTuple
 
 from grimp import ImportGraph
 from grimp.exceptions import ModuleNotPresent
@@ -44,8 +45,7 @@ class Call:
         }
 
 
-@dataclass(frozen=True)
-class EagerHop:
+class EagerHop(NamedTuple):
     """One step by which importing a module runs another.
 
     Either eager import lines (with why each runs at import time), or a parent package,
@@ -84,6 +84,26 @@ class EagerHop:
         return hop
 
 
+# Says whether a walk enters a hop's target (True), does not (False), or stops there and says
+# so (anything else).
+Decide = Callable[[EagerHop], object]
+
+# The calls of each line of a hop whose lines run by themselves, by how many lines it has.
+_NO_CALLS = [((),) * count for count in range(64)]
+
+
+def _no_calls(count: int) -> tuple[tuple[Call, ...], ...]:
+    return _NO_CALLS[count] if count < len(_NO_CALLS) else ((),) * count
+
+
+# What a walk offers from a module: each hop with the module it imports, its importer when
+# that is another module (whose code runs only once it has been entered), what the walk's
+# `decide` said of it once asked (None until then), and, for a hop made only when first
+# taken (None until then), its lines and why each runs. With the set of modules they import.
+_Adjacent = list[Any]
+_Offers = tuple[frozenset[str], list[_Adjacent]]
+
+
 class EagerImports:
     """The eager imports of each module of a graph, worked out once per module: the imports
     that run when the module is imported, and those inside the functions it calls then."""
@@ -92,7 +112,9 @@ class EagerImports:
         self.graph = graph
         self._scopes = scopes
         self._hops: dict[str, list[EagerHop]] = {}
-        self._imports_by_line: dict[str, dict[int, list[str]]] = {}
+        self._adjacent: dict[tuple[bool, Decide], dict[str, _Offers]] = {}
+        self._parents: dict[str, str | None] = {}
+        self._code: dict[str, bool] = {}
         # Files whose calls `ast` cannot read here: their path and why.
         self.calls_unread: dict[str, str] = {}
 
@@ -104,6 +126,44 @@ class EagerImports:
             hops = self._hops[module] = self._find(module)
         return hops
 
+    def adjacency(self, include_parents: bool, decide: Decide) -> dict[str, _Offers]:
+        """What walks that decide with `decide` offer from each module they have entered so
+        far (`adjacent`), kept with the decisions: several walks, from different modules,
+        share them."""
+        return self._adjacent.setdefault((include_parents, decide), {})
+
+    def adjacent(self, module: str, include_parents: bool, decide: Decide) -> _Offers:
+        """What a walk that decides with `decide` offers once it enters `module`: with
+        `include_parents`, a hop to its nearest parent package in the graph first, then the
+        hops `of` it; and the modules they import. (A hop of a line that runs by itself is
+        made when a walk first takes it: most imports are of modules already reached.)"""
+        adjacency = self.adjacency(include_parents, decide)
+        found = adjacency.get(module)
+        if found is not None:
+            return found
+        offers: list[_Adjacent] = []
+        if include_parents:
+            parent = self._parents.get(module, module)
+            if parent == module:
+                parent = self._parents[module] = next(
+                    (p for p in parents(module) if has_module(self.graph, p)), None
+                )
+            if parent is not None:
+                offers.append([parent, EagerHop(module, parent), None, None, None])
+        hops = self._hops.get(module)
+        if hops is None and not self._scopes.may_call(module, self._has_code):
+            # Only lines that run by themselves: each hop is made when first taken.
+            offers.extend(
+                [imported, None, None, None, (lines, reasons)]
+                for imported, lines, reasons in self._scopes.eager_lines(module, self.graph)
+            )
+        else:
+            for hop in self.of(module):
+                importer = hop[0]
+                offers.append([hop[1], hop, None if importer == module else importer, None, None])
+        found = adjacency[module] = (frozenset(offer[0] for offer in offers), offers)
+        return found
+
     def lines(self, importer: str, imported: str) -> list[tuple[int, ImportScope]]:
         """Each line on which `importer` imports `imported`, with whether it runs at import
         time and why, in line order (as the line reads, without the calls that may run it)."""
@@ -114,14 +174,30 @@ class EagerImports:
         return sorted(found.items())
 
     def _find(self, module: str) -> list[EagerHop]:
-        lines: dict[tuple[str, str], list[tuple[int, str, tuple[Call, ...]]]] = {}
-        for imported in sorted(self.graph.find_modules_directly_imported_by(module)):
-            for line, scope in self.lines(module, imported):
-                if scope.eager:
-                    lines.setdefault((module, imported), []).append((line, scope.reason, ()))
+        scopes = self._scopes
+        hops = []
+        new = EagerHop._make
+        for imported, line_numbers, reasons in scopes.eager_lines(module, self.graph):
+            hops.append(
+                new((module, imported, line_numbers, reasons, _no_calls(len(line_numbers)), module))
+            )
+        if not scopes.may_call(module, self._has_code):
+            return hops
+        called: dict[tuple[str, str], list[tuple[int, str, tuple[Call, ...]]]] = {}
         for importer, line, why, calls in self._called_imports(module):
             for imported in self._imported_on(importer, line):
-                lines.setdefault((importer, imported), []).append((line, why, calls))
+                called.setdefault((importer, imported), []).append((line, why, calls))
+        if not called:
+            return hops
+        # The lines that calls run join those of the same import, in line order.
+        lines = {
+            (hop.importer, hop.imported): list(
+                zip(hop.line_numbers, hop.why, hop.calls, strict=True)
+            )
+            for hop in hops
+        }
+        for key, found in called.items():
+            lines.setdefault(key, []).extend(found)
         hops = []
         for (importer, imported), found in lines.items():
             found.sort(key=lambda item: item[0])
@@ -231,10 +307,14 @@ class EagerImports:
     def _has_code(self, module: str) -> bool:
         """Whether `module` is a module of the graph whose file is read: not an external
         package (squashed), whose functions are not followed."""
-        try:
-            return not self.graph.is_module_squashed(module)
-        except ModuleNotPresent:
-            return False
+        found = self._code.get(module)
+        if found is None:
+            try:
+                found = not self.graph.is_module_squashed(module)
+            except ModuleNotPresent:
+                found = False
+            self._code[module] = found
+        return found
 
     def _function(self, module: str, name: str) -> Function | None:
         reading = self._calls_of(module)
@@ -249,19 +329,12 @@ class EagerImports:
         return reading.calls
 
     def _is_package(self, module: str) -> bool:
-        return self._scopes.path(module).name == "__init__.py"
+        return self._scopes.is_package(module)
 
-    def _imported_on(self, module: str, line: int) -> list[str]:
+    def _imported_on(self, module: str, line: int) -> tuple[str, ...]:
         """The modules an import statement of `module` on `line` imports, as grimp resolved
         them."""
-        by_line = self._imports_by_line.get(module)
-        if by_line is None:
-            by_line = self._imports_by_line[module] = {}
-            for imported in sorted(self.graph.find_modules_directly_imported_by(module)):
-                for detail in self.graph.get_import_details(importer=module, imported=imported):
-                    if not detail.get("is_lazy"):
-                        by_line.setdefault(detail["line_number"], []).append(imported)
-        return by_line.get(line, [])
+        return self._scopes.imported_on(module, line, self.graph)
 
 
 def calls_unread_warnings(eager_imports: EagerImports) -> list[str]:
@@ -288,41 +361,71 @@ def _why(module: str, calls: tuple[Call, ...]) -> str:
 def walk(
     source: str,
     eager_imports: EagerImports,
-    enter: Callable[[EagerHop], bool],
+    decide: Decide,
     *,
     include_parents: bool,
-) -> dict[str, EagerHop | None]:
+) -> tuple[dict[str, EagerHop | None], list[tuple[EagerHop, object]]]:
     """Everything importing `source` runs, breadth first: each module with the hop that first
-    reached it (None for the source).
+    reached it (None for the source); and each hop where the walk stopped and said so.
 
-    `enter(hop)` sees every hop out of an entered module and says whether to enter its
-    target (and so follow the target's own hops). With `include_parents`, entering a
-    module also offers a hop to its parent package. A hop that a call runs in another
-    module's code is offered once that module has been entered (its code runs only then).
+    `decide(hop)` says, for a hop out of an entered module whose target is not reached yet,
+    whether to enter its target (True: and so follow the target's own hops), not to (False),
+    or to stop there and say so (anything else, returned with the hop). It is asked once per
+    hop: later walks with the same `decide` (from other modules) reuse its answer. With
+    `include_parents`, entering a module also offers a hop to its parent package. A hop that
+    a call runs in another module's code is offered once that module has been entered (its
+    code runs only then).
     """
     reached: dict[str, EagerHop | None] = {source: None}
-    queue = deque([source])
-    waiting: dict[str, list[EagerHop]] = {}
+    queue = [source]
+    waiting: dict[str, list[_Adjacent]] = {}
+    stops: list[tuple[EagerHop, object]] = []
 
-    def offer(hop: EagerHop) -> None:
-        if hop.importer not in reached:
-            waiting.setdefault(hop.importer, []).append(hop)
-        elif hop.imported not in reached and enter(hop):
-            reached[hop.imported] = hop
-            queue.append(hop.imported)
-            for later in waiting.pop(hop.imported, []):
-                offer(later)
+    def offer(adjacent: _Adjacent) -> None:
+        decision = adjacent[3]
+        if decision is None:
+            decision = adjacent[3] = decide(adjacent[1])
+        if decision is True:
+            imported = adjacent[0]
+            reached[imported] = adjacent[1]
+            queue.append(imported)
+            for later in waiting.pop(imported, ()):
+                if later[0] not in reached:
+                    offer(later)
+        elif decision is not False:
+            stops.append((adjacent[1], decision))
 
-    while queue:
-        module = queue.popleft()
-        if include_parents:
-            # The nearest parent in the graph; entering it offers its own parent in turn.
-            parent = next((p for p in parents(module) if has_module(eager_imports.graph, p)), None)
-            if parent is not None:
-                offer(EagerHop(importer=module, imported=parent))
-        for hop in eager_imports.of(module):
-            offer(hop)
-    return reached
+    adjacency = eager_imports.adjacency(include_parents, decide)
+    entered = reached.keys()
+    # The queue grows while it is read: a breadth-first walk. (The common cases are written
+    # out: this loop runs for each module reached, from each source.)
+    for module in queue:
+        found = adjacency.get(module)
+        if found is None:
+            found = eager_imports.adjacent(module, include_parents, decide)
+        imported, offers = found
+        if entered >= imported:
+            continue  # as for most modules: all it imports is reached already
+        for adjacent in offers:
+            target = adjacent[0]
+            if target in reached:
+                continue
+            importer = adjacent[2]
+            if importer is not None and importer not in reached:
+                waiting.setdefault(importer, []).append(adjacent)
+                continue
+            hop = adjacent[1]
+            if hop is None:
+                lines, reasons = adjacent[4]
+                hop = adjacent[1] = EagerHop._make(
+                    (module, target, lines, reasons, _no_calls(len(lines)), module)
+                )
+            if adjacent[3] is True and not waiting:
+                reached[target] = hop
+                queue.append(target)
+            else:
+                offer(adjacent)
+    return reached, stops
 
 
 def chain_to(reached: dict[str, EagerHop | None], module: str) -> list[EagerHop]:

@@ -389,7 +389,7 @@ class RuntimeIsolationContract(ContractWithAllowlist):
         if run.result is None:
             return [], []
         sources = [*self.probe_modules, (self.detector or "").partition(":")[0]]
-        scopes = ScopeIndex(cache_directory())
+        scopes = ScopeIndex(cache_directory(), self.session_options)
         try:
             closure = eager_closure(graph, [s for s in sources if s], packages, scopes)
         except UnreadableSourceError as error:

@@ -28,7 +28,8 @@ def eager_closure(
 
     for source in sources:
         if has_module(graph, source) and source not in closure:
-            closure.update(walk(source, eager_imports, enter, include_parents=True))
+            reached, _ = walk(source, eager_imports, enter, include_parents=True)
+            closure.update(reached)
     return closure
 
 

@@ -1,0 +1,769 @@
+"""A file's outline, read from its text without parsing its expressions: the scope of each
+import statement, and the names that its code running at import time may call.
+
+Parsing a file with `ast` builds an object for every name, operator and literal in it: a few
+milliseconds for a file of a few hundred lines, and more than building the import graph for a
+whole package. Whether an import runs at import time depends only on the blocks around it,
+and those can be read from the text: strings and comments are blanked out (one pass of a
+regular expression), the lines that start a statement with a block keyword or an import are
+found (another), and the blocks around each import follow from the indentation, as Python
+reads it. The functions' bodies are then left out, and what runs at import time is searched
+for calls of names that a `def` or an import of the file binds: only such a call can run a
+function whose imports matter (`calls.py`), and a file with none needs no `ast` reading of its
+calls.
+
+The outline is exact where it answers, and answers only for text it reads as Python does:
+anything else (a tab or form feed in an indentation, an import on its block header's line or
+after a `;`, a `match` statement around an import, a `TYPE_CHECKING` alias, a `lazy import`,
+an f-string whose quotes this reading cannot delimit, an encoding other than UTF-8) gives
+None, and the `ast` reading answers instead.
+"""
+
+from __future__ import annotations
+
+import ast
+import functools
+import re
+from dataclasses import dataclass
+
+from .calls import Body, CallReading, read_calls_outlined
+from .scopes import ImportScope, _Block, _never_runs, _scope
+
+# The code is read with a newline put before it, so that every line starts after one, which
+# the regular-expression engine looks for first.
+# A header of a block that `scopes` labels, or an import statement, starting a line.
+# (The lookahead for the keywords' first letters spares the engine trying each keyword on
+# every line: it reads four times as fast.)
+_STATEMENT = re.compile(
+    r"\n([ \t]*+)(?=[acdefilmtw])(?:(async)[ \t]+)?"
+    r"(if|elif|else|try|except|finally|with|for|while|def|class|match|case|import|from|lazy)"
+    r"\b[ \t]*+([^\W\d]\w*)?([^\n]*)"
+)
+# A comment or a string, whole; a lone quote is a string left open. Every alternative starts
+# with `#` or a quote, which the engine looks for first.
+_COMMENT_OR_STRING = re.compile(
+    r"""\#[^\n]*
+    |'''[^'\\]*(?:(?:\\.|'(?!''))[^'\\]*)*'''
+    |\"\"\"[^"\\]*(?:(?:\\.|"(?!""))[^"\\]*)*\"\"\"
+    |'[^'\\\n]*(?:\\.[^'\\\n]*)*'
+    |"[^"\\\n]*(?:\\.[^"\\\n]*)*"
+    |['"]""",
+    re.VERBOSE | re.DOTALL,
+)
+# The prefix of a string that ends at `pos` (r, b, u, f, t and their pairs).
+_PREFIX = re.compile(r"(?<![\w])[rRbBuUfFtT]{1,2}")
+# Marks the start of each line that continues inside a string.
+_INSIDE_STRING = "\x01"
+_NAME = re.compile(r"[^\W\d]\w*")
+_ATTRIBUTE = re.compile(r"[^\W\d]\w*\.[^\W\d]\w*")
+# The keyword of every import statement. (A pattern that starts with its literal text is
+# searched for fast; a name that ends in it only makes the outline give up.)
+_IMPORT_KEYWORD = re.compile(r"import\b")
+_TC_ALIAS = re.compile(r"TYPE_CHECKING(?:\s|\\\n)+as\b")
+# What these readings leave to `ast`, in code (strings and comments blanked out): a name that
+# is not ASCII (Python compares names after NFKC normalisation: fullwidth letters spelling
+# TYPE_CHECKING are TYPE_CHECKING), a `;` (a statement that does not start its line), and a
+# decorator that is not a dotted name, called or not (`@(f)`, `@f if c else g`: PEP 614).
+_NOT_READ = re.compile(r"[^\x00-\x7f]|;|^[ \t]*@(?![ \t]*[A-Za-z_][\w.]*[ \t]*(?:\(|$))", re.M)
+_TAB_INDENT = re.compile(r"\n *\t")
+_CODING = re.compile(rb"[ \t\f]*#.*?coding[:=][ \t]*([-\w.]+)")
+_UTF_8 = frozenset({"utf-8", "utf8", "utf_8"})
+# An import statement of one name: `import a.b [as c]`, `from [.]a import b [as c]`.
+_ONE_NAME = re.compile(
+    r"(?:from[ \t]++(\.*+)[ \t]*+([\w.]*+)[ \t]++)?import[ \t]++([^\W\d][\w.]*+)"
+    r"(?:[ \t]++as[ \t]++([^\W\d]\w*+))?[ \t]*+"
+)
+_FROM = re.compile(r"from\s+(\.*)\s*([\w.]*)\s+import\s+(.*)", re.DOTALL)
+_IMPORT = re.compile(r"import\s+(.*)", re.DOTALL)
+_BRACES = re.compile(r"\{\{|\}\}|[{}]")
+# Every bracket as a parenthesis, so that two `str.count`s count them.
+_AS_PARENTHESES = str.maketrans("[{]}", "(())")
+_TC = "TYPE_CHECKING"
+_MATCH = _Block("match or case", deferred=False)
+
+
+@dataclass(frozen=True)
+class Outline:
+    """What a file's text says about import time, without its expressions: the scope of each
+    import statement (by the line it starts on); the names its code running at import time
+    may call through which an import statement may run, each with the top-level package
+    that statement imports from ("." for a relative import); and the lines of each function
+    that is not inside another."""
+
+    scopes: dict[int, ImportScope]
+    callable_names: tuple[tuple[str, str], ...]
+    bodies: tuple[Body, ...] = ()
+
+
+class _Unread(Exception):
+    """Something the outline does not read: the `ast` reading answers."""
+
+
+def read_calls_of(source: bytes, bodies: tuple[Body, ...]) -> CallReading | None:
+    """The calls of a file whose outline was read, with its functions' `bodies`:
+    `calls.read_calls_outlined`, or None where the file, so cut, does not parse with this
+    Python (the `ast` reading of the whole file then answers)."""
+    try:
+        return read_calls_outlined(source_lines(source), bodies, never_runs)
+    except (_Unread, SyntaxError, ValueError, RecursionError, KeyError):
+        # KeyError: a call on a line the outline saw no statement start on.
+        return None
+
+
+def never_runs(test: ast.expr) -> bool:
+    """`scopes._never_runs` for a file with an outline, which has no TYPE_CHECKING alias."""
+    return _never_runs(test, set()) is not None
+
+
+def source_lines(source: bytes) -> list[str]:
+    """The lines of a file as the outline reads them."""
+    return _decode(source)[1:].split("\n")
+
+
+def read_outline(source: bytes) -> Outline | None:
+    """The outline of a file, or None where it cannot be read exactly from the text."""
+    try:
+        return _read(_decode(source))
+    except _Unread:
+        return None
+
+
+def _decode(source: bytes) -> str:
+    if source.startswith(b"\xef\xbb\xbf"):
+        source = source[3:]
+    # PEP 263: a coding declaration on either of the first two lines.
+    for line in source.split(b"\n", 2)[:2]:
+        declared = _CODING.match(line)
+        if declared and declared.group(1).decode("ascii", "replace").lower() not in _UTF_8:
+            raise _Unread
+    try:
+        text = source.decode("utf-8")
+    except UnicodeDecodeError:
+        raise _Unread from None
+    if "\r" in text:
+        text = text.replace("\r\n", "\n")
+    # A lone carriage return ends a line and a form feed resets an indentation; a null byte
+    # makes the file unreadable to Python; the marker must be ours.
+    if any(c in text for c in ("\r", "\f", "\0", _INSIDE_STRING)):
+        raise _Unread
+    text = "\n" + text
+    if _TAB_INDENT.search(text):
+        raise _Unread
+    return text
+
+
+def _read(text: str) -> Outline:
+    formatted: list[str] = []  # the f-strings, whose replacement fields hold code
+
+    def blank(match: re.Match[str]) -> str:
+        found = match.group()
+        if found[0] == "#":
+            return ""
+        if len(found) == 1:
+            raise _Unread  # a string left open
+        start = match.start()
+        prefix = _PREFIX.search(text, max(0, start - 2), start)
+        letters = prefix.group().lower() if prefix and prefix.end() == start else ""
+        if "t" in letters:
+            raise _Unread  # a t-string (PEP 750)
+        if "f" in letters and "{" in found:
+            _check_fields(found)
+            formatted.append(found)
+        newlines = found.count("\n")
+        return '""' if not newlines else '"' + f"\n{_INSIDE_STRING}" * newlines + '"'
+
+    code = _COMMENT_OR_STRING.sub(blank, text)
+    if (
+        _TC_ALIAS.search(code)
+        or _NOT_READ.search(code)
+        or not all(string.isascii() for string in formatted)
+    ):
+        raise _Unread
+    return _Outliner(text, code).read(formatted)
+
+
+def _check_fields(string: str) -> None:
+    """Refuse an f-string whose replacement fields do not close: one that reuses its own
+    quotes inside a field (PEP 701), which this reading ends too early."""
+    depth = 0
+    for brace in _BRACES.findall(string):
+        if brace in ("{{", "}}"):
+            if depth == 0:
+                continue  # an escaped brace of the literal text
+            depth += 2 if brace == "{{" else -2
+        else:
+            depth += 1 if brace == "{" else -1
+        if depth < 0:
+            raise _Unread
+    if depth:
+        raise _Unread
+
+
+class _Outliner:
+    """Reads the outline from the code with its strings and comments blanked out (the same
+    lines with the same indentation), going back to the text only for an `if` test that is
+    more than a name."""
+
+    def __init__(self, text: str, code: str) -> None:
+        self.text = text
+        self.code = code
+        self.brackets = code.translate(_AS_PARENTHESES)
+        self._lines: list[str] | None = None
+        # `if` headers, by offset, whose test is read when an import needs it.
+        self._ifs: dict[int, _Block] = {}
+        self._bodies: list[tuple[int, int]] = []  # the offsets of the functions' bodies
+
+    def read(self, formatted: list[str]) -> Outline:
+        code = self.code
+        scopes: dict[int, ImportScope] = {}
+        # The open blocks: each header's indentation, and its block (or the offset and line
+        # of an `if` header whose test is not read yet); the scope of an import in the
+        # innermost one, once worked out.
+        stack: list[tuple[int, _Block | tuple[int, int]]] = []
+        current: ImportScope | None = None
+        imports: list[int] = []  # the offsets of the import statements outside functions
+        # The functions defined at import time: the offsets of each one's body, and of the
+        # import statements in it.
+        functions: dict[str, _Function] = {}
+        owner: _Function | None = None  # the function whose body is being read, if one of them
+        bodies: list[Body] = []
+        # Inside a function's body, which runs only when it is called, its imports all have
+        # the scope of the def's block (worked out for the first), and nothing else of it is
+        # read.
+        body_end = -1
+        body_blocks: list[_Block | tuple[int, int]] = []
+        body_scope: ImportScope | None = None
+        line = 0  # the line of `position` (line 1 starts after the newline put first)
+        depth = 0  # brackets open at `position`
+        position = 0
+        count_lines = code.count
+        count_brackets = self.brackets.count
+        for match in _STATEMENT.finditer(code):
+            start = match.start() + 1
+            indentation, is_async, keyword, name, _ = match.groups()
+            inside = start < body_end
+            if inside and keyword not in _IN_BODY:
+                continue
+            line += count_lines("\n", position, start)
+            depth += count_brackets("(", position, start) - count_brackets(")", position, start)
+            position = start
+            if depth:
+                if depth < 0:
+                    raise _Unread
+                continue  # a line inside the brackets of a statement
+            if code[start - 2] == "\\":
+                # A backslash joins this line to the one before, which may hold the start of
+                # this statement (`async \`, or nothing at all): left to `ast`.
+                raise _Unread
+            if keyword == "lazy":
+                if name in ("import", "from"):
+                    raise _Unread  # PEP 810: the `ast` reading knows which Python reads it
+                continue
+            if inside:
+                if body_scope is None:
+                    body_scope = _scope_of(tuple(self._block(entry) for entry in body_blocks))
+                scopes[line] = body_scope
+                if owner is not None:
+                    owner.imports.append(start + len(indentation))
+                continue
+            indent = len(indentation)
+            if stack and stack[-1][0] >= indent:
+                current = None
+                while stack and stack[-1][0] >= indent:
+                    stack.pop()
+            if keyword == "import" or keyword == "from":
+                if current is None:
+                    current = _scope_of(tuple(self._block(entry) for _, entry in stack))
+                scopes[line] = current
+                imports.append(start + indent)
+            elif keyword == "if":
+                stack.append((indent, (start + indent, line)))
+                current = None
+            elif keyword == "def":
+                if name is None:
+                    raise _Unread
+                block = _named_block("async def " if is_async else "def ", name)
+                body, body_end = self._body(start + indent, line, indent)
+                bodies.append(body)
+                owner = None
+                if not any(entry in _CLASSES for _, entry in stack):
+                    owner = functions.get(name)
+                    if owner is None:
+                        owner = functions[name] = _Function()
+                    owner.bodies.append(self._bodies[-1])
+                body_blocks = [entry for _, entry in stack]
+                body_blocks.append(block)
+                body_scope = None
+            elif keyword == "class":
+                if name is None:
+                    raise _Unread
+                stack.append((indent, _named_block("class body of ", name)))
+                current = None
+            else:
+                # A clause; `match` and `case` are soft keywords: a match statement or a name
+                # (an import in a match statement is left to the `ast` reading).
+                stack.append((indent, _CLAUSES[keyword]))
+                current = None
+        if any(_MATCH.label in scope.reason for scope in scopes.values()):
+            raise _Unread
+        # An import that does not start its line (`if x: import y`, `x = 1; import y`, or on
+        # a line a backslash continues) is not read here.
+        if len(_IMPORT_KEYWORD.findall(code)) != len(scopes):
+            raise _Unread
+        statements = [(start, self._logical_line(start)) for start in imports]
+        regions = sorted([*self._bodies, *((s, s + len(text)) for s, text in statements)])
+        bindings = [found for _, text in statements for found in _bindings(text)]
+        names = self._callable_names(formatted, regions, functions, bindings)
+        return Outline(scopes, names, tuple(bodies))
+
+    def _callable_names(
+        self,
+        formatted: list[str],
+        regions: list[tuple[int, int]],
+        functions: dict[str, _Function],
+        bindings: list[tuple[str, str]],
+    ) -> tuple[tuple[str, str], ...]:
+        """The names that the code running at import time (outside the `regions`: the
+        functions' bodies and the import statements) calls, or uses as decorators, which an
+        import binds, each with the top-level package it imports from; and a function of the
+        file called then, with that of each import in its body and each name bound by an
+        import that it calls, and so on for the functions of the file that it calls. (A
+        call that reaches no import statement runs none.)"""
+        code = self.code
+        parts = []
+        position = 0
+        for start, end in regions:
+            if start > position:
+                parts.append(code[position:start])
+            position = max(position, end)
+        parts.append(code[position:])
+        parts.extend(formatted)
+        bound: dict[str, list[str]] = {}
+        for name, top in bindings:
+            if name.isidentifier():
+                bound.setdefault(name, []).append(top)
+        candidates = [*functions, *bound]
+        found: set[tuple[str, str]] = set()
+        called = _called("\n".join(parts), candidates)
+        for name in called:
+            found.update((name, top) for top in bound.get(name, ()))
+        pending = [name for name in called if name in functions]
+        done: set[str] = set()
+        while pending:
+            name = pending.pop()
+            if name in done:
+                continue
+            done.add(name)
+            function = functions[name]
+            for start in function.imports:
+                found.update((name, top) for _, top in _bindings(self._logical_line(start)))
+            for start, end in function.bodies:
+                for callee in _called(code[start:end], candidates):
+                    found.update((name, top) for top in bound.get(callee, ()))
+                    if callee in functions:
+                        pending.append(callee)
+        return tuple(sorted(found))
+
+    def _opened(self, start: int, end: int) -> int:
+        """How many more brackets open than close between two offsets of the code."""
+        return self.brackets.count("(", start, end) - self.brackets.count(")", start, end)
+
+    def _logical_line(self, start: int) -> str:
+        """The statement that starts at `start`, with the lines it continues on."""
+        code = self.code
+        newline = code.find("\n", start)
+        if newline != -1 and code[newline - 1] != "\\" and not self._opened(start, newline):
+            return code[start:newline]  # one line, as most are
+        end = start
+        depth = 0
+        while True:
+            newline = code.find("\n", end)
+            if newline == -1:
+                return code[start:]
+            depth += self._opened(end, newline)
+            if depth <= 0 and code[newline - 1] != "\\":
+                return code[start:newline]
+            end = newline + 1
+
+    def _body(self, start: int, line: int, indent: int) -> tuple[Body, int]:
+        """The lines of the function whose `def` starts at `start` (on `line`): the def's
+        line, the first and last lines of its body (none when it is on the def's line), and
+        the def's indentation. The body ends before the first line that starts a statement
+        at the def's indentation or less."""
+        code = self.code
+        header = self._logical_line(start)
+        body = start + len(header)  # the newline that ends the header
+        first = line + header.count("\n") + 1
+        end = len(code)
+        found = _dedent(indent).search(code, body)
+        while found is not None:
+            candidate = found.start() + 1
+            if not self._opened(body, candidate) and code[candidate - 2] != "\\":
+                end = candidate - 1  # the newline before it
+                break
+            found = _dedent(indent).search(code, candidate)
+        self._bodies.append((body, end))
+        return (line, first, line + code.count("\n", start, end), indent), end
+
+    def _block(self, entry: _Block | tuple[int, int]) -> _Block:
+        if isinstance(entry, _Block):
+            return entry
+        start, line = entry
+        block = self._ifs.get(start)
+        if block is None:
+            never = self._never_runs(start, line)
+            block = self._ifs[start] = _named_block(never, "") if never else _CLAUSES["if"]
+        return block
+
+    def _never_runs(self, start: int, line: int) -> str | None:
+        """`scopes._never_runs` for the `if` header at `start`: from the code when its test
+        is a name or an attribute of a name, else parsed with `ast` from the text."""
+        header = self._logical_line(start)
+        stripped = header.strip()
+        if stripped.endswith(":"):
+            test = stripped[2:-1].strip()
+            if _NAME.fullmatch(test):
+                return (
+                    "if TYPE_CHECKING" if test == _TC else "if False" if test == "False" else None
+                )
+            if _ATTRIBUTE.fullmatch(test):
+                return "if TYPE_CHECKING" if test.rpartition(".")[2] == _TC else None
+        if self._lines is None:
+            self._lines = self.text.split("\n")
+        lines = self._lines[line : line + 1 + header.count("\n")]
+        try:
+            parsed = ast.parse("\n".join([lines[0].lstrip(), *lines[1:]]) + "\n pass\n").body
+        except (SyntaxError, ValueError, RecursionError):
+            raise _Unread from None
+        if len(parsed) != 1 or not isinstance(parsed[0], ast.If):
+            raise _Unread
+        return _never_runs(parsed[0].test, set())
+
+
+def _named_block(kind: str, name: str) -> _Block:
+    """The block `kind` + `name` ("def f", "class body of C", "if TYPE_CHECKING"): one object
+    for each, so that the scope of the blocks around an import is worked out once."""
+    label = kind + name
+    block = _NAMED.get(label)
+    if block is None:
+        block = _NAMED[label] = _Block(label, deferred=not kind.startswith("class "))
+        if not block.deferred:
+            _CLASSES.add(block)
+    return block
+
+
+def _scope_of(blocks: tuple[_Block, ...]) -> ImportScope:
+    """`scopes._scope`, once for each sequence of blocks."""
+    scope = _SCOPES.get(blocks)
+    if scope is None:
+        scope = _SCOPES[blocks] = _scope(list(blocks))
+    return scope
+
+
+_NAMED: dict[str, _Block] = {}
+_CLASSES: set[_Block] = set()
+_SCOPES: dict[tuple[_Block, ...], ImportScope] = {}
+_CLAUSES = {
+    keyword: _Block(keyword, deferred=False)
+    for keyword in ("if", "elif", "else", "try", "except", "finally", "with", "for", "while")
+}
+_CLAUSES["match"] = _CLAUSES["case"] = _MATCH
+# What a function's body is read for.
+_IN_BODY = frozenset({"import", "from", "lazy"})
+
+
+@functools.cache
+def _dedent(indent: int) -> re.Pattern[str]:
+    """A line that starts at this indentation or less (not blank, not inside a string)."""
+    return re.compile(rf"\n[ \t]{{0,{indent}}}+[^ \t\n{_INSIDE_STRING}]")
+
+
+def _bindings(statement: str) -> list[tuple[str, str]]:
+    """The names an import statement binds, each with the top-level package it imports
+    from ("." for a relative import)."""
+    simple = _ONE_NAME.fullmatch(statement)
+    if simple is not None:  # one name imported, as most statements do
+        dots, module, name, alias = simple.groups()
+        if module is None:  # import name [as alias]
+            return [(alias or name.partition(".")[0], name.partition(".")[0])]
+        if "." not in name:
+            return [(alias or name, "." if dots else module.partition(".")[0])]
+    statement = statement.replace("\\\n", " ")
+    found = _FROM.match(statement)
+    if found is not None:
+        dots, module, names = found.groups()
+        top = "." if dots else module.partition(".")[0]
+        names = names.strip()
+        if names.startswith("(") and names.endswith(")"):
+            names = names[1:-1]
+        return [(_bound_name(item, from_import=True), top) for item in _items(names)]
+    found = _IMPORT.match(statement)
+    if found is None:
+        raise _Unread
+    return [
+        (_bound_name(item, from_import=False), item.partition(".")[0])
+        for item in _items(found.group(1))
+    ]
+
+
+def _items(names: str) -> list[str]:
+    return [item.strip() for item in names.split(",") if item.strip()]
+
+
+def _bound_name(item: str, *, from_import: bool) -> str:
+    words = item.split()
+    if len(words) == 3 and words[1] == "as":
+        return words[2]
+    if len(words) != 1:
+        raise _Unread
+    return words[0] if from_import else words[0].partition(".")[0]
+
+
+class _Function:
+    """A function defined at import time: the offsets of its body (of each, for a name
+    defined more than once) and of the import statements in it."""
+
+    __slots__ = ("bodies", "imports")
+
+    def __init__(self) -> None:
+        self.bodies: list[tuple[int, int]] = []
+        self.imports: list[int] = []
+
+
+def _called(text: str, names: list[str]) -> set[str]:
+    """Those of `names` that `text` calls (or uses as decorators)."""
+    called = set()
+    for name in names:
+        position = text.find(name)
+        while position != -1:
+            if _is_called(text, position, name):
+                called.add(name)
+                break
+            position = text.find(name, position + len(name))
+    return called
+
+
+# What follows a name that is called: spaces, newlines inside brackets (and comments, in
+# text not blanked), the closing brackets of a parenthesised callee, or attributes, then an
+# opening parenthesis.
+_CALL_AFTER_NAME = re.compile(r"(?:\s|\\\n|#[^\n]*+|\)|\.\s*+\w++)*+\(")
+
+
+def _is_called(text: str, position: int, name: str) -> bool:
+    """Whether `name`, found at `position`, is called there (or used as a decorator): a
+    whole name, not an attribute, not the name a def or class statement binds."""
+    end = position + len(name)
+    if position and (text[position - 1].isalnum() or text[position - 1] in "_."):
+        return False
+    if end < len(text) and (text[end].isalnum() or text[end] == "_"):
+        return False
+    if text.endswith(("def ", "class "), 0, position):
+        return False
+    return _CALL_AFTER_NAME.match(text, end) is not None or _after_at(text, position)
+
+
+def _after_at(text: str, position: int) -> bool:
+    """Whether `position` follows an `@` (after spaces): a decorator, which is called."""
+    index = position - 1
+    while index >= 0 and text[index] in " \t\n\\":
+        index -= 1
+    return index >= 0 and text[index] == "@"
+
+
+# Reading one import from the lines around it. An import statement that starts at column 0
+# is at module level; one that is indented is in the block of the nearest line above it with
+# less indentation, which is that block's header, if that line starts a statement. It does
+# when no line from it down to the import has a quote (no string is open across them), each
+# has as many closing brackets as opening ones (none is open across them) and none ends with
+# a backslash: then, as the import starts a statement, so does every line there. A line that
+# is not certain gives None, and the outline answers.
+
+_HEADER_LINE = re.compile(
+    rb"(?:(async)[ \t]+)?(if|elif|else|try|except|finally|with|for|while|def|class)\b"
+    rb"[ \t]*+([A-Za-z_]\w*)?"
+)
+_UNSURE = frozenset(b"'\"\\\t\f\r")
+
+
+def scope_of_line(lines: list[bytes], number: int) -> ImportScope | None:
+    """The scope of the import statement that starts on line `number` (1-based) of a file
+    split at its newlines, from the lines around it alone; None where they do not tell it
+    for certain. (For a file that binds no alias of TYPE_CHECKING, which `text_calls`
+    declines: an `if NAME:` here is not one.)"""
+    text = lines[number - 1]
+    code = text.lstrip(b" ")
+    if not code.startswith((b"import ", b"from ")) or (
+        number > 1 and lines[number - 2].endswith(b"\\")
+    ):
+        return None
+    indent = len(text) - len(code)
+    blocks: list[_Block] = []
+    index = number - 1
+    while indent:
+        index -= 1
+        while index >= 0:
+            line = lines[index]
+            code = line.lstrip(b" ")
+            if code and (_UNSURE.intersection(code) or _unbalanced(code)):
+                return None
+            if code and not code.startswith(b"#") and len(line) - len(code) < indent:
+                break
+            index -= 1
+        else:
+            return None
+        header = _HEADER_LINE.match(code)
+        if (
+            header is None
+            or not code.endswith(b":")
+            or b"#" in code
+            or (index and lines[index - 1].endswith(b"\\"))
+        ):
+            return None
+        block = _line_block(header, code)
+        if block is None:
+            return None
+        blocks.append(block)
+        indent = len(line) - len(code)
+    return _scope_of(tuple(reversed(blocks)))
+
+
+def _unbalanced(code: bytes) -> bool:
+    """Whether a line (without strings, as checked) opens or closes a bracket for another:
+    its comment left out."""
+    code = code.partition(b"#")[0]
+    return code.count(b"(") + code.count(b"[") + code.count(b"{") != code.count(b")") + code.count(
+        b"]"
+    ) + code.count(b"}")
+
+
+def _line_block(header: re.Match[bytes], code: bytes) -> _Block | None:
+    is_async, keyword, name = header.groups()
+    word = keyword.decode()
+    if word == "def" or word == "class":
+        if name is None:
+            return None
+        kind = "class body of " if word == "class" else "async def " if is_async else "def "
+        return _named_block(kind, name.decode())
+    if word != "if":
+        return _CLAUSES[word]
+    test = code[2:-1].strip()
+    if _NAME.fullmatch(test.decode()):
+        return (
+            _named_block("if TYPE_CHECKING", "")
+            if test == b"TYPE_CHECKING"
+            else (_named_block("if False", "") if test == b"False" else _CLAUSES["if"])
+        )
+    if _ATTRIBUTE.fullmatch(test.decode()):
+        return (
+            _named_block("if TYPE_CHECKING", "")
+            if test.endswith(b".TYPE_CHECKING")
+            else _CLAUSES["if"]
+        )
+    return None
+
+
+# What the text alone says of the calls at import time: a superset. Each name an import
+# statement binds (anywhere in the file: in a string or a comment too, and inside functions)
+# that the file calls anywhere, with the top-level package it is imported from.
+
+_IMPORT_WORD = re.compile(r"import\b")
+_FROM_BEFORE = re.compile(r"\bfrom[ \t]+(\.*)[ \t]*([\w.]*)[ \t]+$")
+_DEF_NAME = re.compile(r"\bdef[ \t]+([A-Za-z_]\w*)")
+# What an import statement's names may be written with: any other character (a quote, a
+# bracket, an operator) says that it is something else (a string that looks like one).
+_IMPORTED_NAMES = re.compile(r"[\w\s,.*]*")
+_WORDS = re.compile(r"[A-Za-z_][\w.]*")
+
+
+def text_calls(source: bytes) -> tuple[tuple[str, str], ...] | None:
+    """The names an import binds that the text calls (or uses as decorators), each with
+    the top-level package it imports from ("." for a relative import, or where the text
+    does not say): a superset of what code running at import time calls through an import.
+    None where the file calls a function of its own, which the outline follows (or where
+    the text cannot be read so)."""
+    # Strings and comments are not told from code here: what `_NOT_READ` leaves to `ast`,
+    # any line a backslash continues and any form feed (which resets an indentation),
+    # anywhere in the text, leave the file to the outline.
+    if not source.isascii() or b"\\\n" in source or b"\f" in source:
+        return None
+    text = source.decode("ascii")
+    if ("TYPE_CHECKING" in text and _TC_ALIAS.search(text)) or _NOT_READ.search(text):
+        return None
+    if _called(text, list(set(_DEF_NAME.findall(text)))):
+        return None
+    bound: dict[str, set[str]] = {}
+    kept = []  # the text without its import statements, where their names do not count
+    position = 0
+    for match in _IMPORT_WORD.finditer(text):
+        start = match.start()
+        line_start = text.rfind("\n", 0, start) + 1
+        if start and text[start - 1] == ".":
+            return None  # `from .import x`, or text that is not code
+        if start and (text[start - 1].isalnum() or text[start - 1] == "_"):
+            continue  # the end of a longer name
+        before = _FROM_BEFORE.search(text, line_start, start)
+        if text[line_start : start if before is None else before.start()].strip():
+            # Not the start of a statement: in a string or a comment, or after a block's
+            # header on its line.
+            return None
+        end, rest = _statement_rest(text, match.end())
+        if rest is None or not _IMPORTED_NAMES.fullmatch(rest):
+            return None  # not an import statement as this reading knows them
+        if "TYPE_CHECKING" in rest and "as" in rest.split():
+            return None  # an alias of TYPE_CHECKING, with a comment around `as`
+        for name, top in _text_bindings(before, rest):
+            bound.setdefault(name, set()).add(top)
+        kept.append(text[position:start])
+        position = max(position, end)
+    kept.append(text[position:])
+    called = _called("".join(kept), [name for name in bound if name.isidentifier()])
+    return tuple(sorted((name, top) for name in called for top in bound[name]))
+
+
+def _statement_rest(text: str, start: int) -> tuple[int, str | None]:
+    """Where the statement that `import` ends at `start` ends, and what follows `import` in
+    it (on its line, or to the closing parenthesis), without comments; None where this
+    reading cannot tell."""
+    end = text.find("\n", start)
+    end = len(text) if end == -1 else end
+    rest = text[start:end].partition("#")[0].strip()
+    if rest.endswith("\\"):
+        return end, None
+    if not rest.startswith("("):
+        return end, rest.partition(";")[0]
+    close = start
+    parts = []
+    while True:
+        newline = text.find("\n", close)
+        line = text[close : len(text) if newline == -1 else newline].partition("#")[0]
+        if ")" in line:
+            parts.append(line.partition(")")[0])
+            return (len(text) if newline == -1 else newline), " ".join(parts).replace("(", " ", 1)
+        parts.append(line)
+        if newline == -1:
+            return len(text), None
+        close = newline + 1
+
+
+def _text_bindings(before: re.Match[str] | None, rest: str) -> list[tuple[str, str]]:
+    """The names an import binds, read leniently: a form this reading does not know binds
+    every name in it, from a package it does not know (".")."""
+    found: list[tuple[str, str]] = []
+    for item in rest.split(","):
+        words = item.split()
+        if not words:
+            continue
+        if len(words) == 3 and words[1] == "as":
+            name = words[2]
+        elif len(words) == 1:
+            name = words[0] if before is not None else words[0].partition(".")[0]
+        else:
+            found.extend((word, ".") for word in _WORDS.findall(item))
+            continue
+        if before is not None:
+            dots, module = before.groups()
+            top = "." if dots or not module else module.partition(".")[0]
+        else:
+            top = words[0].partition(".")[0]
+        found.append((name, top))
+    return found

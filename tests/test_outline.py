@@ -1,0 +1,275 @@
+"""The readings of a file's text that spare the `ast` reading: its outline, an import read from
+the lines around it, and the calls the text alone shows. Each answers exactly as the `ast`
+reading does, or declines (and the `ast` reading answers)."""
+
+from __future__ import annotations
+
+import textwrap
+
+import pytest
+from test_scopes import DEFERRED, EAGER
+
+from importlinter_contracts.eager.outline import (
+    read_calls_of,
+    read_outline,
+    scope_of_line,
+    text_calls,
+)
+from importlinter_contracts.eager.scopes import ImportScope, read_source
+
+CASES = {
+    **{name: (source, ImportScope(True, reason)) for name, (source, reason) in EAGER.items()},
+    **{name: (source, ImportScope(False, reason)) for name, (source, reason) in DEFERRED.items()},
+}
+
+# The forms the outline leaves to the `ast` reading.
+OUTLINE_DECLINES = {
+    "match",
+    "match parenthesised",
+    "inline if",
+    "inline class",
+    "after semicolon",
+    "inline def",
+    "inline TYPE_CHECKING",
+    "main guard reversed",
+    "TYPE_CHECKING alias",
+    "typing_extensions alias in brackets",
+    "lazy import",
+    "lazy from",
+    "lazy in class",
+}
+
+# The forms whose import the lines around it do not tell for certain (a test that is more
+# than a name, a header with a string or with brackets over two lines), or that the outline
+# declines too. (A file with a TYPE_CHECKING alias is not read so at all: `text_calls`
+# declines it.)
+LINE_DECLINES = OUTLINE_DECLINES - {"TYPE_CHECKING alias"} | {
+    "TYPE_CHECKING or another test",
+    "another name test",
+    "header with lambda",
+    "if (0x0)",
+    "if 0",
+    "if 1",
+    "main guard",
+    "not TYPE_CHECKING",
+    "parenthesised TYPE_CHECKING",
+}
+
+
+def marked(source: str) -> tuple[bytes, int]:
+    source = textwrap.dedent(source)
+    (line,) = [n for n, text in enumerate(source.splitlines(), 1) if text.endswith("# <-")]
+    return source.encode(), line
+
+
+@pytest.mark.parametrize(("source", "scope"), CASES.values(), ids=CASES.keys())
+def test_the_outline_reads_each_form_as_ast_does_or_declines(
+    request: pytest.FixtureRequest, source: str, scope: ImportScope
+) -> None:
+    text, line = marked(source)
+    outline = read_outline(text)
+    name = request.node.callspec.id
+    if name in OUTLINE_DECLINES:
+        assert outline is None
+    else:
+        assert outline is not None
+        assert outline.scopes == read_source(text).scopes
+        assert outline.scopes[line] == scope
+
+
+@pytest.mark.parametrize(("source", "scope"), CASES.values(), ids=CASES.keys())
+def test_an_import_is_read_from_its_lines_as_ast_does_or_declines(
+    request: pytest.FixtureRequest, source: str, scope: ImportScope
+) -> None:
+    text, line = marked(source)
+    found = scope_of_line(text.split(b"\n"), line)
+    name = request.node.callspec.id
+    if name == "TYPE_CHECKING alias":
+        assert text_calls(text) is None  # so the file is not read this way
+    elif name in LINE_DECLINES:
+        assert found is None
+    else:
+        assert found == scope
+
+
+# Lines between an import and its block's header that could hide where the import stands.
+UNSURE_LINES = {
+    "a string": 'try:\n    x = "a"\n    import y\nexcept E:\n    pass\n',
+    "a comment with a quote": "try:\n    # don't\n    import y\nexcept E:\n    pass\n",
+    "a bracket left open": "try:\n    x = f(\n1)\n    import y\nexcept E:\n    pass\n",
+    "a backslash": "try:\n    x = 1 + \\\n2\n    import y\nexcept E:\n    pass\n",
+    "a header over two lines": "if (a and\n        b):\n    import y\n",
+    "a header with a comment": "if a:  # why\n    import y\n",
+    "a tab": "if a:\n\timport y\n",
+}
+
+
+@pytest.mark.parametrize("source", UNSURE_LINES.values(), ids=UNSURE_LINES.keys())
+def test_lines_that_could_hide_where_an_import_stands_decline(source: str) -> None:
+    lines = source.encode().split(b"\n")
+    (line,) = [n for n, text in enumerate(lines, 1) if text.lstrip().startswith(b"import")]
+    assert scope_of_line(lines, line) is None
+    assert read_source(source.encode()).scopes[line].eager == (not source.startswith("def"))
+
+
+def test_a_header_inside_a_string_above_an_import_is_not_taken_for_its_block() -> None:
+    source = b'x = """\nif False:\n"""\nif a:\n    import y\n'
+    assert scope_of_line(source.split(b"\n"), 5) == ImportScope(True, "module-level if")
+    fooled = b'x = """\ndef f():\n    """; import z\n    import y\n'
+    assert scope_of_line(fooled.split(b"\n"), 4) is None
+
+
+TEXT_CALLS = {
+    "no call": ("from pkg import f\n", ()),
+    "a call at import time": ("from pkg import f\nf()\n", (("f", "pkg"),)),
+    "a call in a function (the text does not tell)": (
+        "from .m import f\ndef g():\n    return f(1)\n",
+        (("f", "."),),
+    ),
+    "a call of a name bound in a function": (
+        "def g():\n    from pkg import f\nx = f\n",
+        (),
+    ),
+    "an attribute of a module": ("import pkg.a as m\nm.run()\n", (("m", "pkg"),)),
+    "a decorator": ("from pkg import register\n@register\nclass C: ...\n", (("register", "pkg"),)),
+    "an external package": ("from os import path\npath.join('a')\n", (("path", "os"),)),
+    "a star import": ("from pkg import *\nrun()\n", ()),
+    "a parenthesised import": (
+        "from pkg import (  # the (first)\n    a,\n    b as c,\n)\nc()\n",
+        (("c", "pkg"),),
+    ),
+    "a function of the file called": ("def f():\n    pass\nf()\n", None),
+    "a line a backslash continues": ("from pkg import \\\n    f\nf()\n", None),
+}
+
+
+@pytest.mark.parametrize(("source", "expected"), TEXT_CALLS.values(), ids=TEXT_CALLS.keys())
+def test_the_text_shows_every_call_through_an_import(
+    source: str, expected: tuple[tuple[str, str], ...] | None
+) -> None:
+    assert text_calls(source.encode()) == expected
+
+
+OUTLINE_CALLS = {
+    "a call of a function that imports": (
+        "def setup():\n    from pkg import heavy\nsetup()\n",
+        (("setup", "pkg"),),
+    ),
+    "a call of a function that imports nothing": ("def setup():\n    return 1\nsetup()\n", ()),
+    "a call through a function that calls one that imports": (
+        "def a():\n    from . import heavy\ndef b():\n    a()\nb()\n",
+        (("a", "."),),
+    ),
+    "a function that calls an imported name": (
+        "from pkg import load\ndef b():\n    load()\nb()\n",
+        (("b", "pkg"),),
+    ),
+    "a call only in a function's body": (
+        "from pkg import load\ndef b():\n    load()\n",
+        (),
+    ),
+    "a call in an f-string": ("from pkg import load\nx = f'{load()}'\n", (("load", "pkg"),)),
+    "a call in a default value": (
+        "from pkg import load\ndef f(x=load()):\n    pass\n",
+        (("load", "pkg"),),
+    ),
+    "a call in a class body": (
+        "from pkg import load\nclass C:\n    x = load()\n",
+        (("load", "pkg"),),
+    ),
+}
+
+
+@pytest.mark.parametrize(("source", "expected"), OUTLINE_CALLS.values(), ids=OUTLINE_CALLS.keys())
+def test_the_outline_names_the_calls_that_may_run_an_import(
+    source: str, expected: tuple[tuple[str, str], ...]
+) -> None:
+    outline = read_outline(source.encode())
+    assert outline is not None
+    assert outline.callable_names == expected
+
+
+def test_calls_read_from_the_outline_equal_those_of_the_whole_file() -> None:
+    source = textwrap.dedent(
+        '''\
+        """A module."""
+        import os
+        from pkg import register, helper
+
+
+        @register("x")
+        def first(a=helper()):
+            """Loads."""
+            from pkg import heavy
+            return heavy.run(os.sep)
+
+
+        class C(Base):
+            size = helper(1)
+
+            def method(self):
+                import pkg.other
+
+
+        if os.name:
+            def second():
+                first()
+                helper(
+                    2,
+                )
+        first()
+        '''
+    ).encode()
+    outline = read_outline(source)
+    assert outline is not None
+    outlined = read_calls_of(source, outline.bodies)
+    whole = read_source(source).calls
+    assert outlined is not None and whole is not None
+    assert (outlined.calls, outlined.bindings) == (whole.calls, whole.bindings)
+    assert sorted(outlined.functions) == sorted(whole.functions) == ["first", "second"]
+    assert {name: outlined.functions[name] for name in outlined.functions} == dict(whole.functions)
+
+
+# Found by the differential test (`test_outline_fuzz.py`): forms that both readings of the
+# text leave to `ast`, where one of them answered otherwise before.
+LEFT_TO_AST = {
+    "a name Python normalises": "if \uff34\uff39\uff30\uff25_CHECKING:\n    import x\n",
+    "a class named by a name Python normalises": "class \u210c:\n    import x\n",
+    "a header after a line of a backslash": "if a:\n    pass\n\\\nif TYPE_CHECKING:\n    import x\n",
+    "async and a backslash": "async \\\n def f():\n    import x\n",
+    "a call after a semicolon": "from pkg import f;f()\n",
+    "a parenthesised decorator": "from pkg import f\n@(f)\ndef g(): pass\n",
+    "a conditional decorator": "from pkg import f, g\n@f if x else g\ndef h(): pass\n",
+}
+
+# And forms that the text alone leaves to the outline.
+LEFT_TO_THE_OUTLINE = {
+    "import in a string": 'from pkg import f\nprint("import this", f())\n',
+    "a bracket after import in a comment": "from pkg import f\n# import (see below\nf()\nx = (1)\n",
+    "from .import": "from .import helper\nhelper()\n",
+    "a name that is not ASCII": "from pkg import \u00e9\n\u00e9()\n",
+    "def and a backslash": "def \\\n f():\n    from . import x\nf()\n",
+    "a TYPE_CHECKING alias with a comment before as": (
+        "from typing import (TYPE_CHECKING  # x\n    as T)\nif T:\n    import x\n"
+    ),
+    "a form feed": "\fif not TYPE_CHECKING:\n    pass\nelif flag:\n    from pkg import (load)\n",
+}
+
+
+@pytest.mark.parametrize("source", LEFT_TO_AST.values(), ids=LEFT_TO_AST.keys())
+def test_forms_the_text_does_not_tell_are_left_to_ast(source: str) -> None:
+    assert read_outline(source.encode()) is None
+    assert text_calls(source.encode()) is None
+
+
+@pytest.mark.parametrize("source", LEFT_TO_THE_OUTLINE.values(), ids=LEFT_TO_THE_OUTLINE.keys())
+def test_forms_the_text_alone_does_not_tell_are_left_to_the_outline(source: str) -> None:
+    assert text_calls(source.encode()) is None
+
+
+def test_a_comment_between_a_name_and_its_parenthesis_is_still_a_call() -> None:
+    assert text_calls(b"from pkg import f\nx = (f  # c\n     ())\n") == (("f", "pkg"),)
+
+
+def test_calls_on_a_line_the_outline_saw_no_statement_on_leave_the_file_to_ast() -> None:
+    assert read_calls_of(b"if a:\n    pass\n\\\ndef f():\n    import x\n", ()) is None
