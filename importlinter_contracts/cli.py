@@ -332,10 +332,16 @@ def review(
     sys.exit(EXIT_BROKEN if found["grew"] or found["loosened"] else EXIT_KEPT)
 
 
-_GRAPH_FORMATS = click.Choice(["text", "json", "dot", "mermaid"])
-_GRAPH_FORMAT_HELP = (
-    "text: as the REPL shows it; json: the report's hops; dot: a Graphviz graph; "
-    "mermaid: a graph that GitHub renders in Markdown."
+_graph_format = click.option(
+    "--format",
+    "output_format",
+    type=click.Choice(["text", "json", "dot", "mermaid"]),
+    default="text",
+    show_default=True,
+    help=(
+        "text: as the REPL shows it; json: the report's hops; dot: a Graphviz graph; "
+        "mermaid: a graph that GitHub renders in Markdown."
+    ),
 )
 
 
@@ -343,14 +349,7 @@ _GRAPH_FORMAT_HELP = (
 @main.command()
 @click.argument("module")
 @_graph_options
-@click.option(
-    "--format",
-    "output_format",
-    type=_GRAPH_FORMATS,
-    default="text",
-    show_default=True,
-    help=_GRAPH_FORMAT_HELP,
-)
+@_graph_format
 def closure(
     config: str | None,
     cache: Path | None,
@@ -377,14 +376,7 @@ def closure(
 @click.argument("importer")
 @click.argument("imported")
 @_graph_options
-@click.option(
-    "--format",
-    "output_format",
-    type=_GRAPH_FORMATS,
-    default="text",
-    show_default=True,
-    help=_GRAPH_FORMAT_HELP,
-)
+@_graph_format
 def why(
     config: str | None,
     cache: Path | None,
