@@ -147,14 +147,19 @@ def _assert_valid(report: dict[str, Any]) -> None:
     assert errors == []
 
 
-@pytest.mark.parametrize("kept", [True, False], ids=["kept", "broken"])
-def test_reports_of_our_contract_types_validate(project: Project, kept: bool) -> None:
+def write_own_contracts(project: Project, kept: bool) -> None:
+    """A tree and a configuration of our three contract types, all kept or all broken."""
     project.write({**OWN_TREE, **(KEPT if kept else {})})
     options = OWN_CONTRACTS
     if kept:
         options = options.replace("    pkg.gone -> pkg.platforms.npu  # stale\n", "")
         options = options.replace("forbidden_loaded_modules = pkg.platforms\n", "")
     project.configure(options)
+
+
+@pytest.mark.parametrize("kept", [True, False], ids=["kept", "broken"])
+def test_reports_of_our_contract_types_validate(project: Project, kept: bool) -> None:
+    write_own_contracts(project, kept)
     report = project.report()
     assert [c["kept"] for c in report["contracts"]] == [kept] * 3
     _assert_valid(report)

@@ -13,7 +13,7 @@ import pytest
 from jsonschema import Draft4Validator
 from test_builtin_contracts import BUILT_IN_TYPES, CONTRACTS
 from test_builtin_contracts import TREE as BUILT_IN_TREE
-from test_report_schema import KEPT, OWN_CONTRACTS, OWN_TREE
+from test_report_schema import OWN_CONTRACTS, OWN_TREE, write_own_contracts
 
 from helpers import Project, run_cli
 
@@ -43,12 +43,7 @@ def test_the_schema_is_the_official_one() -> None:
 
 @pytest.mark.parametrize("kept", [True, False], ids=["kept", "broken"])
 def test_our_contract_types_give_valid_sarif(project: Project, kept: bool) -> None:
-    project.write({**OWN_TREE, **(KEPT if kept else {})})
-    options = OWN_CONTRACTS
-    if kept:
-        options = options.replace("    pkg.gone -> pkg.platforms.npu  # stale\n", "")
-        options = options.replace("forbidden_loaded_modules = pkg.platforms\n", "")
-    project.configure(options)
+    write_own_contracts(project, kept)
     code, log = sarif()
     assert code == (0 if kept else 1)
     assert_valid(log)
