@@ -12,6 +12,7 @@ import sys
 from collections.abc import Iterator
 from pathlib import Path
 
+import grimp
 import pytest
 
 from helpers import Project, files_read, imports_of
@@ -303,3 +304,51 @@ def test_a_read_only_cache_folder_gives_a_warning_and_the_run_goes_on(
         cannot_write_warning("Operation not permitted"),
     )
     assert list(read_only_cache_folder.iterdir()) == []
+
+
+def eager_lines_cached_and_fresh(
+    cache: Path, modules: list[str]
+) -> tuple[dict[str, object], dict[str, object]]:
+    """What a run with the cache says each module imports at import time (the cache then
+    saved), and what a run without any cache says."""
+    options = {"root_packages": ["pkg"]}
+    graph = grimp.build_graph("pkg", cache_dir=None)
+    index = scope_cache.ScopeIndex(cache, options)
+    cached = {module: index.eager_lines(module, graph) for module in modules}
+    index.save()
+    fresh = scope_cache.ScopeIndex(None, options)
+    return cached, {module: fresh.eager_lines(module, graph) for module in modules}
+
+
+def test_an_entry_kept_from_before_the_graph_changed_is_checked_against_the_new_one(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    root = tmp_path / "tree"
+    (root / "pkg").mkdir(parents=True)
+    (root / "pkg/__init__.py").write_text("x = 1\n")
+    (root / "pkg/a.py").write_text("import pkg.b\n")
+    (root / "pkg/b.py").write_text("from pkg import x\n")
+    monkeypatch.syspath_prepend(str(root))
+    eager_lines_cached_and_fresh(tmp_path / "cache", ["pkg.a", "pkg.b"])
+    (root / "pkg/x.py").write_text("")  # `from pkg import x` now imports a module
+    eager_lines_cached_and_fresh(tmp_path / "cache", ["pkg.a"])  # pkg.b's entry not used
+    cached, fresh = eager_lines_cached_and_fresh(tmp_path / "cache", ["pkg.a", "pkg.b"])
+    assert cached == fresh
+    assert cached["pkg.b"] == (("pkg.x", (1,), ("module level",)),)
+
+
+def test_a_cache_shared_by_two_checkouts_keeps_neither_ones_files_for_the_other(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    for checkout, source in [("one", "import pkg.c\n"), ("two", "def f():\n    import pkg.c\n")]:
+        (tmp_path / checkout / "pkg").mkdir(parents=True)
+        for name, text in [("__init__", ""), ("c", ""), ("a", source)]:
+            (tmp_path / checkout / "pkg" / f"{name}.py").write_text(text)
+        os.utime(tmp_path / checkout / "pkg/a.py", (1, 1))  # the same time in both
+    path = list(sys.path)
+    monkeypatch.setattr(sys, "path", [str(tmp_path / "one"), *path])
+    cached, _ = eager_lines_cached_and_fresh(tmp_path / "cache", ["pkg.a"])
+    assert cached["pkg.a"] == (("pkg.c", (1,), ("module level",)),)
+    monkeypatch.setattr(sys, "path", [str(tmp_path / "two"), *path])
+    cached, fresh = eager_lines_cached_and_fresh(tmp_path / "cache", ["pkg.a"])
+    assert cached == fresh == {"pkg.a": ()}

@@ -13,6 +13,8 @@ import pytest
 
 from helpers import Project, files_read, imports_of
 from importlinter_contracts import explore
+from importlinter_contracts.eager.scope_cache import ScopeIndex
+from importlinter_contracts.runtime.unexpected import eager_closure
 
 LIBRARY = {
     "pkg/__init__.py": "",
@@ -272,3 +274,25 @@ def test_functions_of_external_packages_are_not_followed(
     assert report["kept"] and report["warnings"] == []
     # grimp has ext as one squashed module, without its code: its file is not read either.
     assert (project.root / "ext/__init__.py").read_bytes() not in read
+
+
+def test_the_closure_of_several_sources_follows_a_call_into_a_module_reached_before(
+    project: Project,
+) -> None:
+    # The runtime contract compares what its probes load with the static closure of all of
+    # them: the second source calls a function of a module the first one reached already.
+    project.write(
+        {
+            "pkg/__init__.py": "",
+            "pkg/source.py": "import pkg.lib\n",
+            "pkg/lib.py": "def load():\n    import pkg.heavy\n",
+            "pkg/heavy.py": "",
+            "pkg/second.py": "from pkg.lib import load\nload()\n",
+        }
+    )
+    project.configure(R4)
+    graph = explore.load(cache_dir=None).graph
+    closure = eager_closure(graph, ["pkg.source", "pkg.second"], ["pkg"], ScopeIndex(None, {}))
+    loaded = loaded_by_python(project, "pkg.source") | loaded_by_python(project, "pkg.second")
+    assert closure == loaded
+    assert "pkg.heavy" in closure

@@ -273,3 +273,17 @@ def test_a_comment_between_a_name_and_its_parenthesis_is_still_a_call() -> None:
 
 def test_calls_on_a_line_the_outline_saw_no_statement_on_leave_the_file_to_ast() -> None:
     assert read_calls_of(b"if a:\n    pass\n\\\ndef f():\n    import x\n", ()) is None
+
+
+@pytest.mark.parametrize(
+    "source",
+    [
+        "from pkg import helpers\nresult = (helpers.  # c\n    setup())\n",
+        "from pkg import helpers\nresult = helpers.\\\n    setup()\n",
+    ],
+    ids=["a comment after the dot", "a backslash after the dot"],
+)
+def test_a_call_of_an_attribute_split_after_its_dot_is_a_call(source: str) -> None:
+    outline = read_outline(source.encode())
+    assert outline is not None and outline.callable_names == (("helpers", "pkg"),)
+    assert text_calls(source.encode()) in (None, (("helpers", "pkg"),))

@@ -98,6 +98,8 @@ def a_statement(r: random.Random) -> str:
             "\u00e9 = 1",
             f"z = ({n}\n{{i}}     )()",
             f"z = ({n}  # c\n{{i}}     ())",
+            f"z = ({n}.  # c\n{{i}}     run())",
+            f"z = {n}.\\\n{{i}}     run()",
             f"z = 1 + \\\n{{i}}    {n}()",
             f'print("import this", {n}())',
             f"# import (see below\n{{i}}{n}()",

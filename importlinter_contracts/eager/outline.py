@@ -546,7 +546,7 @@ def _called(text: str, names: list[str]) -> set[str]:
 # What follows a name that is called: spaces, newlines inside brackets (and comments, in
 # text not blanked), the closing brackets of a parenthesised callee, or attributes, then an
 # opening parenthesis.
-_CALL_AFTER_NAME = re.compile(r"(?:\s|\\\n|#[^\n]*+|\)|\.\s*+\w++)*+\(")
+_CALL_AFTER_NAME = re.compile(r"(?:\s|\\\n|#[^\n]*+|\)|\.(?:\s|\\\n|#[^\n]*+)*+\w++)*+\(")
 
 
 def _is_called(text: str, position: int, name: str) -> bool:

@@ -34,7 +34,7 @@ from grimp import ImportGraph
 
 from ..errors import FileWriteError, UnreadableSourceError
 from ..files import write_atomically
-from ..locations import display_path, source_file_status
+from ..locations import display_path, package_directories, source_file_status
 from . import calls as call_reading
 from .calls import Body, CallReading
 from .outline import (
@@ -47,9 +47,9 @@ from .outline import (
 )
 from .scopes import ImportScope, SourceReading, read_source
 
-# Raised whenever what is kept changes, so that older caches are not reused; the readings
-# depend on the running Python's `ast`, the imports kept on grimp's reading.
-_CACHE_FORMAT = (6, sys.version_info[:2], grimp.__version__)
+# Raised whenever what is kept, or how a file is read, changes, so that older caches are not
+# reused; the readings depend on the running Python's `ast`, the imports kept on grimp's.
+_CACHE_FORMAT = (7, sys.version_info[:2], grimp.__version__)
 CACHE_FILE = Path("importlinter_contracts") / "import-scopes.cache"
 
 # The modules a module imports at import time, each with the lines that do and why each
@@ -137,6 +137,7 @@ class ScopeIndex:
         self._table: list[ImportScope] = []  # the scopes the cache's entries refer to
         # The cache's entries of the modules whose file is as it was then (None: it is not).
         self._unchanged_entries: dict[str, tuple[Any, ...] | None] = {}
+        self._folders: dict[str, tuple[str, ...]] = {}
         self._dirty = False
 
     def scope(self, module: str, line: int) -> ImportScope:
@@ -252,13 +253,22 @@ class ScopeIndex:
         # Stored entries refer to the stored table: keep its order, add new scopes after.
         for scope in self._table:
             table.setdefault(scope, len(table))
+        # The file is stamped with this run's graph. Where that is not the graph the stored
+        # entries were made with, an entry this run did not check against it keeps only what
+        # its file says, not the modules grimp reported it imports then.
+        graph_changed = self._same_graph is False
+
+        def unchecked(entry: tuple[Any, ...]) -> tuple[Any, ...]:
+            return (*entry[:7], None, None, None) if graph_changed else entry
+
         entries = {
-            module: entry
+            module: unchecked(entry)
             for module, entry in stored.items()
             if module not in self._modules and _exists(entry)
         }
         for module, record in self._modules.items():
-            entries[module] = _entry(record, table)
+            entry = _entry(record, table)
+            entries[module] = entry if record.checked else unchecked(entry)
         data = _sealed(
             marshal.dumps(
                 {
@@ -298,11 +308,23 @@ class ScopeIndex:
             and type(entry[0]) is str
             and type(entry[2]) is bytes
             and not len(entry[2]) % 8
+            and entry[0].startswith(self._package_folders(module))
             and _modification_time(entry[0]) == entry[1]
         ):
             entry = None
         self._unchanged_entries[module] = entry
         return entry
+
+    def _package_folders(self, module: str) -> tuple[str, ...]:
+        """Where `module`'s top-level package is found now: an entry's file elsewhere is
+        another checkout's (two that share a cache folder, say), whatever its time."""
+        top_level = module.partition(".")[0]
+        folders = self._folders.get(top_level)
+        if folders is None:
+            folders = self._folders[top_level] = tuple(
+                os.path.join(folder, "") for folder in map(str, package_directories(top_level))
+            )
+        return folders
 
     def _same_graph_as(self, graph: ImportGraph) -> bool:
         if self._same_graph is None:

@@ -23,8 +23,10 @@ def eager_closure(
     closure: set[str] = set()
 
     def enter(hop: EagerHop) -> bool:
-        # What an earlier source's walk reached, it has followed already.
-        return hop.imported not in closure and within(hop.imported, packages)
+        # Every walk goes all the way, through what an earlier one reached too: an import
+        # that a call runs is taken only once the module holding the function is entered in
+        # the same walk.
+        return within(hop.imported, packages)
 
     for source in sources:
         if has_module(graph, source) and source not in closure:
