@@ -59,8 +59,16 @@ sys.path.insert(0, str(REPO / "benchmarks"))
 
 import synthetic_tree  # noqa: E402
 
-from vllm_omni_tree import NEWEST, contract_ids, runtime_environment, tree  # noqa: E402
+from vllm_omni_tree import (  # noqa: E402
+    NEWEST,
+    ToolError,
+    contract_ids,
+    runtime_environment,
+    tree,
+    use_project_environment,
+)
 
+# The console scripts of the project's environment (`main` finds it).
 BIN = Path(sys.executable).parent
 FLOOR = """\
 [importlinter]
@@ -384,6 +392,12 @@ def main() -> None:
         "--only", choices=["real", "scaling", "reach", "runtime"], help="run only this part"
     )
     args = parser.parse_args()
+    global BIN
+    try:
+        # Any Python runs the benchmark: run again by the repository's .venv if need be.
+        BIN = use_project_environment()
+    except ToolError as error:
+        sys.exit(f"benchmarks/run.py: {error}")
     print(
         f"Machine: {platform.machine()}, {os.cpu_count()} cores, Python "
         f"{platform.python_version()}; {time.strftime('%Y-%m-%d')}\n"
