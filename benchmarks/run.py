@@ -397,7 +397,8 @@ def main() -> None:
         # Any Python runs the benchmark: run again by the repository's .venv if need be.
         BIN = use_project_environment()
     except ToolError as error:
-        sys.exit(f"benchmarks/run.py: {error}")
+        print(f"benchmarks/run.py: {error}", file=sys.stderr)
+        sys.exit(2)
     print(
         f"Machine: {platform.machine()}, {os.cpu_count()} cores, Python "
         f"{platform.python_version()}; {time.strftime('%Y-%m-%d')}\n"
