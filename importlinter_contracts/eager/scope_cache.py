@@ -188,12 +188,9 @@ class ScopeIndex:
         if record.eager is not None and self._reports_the_same(record, module, graph):
             return record.eager
         eager = []
-        imported = sorted(graph.find_modules_directly_imported_by(module))
-        for target in imported:
-            lazy: dict[int, bool] = {}
-            for detail in graph.get_import_details(importer=module, imported=target):
-                lazy[detail["line_number"]] = bool(detail.get("is_lazy"))
-            scopes = [(line, self.scope(module, line)) for line in sorted(lazy) if not lazy[line]]
+        imported, lines_of = _import_lines(module, graph)
+        for target, numbers in lines_of:
+            scopes = [(line, self.scope(module, line)) for line in numbers]
             lines = tuple(line for line, scope in scopes if scope.eager)
             if lines:
                 reasons = tuple(scope.reason for _, scope in scopes if scope.eager)
@@ -212,14 +209,14 @@ class ScopeIndex:
         record = self._module(module)
         if record.by_line is None or not self._reports_the_same(record, module, graph):
             found: dict[int, list[str]] = {}
-            imported = sorted(graph.find_modules_directly_imported_by(module))
-            for target in imported:
-                for detail in graph.get_import_details(importer=module, imported=target):
-                    if not detail.get("is_lazy"):
-                        found.setdefault(detail["line_number"], []).append(sys.intern(target))
+            imported, lines_of = _import_lines(module, graph)
+            for target, numbers in lines_of:
+                for number in numbers:
+                    found.setdefault(number, []).append(sys.intern(target))
             record.by_line = {number: tuple(targets) for number, targets in found.items()}
-            if record.imported != _digest(imported):
-                record.imported = _digest(imported)
+            digest = _digest(imported)
+            if record.imported != digest:
+                record.imported = digest
                 record.eager = None
             record.checked = True
             self._dirty = True
@@ -264,7 +261,9 @@ class ScopeIndex:
         entries = {
             module: unchecked(entry)
             for module, entry in stored.items()
-            if module not in self._modules and _exists(entry)
+            if module not in self._modules
+            # (An entry found unchanged this run has its file.)
+            and (self._unchanged_entries.get(module) is not None or _exists(entry))
         }
         for module, record in self._modules.items():
             entry = _entry(record, table)
@@ -344,10 +343,8 @@ class ScopeIndex:
             return record
         entry = self._unchanged(module)
         if entry is not None:
-            record = self._stored_module(entry, entry[1])
-            if record is not None:
-                self._modules[module] = record
-                return record
+            record = self._modules[module] = _stored_module(entry)
+            return record
         found = source_file_status(module)
         if found is None:
             raise UnreadableSourceError(f"{module}: no source file found for this module.")
@@ -366,12 +363,11 @@ class ScopeIndex:
             record.scopes[line] = found
             self._dirty = True
             return found
-        self._outline(record)
+        self._outline(record, b"\n".join(record.lines))
         return record.scopes.get(line)
 
-    def _outline(self, record: _Module) -> None:
+    def _outline(self, record: _Module, source: bytes) -> None:
         """Read the whole outline of a file read in part (or, where it has none, with `ast`)."""
-        source = _source(record.path)
         outline = read_outline(source)
         if outline is None:
             _set_reading(record, _read_source(record.path, source))
@@ -415,9 +411,12 @@ class ScopeIndex:
         return record
 
     def _read_calls(self, record: _Module) -> None:
+        # The file's lines are kept while it is read in part.
+        source = _source(record.path) if record.lines is None else b"\n".join(record.lines)
         if record.partial:
-            self._outline(record)
-        source = _source(record.path)
+            self._outline(record, source)
+            if record.calls_unread is not None:
+                return  # no outline: the `ast` reading of the whole file has its calls
         bodies = record.bodies
         if bodies is None and record.callable_names is not None:
             # Read from the cache, whose entries leave out the functions' lines.
@@ -430,25 +429,6 @@ class ScopeIndex:
             record.calls = calls
             record.calls_unread = ""
         self._dirty = True
-
-    def _stored_module(self, entry: object, mtime: float) -> _Module | None:
-        """The module as the cache keeps it, if it was kept for its file as it is now."""
-        if not (type(entry) is tuple and len(entry) == _ENTRY_SIZE and entry[1] == mtime):
-            return None
-        path, _, flat, names, partial, calls, calls_unread, imported, eager, by_line = entry
-        if type(flat) is not bytes or len(flat) % 8:
-            return None
-        record = _Module(path, mtime, {}, names, None)
-        record.stored_scopes = flat
-        record.partial = partial is True
-        if calls_unread is not None:
-            record.stored_calls = calls
-            record.calls_unread = calls_unread
-        record.imported = imported
-        record.eager = eager
-        if by_line is not None:
-            record.by_line = dict(by_line)
-        return record
 
     def _load(self) -> dict[Any, Any]:
         if self._stored is not None:
@@ -470,7 +450,7 @@ class ScopeIndex:
             self._table = [_scope_from(scope) for scope in scopes]
         except (TypeError, ValueError):
             return self._stored
-        # Each entry is checked when it is used (`_stored_module`).
+        # Each entry is checked when it is used (`_unchanged`).
         self._stored = modules
         return modules
 
@@ -523,6 +503,35 @@ def _read_source(path: str, source: bytes) -> SourceReading:
         raise UnreadableSourceError(
             f"{display_path(Path(path))}: cannot classify its imports: {error}"
         ) from None
+
+
+def _stored_module(entry: tuple[Any, ...]) -> _Module:
+    """The module as the cache keeps it, from an entry `_unchanged` found valid."""
+    path, mtime, flat, names, partial, calls, calls_unread, imported, eager, by_line = entry
+    record = _Module(path, mtime, {}, names, None)
+    record.stored_scopes = flat
+    record.partial = partial is True
+    if calls_unread is not None:
+        record.stored_calls = calls
+        record.calls_unread = calls_unread
+    record.imported = imported
+    record.eager = eager
+    if by_line is not None:
+        record.by_line = dict(by_line)
+    return record
+
+
+def _import_lines(module: str, graph: ImportGraph) -> tuple[list[str], list[tuple[str, list[int]]]]:
+    """The modules grimp reports `module` imports, sorted, and each with the lines of its
+    import statements that are not lazy (a lazy import never runs at import time)."""
+    imported = sorted(graph.find_modules_directly_imported_by(module))
+    found = []
+    for target in imported:
+        lazy: dict[int, bool] = {}
+        for detail in graph.get_import_details(importer=module, imported=target):
+            lazy[detail["line_number"]] = bool(detail.get("is_lazy"))
+        found.append((target, [line for line in sorted(lazy) if not lazy[line]]))
+    return imported, found
 
 
 def _set_reading(record: _Module, reading: SourceReading) -> None:
