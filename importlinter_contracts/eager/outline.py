@@ -27,7 +27,7 @@ import re
 from dataclasses import dataclass
 
 from .calls import Body, CallReading, read_calls_outlined
-from .scopes import ImportScope, _Block, _never_runs, _scope
+from .scopes import _TC, ImportScope, _Block, _never_runs, _scope
 
 # The code is read with a newline put before it, so that every line starts after one, which
 # the regular-expression engine looks for first.
@@ -78,7 +78,6 @@ _IMPORT = re.compile(r"import\s+(.*)", re.DOTALL)
 _BRACES = re.compile(r"\{\{|\}\}|[{}]")
 # Every bracket as a parenthesis, so that two `str.count`s count them.
 _AS_PARENTHESES = str.maketrans("[{]}", "(())")
-_TC = "TYPE_CHECKING"
 _MATCH = _Block("match or case", deferred=False)
 
 
@@ -421,13 +420,9 @@ class _Outliner:
         header = self._logical_line(start)
         stripped = header.strip()
         if stripped.endswith(":"):
-            test = stripped[2:-1].strip()
-            if _NAME.fullmatch(test):
-                return (
-                    "if TYPE_CHECKING" if test == _TC else "if False" if test == "False" else None
-                )
-            if _ATTRIBUTE.fullmatch(test):
-                return "if TYPE_CHECKING" if test.rpartition(".")[2] == _TC else None
+            is_simple, never_runs = _simple_test(stripped[2:-1].strip())
+            if is_simple:
+                return never_runs
         if self._lines is None:
             self._lines = self.text.split("\n")
         lines = self._lines[line : line + 1 + header.count("\n")]
@@ -438,6 +433,17 @@ class _Outliner:
         if len(parsed) != 1 or not isinstance(parsed[0], ast.If):
             raise _Unread
         return _never_runs(parsed[0].test, set())
+
+
+def _simple_test(test: str) -> tuple[bool, str | None]:
+    """For an `if` test that is a name or an attribute of a name: True, and the block it
+    makes when its body never runs ("if TYPE_CHECKING", "if False"; None when it may run).
+    (False, None) for any other test."""
+    if _NAME.fullmatch(test):
+        return True, "if TYPE_CHECKING" if test == _TC else "if False" if test == "False" else None
+    if _ATTRIBUTE.fullmatch(test):
+        return True, "if TYPE_CHECKING" if test.rpartition(".")[2] == _TC else None
+    return False, None
 
 
 def _named_block(kind: str, name: str) -> _Block:
@@ -646,27 +652,16 @@ def _line_block(header: re.Match[bytes], code: bytes) -> _Block | None:
         return _named_block(kind, name.decode())
     if word != "if":
         return _CLAUSES[word]
-    test = code[2:-1].strip()
-    if _NAME.fullmatch(test.decode()):
-        return (
-            _named_block("if TYPE_CHECKING", "")
-            if test == b"TYPE_CHECKING"
-            else (_named_block("if False", "") if test == b"False" else _CLAUSES["if"])
-        )
-    if _ATTRIBUTE.fullmatch(test.decode()):
-        return (
-            _named_block("if TYPE_CHECKING", "")
-            if test.endswith(b".TYPE_CHECKING")
-            else _CLAUSES["if"]
-        )
-    return None
+    is_simple, never_runs = _simple_test(code[2:-1].strip().decode())
+    if not is_simple:
+        return None
+    return _CLAUSES["if"] if never_runs is None else _named_block(never_runs, "")
 
 
 # What the text alone says of the calls at import time: a superset. Each name an import
 # statement binds (anywhere in the file: in a string or a comment too, and inside functions)
 # that the file calls anywhere, with the top-level package it is imported from.
 
-_IMPORT_WORD = re.compile(r"import\b")
 _FROM_BEFORE = re.compile(r"\bfrom[ \t]+(\.*)[ \t]*([\w.]*)[ \t]+$")
 _DEF_NAME = re.compile(r"\bdef[ \t]+([A-Za-z_]\w*)")
 # What an import statement's names may be written with: any other character (a quote, a
@@ -694,7 +689,7 @@ def text_calls(source: bytes) -> tuple[tuple[str, str], ...] | None:
     bound: dict[str, set[str]] = {}
     kept = []  # the text without its import statements, where their names do not count
     position = 0
-    for match in _IMPORT_WORD.finditer(text):
+    for match in _IMPORT_KEYWORD.finditer(text):
         start = match.start()
         line_start = text.rfind("\n", 0, start) + 1
         if start and text[start - 1] == ".":
