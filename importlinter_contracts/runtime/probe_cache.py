@@ -27,6 +27,8 @@ import time
 from pathlib import Path
 from typing import Any
 
+from ..errors import FileWriteError
+from ..files import write_atomically
 from .process import PROBE_SOURCE, ProbeRun
 
 # Raised whenever what is stored, or how the key is made, changes.
@@ -99,7 +101,7 @@ class ProbeCache:
         except (OSError, ValueError, KeyError, TypeError, AttributeError):
             return None, "the cached result cannot be read"
         if run is not None and entry.get("refreshed"):
-            with contextlib.suppress(OSError):  # only the next check's speed depends on it
+            with contextlib.suppress(OSError, FileWriteError):  # only the next check's speed
                 self._write(entry)
         return run, why
 
@@ -164,22 +166,16 @@ class ProbeCache:
         }
         try:
             self._write(entry)
-        except OSError as error:
-            return f"The runtime result could not be cached in {self.path.parent}: {error}."
+        except (OSError, FileWriteError) as error:
+            reason = error.reason if isinstance(error, FileWriteError) else error
+            return f"The runtime result could not be cached in {self.path.parent}: {reason}."
         return None
 
     def _write(self, entry: dict[str, Any]) -> None:
-        """Write the entry whole or not at all: a temporary file, then a rename."""
+        """Write the entry whole or not at all (a cache: lost in a crash, it is made again)."""
         entry.pop("refreshed", None)
         self.path.parent.mkdir(parents=True, exist_ok=True)
-        temporary = self.path.with_suffix(f".{os.getpid()}.tmp")
-        try:
-            temporary.write_bytes(json.dumps(entry).encode())
-            os.replace(temporary, self.path)
-        except BaseException:
-            with contextlib.suppress(OSError):
-                temporary.unlink()
-            raise
+        write_atomically(self.path, json.dumps(entry).encode(), durable=False)
 
 
 def _file_state(
