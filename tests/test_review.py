@@ -8,6 +8,7 @@ import subprocess
 from pathlib import Path
 from typing import Any
 
+import pytest
 from click.testing import Result
 
 from helpers import Project, run_cli
@@ -332,15 +333,14 @@ def test_adding_a_forbidden_module_exits_0_and_lists_what_it_newly_reports(
     assert "#### Newly reported: the configuration change tightened" in review().stdout
 
 
+@pytest.mark.parametrize(
+    "entry", ["pkg.c -> pkg.platforms.npu.models", "pkg.c->pkg.platforms.npu.models"]
+)
 def test_a_finding_excused_by_a_new_entry_is_an_allowlist_addition_not_loosened(
-    project: Project,
+    project: Project, entry: str
 ) -> None:
     committed(project, files={"pkg/c.py": "import pkg.platforms.npu.models\n"})
-    edit(
-        project,
-        *ADD_AND_REMOVE[:1],
-        ADD_AND_REMOVE[0] + "    pkg.c -> pkg.platforms.npu.models  # new debt\n",
-    )
+    edit(project, *ADD_AND_REMOVE[:1], ADD_AND_REMOVE[0] + f"    {entry}  # new debt\n")
     code, data = review_data()
     assert code == 1
     assert data["grew"] is True

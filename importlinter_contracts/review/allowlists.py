@@ -15,11 +15,11 @@ from typing import Any, TypedDict
 from importlinter import fields
 
 from .. import _importlinter
-from ..allowlist.entries import parse_entry
+from ..allowlist.entries import ENTRY_KINDS, parse_entry
 from ..errors import ConfigurationError
 
 # The options that hold an allowlist, in any contract type.
-ALLOWLIST_OPTIONS = ("ignore_imports", "ignore_loaded_modules")
+ALLOWLIST_OPTIONS = tuple(ENTRY_KINDS)
 
 
 class Entry(TypedDict):
@@ -88,7 +88,7 @@ def entries(contract: dict[str, Any]) -> dict[tuple[str, str], Entry]:
         for line in [raw] if isinstance(raw, str) else raw:
             if not str(line).strip():
                 continue
-            expression, reason = _expression_and_reason(str(line))
+            expression, reason = expression_and_reason(str(line))
             found[(option, expression)] = {
                 "option": option,
                 "expression": expression,
@@ -97,7 +97,8 @@ def entries(contract: dict[str, Any]) -> dict[tuple[str, str], Entry]:
     return found
 
 
-def _expression_and_reason(line: str) -> tuple[str, str | None]:
+def expression_and_reason(line: str) -> tuple[str, str | None]:
+    """An entry's expression, written one way however the line spaces it, and its reason."""
     try:
         entry = parse_entry(line)
     except fields.ValidationError:

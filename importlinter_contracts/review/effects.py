@@ -26,7 +26,7 @@ from ..report import (
     is_import_finding,
 )
 from ..running import ContractSelection, run_contracts
-from .allowlists import ALLOWLIST_OPTIONS, Configuration, Entry
+from .allowlists import ALLOWLIST_OPTIONS, Configuration, Entry, expression_and_reason
 
 # Options that name or describe a contract without changing what it checks.
 _DESCRIPTIVE = frozenset({"id", "name", "broken_contract_guidance", *ALLOWLIST_OPTIONS})
@@ -106,7 +106,7 @@ def _excused_by(contract: ContractResult | None, finding: Finding, entries: set[
     if contract is None:
         return False
     for ignored in contract["ignored"]:
-        if " ".join(ignored["entry"].partition("#")[0].split()) not in entries:
+        if expression_and_reason(ignored["entry"])[0] not in entries:
             continue
         if is_import_finding(finding):
             excused = cast(IgnoredImport, ignored)
