@@ -38,17 +38,16 @@ def commit_of(revision: str, root: Path) -> str:
     return found.stdout.strip()
 
 
-def file_at(revision: str, path: Path) -> str | None:
-    """The text of `path` at `revision`, or None when the file did not exist there."""
-    root = repository_root(path.parent)
-    commit = commit_of(revision, root)
+def file_at(commit: str, path: Path, root: Path) -> str | None:
+    """The text of `path` at `commit` of the repository at `root`, or None when the file did
+    not exist there."""
     relative = path.resolve().relative_to(root.resolve()).as_posix()
     found = _git("cat-file", "-e", f"{commit}:{relative}", cwd=root)
     if found.returncode != 0:
         return None
     shown = _git("show", f"{commit}:{relative}", cwd=root)
     if shown.returncode != 0:
-        raise RevisionError(f"git cannot show {relative} at {revision}: {shown.stderr.strip()}")
+        raise RevisionError(f"git cannot show {relative} at {commit}: {shown.stderr.strip()}")
     return shown.stdout
 
 

@@ -43,7 +43,7 @@ def history(config: str | None, revisions: list[str]) -> list[HistoryPoint]:
     points = []
     for revision in revisions:
         commit = commit_of(revision, root)
-        text = file_at(commit, path)
+        text = file_at(commit, path, root)
         configuration = (
             allowlists.Configuration.empty()
             if text is None
@@ -82,8 +82,9 @@ def review(
     """Compare the configuration at `base` with the working tree's, both on the current tree
     (only the contracts `contract_ids` names, when it names any, and `select` keeps)."""
     path = find_configuration(config)
-    commit = commit_of(base, repository_root(path.resolve().parent))
-    base_text = file_at(commit, path)
+    root = repository_root(path.resolve().parent)
+    commit = commit_of(base, root)
+    base_text = file_at(commit, path, root)
     current_text = path.read_bytes().decode("utf-8")
     base_configuration = (
         allowlists.Configuration.empty()
