@@ -29,7 +29,7 @@ from .report import SkippedContract
 from .review import summary
 from .review.revisions import source_root
 from .review.summary import history
-from .running import run_contracts, static_only
+from .running import named, run_contracts, static_only
 
 EXIT_KEPT = 0
 EXIT_BROKEN = 1
@@ -169,8 +169,7 @@ _static_option = click.option(
 def _say_skipped(skipped: list[SkippedContract]) -> None:
     for contract in skipped:
         click.echo(
-            f"importlinter-contracts: skipped {contract['id'] or contract['name']} "
-            f"({contract['type']}): it {contract['reason']}.",
+            f"importlinter-contracts: skipped {named(contract)}: it {contract['reason']}.",
             err=True,
         )
 

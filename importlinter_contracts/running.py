@@ -136,9 +136,7 @@ def _run_contracts(
         contract_ids = tuple(i for i in requested if i not in {c["id"] for c in skipped})
         if skipped and (not user_options.contracts_options or (requested and not contract_ids)):
             raise NothingToCheckError(
-                "Nothing to check: "
-                + "; ".join(f"{_named(c)} {c['reason']}" for c in skipped)
-                + "."
+                "Nothing to check: " + "; ".join(f"{named(c)} {c['reason']}" for c in skipped) + "."
             )
         with using_cache_directory(cache_dir):
             report = _importlinter.create_report(
@@ -213,7 +211,8 @@ def _leave_out(
     return skipped
 
 
-def _named(contract: SkippedContract) -> str:
+def named(contract: SkippedContract) -> str:
+    """A skipped contract as messages name it: its id (or name) and type."""
     return f"{contract['id'] or contract['name']} ({contract['type']})"
 
 

@@ -8,6 +8,7 @@ from pathlib import Path
 from typing import Any, cast
 
 from ..allowlist.config_text import entry_lines
+from ..allowlist.contract import STALE_ENTRY_ADVICE
 from ..allowlist.entries import ENTRY_KINDS, IMPORT_ENTRIES, EntryKind
 from ..configuration import is_toml, read_configuration_text
 from ..report import (
@@ -90,7 +91,7 @@ def stale_entries(
         line, kind = lines.get(entry, (None, IMPORT_ENTRIES))
         stale.append(
             (
-                f"{entry}: no {kind.finding} matches it; remove this stale entry",
+                f"{entry}: no {kind.finding} matches it; {STALE_ENTRY_ADVICE}",
                 Location(path=str(config), line=line),
             )
         )
