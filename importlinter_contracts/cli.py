@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import contextlib
 import functools
-import importlib.metadata
 import io
 import json
 import sys
@@ -42,13 +41,29 @@ def _fail(message: str) -> NoReturn:
     sys.exit(EXIT_ERROR)
 
 
-def _version_message() -> str:
-    linter, grimp = (importlib.metadata.version(name) for name in ("import-linter", "grimp"))
-    return f"importlinter-contracts %(version)s (import-linter {linter}, grimp {grimp})"
+def _print_version(context: click.Context, _: click.Parameter, value: bool) -> None:
+    """--version: this package's, import-linter's and grimp's, read only when asked for."""
+    if not value or context.resilient_parsing:
+        return
+    import importlib.metadata
+
+    ours, linter, grimp = (
+        importlib.metadata.version(name)
+        for name in ("importlinter-contracts", "import-linter", "grimp")
+    )
+    click.echo(f"importlinter-contracts {ours} (import-linter {linter}, grimp {grimp})")
+    context.exit()
 
 
 @click.group()
-@click.version_option(package_name="importlinter-contracts", message=_version_message())
+@click.option(
+    "--version",
+    is_flag=True,
+    expose_value=False,
+    is_eager=True,
+    callback=_print_version,
+    help="Show the version and exit.",
+)
 def main() -> None:
     """Check import-linter contracts and report on them for machines and reviewers."""
 

@@ -4,7 +4,6 @@ violation, stale allowlist entry and warning, one rule per contract."""
 from __future__ import annotations
 
 import os
-from importlib.metadata import version
 from pathlib import Path
 from typing import Any
 
@@ -51,6 +50,8 @@ def _finding_locations(finding: Finding) -> list[Location]:
 
 def sarif_log(report: Report, config: Path, root: Path) -> dict[str, Any]:
     """The SARIF log of a report; paths relative to `root`, the repository's root."""
+    import importlib.metadata  # here: only a SARIF run pays for it
+
     config_text = read_configuration_text(config)
     rules = []
     results = []
@@ -80,7 +81,7 @@ def sarif_log(report: Report, config: Path, root: Path) -> dict[str, Any]:
                 "tool": {
                     "driver": {
                         "name": "importlinter-contracts",
-                        "version": version("importlinter-contracts"),
+                        "version": importlib.metadata.version("importlinter-contracts"),
                         "informationUri": INFORMATION_URI,
                         "rules": rules,
                     }
