@@ -21,7 +21,11 @@ from pathlib import Path
 
 from vllm_omni_tree import CONFIG, RELEASES, ToolError, contract_ids, tree, use_project_environment
 
-FIRST = "0.18.0"
+FIRST = "0.18.0"  # the first release the chart shows by default
+
+
+def _number(release: str) -> tuple[int, ...]:
+    return tuple(map(int, release.split(".")))
 
 
 def needed_entries(version: str, scripts: Path) -> dict[str, int]:
@@ -100,7 +104,7 @@ def main() -> int:
     parser = argparse.ArgumentParser(
         description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter
     )
-    default = ",".join(r for r in RELEASES if tuple(map(int, r.split("."))) >= (0, 18, 0))
+    default = ",".join(r for r in RELEASES if _number(r) >= _number(FIRST))
     parser.add_argument("--releases", default=default, help=f"default: {default}")
     parser.add_argument("--chart", type=Path, help="write the chart to this PNG file")
     args = parser.parse_args()

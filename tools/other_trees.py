@@ -31,9 +31,11 @@ from vllm_omni_tree import (
     ToolError,
     cache_root,
     pip_download,
+    readable_size,
     refuse_another_package,
     run_lint_imports,
     say,
+    size_of,
     use_project_environment,
 )
 
@@ -63,10 +65,6 @@ RELEASES = {
 }
 
 
-def _megabytes(size: int) -> str:
-    return f"{size / 1e6:.1f} MB"
-
-
 def tree(name: str) -> Path:
     """The folder holding the release's top-level package, with its `.py` files only
     (downloaded and extracted once)."""
@@ -76,7 +74,6 @@ def tree(name: str) -> Path:
         return target
     target.parent.mkdir(parents=True, exist_ok=True)
     with tempfile.TemporaryDirectory(dir=target.parent) as download:
-        say(f"{name} {release.version}: downloading {release.wheel} ...")
         started = time.monotonic()
         pip_download(
             f"{release.distribution}=={release.version}",
@@ -89,7 +86,7 @@ def tree(name: str) -> Path:
         )
         wheel = Path(download) / release.wheel
         say(
-            f"{name} {release.version}: downloaded {_megabytes(wheel.stat().st_size)} "
+            f"{name} {release.version}: downloaded {size_of(wheel)} "
             f"in {time.monotonic() - started:.1f} s; extracting the .py files ..."
         )
         partial = target.with_name(f"{release.version}.partial")
@@ -106,7 +103,7 @@ def tree(name: str) -> Path:
     (target / ".complete").touch()
     say(
         f"{name} {release.version}: kept {len(members):,} .py files "
-        f"({_megabytes(sum(info.file_size for info in members))}) in {target}; "
+        f"({readable_size(sum(info.file_size for info in members))}) in {target}; "
         "the wheel is deleted"
     )
     return target

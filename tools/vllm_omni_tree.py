@@ -83,13 +83,18 @@ def shown(path: Path) -> str:
 def size_of(path: Path) -> str:
     """The size of a file, or of everything under a folder, for a person to read."""
     if path.is_file():
-        total = path.stat().st_size
-    else:
-        total = sum(
+        return readable_size(path.stat().st_size)
+    return readable_size(
+        sum(
             (Path(folder) / name).lstat().st_size
             for folder, _, names in os.walk(path)
             for name in names
         )
+    )
+
+
+def readable_size(total: int) -> str:
+    """A number of bytes for a person to read."""
     return f"{total / 1e9:.1f} GB" if total >= 1e9 else f"{total / 1e6:.1f} MB"
 
 
