@@ -40,6 +40,7 @@ memory, and the eager contract's own check() time against the imports it reaches
 from __future__ import annotations
 
 import argparse
+import operator
 import os
 import platform
 import re
@@ -68,8 +69,6 @@ from vllm_omni_tree import (  # noqa: E402
     use_project_environment,
 )
 
-# The console scripts of the project's environment (`main` finds it).
-BIN = Path(sys.executable).parent
 FLOOR = """\
 [importlinter]
 root_package = {root}
@@ -89,6 +88,10 @@ class Run:
     cpu_seconds: float
     peak_mb: float
     output: str
+
+
+# What a ratio compares.
+WALL, CPU, PEAK = (operator.attrgetter(a) for a in ("seconds", "cpu_seconds", "peak_mb"))
 
 
 @dataclass
@@ -129,11 +132,12 @@ def interleave(variants: list[Variant], rounds: int, cwd: Path, env: dict[str, s
             variant.runs.append(measure(variant.command, cwd, env))
 
 
-def paired_ratio(numerator: Variant, denominator: Variant, cpu: bool = False) -> float:
-    """The median of the per-round ratios, of wall time or (with `cpu`) of CPU time."""
+def paired_ratio(
+    numerator: Variant, denominator: Variant, pick: Callable[[Run], float] = WALL
+) -> float:
+    """The median of the per-round ratios of what `pick` takes from a run (wall time)."""
     return statistics.median(
-        (a.cpu_seconds / b.cpu_seconds) if cpu else (a.seconds / b.seconds)
-        for a, b in zip(numerator.runs, denominator.runs, strict=True)
+        pick(a) / pick(b) for a, b in zip(numerator.runs, denominator.runs, strict=True)
     )
 
 
@@ -170,7 +174,7 @@ def environment(pythonpath: Path) -> dict[str, str]:
     return {**env, "PYTHONPATH": str(pythonpath)}
 
 
-def real_tree(rounds: int) -> None:
+def real_tree(rounds: int, scripts: Path) -> None:
     release = tree(NEWEST)
     env = environment(release)
     work = Path(tempfile.mkdtemp(prefix="benchmark-"))
@@ -182,7 +186,7 @@ def real_tree(rounds: int) -> None:
         )
     )
     static = [arg for contract in contract_ids(runtime=False) for arg in ("--contract", contract)]
-    lint = [str(BIN / "lint-imports"), "--no-logo", "--show-timings"]
+    lint = [str(scripts / "lint-imports"), "--no-logo", "--show-timings"]
     warm_cache = ["--cache-dir", str(work / "cache")]
     variants = [
         Variant("floor, cold", [*lint, "floor.ini", "--no-cache"]),
@@ -219,7 +223,7 @@ def real_tree(rounds: int) -> None:
         ("static / floor, warm", static_warm, floor_warm, 3),
         ("ast walk / static, cold", walk, static_cold, 1),
     ):
-        wall, cpu = paired_ratio(a, b), paired_ratio(a, b, cpu=True)
+        wall, cpu = paired_ratio(a, b), paired_ratio(a, b, CPU)
         print(f"| {label} | {wall:.{digits}f} | {cpu:.{digits}f} |")
     print()
 
@@ -263,12 +267,12 @@ def runtime(rounds: int) -> None:
     print()
     print("| ratio (median of paired rounds) | wall | CPU |")
     print("| --- | ---: | ---: |")
-    wall, cpu = paired_ratio(all_three, static_only), paired_ratio(all_three, static_only, True)
+    wall, cpu = paired_ratio(all_three, static_only), paired_ratio(all_three, static_only, CPU)
     print(f"| all three / static only | {wall:.3f} | {cpu:.3f} |")
     print()
 
 
-def scaling(sizes: list[int], rounds: int) -> None:
+def scaling(sizes: list[int], rounds: int, scripts: Path) -> None:
     print(f"## Synthetic trees ({rounds} paired rounds, cold)\n")
     print(
         "| modules | floor | static | static / floor (wall) | (CPU) | floor's check() "
@@ -286,7 +290,7 @@ def scaling(sizes: list[int], rounds: int) -> None:
                 forbidden="synth.platforms.npu.platform",
             )
         )
-        lint = [str(BIN / "lint-imports"), "--no-logo", "--show-timings", "--no-cache"]
+        lint = [str(scripts / "lint-imports"), "--no-logo", "--show-timings", "--no-cache"]
         floor = Variant("floor", [*lint, "floor.ini"])
         static = Variant("static", [*lint, "static.ini"])
         env = environment(work)
@@ -299,14 +303,14 @@ def scaling(sizes: list[int], rounds: int) -> None:
         r4 = median_of(static, lambda r: contract_timings(r.output)["R4"])
         print(
             f"| {written:,} | {floor.median:.2f} s | {static.median:.2f} s "
-            f"| {paired_ratio(static, floor):.3f} | {paired_ratio(static, floor, cpu=True):.3f} "
+            f"| {paired_ratio(static, floor):.3f} | {paired_ratio(static, floor, CPU):.3f} "
             f"| {copy * 1000:.0f} ms | {r2 * 1000:.0f} ms | {r4 * 1000:.0f} ms "
             f"| {(r2 + r4) / static.median:.1%} |"
         )
     print()
 
 
-def reach(sizes: list[int], rounds: int) -> None:
+def reach(sizes: list[int], rounds: int, scripts: Path) -> None:
     print(f"## Whole-package reach ({rounds} paired rounds)\n")
     print(
         "| modules | imports | floor cold | static cold | ratio | (CPU) | peak memory "
@@ -316,7 +320,7 @@ def reach(sizes: list[int], rounds: int) -> None:
     print("| ---: " * 15 + "|")
     for size in sizes:
         work = Path(tempfile.mkdtemp(prefix=f"benchmark-reach-{size}-"))
-        written, _ = synthetic_tree.write_reach_tree(work, size)
+        written = synthetic_tree.write_reach_tree(work, size)
         (work / "static.ini").write_text(synthetic_tree.reach_configuration())
         (work / "floor.ini").write_text(
             FLOOR.format(
@@ -325,7 +329,7 @@ def reach(sizes: list[int], rounds: int) -> None:
                 forbidden="reach.platforms.npu.platform",
             )
         )
-        lint = [str(BIN / "lint-imports"), "--no-logo", "--show-timings"]
+        lint = [str(scripts / "lint-imports"), "--no-logo", "--show-timings"]
         variants = [
             Variant("floor, cold", [*lint, "floor.ini", "--no-cache"]),
             Variant("static, cold", [*lint, "static.ini", "--no-cache"]),
@@ -348,20 +352,13 @@ def reach(sizes: list[int], rounds: int) -> None:
                 f"{floor.median:.2f} s",
                 f"{static.median:.2f} s",
                 f"{paired_ratio(static, floor):.2f}",
-                f"{paired_ratio(static, floor, cpu=True):.2f}",
-                f"{paired_peak_ratio(static, floor):.2f}",
+                f"{paired_ratio(static, floor, CPU):.2f}",
+                f"{paired_ratio(static, floor, PEAK):.2f}",
                 f"{r4 * 1000:.0f} ms",
             ]
         cells.append(f"{r4 * 1000 / imports * 1000:.1f} ms")
         print("| " + " | ".join(cells) + " |")
     print()
-
-
-def paired_peak_ratio(numerator: Variant, denominator: Variant) -> float:
-    """The median of the per-round ratios of peak resident memory."""
-    return statistics.median(
-        a.peak_mb / b.peak_mb for a, b in zip(numerator.runs, denominator.runs, strict=True)
-    )
 
 
 def main() -> None:
@@ -392,10 +389,9 @@ def main() -> None:
         "--only", choices=["real", "scaling", "reach", "runtime"], help="run only this part"
     )
     args = parser.parse_args()
-    global BIN
     try:
         # Any Python runs the benchmark: run again by the repository's .venv if need be.
-        BIN = use_project_environment()
+        scripts = use_project_environment()
     except ToolError as error:
         print(f"benchmarks/run.py: {error}", file=sys.stderr)
         sys.exit(2)
@@ -404,13 +400,13 @@ def main() -> None:
         f"{platform.python_version()}; {time.strftime('%Y-%m-%d')}\n"
     )
     if args.only in (None, "real"):
-        real_tree(args.rounds)
+        real_tree(args.rounds, scripts)
     sizes = [int(size) for size in args.sizes.split(",") if size]
     if sizes and args.only in (None, "scaling"):
-        scaling(sizes, args.scaling_rounds)
+        scaling(sizes, args.scaling_rounds, scripts)
     reach_sizes = [int(size) for size in args.reach_sizes.split(",") if size]
     if reach_sizes and args.only in (None, "reach"):
-        reach(reach_sizes, args.reach_rounds)
+        reach(reach_sizes, args.reach_rounds, scripts)
     if args.only in (None, "runtime"):
         runtime(args.runtime_rounds)
 
