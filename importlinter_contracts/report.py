@@ -9,6 +9,7 @@ as a JSON Schema, for consumers of `check --format json`; a test keeps the two i
 
 # No `from __future__ import annotations` here: TypedDict must see `NotRequired` itself (as
 # an object, not a string) for `__required_keys__` to be right on Python 3.11.
+from collections.abc import Mapping
 from pathlib import Path
 from typing import Literal, NotRequired, TypedDict, TypeGuard
 
@@ -182,3 +183,9 @@ class Report(TypedDict):
 def is_import_finding(finding: Finding) -> TypeGuard[ImportFinding]:
     """Whether a finding is an import (not a runtime_isolation finding)."""
     return "importer" in finding
+
+
+def contract_key(contract: Mapping[str, object]) -> str:
+    """What names a contract where one key must name it (a result, a skipped contract, a
+    contract's options): its id, or its name when it has none."""
+    return str(contract.get("id") or contract["name"])

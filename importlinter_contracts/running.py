@@ -17,6 +17,7 @@ from .cache import DEFAULT_CACHE_DIR, using_cache_directory
 from .configuration import find_configuration
 from .errors import ConfigurationError, ImportlinterContractsError, NothingToCheckError
 from .locations import location, locations
+from .modules import is_within
 from .report import (
     SCHEMA_VERSION,
     CheckTiming,
@@ -28,6 +29,7 @@ from .report import (
     Location,
     Report,
     SkippedContract,
+    contract_key,
 )
 
 _importlinter.configure()
@@ -45,7 +47,7 @@ def executes_analysed_code(contract_class: type[Contract]) -> bool:
     declared = getattr(contract_class, "executes_analysed_code", None)
     if isinstance(declared, bool):
         return declared
-    return not contract_class.__module__.startswith("importlinter.")
+    return not is_within(contract_class.__module__, "importlinter")
 
 
 def static_only(contract_class: type[Contract]) -> str | None:
@@ -213,14 +215,14 @@ def _leave_out(
 
 def named(contract: SkippedContract) -> str:
     """A skipped contract as messages name it: its id (or name) and type."""
-    return f"{contract['id'] or contract['name']} ({contract['type']})"
+    return f"{contract_key(contract)} ({contract['type']})"
 
 
 def contract_result(
     contract: Contract, check: ContractCheck, check_ms: int | None = None
 ) -> ContractResult:
     """One contract's result as the report holds it, with how long its check took if given."""
-    if type(contract).__module__.startswith(f"{__package__}."):
+    if is_within(type(contract).__module__, __package__):
         findings = cast(ContractFindings, check.metadata)
     else:
         findings = built_in_findings(check)

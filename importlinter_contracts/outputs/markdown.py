@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from typing import cast
 
-from ..report import Finding, RuntimeFinding, is_import_finding
+from ..report import Finding, RuntimeFinding, contract_key, is_import_finding
 from ..review.allowlists import ContractAllowlists
 from ..review.effects import ChangedFinding
 from ..review.summary import HistoryPoint, ReviewReport
@@ -114,7 +114,7 @@ def review_markdown(report: ReviewReport) -> str:
         )
     lines = [heading, "", " ".join(summary)]
     if report["allowlists"]:
-        skipped = {str(c["id"] or c["name"]) for c in report["skipped"]}
+        skipped = {contract_key(c) for c in report["skipped"]}
         lines += ["", *_contract_table(report["allowlists"], report["verdicts"], skipped)]
     for change in report["allowlists"]:
         lines += _entries(change)

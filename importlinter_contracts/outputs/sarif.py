@@ -8,7 +8,7 @@ from pathlib import Path
 from typing import Any
 
 from ..configuration import read_configuration_text
-from ..report import ContractResult, Finding, Location, Report, is_import_finding
+from ..report import ContractResult, Finding, Location, Report, contract_key, is_import_finding
 from .github import finding_message, stale_entries
 
 SARIF_SCHEMA = "https://json.schemastore.org/sarif-2.1.0.json"
@@ -32,7 +32,7 @@ def _locations(where: list[Location], root: Path) -> list[dict[str, Any]]:
 
 
 def _rule_id(contract: ContractResult) -> str:
-    return str(contract["id"] or contract["name"])
+    return contract_key(contract)
 
 
 def _result(rule: str, level: str, text: str, where: list[Location], root: Path) -> dict[str, Any]:

@@ -17,6 +17,7 @@ from importlinter import fields
 from .. import _importlinter
 from ..allowlist.entries import ENTRY_KINDS, parse_entry
 from ..errors import ConfigurationError
+from ..report import contract_key
 
 # The options that hold an allowlist, in any contract type.
 ALLOWLIST_OPTIONS = tuple(ENTRY_KINDS)
@@ -70,8 +71,7 @@ class Configuration:
         return cls(
             session=dict(options.session_options),
             contracts={
-                str(contract.get("id") or contract["name"]): dict(contract)
-                for contract in options.contracts_options
+                contract_key(contract): dict(contract) for contract in options.contracts_options
             },
         )
 

@@ -23,6 +23,7 @@ from ..report import (
     IgnoredModule,
     Report,
     RuntimeFinding,
+    contract_key,
     is_import_finding,
 )
 from ..running import ContractSelection, run_contracts
@@ -72,7 +73,7 @@ def _key(finding: Finding) -> tuple[str, ...]:
 
 def _findings(report: Report) -> dict[tuple[str, tuple[str, ...]], tuple[ContractResult, Finding]]:
     return {
-        (str(contract["id"] or contract["name"]), _key(finding)): (contract, finding)
+        (contract_key(contract), _key(finding)): (contract, finding)
         for contract in report["contracts"]
         for finding in contract["violations"]
     }
@@ -132,7 +133,7 @@ def compare(
     review shows those."""
     before, after = _findings(base_report), _findings(current_report)
     contracts = [
-        {str(c["id"] or c["name"]): c for c in report["contracts"]}
+        {contract_key(c): c for c in report["contracts"]}
         for report in (base_report, current_report)
     ]
     added, removed = _by_contract(added_entries), _by_contract(removed_entries)

@@ -7,7 +7,7 @@ from pathlib import Path
 from typing import TypedDict
 
 from ..configuration import find_configuration
-from ..report import SkippedContract
+from ..report import SkippedContract, contract_key
 from ..running import ContractSelection
 from . import allowlists, effects
 from .revisions import commit_of, file_at, repository_root
@@ -119,8 +119,7 @@ def review(
         base_has_configuration=base_text is not None,
         allowlists=changes,
         verdicts={
-            str(contract["id"] or contract["name"]): contract["kept"]
-            for contract in current_report["contracts"]
+            contract_key(contract): contract["kept"] for contract in current_report["contracts"]
         },
         skipped=current_report["skipped"],
         grew=any(change["added"] for change in changes),
