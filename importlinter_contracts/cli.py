@@ -17,7 +17,6 @@ import click
 from . import _importlinter, explore
 from .allowlist.sync import sync
 from .cache import DEFAULT_CACHE_DIR
-from .configuration import find_configuration
 from .errors import ImportlinterContractsError, UsageError
 from .files import write_atomically
 from .outputs import graphs
@@ -233,10 +232,10 @@ def check(
     if output_format == "json":
         click.echo(json.dumps(result.as_data(), indent=2))
     elif output_format == "github":
-        for command in github_annotations(result.as_data(), find_configuration(config)):
+        for command in github_annotations(result.as_data(), result.configuration):
             click.echo(command)
     elif output_format == "sarif":
-        log = sarif_log(result.as_data(), find_configuration(config), source_root())
+        log = sarif_log(result.as_data(), result.configuration, source_root())
         click.echo(json.dumps(log, indent=2))
     else:
         # What the contracts printed while checking, as lint-imports shows it.

@@ -64,6 +64,7 @@ class RunResult:
     report: _importlinter.Report
     contracts: list[ContractResult]
     skipped: list[SkippedContract]
+    configuration: Path  # the file read
     show_timings: bool = False
 
     @property
@@ -126,7 +127,7 @@ def _run_contracts(
 ) -> RunResult:
     try:
         # Read first by us, so that a file that cannot be parsed is named with its line.
-        find_configuration(config)
+        configuration = find_configuration(config)
         user_options = _importlinter.read_user_options(config)
         if adjust is not None:
             registered = _importlinter.plugin_contract_types(user_options)
@@ -175,7 +176,7 @@ def _run_contracts(
         contract_result(contract, check, report.get_duration(contract) if show_timings else None)
         for contract, check in report.get_contracts_and_checks()
     ]
-    return RunResult(report, results, skipped, show_timings)
+    return RunResult(report, results, skipped, configuration, show_timings)
 
 
 def _leave_out(
