@@ -7,9 +7,7 @@ it is spaced; a changed reason is reported as such.
 
 from __future__ import annotations
 
-import tempfile
 from dataclasses import dataclass
-from pathlib import Path
 from typing import Any, TypedDict
 
 from importlinter import fields
@@ -18,6 +16,7 @@ from .. import _importlinter
 from ..allowlist.entries import ENTRY_KINDS, parse_entry
 from ..errors import ConfigurationError
 from ..report import contract_key
+from .revisions import as_file
 
 # The options that hold an allowlist, in any contract type.
 ALLOWLIST_OPTIONS = tuple(ENTRY_KINDS)
@@ -59,9 +58,7 @@ class Configuration:
     @classmethod
     def from_text(cls, text: str, filename: str) -> Configuration:
         """Read `text` as import-linter reads a file called `filename`."""
-        with tempfile.TemporaryDirectory(prefix="importlinter-contracts-review-") as folder:
-            path = Path(folder, Path(filename).name)
-            path.write_text(text, encoding="utf-8")
+        with as_file(text, filename) as path:
             try:
                 options = _importlinter.read_user_options(str(path))
             except Exception as error:

@@ -10,7 +10,6 @@ a changed type, or changed session options.
 
 from __future__ import annotations
 
-import tempfile
 from collections.abc import Iterable
 from pathlib import Path
 from typing import Any, TypedDict, cast
@@ -28,6 +27,7 @@ from ..report import (
 )
 from ..running import ContractSelection, run_contracts
 from .allowlists import ALLOWLIST_OPTIONS, Configuration, Entry, expression_and_reason
+from .revisions import as_file
 
 # Options that name or describe a contract without changing what it checks.
 _DESCRIPTIVE = frozenset({"id", "name", "broken_contract_guidance", *ALLOWLIST_OPTIONS})
@@ -58,9 +58,7 @@ def run_configuration(
     the working directory: every contract for `()`, those named, or none for None."""
     if contract_ids is None:
         return {"schema_version": SCHEMA_VERSION, "kept": True, "contracts": [], "skipped": []}
-    with tempfile.TemporaryDirectory(prefix="importlinter-contracts-review-") as folder:
-        path = Path(folder, Path(filename).name)
-        path.write_text(text, encoding="utf-8")
+    with as_file(text, filename) as path:
         return run_contracts(str(path), contract_ids, cache_dir, select=select).as_data()
 
 

@@ -1,8 +1,12 @@
-"""A file as it stood at a git revision, read with git itself."""
+"""A file as it stood at a git revision, read with git itself, and put where readers of
+files can read it."""
 
 from __future__ import annotations
 
 import subprocess
+import tempfile
+from collections.abc import Iterator
+from contextlib import contextmanager
 from pathlib import Path
 
 from ..errors import RevisionError
@@ -56,3 +60,13 @@ def source_root() -> Path:
     directory, or the working directory outside git."""
     found = _git("rev-parse", "--show-toplevel", cwd=Path.cwd())
     return Path(found.stdout.strip()) if found.returncode == 0 else Path.cwd()
+
+
+@contextmanager
+def as_file(text: str, filename: str) -> Iterator[Path]:
+    """`text` (a configuration at some revision) in a temporary file named as `filename`
+    is, which is how import-linter's readers tell INI from TOML."""
+    with tempfile.TemporaryDirectory(prefix="importlinter-contracts-review-") as folder:
+        path = Path(folder, Path(filename).name)
+        path.write_text(text, encoding="utf-8")
+        yield path
