@@ -63,7 +63,7 @@ import synthetic_tree  # noqa: E402
 from vllm_omni_tree import (  # noqa: E402
     NEWEST,
     ToolError,
-    contract_ids,
+    contract_options,
     runtime_environment,
     tree,
     use_project_environment,
@@ -185,7 +185,7 @@ def real_tree(rounds: int, scripts: Path) -> None:
             forbidden="vllm_omni.platforms.npu.platform",
         )
     )
-    static = [arg for contract in contract_ids(runtime=False) for arg in ("--contract", contract)]
+    static = contract_options(runtime=False)
     lint = [str(scripts / "lint-imports"), "--no-logo", "--show-timings"]
     warm_cache = ["--cache-dir", str(work / "cache")]
     variants = [
@@ -235,7 +235,7 @@ def runtime(rounds: int) -> None:
         return
     env = environment(tree(NEWEST))
     work = Path(tempfile.mkdtemp(prefix="benchmark-runtime-"))
-    static = [arg for contract in contract_ids(runtime=False) for arg in ("--contract", contract)]
+    static = contract_options(runtime=False)
     lint = [str(venv / "bin" / "lint-imports"), str(REPO / ".importlinter"), "--no-logo"]
     cache = ["--show-timings", "--cache-dir", str(work / "cache")]
     variants = [

@@ -17,12 +17,12 @@ from importlinter.cli import lint_imports_command
 from importlinter_contracts.allowlist.entries import parse_entry
 from importlinter_contracts.cli import main
 from importlinter_contracts.eager import scope_cache
-from vllm_omni_tree import contract_ids, tree
+from vllm_omni_tree import contract_options, tree
 
 REPO = Path(__file__).resolve().parent.parent
 
 # The runtime contract runs vllm-omni itself: only tests/test_real_tree_runtime.py runs it.
-STATIC_CONTRACTS = [arg for c in contract_ids(runtime=False) for arg in ("--contract", c)]
+STATIC_CONTRACTS = contract_options(runtime=False)
 
 CONTRACT_TYPES = """\
 contract_types =

@@ -286,6 +286,11 @@ def contract_ids(*, runtime: bool) -> list[str]:
     ]
 
 
+def contract_options(*, runtime: bool) -> list[str]:
+    """`--contract ID` for each of those contracts, as lint-imports takes them."""
+    return [arg for contract in contract_ids(runtime=runtime) for arg in ("--contract", contract)]
+
+
 def runtime_environment() -> Path | None:
     """The runtime environment's folder if it has been prepared (and is up to date)."""
     venv = cache_root() / "runtime-venv"
@@ -392,8 +397,7 @@ def lint(scripts: Path, chosen: Tree, lint_imports_args: list[str]) -> int:
             f"not running {', '.join(skipped)}: its environment is not prepared "
             "(python tools/vllm_omni_tree.py runtime prepares it)."
         )
-        for contract in contract_ids(runtime=False):
-            lint_imports_args = [*lint_imports_args, "--contract", contract]
+        lint_imports_args = [*lint_imports_args, *contract_options(runtime=False)]
     return run_lint_imports(scripts, folder, lint_imports_args)
 
 
@@ -417,9 +421,7 @@ def main() -> int:
         if args.command == "runtime":
             say(f"running the runtime contract on {chosen.describe()}")
             venv = prepare_runtime_environment()
-            runtime_contracts = [
-                arg for contract in contract_ids(runtime=True) for arg in ("--contract", contract)
-            ]
+            runtime_contracts = contract_options(runtime=True)
             return run_lint_imports(venv / "bin", chosen.fetch(), [*runtime_contracts, *rest])
         return lint(scripts, chosen, rest)
     except ToolError as error:
