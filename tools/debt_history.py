@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import argparse
 import configparser
+import io
 import json
 import subprocess
 import sys
@@ -96,8 +97,13 @@ def chart(history: dict[str, dict[str, int]], path: Path) -> None:
     figure.supylabel("allowlist entries needed", fontsize=10)
     figure.suptitle("Import-boundary debt per contract")
     figure.tight_layout()
+    image = io.BytesIO()
+    figure.savefig(image, format="png", metadata={"Software": None})
     path.parent.mkdir(parents=True, exist_ok=True)
-    figure.savefig(path, metadata={"Software": None})
+    # As every file this project writes: whole or not at all.
+    from importlinter_contracts.files import write_atomically
+
+    write_atomically(path, image.getvalue())
 
 
 def main() -> int:
