@@ -1,7 +1,9 @@
-"""Which cache directory this run of lint-imports uses, so that our caches sit beside grimp's."""
+"""Which cache directory this run of lint-imports uses, so that our caches sit beside grimp's,
+and how their files are sealed."""
 
 from __future__ import annotations
 
+import hashlib
 from collections.abc import Iterator
 from contextlib import contextmanager
 from contextvars import ContextVar
@@ -41,3 +43,23 @@ def using_cache_directory(directory: Path | None) -> Iterator[None]:
         yield
     finally:
         _chosen.reset(token)
+
+
+# A cache file starts with its kind's magic bytes and the digest of what follows: `marshal`
+# reads only what this package wrote (it is not made to read damaged data: a few wrong bytes
+# can make it allocate without end).
+DIGEST_SIZE = 16
+
+
+def sealed(magic: bytes, payload: bytes) -> bytes:
+    return magic + hashlib.blake2b(payload, digest_size=DIGEST_SIZE).digest() + payload
+
+
+def unsealed(magic: bytes, data: bytes) -> bytes:
+    """What `sealed` wrote with `magic`; ValueError for anything else."""
+    start = len(magic) + DIGEST_SIZE
+    payload = data[start:]
+    digest = hashlib.blake2b(payload, digest_size=DIGEST_SIZE).digest()
+    if not data.startswith(magic) or data[len(magic) : start] != digest:
+        raise ValueError("not a cache file of this version")
+    return payload

@@ -30,6 +30,20 @@ def package_directories(package: str) -> list[Path]:
     return [directory for directory in found if directory.is_dir()]
 
 
+def in_package_folders(path: str, module: str) -> bool:
+    """Whether `path` lies in a folder where `module`'s top-level package is found now: a
+    cached file elsewhere is another checkout's (two that share a cache folder, say)."""
+    return path.startswith(_folder_prefixes(module.partition(".")[0], tuple(sys.path)))
+
+
+@cache
+def _folder_prefixes(top_level: str, search_path: tuple[str, ...]) -> tuple[str, ...]:
+    return tuple(
+        os.path.join(folder, "")
+        for folder in map(str, _package_directories(top_level, search_path))
+    )
+
+
 def source_file(module: str) -> Path | None:
     """The file that defines `module`, or None for a module with no file of ours."""
     found = source_file_status(module)

@@ -15,8 +15,9 @@ from click.testing import CliRunner, Result
 from importlinter.cli import lint_imports_command
 
 from importlinter_contracts.allowlist.entries import parse_entry
+from importlinter_contracts.cache import DEFAULT_CACHE_DIR
 from importlinter_contracts.cli import main
-from importlinter_contracts.eager import scope_cache
+from importlinter_contracts.eager import outcomes, scope_cache
 from vllm_omni_tree import contract_options, tree
 
 REPO = Path(__file__).resolve().parent.parent
@@ -122,6 +123,12 @@ def shipped_entries(contract_id: str, path: Path = REPO / ".importlinter") -> se
     raw = config[f"importlinter:contract:{contract_id}"].get("ignore_imports", "")
     entries = [parse_entry(line) for line in raw.splitlines() if line.strip()]
     return {(e.expression.importer.expression, e.expression.imported.expression) for e in entries}
+
+
+def forget_walk_outcomes(root: Path) -> None:
+    """Remove what the eager_imports walks found from the cache in `root`, so that the next
+    run walks again (through the import-scope cache)."""
+    (root / DEFAULT_CACHE_DIR / outcomes.OUTCOMES_FILE).unlink()
 
 
 def files_read(monkeypatch: pytest.MonkeyPatch) -> list[bytes]:

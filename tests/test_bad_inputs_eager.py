@@ -15,7 +15,8 @@ from pathlib import Path
 import grimp
 import pytest
 
-from helpers import Project, files_read, imports_of
+from helpers import Project, files_read, forget_walk_outcomes, imports_of
+from importlinter_contracts import cache
 from importlinter_contracts.eager import scope_cache
 
 FILES = {
@@ -147,11 +148,11 @@ def leftovers(root: Path) -> list[str]:
 
 def sealed(data: object) -> bytes:
     """A cache file as this version seals it, holding `data`."""
-    return scope_cache._sealed(marshal.dumps(data))
+    return cache.sealed(scope_cache._MAGIC, marshal.dumps(data))
 
 
 def stored(root: Path) -> dict[str, object]:
-    data = marshal.loads(scope_cache._unsealed(cache_file(root).read_bytes()))
+    data = marshal.loads(cache.unsealed(scope_cache._MAGIC, cache_file(root).read_bytes()))
     assert data["format"] == scope_cache._CACHE_FORMAT
     modules: dict[str, object] = data["modules"]
     return modules
@@ -198,10 +199,11 @@ def test_a_cache_entry_that_does_not_fit_the_file_is_read_again(
 ) -> None:
     write_platform(tree, EAGER_IN_TRY)
     cached_run(tree)
-    data = marshal.loads(scope_cache._unsealed(cache_file(tree.root).read_bytes()))
+    data = marshal.loads(cache.unsealed(scope_cache._MAGIC, cache_file(tree.root).read_bytes()))
     entry = data["modules"]["pkg.platforms.cuda.platform"]
     data["modules"]["pkg.platforms.cuda.platform"] = change(entry) if callable(change) else change
     cache_file(tree.root).write_bytes(sealed(data))
+    forget_walk_outcomes(tree.root)  # (which would spare the walk, and so any reading)
     read = files_read(monkeypatch)
     cached_run(tree)
     assert read == [(tree.root / PLATFORM).read_bytes()]
@@ -214,7 +216,7 @@ def test_scopes_that_refer_to_no_kept_scope_are_read_again_when_asked_for(
     # A run that needs only the imports kept with the entry does not read its scopes.
     write_platform(tree, EAGER_IN_TRY)
     cached_run(tree)
-    data = marshal.loads(scope_cache._unsealed(cache_file(tree.root).read_bytes()))
+    data = marshal.loads(cache.unsealed(scope_cache._MAGIC, cache_file(tree.root).read_bytes()))
     entry = data["modules"]["pkg.platforms.cuda.platform"]
     out_of_range = entry[2][:4] + (999).to_bytes(4, sys.byteorder)
     data["modules"]["pkg.platforms.cuda.platform"] = (*entry[:2], out_of_range, *entry[3:])

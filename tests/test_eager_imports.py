@@ -11,8 +11,8 @@ import pytest
 from click.testing import CliRunner
 from importlinter.cli import lint_imports_command
 
-from helpers import Project, files_read, imports_of
-from importlinter_contracts.eager import scope_cache
+from helpers import Project, files_read, forget_walk_outcomes, imports_of
+from importlinter_contracts.eager import outcomes, scope_cache
 from importlinter_contracts.eager.calls import Body, CallReading
 from importlinter_contracts.eager.outline import Outline
 from importlinter_contracts.eager.scopes import SourceReading
@@ -457,12 +457,16 @@ def test_what_is_read_is_cached_per_file_and_no_cache_is_honoured(
     assert imports_of(run()["violations"]) == violation
     assert len(read) == 3  # the platform module and its two parent packages
     assert cache_file(tree.root).is_file()
-    # A second run reads no file, and finds the same, with the same reasons.
-    read.clear()
-    report = run()
-    assert read == []
-    assert imports_of(report["violations"]) == violation
-    assert report["violations"][0]["why"] == ["module-level try"]
+    # A second run reads no file, and finds the same, with the same reasons: from what the
+    # walk found, and, without that, from what was read of each file.
+    for forget in (False, True):
+        if forget:
+            forget_walk_outcomes(tree.root)
+        read.clear()
+        report = run()
+        assert read == []
+        assert imports_of(report["violations"]) == violation
+        assert report["violations"][0]["why"] == ["module-level try"]
     # A changed file is read again, and only it.
     (tree.root / platform).write_text("def f():\n    import pkg.models.llama\n")
     assert run()["violations"] == []
@@ -487,7 +491,9 @@ def test_calls_read_with_ast_are_cached_with_the_file(
         return real(source, bodies)
 
     monkeypatch.setattr(scope_cache, "read_calls_of", recording)
-    for _ in range(2):
+    for run in range(2):
+        if run:
+            forget_walk_outcomes(tree.root)  # the second run walks again
         result = tree.check_with_cache("--format", "json")
         (contract,) = json.loads(result.stdout)["contracts"]
         assert contract["violations"][0]["why"] == ["inside def load, called at import time at l.5"]
@@ -512,6 +518,7 @@ def test_a_cached_reading_gives_the_same_verdict_without_reading_the_file_again(
         }
     )
     first = tree.check_with_cache("--format", "json")
+    forget_walk_outcomes(tree.root)  # the second run walks again
     read = files_read(monkeypatch)
     second = tree.check_with_cache("--format", "json")
     assert read == []  # every reading came from the cache
@@ -562,9 +569,9 @@ def test_lint_imports_cache_options_are_honoured(
     )
     result = CliRunner().invoke(lint_imports_command, ["--no-logo", *args])
     assert result.exit_code == 0, result.output
-    written = sorted(tree.root.glob(f"*/{scope_cache.CACHE_FILE}"))
-    expected = [] if cache_folder is None else [tree.root / cache_folder / scope_cache.CACHE_FILE]
-    assert written == expected
+    for kept in (scope_cache.CACHE_FILE, outcomes.OUTCOMES_FILE):
+        written = sorted(tree.root.glob(f"*/{kept}"))
+        assert written == ([] if cache_folder is None else [tree.root / cache_folder / kept])
     # A second run reads that cache (nothing is read again), or, without one, reads again.
     read = files_read(monkeypatch)
     again = CliRunner().invoke(lint_imports_command, ["--no-logo", *args])

@@ -286,3 +286,30 @@ def test_without_the_call_the_quantization_entry_is_stale(copy: Project) -> None
     (stale,) = report["unmatched_ignores"]
     assert stale.startswith("vllm_omni.patch -> vllm_omni.quantization.quack_fp8 # ")
     assert oracle_violations(copy) == set()
+
+
+def test_a_cached_run_reports_what_a_run_without_a_cache_does_after_each_edit(
+    copy: Project,
+) -> None:
+    # What the walks found is kept (`eager/outcomes.py`): reported again where nothing they
+    # read changed, walked again where something did.
+    def cached() -> object:
+        result = copy.check_with_cache("--format", "json", "--contract", R4_ID)
+        assert result.exit_code in (0, 1), result.output
+        return result.stdout
+
+    def uncached() -> object:
+        result = copy.check("--format", "json", "--contract", R4_ID)
+        assert result.exit_code in (0, 1), result.output
+        return result.stdout
+
+    kept = uncached()
+    assert cached() == kept  # walked, and kept
+    assert cached() == kept  # reported from what was kept
+    for path in ("vllm_omni/patch.py", f"{PLATFORMS}/interface.py"):
+        append(copy, path, "import vllm_omni.diffusion.quantization\n")
+        broken = uncached()
+        assert broken != kept
+        assert cached() == broken
+        assert cached() == broken
+        kept = broken

@@ -4,6 +4,8 @@ from __future__ import annotations
 
 import functools
 import gc
+import hashlib
+import os
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from typing import TypeVar, cast
@@ -13,14 +15,15 @@ from importlinter import ContractCheck, fields, output
 from importlinter.domain.imports import Module, ModuleExpression
 
 from ..allowlist.contract import AllowlistedContract, ignored_import
-from ..allowlist.entries import AllowlistEntry
-from ..cache import cache_directory
+from ..allowlist.entries import Allowlist, AllowlistEntry
+from ..cache import DIGEST_SIZE, cache_directory
 from ..errors import ContractConfigurationError, UnreadableSourceError
 from ..modules import has_module, matching_modules, parents, within
 from ..options import NonEmptyListField
 from ..outputs.text import describe_hop, hop_locations, print_finding, print_import
 from ..report import ContractFindings, Finding, IgnoredImport, ImportFinding
 from ..unseen import unseen_folders
+from .outcomes import WalkOutcomes
 from .scope_cache import ScopeIndex
 from .walk import EagerHop, EagerImports, calls_unread_warnings, chain_to, walk
 
@@ -74,7 +77,61 @@ class EagerImportContract(AllowlistedContract):
         forbidden, warnings = _packages(graph, self.forbidden_modules, "forbidden_modules")
         allowed, allowed_warnings = _packages(graph, self.allowed_modules or [], "allowed_modules")
         allowlist = self._allowlist(graph)
-        scopes = ScopeIndex(cache_directory(), self.session_options)
+        cache_dir = cache_directory()
+        scopes = ScopeIndex(cache_dir, self.session_options)
+        outcomes = WalkOutcomes(cache_dir, scopes.graph_digest(graph))
+        # What the walks find depends on these, on the graph's modules and on the files they
+        # read (and, through the locations it holds, on the working directory).
+        key = hashlib.blake2b(
+            repr(
+                (
+                    sources,
+                    sorted(follow),
+                    sorted(forbidden),
+                    sorted(allowed),
+                    self.include_ancestors,
+                    [entry.text for entry in allowlist.entries],
+                    os.getcwd(),
+                )
+            ).encode(),
+            digest_size=DIGEST_SIZE,
+        ).digest()
+        kept = outcomes.get(key)
+        cache_warning = None
+        if kept is None:
+            found = self._walk(graph, scopes, sources, follow, forbidden, allowed, allowlist)
+            # (Both caches are in one folder: a warning about the first says it of both.)
+            cache_warning = scopes.save() or outcomes.keep(key, found, scopes.files_read())
+        else:
+            found = cast(_Outcome, kept)
+            # The entries that excused imports are used, as when the walks asked.
+            for excused in found[1]:
+                allowlist.excuse(excused["importer"], excused["imported"])
+        violations, ignored, walk_warnings = found
+        output.verbose_print(verbose, f"Followed eager imports from {len(sources)} source modules.")
+        return self._contract_check(
+            list[Finding](violations),
+            ignored,
+            allowlist,
+            warnings=warnings
+            + walk_warnings
+            + ([cache_warning] if cache_warning else [])
+            + allowed_warnings,
+            sources=sources,
+        )
+
+    def _walk(
+        self,
+        graph: ImportGraph,
+        scopes: ScopeIndex,
+        sources: list[str],
+        follow: set[str],
+        forbidden: set[str],
+        allowed: set[str],
+        allowlist: Allowlist,
+    ) -> _Outcome:
+        """Walk from each source: the violations, the imports the allowlist excused (sorted)
+        and the warnings of what the walks could not read."""
         eager_imports = EagerImports(graph, scopes)
 
         # Python runs an allowed module's parent packages first: they are allowed too (their
@@ -127,18 +184,7 @@ class EagerImportContract(AllowlistedContract):
                         chain,
                         lambda finding: ignored_import(finding, entry),  # noqa: B023
                     )
-        warnings += calls_unread_warnings(eager_imports)
-        cache_warning = scopes.save()
-        if cache_warning is not None:
-            warnings.append(cache_warning)
-        output.verbose_print(verbose, f"Followed eager imports from {len(sources)} source modules.")
-        return self._contract_check(
-            list[Finding](_sorted(findings)),
-            _sorted(ignored),
-            allowlist,
-            warnings=warnings + allowed_warnings,
-            sources=sources,
-        )
+        return _sorted(findings), _sorted(ignored), calls_unread_warnings(eager_imports)
 
     def _sources(self, graph: ImportGraph) -> list[str]:
         sources: set[str] = set()
@@ -207,6 +253,10 @@ def _packages(
         matched |= found
     return matched, warnings
 
+
+# What the walks of a check find: its violations, the imports its allowlist excused, and the
+# warnings of what they could not read.
+_Outcome = tuple[list[ImportFinding], list[IgnoredImport], list[str]]
 
 # What `decide` returns for an import of a forbidden module: the walk stops there, and says so.
 _FORBIDDEN = object()

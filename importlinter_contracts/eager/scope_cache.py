@@ -32,9 +32,10 @@ from typing import Any, cast
 import grimp
 from grimp import ImportGraph
 
+from ..cache import DIGEST_SIZE, sealed, unsealed
 from ..errors import FileWriteError, UnreadableSourceError
 from ..files import write_atomically
-from ..locations import display_path, package_directories, source_file_status
+from ..locations import display_path, in_package_folders, source_file_status
 from . import calls as call_reading
 from .calls import Body, CallReading
 from .outline import (
@@ -122,10 +123,7 @@ class ScopeIndex:
     def __init__(self, cache_dir: Path | None, session_options: Mapping[str, Any]) -> None:
         self._cache_dir = cache_dir
         self._cache_file = cache_dir / CACHE_FILE if cache_dir else None
-        self._graph_options = repr(
-            [session_options.get(option) for option in _GRAPH_OPTIONS]
-            + sorted(session_options.get("root_packages", ()))
-        )
+        self._session_options = session_options
         # Whether grimp found the same modules, with the same options, as when the cache was
         # written: then grimp reports the same imports for each unchanged file. (None until
         # the graph is first seen; its digest is kept for the next run.)
@@ -137,7 +135,6 @@ class ScopeIndex:
         self._table: list[ImportScope] = []  # the scopes the cache's entries refer to
         # The cache's entries of the modules whose file is as it was then (None: it is not).
         self._unchanged_entries: dict[str, tuple[Any, ...] | None] = {}
-        self._folders: dict[str, tuple[str, ...]] = {}
         self._dirty = False
 
     def scope(self, module: str, line: int) -> ImportScope:
@@ -268,7 +265,8 @@ class ScopeIndex:
         for module, record in self._modules.items():
             entry = _entry(record, table)
             entries[module] = entry if record.checked else unchecked(entry)
-        data = _sealed(
+        data = sealed(
+            _MAGIC,
             marshal.dumps(
                 {
                     "format": _CACHE_FORMAT,
@@ -276,7 +274,7 @@ class ScopeIndex:
                     "scopes": tuple((scope.eager, scope.reason) for scope in table),
                     "modules": entries,
                 }
-            )
+            ),
         )
         try:
             self._cache_file.parent.mkdir(parents=True, exist_ok=True)
@@ -307,32 +305,43 @@ class ScopeIndex:
             and type(entry[0]) is str
             and type(entry[2]) is bytes
             and not len(entry[2]) % 8
-            and entry[0].startswith(self._package_folders(module))
+            and in_package_folders(entry[0], module)
             and _modification_time(entry[0]) == entry[1]
         ):
             entry = None
         self._unchanged_entries[module] = entry
         return entry
 
-    def _package_folders(self, module: str) -> tuple[str, ...]:
-        """Where `module`'s top-level package is found now: an entry's file elsewhere is
-        another checkout's (two that share a cache folder, say), whatever its time."""
-        top_level = module.partition(".")[0]
-        folders = self._folders.get(top_level)
-        if folders is None:
-            folders = self._folders[top_level] = tuple(
-                os.path.join(folder, "") for folder in map(str, package_directories(top_level))
-            )
-        return folders
+    def graph_digest(self, graph: ImportGraph) -> bytes:
+        """A digest of the modules grimp found, with the options that shape its graph: where
+        it is the same as in an earlier run, grimp reports the same imports for each file
+        that has not changed since."""
+        if self._graph is None:
+            options = [self._session_options.get(option) for option in _GRAPH_OPTIONS]
+            self._graph = hashlib.blake2b(
+                "\n".join(sorted(graph.modules)).encode()
+                + repr(options + sorted(self._session_options.get("root_packages", ()))).encode(),
+                digest_size=DIGEST_SIZE,
+            ).digest()
+        return self._graph
+
+    def files_read(self) -> dict[str, tuple[str, float]]:
+        """Each module asked about so far, with its file and that file's modification time
+        when it was read (or found unchanged)."""
+        read = {
+            module: (entry[0], entry[1])
+            for module, entry in self._unchanged_entries.items()
+            if entry is not None
+        }
+        read.update(
+            (module, (record.path, record.mtime)) for module, record in self._modules.items()
+        )
+        return read
 
     def _same_graph_as(self, graph: ImportGraph) -> bool:
         if self._same_graph is None:
             self._load()
-            self._graph = hashlib.blake2b(
-                "\n".join(sorted(graph.modules)).encode() + self._graph_options.encode(),
-                digest_size=_DIGEST_SIZE,
-            ).digest()
-            self._same_graph = self._graph == self._stored_graph
+            self._same_graph = self.graph_digest(graph) == self._stored_graph
             if not self._same_graph:
                 self._dirty = True  # so that the next run knows this graph
         return self._same_graph
@@ -437,7 +446,7 @@ class ScopeIndex:
         if self._cache_dir is None or self._cache_file is None:
             return self._stored
         try:
-            data = marshal.loads(_unsealed(self._cache_file.read_bytes()))
+            data = marshal.loads(unsealed(_MAGIC, self._cache_file.read_bytes()))
         except (OSError, EOFError, ValueError, TypeError):
             return self._stored  # no cache yet, or an unreadable one: it is made again
         if not isinstance(data, dict) or data.get("format") != _CACHE_FORMAT:
@@ -467,28 +476,11 @@ def _modification_time(path: str) -> float | None:
 
 
 def _digest(modules: list[str]) -> bytes:
-    return hashlib.blake2b("\n".join(modules).encode(), digest_size=_DIGEST_SIZE).digest()
+    return hashlib.blake2b("\n".join(modules).encode(), digest_size=DIGEST_SIZE).digest()
 
 
-# The cache file starts with these bytes and the digest of what follows: `marshal` reads only
-# what this module wrote (it is not made to read damaged data: a few wrong bytes can make it
-# allocate without end).
+# The cache file starts with these bytes (`cache.sealed`).
 _MAGIC = b"importlinter-contracts import scopes\n"
-_DIGEST_SIZE = 16
-
-
-def _sealed(payload: bytes) -> bytes:
-    return _MAGIC + hashlib.blake2b(payload, digest_size=_DIGEST_SIZE).digest() + payload
-
-
-def _unsealed(data: bytes) -> bytes:
-    """What `_sealed` wrote; ValueError for anything else."""
-    start = len(_MAGIC) + _DIGEST_SIZE
-    payload = data[start:]
-    digest = hashlib.blake2b(payload, digest_size=_DIGEST_SIZE).digest()
-    if not data.startswith(_MAGIC) or data[len(_MAGIC) : start] != digest:
-        raise ValueError("not a cache file of this version")
-    return payload
 
 
 def _source(path: str) -> bytes:

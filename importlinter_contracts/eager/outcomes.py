@@ -1,0 +1,153 @@
+"""What an eager_imports contract's walks found, kept between runs.
+
+What the walks find depends on the contract's options, on the modules grimp found, and on the
+files of the modules they read: a walk reaches a module only through the imports of modules
+it read, and grimp reports the same imports for a file that has not changed as long as it
+finds the same modules (`scope_cache`). So a run whose graph has the same modules as the run
+that kept an outcome, and where none of the files that run read has changed since, finds the
+same: it checks the files' modification times (one `stat` per module read) instead of
+walking. Any other run walks, and keeps what it found for the next one.
+
+The outcomes are kept in a file of their own, beside the import scopes' cache: a run that
+uses one reads only that file.
+"""
+
+from __future__ import annotations
+
+import marshal
+import os
+import sys
+from pathlib import Path
+
+import grimp
+
+from ..cache import sealed, unsealed
+from ..errors import FileWriteError
+from ..files import write_atomically
+from ..locations import display_path, in_package_folders
+
+OUTCOMES_FILE = Path("importlinter_contracts") / "walk-outcomes.cache"
+
+# Raised whenever what an outcome holds changes, so that older files are not reused.
+_FORMAT = 1
+_MAGIC = b"importlinter-contracts walk outcomes\n"
+# How many outcomes the file keeps, the newest: one per eager_imports contract, for a few
+# configurations of each.
+_KEPT = 16
+
+# What a walk found, with the files it read: each module's, with the file's modification time
+# when it was read.
+_Kept = tuple[tuple[str, ...], tuple[str, ...], tuple[float, ...], object]
+
+
+class WalkOutcomes:
+    """The outcomes kept in `cache_dir` (none without one) for the graph whose
+    `graph_digest` (`ScopeIndex.graph_digest`) is given."""
+
+    def __init__(self, cache_dir: Path | None, graph_digest: bytes) -> None:
+        self._file = cache_dir / OUTCOMES_FILE if cache_dir else None
+        self._graph = graph_digest
+        self._format: object = None
+        self._kept: dict[bytes, _Kept] | None = None
+
+    def get(self, key: bytes) -> object | None:
+        """What the walks keyed `key` found, as `keep` kept it, when none of the files they
+        read has changed since; None otherwise."""
+        kept = self._load().get(key)
+        if kept is None:
+            return None
+        modules, paths, times, found = kept
+        stat = os.stat
+        for module, path, time in zip(modules, paths, times, strict=True):
+            if not in_package_folders(path, module):
+                return None
+            try:
+                if stat(path).st_mtime != time:
+                    return None
+            except OSError:
+                return None
+        return found
+
+    def keep(
+        self, key: bytes, found: object, files_read: dict[str, tuple[str, float]]
+    ) -> str | None:
+        """Keep what the walks keyed `key` found (data `marshal` writes), with the files they
+        read (`ScopeIndex.files_read`). A file that cannot be written costs only time: return
+        a warning."""
+        if self._file is None:
+            return None
+        kept = dict(self._load())
+        kept.pop(key, None)
+        modules = tuple(files_read)
+        kept[key] = (
+            modules,
+            tuple(path for path, _ in files_read.values()),
+            tuple(time for _, time in files_read.values()),
+            found,
+        )
+        data = {
+            "format": self._code(),
+            "graph": self._graph,
+            "outcomes": dict(list(kept.items())[-_KEPT:]),
+        }
+        try:
+            self._file.parent.mkdir(parents=True, exist_ok=True)
+            write_atomically(self._file, sealed(_MAGIC, marshal.dumps(data)), durable=False)
+        except (OSError, FileWriteError) as error:
+            reason = error.reason if isinstance(error, FileWriteError) else error.strerror
+            return (
+                f"The walk-outcome cache {display_path(self._file)} cannot be written "
+                f"({reason or error}): the walks run again on the next run."
+            )
+        return None
+
+    def _code(self) -> object:
+        """What the outcomes depend on besides what the key and the graph say: the code that
+        walks (this package's files, as installed or edited), how the running Python's `ast`
+        reads files, and how grimp reports imports."""
+        if self._format is None:
+            package = Path(__file__).parent.parent
+            files = []
+            for path in sorted(package.rglob("*.py")):
+                status = path.stat()
+                files.append(
+                    (path.relative_to(package).as_posix(), status.st_mtime_ns, status.st_size)
+                )
+            self._format = (_FORMAT, sys.version_info[:2], grimp.__version__, tuple(files))
+        return self._format
+
+    def _load(self) -> dict[bytes, _Kept]:
+        """The outcomes kept for this graph (none for another: what the walks find depends
+        on it)."""
+        if self._kept is not None:
+            return self._kept
+        self._kept = {}
+        if self._file is None:
+            return self._kept
+        try:
+            data = marshal.loads(unsealed(_MAGIC, self._file.read_bytes()))
+        except (OSError, EOFError, ValueError, TypeError):
+            return self._kept  # none yet, or an unreadable file: it is made again
+        if (
+            isinstance(data, dict)
+            and data.get("format") == self._code()
+            and data.get("graph") == self._graph
+            and isinstance(data.get("outcomes"), dict)
+        ):
+            self._kept = {key: kept for key, kept in data["outcomes"].items() if _is_kept(kept)}
+        return self._kept
+
+
+def _is_kept(kept: object) -> bool:
+    """Whether `kept` has the shape `keep` writes."""
+    if not (type(kept) is tuple and len(kept) == 4):
+        return False
+    modules, paths, times = kept[:3]
+    return (
+        type(modules) is tuple
+        and type(paths) is tuple
+        and type(times) is tuple
+        and len(modules) == len(paths) == len(times)
+        and all(type(module) is str for module in modules)
+        and all(type(path) is str for path in paths)
+    )

@@ -1,0 +1,356 @@
+"""What the eager_imports walks found, kept between runs (`eager/outcomes.py`): a run where
+nothing the walks depend on changed reports what they found, without walking; any change
+they depend on makes them walk again, and the report is the one a run without a cache makes."""
+
+from __future__ import annotations
+
+import json
+import marshal
+import os
+import shutil
+from collections.abc import Callable
+from pathlib import Path
+from typing import Any
+
+import grimp
+import pytest
+
+from helpers import Project, files_read
+from importlinter_contracts import cache
+from importlinter_contracts.eager import contract as eager_contract
+from importlinter_contracts.eager import outcomes
+from importlinter_contracts.eager.outcomes import OUTCOMES_FILE, WalkOutcomes
+
+FILES = {
+    "pkg/platforms/interface.py": "",
+    "pkg/platforms/cuda/platform.py": (
+        "from pkg.platforms import interface\n"
+        "from pkg.platforms.cuda import hooks\n"
+        "try:\n    import pkg.models.llama\nexcept ImportError:\n    pass\n"
+        "hooks.install()\n"
+    ),
+    "pkg/platforms/cuda/hooks.py": "def install():\n    import pkg.models.mistral\n",
+    "pkg/platforms/rocm/platform.py": "from pkg.platforms import interface\nimport pkg.models.qwen\n",
+    "pkg/platforms/rocm/__init__.py": "import pkg.models.mistral\n",
+    "pkg/models/llama.py": "",
+    "pkg/models/mistral.py": "",
+    "pkg/models/qwen.py": "",
+    # Reached by no walk.
+    "pkg/utils.py": "def f():\n    import pkg.models.llama\n",
+}
+
+R4 = """\
+[importlinter:contract:r4]
+name = R4
+type = eager_imports
+source_modules =
+    pkg.platforms.*.platform
+follow_modules =
+    pkg.platforms
+forbidden_modules =
+    pkg.models
+ignore_imports =
+    pkg.platforms.rocm.platform -> pkg.models.qwen  # excused
+    pkg.utils -> pkg.models.llama  # stale
+"""
+
+CUDA = "pkg/platforms/cuda/platform.py"
+
+
+@pytest.fixture
+def tree(project: Project) -> Project:
+    project.write(FILES)
+    project.configure(R4)
+    return project
+
+
+@pytest.fixture
+def walks(monkeypatch: pytest.MonkeyPatch) -> list[str]:
+    """The sources walked from, from now on."""
+    walked: list[str] = []
+    real = eager_contract.walk
+
+    def recording(source: str, *args: Any, **kwargs: Any) -> Any:
+        walked.append(source)
+        return real(source, *args, **kwargs)
+
+    monkeypatch.setattr(eager_contract, "walk", recording)
+    return walked
+
+
+def report(tree: Project, *, cache: bool = True) -> dict[str, Any]:
+    result = (tree.check_with_cache if cache else tree.check)("--format", "json")
+    assert result.exit_code in (0, 1), result.output
+    data: dict[str, Any] = json.loads(result.stdout)
+    return data
+
+
+def outcomes_file(root: Path) -> Path:
+    return root / cache.DEFAULT_CACHE_DIR / OUTCOMES_FILE
+
+
+def test_a_run_where_nothing_changed_reports_what_the_walks_found_without_walking(
+    tree: Project, walks: list[str], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    first = report(tree)
+    assert walks == ["pkg.platforms.cuda.platform", "pkg.platforms.rocm.platform"]
+    (contract,) = first["contracts"]
+    assert {(v["importer"], v["imported"]) for v in contract["violations"]} == {
+        ("pkg.platforms.cuda.platform", "pkg.models.llama"),
+        ("pkg.platforms.cuda.hooks", "pkg.models.mistral"),
+        ("pkg.platforms.rocm", "pkg.models.mistral"),
+    }
+    assert [i["entry"] for i in contract["ignored"]] == [
+        "pkg.platforms.rocm.platform -> pkg.models.qwen # excused"
+    ]
+    # The entry that excused an import is used; the other one is stale, as before.
+    assert contract["unmatched_ignores"] == ["pkg.utils -> pkg.models.llama # stale"]
+    walks.clear()
+    read = files_read(monkeypatch)
+    assert report(tree) == first
+    assert (walks, read) == ([], [])
+    assert report(tree, cache=False) == first
+
+
+def test_text_output_is_the_same_from_what_the_walks_found(tree: Project) -> None:
+    first = tree.check_with_cache()
+    second = tree.check_with_cache()
+    assert (second.exit_code, second.output) == (first.exit_code, first.output)
+    assert "R4 BROKEN" in second.output
+
+
+EDITS: dict[str, Callable[[Project], None]] = {
+    # A file a walk read.
+    "an eager import made lazy": lambda tree: tree.write(
+        {
+            CUDA: FILES[CUDA].replace(
+                "try:\n    import pkg.models.llama\nexcept ImportError:\n    pass\n",
+                "def later():\n    import pkg.models.llama\n",
+            )
+        }
+    ),
+    "a function called at import time no longer imports": lambda tree: tree.write(
+        {"pkg/platforms/cuda/hooks.py": "def install():\n    pass\n"}
+    ),
+    "a parent package imports a model": lambda tree: tree.write(
+        {"pkg/platforms/__init__.py": "import pkg.models.qwen\n"}
+    ),
+    # A new module that an unchanged file's import now names: grimp finds other modules.
+    "a new module where an attribute was imported": lambda tree: tree.write(
+        {
+            "pkg/platforms/cuda/__init__.py": "extra = None\n",
+            CUDA: "from pkg.platforms.cuda import extra\n",
+            "pkg/platforms/cuda/extra.py": "import pkg.models.qwen\n",
+        }
+    ),
+    # The contract's options.
+    "an entry added": lambda tree: tree.configure(
+        R4 + "    pkg.platforms.cuda.platform -> pkg.models.llama  # now excused\n"
+    ),
+    "an entry's reason changed": lambda tree: tree.configure(R4.replace("# excused", "# why")),
+    "forbidden modules changed": lambda tree: tree.configure(
+        R4.replace("    pkg.models\n", "    pkg.models.llama\n")
+    ),
+    "allowed modules added": lambda tree: tree.configure(
+        R4 + "allowed_modules =\n    pkg.models.mistral\n"
+    ),
+    "parent packages not included": lambda tree: tree.configure(R4 + "include_ancestors = false\n"),
+    "sources changed": lambda tree: tree.configure(
+        R4.replace("pkg.platforms.*.platform", "pkg.platforms.rocm.platform")
+    ),
+}
+
+
+@pytest.mark.parametrize("edit", EDITS.values(), ids=EDITS.keys())
+def test_a_change_the_walks_depend_on_makes_them_walk_again(
+    tree: Project, walks: list[str], edit: Callable[[Project], None]
+) -> None:
+    before = report(tree)
+    edit(tree)
+    walks.clear()
+    after = report(tree)
+    assert walks != []
+    assert after == report(tree, cache=False)
+    assert after != before
+
+
+def test_a_new_module_makes_the_walks_walk_again(tree: Project, walks: list[str]) -> None:
+    # grimp reports the imports of an unchanged file as before only while it finds the same
+    # modules: any other graph is walked again (here, to the same findings).
+    first = report(tree)
+    tree.write({"pkg/new.py": ""})
+    walks.clear()
+    assert report(tree) == first
+    assert walks != []
+
+
+def test_an_edit_to_a_file_no_walk_read_changes_nothing(
+    tree: Project, walks: list[str], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    first = report(tree)
+    tree.write({"pkg/utils.py": "import pkg.models.llama\n", "pkg/models/llama.py": "x = 1\n"})
+    walks.clear()
+    read = files_read(monkeypatch)
+    assert report(tree) == first
+    assert (walks, read) == ([], [])
+    assert report(tree, cache=False) == first
+
+
+def test_the_working_directory_is_part_of_what_the_walks_found(
+    tree: Project, walks: list[str], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # The locations a report holds are relative to the working directory.
+    first = report(tree)
+    elsewhere = tree.root / "elsewhere"
+    elsewhere.mkdir()
+    monkeypatch.chdir(elsewhere)
+    walks.clear()
+    result = tree.check_with_cache(
+        "--config",
+        str(tree.root / ".importlinter"),
+        "--cache-dir",
+        str(tree.root / ".import_linter_cache"),
+        "--format",
+        "json",
+    )
+    assert walks != []
+    (contract,) = json.loads(result.stdout)["contracts"]
+    paths = {location["path"] for v in contract["violations"] for location in v["locations"]}
+    assert paths == {
+        f"../{CUDA}",
+        "../pkg/platforms/cuda/hooks.py",
+        "../pkg/platforms/rocm/__init__.py",
+    }
+    assert contract != first["contracts"][0]
+
+
+BAD_FILES = {
+    "not a cache": b"\xff\x00{",
+    "empty": b"",
+    "a damaged seal": cache.sealed(outcomes._MAGIC, marshal.dumps({}))[:-1] + b"\x00",
+    "the scope cache's seal": cache.sealed(b"importlinter-contracts import scopes\n", b"x"),
+}
+
+
+@pytest.mark.parametrize("content", BAD_FILES.values(), ids=BAD_FILES.keys())
+def test_a_file_with_foreign_content_is_ignored_and_written_again(
+    tree: Project, walks: list[str], content: bytes
+) -> None:
+    first = report(tree)
+    outcomes_file(tree.root).write_bytes(content)
+    walks.clear()
+    assert report(tree) == first
+    assert walks != []
+    walks.clear()
+    assert report(tree) == first
+    assert walks == []
+
+
+def stored(root: Path) -> dict[str, Any]:
+    data: dict[str, Any] = marshal.loads(
+        cache.unsealed(outcomes._MAGIC, outcomes_file(root).read_bytes())
+    )
+    return data
+
+
+def reseal(root: Path, data: dict[str, Any]) -> None:
+    outcomes_file(root).write_bytes(cache.sealed(outcomes._MAGIC, marshal.dumps(data)))
+
+
+WRONG_OUTCOMES: dict[str, Callable[[tuple[Any, ...]], object]] = {
+    "not a tuple": lambda kept: list(kept),
+    "too short": lambda kept: kept[:3],
+    "times cut short": lambda kept: (kept[0], kept[1], kept[2][:-1], kept[3]),
+    "a module that is not a name": lambda kept: ((1, *kept[0][1:]), *kept[1:]),
+}
+
+
+@pytest.mark.parametrize("change", WRONG_OUTCOMES.values(), ids=WRONG_OUTCOMES.keys())
+def test_an_outcome_of_another_shape_is_ignored(
+    tree: Project, walks: list[str], change: Callable[[tuple[Any, ...]], object]
+) -> None:
+    first = report(tree)
+    data = stored(tree.root)
+    (key,) = data["outcomes"]
+    data["outcomes"][key] = change(data["outcomes"][key])
+    reseal(tree.root, data)
+    walks.clear()
+    assert report(tree) == first
+    assert walks != []
+
+
+def test_outcomes_of_other_code_are_ignored(
+    tree: Project, walks: list[str], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # Another version of this package (or the same, edited), another Python, another grimp.
+    copy = tree.root / "copy" / "importlinter_contracts"
+    shutil.copytree(Path(outcomes.__file__).parent.parent, copy)
+    monkeypatch.setattr(outcomes, "__file__", str(copy / "eager" / "outcomes.py"))
+    changes: list[Callable[[], None]] = [
+        lambda: os.utime(copy / "eager" / "walk.py", (1, 1)),
+        lambda: (copy / "report.py").write_text("# edited\n"),
+        lambda: monkeypatch.setattr(grimp, "__version__", "0.0"),
+        lambda: monkeypatch.setattr(outcomes, "_FORMAT", outcomes._FORMAT + 1),
+    ]
+    first = report(tree)
+    for change in changes:
+        change()
+        walks.clear()
+        assert report(tree) == first
+        assert walks != []
+
+
+def test_an_outcome_is_not_used_where_a_file_it_read_is_elsewhere_changed_or_gone(
+    tmp_path: Path,
+) -> None:
+    root = tmp_path / "tree"
+    (root / "pkg").mkdir(parents=True)
+    module = root / "pkg" / "a.py"
+    module.write_text("")
+    found = {"module": "pkg.a"}
+    time = module.stat().st_mtime
+    key = b"k" * 16
+
+    def kept(read: dict[str, tuple[str, float]]) -> object:
+        directory = tmp_path / "cache"
+        WalkOutcomes(directory, b"graph").keep(key, found, read)
+        return WalkOutcomes(directory, b"graph").get(key)
+
+    os.chdir(root)
+    import sys
+
+    sys.path.insert(0, str(root))
+    try:
+        assert kept({"pkg.a": (str(module), time)}) == found
+        assert kept({"pkg.a": (str(module), time + 1)}) is None
+        other = tmp_path / "other" / "pkg" / "a.py"
+        other.parent.mkdir(parents=True)
+        other.write_text("")
+        os.utime(other, (time, time))
+        assert kept({"pkg.a": (str(other), time)}) is None  # another checkout's
+        assert kept({"pkg.a": (str(root / "pkg" / "b.py"), time)}) is None
+        # Kept for another graph.
+        WalkOutcomes(tmp_path / "cache", b"graph").keep(key, found, {"pkg.a": (str(module), time)})
+        assert WalkOutcomes(tmp_path / "cache", b"other graph").get(key) is None
+    finally:
+        sys.path.remove(str(root))
+
+
+def test_the_newest_sixteen_outcomes_are_kept(tmp_path: Path) -> None:
+    for number in range(20):
+        WalkOutcomes(tmp_path, b"graph").keep(bytes([number]) * 16, number, {})
+    outcomes_kept = WalkOutcomes(tmp_path, b"graph")
+    assert [outcomes_kept.get(bytes([number]) * 16) for number in range(20)] == [None] * 4 + list(
+        range(4, 20)
+    )
+
+
+def test_an_outcome_file_that_cannot_be_written_gives_a_warning_and_the_run_goes_on(
+    tree: Project,
+) -> None:
+    outcomes_file(tree.root).mkdir(parents=True)
+    (contract,) = report(tree)["contracts"]
+    assert contract["warnings"] == [
+        "The walk-outcome cache .import_linter_cache/importlinter_contracts/walk-outcomes.cache "
+        "cannot be written (Is a directory): the walks run again on the next run."
+    ]
