@@ -35,8 +35,9 @@ Whole-package reach: synthetic trees where importing a platform module runs ever
 the shipped configuration does for vllm-omni: floor against static, each cold (--no-cache)
 and cached (cache filled by a run before), with the ratios of wall time, CPU time and peak
 memory, and the eager contract's own check() time against the imports it reaches; and cached
-with one reached module's file touched before each run (its modification time moved on), as
-after an edit: grimp parses that file again, and the eager contract walks again.
+with one reached module's file touched before each run (its modification time moved on, and
+given back after it), as after an edit: grimp parses that file again, and the eager contract
+walks again.
 """
 
 from __future__ import annotations
@@ -101,8 +102,9 @@ class Variant:
     name: str
     command: list[str]
     runs: list[Run] = field(default_factory=list)
-    # Done before each run, unmeasured.
+    # Done around each run, unmeasured.
     before: Callable[[], None] | None = None
+    after: Callable[[], None] | None = None
 
     @property
     def median(self) -> float:
@@ -136,6 +138,8 @@ def interleave(variants: list[Variant], rounds: int, cwd: Path, env: dict[str, s
             if variant.before is not None:
                 variant.before()
             variant.runs.append(measure(variant.command, cwd, env))
+            if variant.after is not None:
+                variant.after()
 
 
 def paired_ratio(
@@ -328,11 +332,17 @@ def reach(sizes: list[int], rounds: int, scripts: Path) -> None:
     for size in sizes:
         work = Path(tempfile.mkdtemp(prefix=f"benchmark-reach-{size}-"))
         written = synthetic_tree.write_reach_tree(work, size)
-        touched = work / "reach" / "registry.py"  # imported by every platform module
+        # Imported by every platform module. Touched before each run of the variants that
+        # measure an edit, and given its time back after it, for the others.
+        touched = work / "reach" / "registry.py"
+        untouched = touched.stat().st_mtime_ns
 
         def touch(touched: Path = touched) -> None:
             now = time.time_ns()
             os.utime(touched, ns=(now, now))
+
+        def untouch(touched: Path = touched, untouched: int = untouched) -> None:
+            os.utime(touched, ns=(untouched, untouched))
 
         (work / "static.ini").write_text(synthetic_tree.reach_configuration())
         (work / "floor.ini").write_text(
@@ -353,11 +363,13 @@ def reach(sizes: list[int], rounds: int, scripts: Path) -> None:
                 "floor, one file touched",
                 [*lint, "floor.ini", "--cache-dir", "floor-cache-touched"],
                 before=touch,
+                after=untouch,
             ),
             Variant(
                 "static, one file touched",
                 [*lint, "static.ini", "--cache-dir", "static-cache-touched"],
                 before=touch,
+                after=untouch,
             ),
         ]
         env = environment(work)

@@ -20,6 +20,8 @@ from importlinter_contracts import cache
 from importlinter_contracts.eager import contract as eager_contract
 from importlinter_contracts.eager import outcomes
 from importlinter_contracts.eager.outcomes import OUTCOMES_FILE, WalkOutcomes
+from importlinter_contracts.eager.walk import EagerImports
+from importlinter_contracts.errors import UnreadableSourceError
 
 FILES = {
     "pkg/platforms/interface.py": "",
@@ -132,6 +134,7 @@ EDITS: dict[str, Callable[[Project], None]] = {
     "a function called at import time no longer imports": lambda tree: tree.write(
         {"pkg/platforms/cuda/hooks.py": "def install():\n    pass\n"}
     ),
+    "lines moved down": lambda tree: tree.write({CUDA: "\n" + FILES[CUDA]}),
     "a parent package imports a model": lambda tree: tree.write(
         {"pkg/platforms/__init__.py": "import pkg.models.qwen\n"}
     ),
@@ -172,6 +175,116 @@ def test_a_change_the_walks_depend_on_makes_them_walk_again(
     assert walks != []
     assert after == report(tree, cache=False)
     assert after != before
+
+
+# Edits after which every changed file answers the walks' questions as before.
+SAME_ANSWERS: dict[str, dict[str, str]] = {
+    "a function nobody calls imports a model": {
+        CUDA: FILES[CUDA] + "\n\ndef unused():\n    import pkg.models.qwen\n"
+    },
+    "a comment and a constant added": {
+        CUDA: FILES[CUDA] + "# tuned\nLIMIT = 3\n",
+        "pkg/platforms/cuda/hooks.py": FILES["pkg/platforms/cuda/hooks.py"] + "X = 1\n",
+    },
+    "rewritten as it was": {CUDA: FILES[CUDA]},
+}
+
+
+@pytest.mark.parametrize("edit", SAME_ANSWERS.values(), ids=SAME_ANSWERS.keys())
+def test_an_edit_after_which_each_changed_file_answers_the_same_needs_no_walk(
+    tree: Project, walks: list[str], monkeypatch: pytest.MonkeyPatch, edit: dict[str, str]
+) -> None:
+    first = report(tree)
+    for path, source in edit.items():
+        (tree.root / path).write_text(source)
+    walks.clear()
+    read = files_read(monkeypatch)
+    assert report(tree) == first
+    assert walks == []
+    # Only the changed files are read (one may be read twice, as in a walk: in part, then
+    # its calls).
+    assert set(read) == {source.encode() for source in edit.values()}
+    # Kept again with the files' new times: the next run reads nothing.
+    read.clear()
+    assert report(tree) == first
+    assert (walks, read) == ([], [])
+    assert report(tree, cache=False) == first
+
+
+# Trees, each with an edit that changes one answer of one file to the walks' questions, and
+# nothing else they ask.
+ONE_ANSWER_CHANGED = {
+    "what an import in a called function imports": (
+        {
+            CUDA: "from pkg.platforms.cuda import hooks\nhooks.install()\n",
+            "pkg/platforms/cuda/hooks.py": "def install():\n    import pkg.models.mistral\n",
+        },
+        {"pkg/platforms/cuda/hooks.py": "def install():\n    import pkg.models.qwen\n"},
+    ),
+    "whether a called name is a function": (
+        {
+            CUDA: "from pkg.platforms.cuda import hooks\nhooks.install()\n",
+            "pkg/platforms/cuda/hooks.py": "install = print\n",
+        },
+        {"pkg/platforms/cuda/hooks.py": "def install():\n    import pkg.models.mistral\n"},
+    ),
+    "what a called function's body imports": (
+        {
+            CUDA: "from pkg.platforms.cuda import hooks\nhooks.install()\n",
+            "pkg/platforms/cuda/hooks.py": "def install():\n    pass\n",
+        },
+        {"pkg/platforms/cuda/hooks.py": "def install():\n    import pkg.models.mistral\n"},
+    ),
+    "which functions a file calls at import time": (
+        {
+            CUDA: "from pkg.platforms.cuda import hooks\nhooks.install()\n",
+            "pkg/platforms/cuda/hooks.py": (
+                "def install():\n    pass\n\n\ndef setup():\n    import pkg.models.qwen\n"
+            ),
+        },
+        {CUDA: "from pkg.platforms.cuda import hooks\nhooks.install()\nhooks.setup()\n"},
+    ),
+    "whether a file may call a function at import time": (
+        {
+            CUDA: "from pkg.platforms import interface\n",
+            "pkg/platforms/interface.py": "from pkg.platforms.cuda import hooks\n",
+            "pkg/platforms/cuda/hooks.py": "def install():\n    import pkg.models.mistral\n",
+        },
+        {"pkg/platforms/interface.py": "from pkg.platforms.cuda import hooks\nhooks.install()\n"},
+    ),
+}
+
+
+@pytest.mark.parametrize(
+    ("files", "edit"), ONE_ANSWER_CHANGED.values(), ids=ONE_ANSWER_CHANGED.keys()
+)
+def test_a_file_that_answers_one_question_otherwise_makes_the_walks_walk_again(
+    tree: Project, walks: list[str], files: dict[str, str], edit: dict[str, str]
+) -> None:
+    tree.write(files)
+    before = report(tree)
+    for path, source in edit.items():
+        (tree.root / path).write_text(source)
+    walks.clear()
+    after = report(tree)
+    assert walks != []
+    assert after == report(tree, cache=False)
+    assert after != before
+
+
+def test_a_changed_file_that_cannot_be_asked_again_makes_the_walks_walk_again(
+    tree: Project, walks: list[str], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    first = report(tree)
+    tree.write({CUDA: FILES[CUDA] + "X = 1\n"})
+
+    def unreadable(*args: object) -> bool:
+        raise UnreadableSourceError("pkg/platforms/cuda/platform.py:1: unreadable")
+
+    monkeypatch.setattr(EagerImports, "answers_again", unreadable)
+    walks.clear()
+    assert report(tree) == first
+    assert walks != []
 
 
 def test_a_new_module_makes_the_walks_walk_again(tree: Project, walks: list[str]) -> None:
@@ -260,7 +373,8 @@ def reseal(root: Path, data: dict[str, Any]) -> None:
 WRONG_OUTCOMES: dict[str, Callable[[tuple[Any, ...]], object]] = {
     "not a tuple": lambda kept: list(kept),
     "too short": lambda kept: kept[:3],
-    "times cut short": lambda kept: (kept[0], kept[1], kept[2][:-1], kept[3]),
+    "times cut short": lambda kept: (kept[0], kept[1], kept[2][:-1], *kept[3:]),
+    "answers not marshalled": lambda kept: (*kept[:4], {}),
     "a module that is not a name": lambda kept: ((1, *kept[0][1:]), *kept[1:]),
 }
 
@@ -300,49 +414,43 @@ def test_outcomes_of_other_code_are_ignored(
         assert walks != []
 
 
-def test_an_outcome_is_not_used_where_a_file_it_read_is_elsewhere_changed_or_gone(
-    tmp_path: Path,
+def test_an_outcome_is_not_used_where_a_file_it_read_is_elsewhere_or_gone(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     root = tmp_path / "tree"
     (root / "pkg").mkdir(parents=True)
     module = root / "pkg" / "a.py"
     module.write_text("")
+    monkeypatch.syspath_prepend(str(root))
     found = {"module": "pkg.a"}
     time = module.stat().st_mtime
     key = b"k" * 16
+    answers = {"pkg.a": [("may call", False)]}
 
-    def kept(read: dict[str, tuple[str, float]]) -> object:
+    def kept(read: dict[str, tuple[str, float]], graph: bytes = b"graph") -> object:
         directory = tmp_path / "cache"
-        WalkOutcomes(directory, b"graph").keep(key, found, read)
-        return WalkOutcomes(directory, b"graph").get(key)
+        WalkOutcomes(directory, b"graph").keep(key, found, read, answers)
+        return WalkOutcomes(directory, graph).get(key)
 
-    os.chdir(root)
-    import sys
-
-    sys.path.insert(0, str(root))
-    try:
-        assert kept({"pkg.a": (str(module), time)}) == found
-        assert kept({"pkg.a": (str(module), time + 1)}) is None
-        other = tmp_path / "other" / "pkg" / "a.py"
-        other.parent.mkdir(parents=True)
-        other.write_text("")
-        os.utime(other, (time, time))
-        assert kept({"pkg.a": (str(other), time)}) is None  # another checkout's
-        assert kept({"pkg.a": (str(root / "pkg" / "b.py"), time)}) is None
-        # Kept for another graph.
-        WalkOutcomes(tmp_path / "cache", b"graph").keep(key, found, {"pkg.a": (str(module), time)})
-        assert WalkOutcomes(tmp_path / "cache", b"other graph").get(key) is None
-    finally:
-        sys.path.remove(str(root))
+    assert kept({"pkg.a": (str(module), time)}) == (found, {})
+    # Changed since: what it answered, to ask it again.
+    assert kept({"pkg.a": (str(module), time + 1)}) == (found, answers)
+    other = tmp_path / "other" / "pkg" / "a.py"
+    other.parent.mkdir(parents=True)
+    other.write_text("")
+    os.utime(other, (time, time))
+    assert kept({"pkg.a": (str(other), time)}) is None  # another checkout's
+    assert kept({"pkg.a": (str(root / "pkg" / "b.py"), time)}) is None  # gone
+    assert kept({"pkg.a": (str(module), time)}, graph=b"other graph") is None
 
 
 def test_the_newest_sixteen_outcomes_are_kept(tmp_path: Path) -> None:
     for number in range(20):
-        WalkOutcomes(tmp_path, b"graph").keep(bytes([number]) * 16, number, {})
+        WalkOutcomes(tmp_path, b"graph").keep(bytes([number]) * 16, number, {}, {})
     outcomes_kept = WalkOutcomes(tmp_path, b"graph")
-    assert [outcomes_kept.get(bytes([number]) * 16) for number in range(20)] == [None] * 4 + list(
-        range(4, 20)
-    )
+    assert [outcomes_kept.get(bytes([number]) * 16) for number in range(20)] == [None] * 4 + [
+        (number, {}) for number in range(4, 20)
+    ]
 
 
 def test_an_outcome_file_that_cannot_be_written_gives_a_warning_and_the_run_goes_on(
@@ -354,3 +462,28 @@ def test_an_outcome_file_that_cannot_be_written_gives_a_warning_and_the_run_goes
         "The walk-outcome cache .import_linter_cache/importlinter_contracts/walk-outcomes.cache "
         "cannot be written (Is a directory): the walks run again on the next run."
     ]
+
+
+def test_verbose_output_says_whether_the_walks_ran(tree: Project) -> None:
+    def verbose() -> str:
+        # (import-linter wraps what it prints to the terminal's width.)
+        return " ".join(tree.check_with_cache("--verbose").output.split())
+
+    assert "Followed eager imports from 2 source modules." in verbose()
+    assert (
+        "Eager imports from 2 source modules: as the cache keeps them (no file they run has "
+        "changed since)." in verbose()
+    )
+    (tree.root / CUDA).write_text(FILES[CUDA] + "X = 1\n")
+    assert (
+        "Eager imports from 2 source modules: as the cache keeps them (one file they run has "
+        "changed since, and answers as before)." in verbose()
+    )
+    (tree.root / CUDA).write_text(FILES[CUDA] + "X = 2\n")
+    (tree.root / "pkg/platforms/interface.py").write_text("Y = 1\n")
+    assert (
+        "Eager imports from 2 source modules: as the cache keeps them (2 files they run have "
+        "changed since, and answer as before)." in verbose()
+    )
+    (tree.root / CUDA).write_text("\n" + FILES[CUDA])
+    assert "Followed eager imports from 2 source modules." in verbose()

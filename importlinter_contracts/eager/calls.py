@@ -318,13 +318,13 @@ def to_tuples(reading: CallReading) -> Stored:
             (
                 name,
                 body,
-                _function_to_tuple(functions.read[name]) if name in functions.read else None,
+                function_to_tuple(functions.read[name]) if name in functions.read else None,
             )
             for name, body in functions.bodies.items()
         )
     else:
         stored = tuple(
-            (name, None, _function_to_tuple(function)) for name, function in functions.items()
+            (name, None, function_to_tuple(function)) for name, function in functions.items()
         )
     return (
         tuple(tuple(call) for call in reading.calls),
@@ -356,7 +356,7 @@ def from_tuples(data: object, lines: Callable[[], list[str]], never_runs: NeverR
     )
 
 
-def _function_to_tuple(function: Function) -> Stored:
+def function_to_tuple(function: Function) -> Stored:
     return (
         function.imports,
         tuple(tuple(call) for call in function.calls),

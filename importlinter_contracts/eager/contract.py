@@ -23,7 +23,7 @@ from ..options import NonEmptyListField
 from ..outputs.text import describe_hop, hop_locations, print_finding, print_import
 from ..report import ContractFindings, Finding, IgnoredImport, ImportFinding
 from ..unseen import unseen_folders
-from .outcomes import WalkOutcomes
+from .outcomes import Answers, WalkOutcomes
 from .scope_cache import ScopeIndex
 from .walk import EagerHop, EagerImports, calls_unread_warnings, chain_to, walk
 
@@ -98,17 +98,41 @@ class EagerImportContract(AllowlistedContract):
         ).digest()
         kept = outcomes.get(key)
         cache_warning = None
+        if kept is not None and kept[1]:
+            # The changed files are read afresh (without the import-scope cache, which holds
+            # nothing of them).
+            asked = ScopeIndex(None, self.session_options)
+            if _answer_again(graph, asked, kept[1]):
+                cache_warning = outcomes.keep_again(key, asked.files_read())
+            else:
+                kept = None
         if kept is None:
-            found = self._walk(graph, scopes, sources, follow, forbidden, allowed, allowlist)
+            found, answers = self._walk(
+                graph, scopes, sources, follow, forbidden, allowed, allowlist
+            )
             # (Both caches are in one folder: a warning about the first says it of both.)
-            cache_warning = scopes.save() or outcomes.keep(key, found, scopes.files_read())
+            cache_warning = scopes.save() or outcomes.keep(key, found, scopes.files_read(), answers)
+            output.verbose_print(
+                verbose, f"Followed eager imports from {len(sources)} source modules."
+            )
         else:
-            found = cast(_Outcome, kept)
+            found = cast(_Outcome, kept[0])
             # The entries that excused imports are used, as when the walks asked.
             for excused in found[1]:
                 allowlist.excuse(excused["importer"], excused["imported"])
+            output.verbose_print(
+                verbose,
+                f"Eager imports from {len(sources)} source modules: as the cache keeps them "
+                + (
+                    "(no file they run has changed since)."
+                    if not kept[1]
+                    else "(one file they run has changed since, and answers as before)."
+                    if len(kept[1]) == 1
+                    else f"({len(kept[1])} files they run have changed since, and answer as "
+                    "before)."
+                ),
+            )
         violations, ignored, walk_warnings = found
-        output.verbose_print(verbose, f"Followed eager imports from {len(sources)} source modules.")
         return self._contract_check(
             list[Finding](violations),
             ignored,
@@ -129,9 +153,9 @@ class EagerImportContract(AllowlistedContract):
         forbidden: set[str],
         allowed: set[str],
         allowlist: Allowlist,
-    ) -> _Outcome:
+    ) -> tuple[_Outcome, Answers]:
         """Walk from each source: the violations, the imports the allowlist excused (sorted)
-        and the warnings of what the walks could not read."""
+        and the warnings of what the walks could not read; and what each file answered."""
         eager_imports = EagerImports(graph, scopes)
 
         # Python runs an allowed module's parent packages first: they are allowed too (their
@@ -184,7 +208,8 @@ class EagerImportContract(AllowlistedContract):
                         chain,
                         lambda finding: ignored_import(finding, entry),  # noqa: B023
                     )
-        return _sorted(findings), _sorted(ignored), calls_unread_warnings(eager_imports)
+        found = _sorted(findings), _sorted(ignored), calls_unread_warnings(eager_imports)
+        return found, eager_imports.answers
 
     def _sources(self, graph: ImportGraph) -> list[str]:
         sources: set[str] = set()
@@ -226,6 +251,17 @@ class EagerImportContract(AllowlistedContract):
                 print_import(describe_hop(hop), hop_locations(hop))
             output.new_line()
         self._render_stale_entries_and_guidance(check)
+
+
+def _answer_again(graph: ImportGraph, scopes: ScopeIndex, answers: Answers) -> bool:
+    """Whether each changed file answers what it answered walks before (`answers`)."""
+    eager_imports = EagerImports(graph, scopes)
+    try:
+        return all(
+            eager_imports.answers_again(module, answered) for module, answered in answers.items()
+        )
+    except UnreadableSourceError:
+        return False  # the walks say it, naming the file and line
 
 
 @contextmanager

@@ -6,7 +6,14 @@ it read, and grimp reports the same imports for a file that has not changed as l
 finds the same modules (`scope_cache`). So a run whose graph has the same modules as the run
 that kept an outcome, and where none of the files that run read has changed since, finds the
 same: it checks the files' modification times (one `stat` per module read) instead of
-walking. Any other run walks, and keeps what it found for the next one.
+walking.
+
+Where some of those files have changed, what each of them answered the walks is kept too
+(`EagerImports.answers`: the imports that run at import time, the calls, ...): each changed
+file is asked the same questions again, in the same order, and where every answer is the same
+(an edit inside a function nobody calls at import time, say), walks would ask the rest of the
+files the same questions and get the same answers, so they would find the same. Any other run
+walks, and keeps what it found for the next one.
 
 The outcomes are kept in a file of their own, beside the import scopes' cache: a run that
 uses one reads only that file.
@@ -35,9 +42,12 @@ _MAGIC = b"importlinter-contracts walk outcomes\n"
 # configurations of each.
 _KEPT = 16
 
-# What a walk found, with the files it read: each module's, with the file's modification time
-# when it was read.
-_Kept = tuple[tuple[str, ...], tuple[str, ...], tuple[float, ...], object]
+# What a walk found, with the files it read (each module's, with the file's modification time
+# when it was read) and what each answered (`EagerImports.answers`, marshalled: read only
+# where a file changed).
+_Kept = tuple[tuple[str, ...], tuple[str, ...], tuple[float, ...], object, bytes]
+# What each module's file answered the walks, in the order asked.
+Answers = dict[str, list[tuple[object, ...]]]
 
 
 class WalkOutcomes:
@@ -50,41 +60,68 @@ class WalkOutcomes:
         self._format: object = None
         self._kept: dict[bytes, _Kept] | None = None
 
-    def get(self, key: bytes) -> object | None:
-        """What the walks keyed `key` found, as `keep` kept it, when none of the files they
-        read has changed since; None otherwise."""
+    def get(self, key: bytes) -> tuple[object, Answers] | None:
+        """What the walks keyed `key` found, as `keep` kept it, with what each file that has
+        changed since answered them (to ask it again: none where no file changed); None where
+        a file they read is gone, or is not where its package is found now."""
         kept = self._load().get(key)
         if kept is None:
             return None
-        modules, paths, times, found = kept
+        modules, paths, times, found, answers = kept
+        changed = []
         stat = os.stat
         for module, path, time in zip(modules, paths, times, strict=True):
+            # A file elsewhere is another checkout's (two that share a cache folder, say).
             if not in_package_folders(path, module):
                 return None
             try:
                 if stat(path).st_mtime != time:
-                    return None
+                    changed.append(module)
             except OSError:
                 return None
-        return found
+        if not changed:
+            return found, {}
+        answered = marshal.loads(answers)
+        if not isinstance(answered, dict):
+            return None
+        # (A module that answered nothing cannot change what the walks find.)
+        return found, {module: answered.get(module, []) for module in changed}
 
     def keep(
-        self, key: bytes, found: object, files_read: dict[str, tuple[str, float]]
+        self,
+        key: bytes,
+        found: object,
+        files_read: dict[str, tuple[str, float]],
+        answers: Answers,
     ) -> str | None:
         """Keep what the walks keyed `key` found (data `marshal` writes), with the files they
-        read (`ScopeIndex.files_read`). A file that cannot be written costs only time: return
-        a warning."""
+        read (`ScopeIndex.files_read`) and what each answered. A file that cannot be written
+        costs only time: return a warning."""
+        return self._write(
+            key,
+            (
+                tuple(files_read),
+                tuple(path for path, _ in files_read.values()),
+                tuple(time for _, time in files_read.values()),
+                found,
+                marshal.dumps(answers),
+            ),
+        )
+
+    def keep_again(self, key: bytes, files_read: dict[str, tuple[str, float]]) -> str | None:
+        """Keep what `get` gave for `key` again, with the modification times of the files
+        read since (`ScopeIndex.files_read`: those that changed, and answered the same)."""
+        modules, paths, times, found, answers = self._load()[key]
+        now = dict(zip(modules, times, strict=True))
+        now.update((module, time) for module, (_, time) in files_read.items() if module in now)
+        return self._write(key, (modules, paths, tuple(now.values()), found, answers))
+
+    def _write(self, key: bytes, outcome: _Kept) -> str | None:
         if self._file is None:
             return None
         kept = dict(self._load())
         kept.pop(key, None)
-        modules = tuple(files_read)
-        kept[key] = (
-            modules,
-            tuple(path for path, _ in files_read.values()),
-            tuple(time for _, time in files_read.values()),
-            found,
-        )
+        kept[key] = outcome
         data = {
             "format": self._code(),
             "graph": self._graph,
@@ -140,13 +177,14 @@ class WalkOutcomes:
 
 def _is_kept(kept: object) -> bool:
     """Whether `kept` has the shape `keep` writes."""
-    if not (type(kept) is tuple and len(kept) == 4):
+    if not (type(kept) is tuple and len(kept) == 5):
         return False
-    modules, paths, times = kept[:3]
+    modules, paths, times, _, answers = kept
     return (
         type(modules) is tuple
         and type(paths) is tuple
         and type(times) is tuple
+        and type(answers) is bytes
         and len(modules) == len(paths) == len(times)
         and all(type(module) is str for module in modules)
         and all(type(path) is str for path in paths)

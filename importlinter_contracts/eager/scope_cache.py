@@ -255,12 +255,19 @@ class ScopeIndex:
         def unchecked(entry: tuple[Any, ...]) -> tuple[Any, ...]:
             return (*entry[:7], None, None, None) if graph_changed else entry
 
+        # A file that is gone takes its module out of the graph: with the graph the entries
+        # were made with, each has its file (as when the file was last written), and checking
+        # would cost a stat per entry.
         entries = {
             module: unchecked(entry)
             for module, entry in stored.items()
             if module not in self._modules
             # (An entry found unchanged this run has its file.)
-            and (self._unchanged_entries.get(module) is not None or _exists(entry))
+            and (
+                self._same_graph is True
+                or self._unchanged_entries.get(module) is not None
+                or _exists(entry)
+            )
         }
         for module, record in self._modules.items():
             entry = _entry(record, table)

@@ -14,8 +14,8 @@ from grimp.exceptions import ModuleNotPresent
 from ..locations import display_path, location, locations
 from ..modules import has_module, parents
 from ..report import CallSite, Hop
-from .calls import Binding, CallReading, Function
-from .scope_cache import ScopeIndex
+from .calls import Binding, CallReading, Function, function_to_tuple
+from .scope_cache import EagerLines, ScopeIndex
 from .scopes import ImportScope
 
 PARENT_PACKAGE = "its parent package runs first"
@@ -117,6 +117,10 @@ class EagerImports:
         self._code: dict[str, bool] = {}
         # Files whose calls `ast` cannot read here: their path and why.
         self.calls_unread: dict[str, str] = {}
+        # What each module's file answered, in the order asked, as data `marshal` writes:
+        # what the walks found holds while every file they read answers the same
+        # (`answers_again`).
+        self.answers: dict[str, list[tuple[object, ...]]] = {}
 
     def of(self, module: str) -> list[EagerHop]:
         """The imports that run when `module` is imported: its own eager imports, sorted by
@@ -151,11 +155,11 @@ class EagerImports:
             if parent is not None:
                 offers.append([parent, EagerHop(module, parent), None, None, None])
         hops = self._hops.get(module)
-        if hops is None and not self._scopes.may_call(module, self._has_code):
+        if hops is None and not self._may_call(module):
             # Only lines that run by themselves: each hop is made when first taken.
             offers.extend(
                 [imported, None, None, None, (lines, reasons)]
-                for imported, lines, reasons in self._scopes.eager_lines(module, self.graph)
+                for imported, lines, reasons in self._eager_lines(module)
             )
         else:
             for hop in self.of(module):
@@ -174,14 +178,13 @@ class EagerImports:
         return sorted(found.items())
 
     def _find(self, module: str) -> list[EagerHop]:
-        scopes = self._scopes
         hops = []
         new = EagerHop._make
-        for imported, line_numbers, reasons in scopes.eager_lines(module, self.graph):
+        for imported, line_numbers, reasons in self._eager_lines(module):
             hops.append(
                 new((module, imported, line_numbers, reasons, _no_calls(len(line_numbers)), module))
             )
-        if not scopes.may_call(module, self._has_code):
+        if not self._may_call(module):
             return hops
         called: dict[tuple[str, str], list[tuple[int, str, tuple[Call, ...]]]] = {}
         for importer, line, why, calls in self._called_imports(module):
@@ -258,7 +261,7 @@ class EagerImports:
         bound = [binding for binding in local if binding.name == head]
         reading = self._calls_of(module)
         if not bound and reading is not None:
-            if not rest and head in reading.functions:
+            if not rest and self._defines(module, head):
                 yield module, head
                 return
             bound = [binding for binding in reading.bindings if binding.name == head]
@@ -295,7 +298,7 @@ class EagerImports:
         reading = self._calls_of(module)
         if reading is None:
             return
-        if name in reading.functions:
+        if self._defines(module, name):
             yield module, name
         elif re_exports:
             for binding in reading.bindings:
@@ -316,25 +319,90 @@ class EagerImports:
             self._code[module] = found
         return found
 
+    # What the walks ask of a module's file. Each question's answer is kept (`answers`); none
+    # of them asks another.
+
+    def _may_call(self, module: str) -> bool:
+        found = self._scopes.may_call(module, self._has_code)
+        self.answers.setdefault(module, []).append(("may call", found))
+        return found
+
+    def _eager_lines(self, module: str) -> EagerLines:
+        found = self._scopes.eager_lines(module, self.graph)
+        self.answers.setdefault(module, []).append(("eager lines", found))
+        return found
+
     def _function(self, module: str, name: str) -> Function | None:
-        reading = self._calls_of(module)
-        return None if reading is None else reading.functions.get(name)
+        reading = self._reading(module)
+        found = None if reading is None else reading.functions.get(name)
+        self.answers.setdefault(module, []).append(
+            ("function", name, None if found is None else function_to_tuple(found))
+        )
+        return found
 
     def _calls_of(self, module: str) -> CallReading | None:
+        """The calls `module`'s file makes at import time, with the names its imports bind
+        (which of its functions there are: `_defines`)."""
+        found = self._reading(module)
+        answers = self.answers.setdefault(module, [])
+        # Asked again, a file answers the same, and reads nothing: kept once.
+        if not any(answer[0] == "calls" for answer in answers):
+            answers.append(
+                (
+                    "calls",
+                    self._scopes.reading(module).calls_unread  # why the file has none
+                    if found is None
+                    else (
+                        tuple(map(tuple, found.calls)),
+                        tuple(map(tuple, found.bindings)),
+                    ),
+                )
+            )
+        return found
+
+    def _defines(self, module: str, name: str) -> bool:
+        """Whether `module`'s file defines a function `name` at import time (of a file whose
+        calls are read)."""
+        reading = self._reading(module)
+        found = reading is not None and name in reading.functions
+        self.answers.setdefault(module, []).append(("defines", name, found))
+        return found
+
+    def _is_package(self, module: str) -> bool:
+        # (Not an answer to keep: it follows from the file's path, which a kept walk keeps.)
+        return self._scopes.is_package(module)
+
+    def _imported_on(self, module: str, line: int) -> tuple[str, ...]:
+        """The modules an import statement of `module` on `line` imports, as grimp resolved
+        them."""
+        found = self._scopes.imported_on(module, line, self.graph)
+        self.answers.setdefault(module, []).append(("imported on", line, found))
+        return found
+
+    def answers_again(self, module: str, answers: list[tuple[object, ...]]) -> bool:
+        """Whether `module`'s file answers the questions it answered in an earlier walk
+        (`answers`, kept from that walk's `self.answers`), asked again in the same order, the
+        same: then, as every other file read then is unchanged, walks would find what that
+        walk found."""
+        ask: dict[object, Callable[..., object]] = {
+            "may call": self._may_call,
+            "eager lines": self._eager_lines,
+            "function": self._function,
+            "calls": self._calls_of,
+            "defines": self._defines,
+            "imported on": self._imported_on,
+        }
+        for question, *arguments in answers:
+            ask[question](module, *arguments[:-1])
+        return self.answers.get(module, []) == answers
+
+    def _reading(self, module: str) -> CallReading | None:
         reading = self._scopes.reading(module)
         if reading.calls is None:
             self.calls_unread.setdefault(
                 display_path(self._scopes.path(module)), reading.calls_unread
             )
         return reading.calls
-
-    def _is_package(self, module: str) -> bool:
-        return self._scopes.is_package(module)
-
-    def _imported_on(self, module: str, line: int) -> tuple[str, ...]:
-        """The modules an import statement of `module` on `line` imports, as grimp resolved
-        them."""
-        return self._scopes.imported_on(module, line, self.graph)
 
 
 def calls_unread_warnings(eager_imports: EagerImports) -> list[str]:
