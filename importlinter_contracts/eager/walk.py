@@ -96,12 +96,16 @@ def _no_calls(count: int) -> tuple[tuple[Call, ...], ...]:
     return _NO_CALLS[count] if count < len(_NO_CALLS) else ((),) * count
 
 
+# The answers to "may call?", made once: every module reached gives one.
+_MAY_CALL = {True: ("may call", True), False: ("may call", False)}
+
 # What a walk offers from a module: each hop with the module it imports, its importer when
 # that is another module (whose code runs only once it has been entered), what the walk's
 # `decide` said of it once asked (None until then), and, for a hop made only when first
-# taken (None until then), its lines and why each runs. With the set of modules they import.
+# taken (None until then), the module's eager lines of that import (`eager_lines`: the module
+# it imports, the lines, why each runs).
 _Adjacent = list[Any]
-_Offers = tuple[frozenset[str], list[_Adjacent]]
+_Offers = list[_Adjacent]
 
 
 class EagerImports:
@@ -139,8 +143,8 @@ class EagerImports:
     def adjacent(self, module: str, include_parents: bool, decide: Decide) -> _Offers:
         """What a walk that decides with `decide` offers once it enters `module`: with
         `include_parents`, a hop to its nearest parent package in the graph first, then the
-        hops `of` it; and the modules they import. (A hop of a line that runs by itself is
-        made when a walk first takes it: most imports are of modules already reached.)"""
+        hops `of` it. (A hop of a line that runs by itself is made when a walk first takes
+        it: most imports are of modules already reached.)"""
         adjacency = self.adjacency(include_parents, decide)
         found = adjacency.get(module)
         if found is not None:
@@ -158,15 +162,14 @@ class EagerImports:
         if hops is None and not self._may_call(module):
             # Only lines that run by themselves: each hop is made when first taken.
             offers.extend(
-                [imported, None, None, None, (lines, reasons)]
-                for imported, lines, reasons in self._eager_lines(module)
+                [eager[0], None, None, None, eager] for eager in self._eager_lines(module)
             )
         else:
             for hop in self.of(module):
                 importer = hop[0]
                 offers.append([hop[1], hop, None if importer == module else importer, None, None])
-        found = adjacency[module] = (frozenset(offer[0] for offer in offers), offers)
-        return found
+        adjacency[module] = offers
+        return offers
 
     def lines(self, importer: str, imported: str) -> list[tuple[int, ImportScope]]:
         """Each line on which `importer` imports `imported`, with whether it runs at import
@@ -324,7 +327,7 @@ class EagerImports:
 
     def _may_call(self, module: str) -> bool:
         found = self._scopes.may_call(module, self._has_code)
-        self.answers.setdefault(module, []).append(("may call", found))
+        self.answers.setdefault(module, []).append(_MAY_CALL[found])
         return found
 
     def _eager_lines(self, module: str) -> EagerLines:
@@ -464,16 +467,12 @@ def walk(
             stops.append((adjacent[1], decision))
 
     adjacency = eager_imports.adjacency(include_parents, decide)
-    entered = reached.keys()
     # The queue grows while it is read: a breadth-first walk. (The common cases are written
     # out: this loop runs for each module reached, from each source.)
     for module in queue:
-        found = adjacency.get(module)
-        if found is None:
-            found = eager_imports.adjacent(module, include_parents, decide)
-        imported, offers = found
-        if entered >= imported:
-            continue  # as for most modules: all it imports is reached already
+        offers = adjacency.get(module)
+        if offers is None:
+            offers = eager_imports.adjacent(module, include_parents, decide)
         for adjacent in offers:
             target = adjacent[0]
             if target in reached:
@@ -484,7 +483,7 @@ def walk(
                 continue
             hop = adjacent[1]
             if hop is None:
-                lines, reasons = adjacent[4]
+                _, lines, reasons = adjacent[4]
                 hop = adjacent[1] = EagerHop._make(
                     (module, target, lines, reasons, _no_calls(len(lines)), module)
                 )
