@@ -124,6 +124,22 @@ def test_an_expression_too_deep_for_ast_is_read_with_the_tokenizer(tree: Project
     assert report["violations"][0]["why"] == ["module-level if"]
 
 
+@ON_311
+def test_a_called_function_whose_body_needs_a_newer_python_is_refused_on_311(
+    tree: Project,
+) -> None:
+    # grimp reads the file; Python 3.11's ast cannot read `type X = int` (PEP 695).
+    tree.write(
+        {"pkg/platforms/cuda/hooks.py": "def f():\n    type X = int\n    import pkg.models.llama\n"}
+    )
+    write_platform(tree, "from pkg.platforms.cuda.hooks import f\nf()\n")
+    one_line_error(
+        tree,
+        "pkg/platforms/cuda/hooks.py: cannot read def f, which import-time code calls: "
+        "line 2: invalid syntax",
+    )
+
+
 # The cache: whatever it holds, the verdict is the one read from the files.
 
 EAGER_IN_TRY = "try:\n    import pkg.models.llama\nexcept ImportError:\n    pass\n"

@@ -18,7 +18,7 @@ import pytest
 from helpers import Project, files_read
 from importlinter_contracts import cache
 from importlinter_contracts.eager import contract as eager_contract
-from importlinter_contracts.eager import outcomes
+from importlinter_contracts.eager import outcomes, scope_cache
 from importlinter_contracts.eager.outcomes import OUTCOMES_FILE, WalkOutcomes
 from importlinter_contracts.eager.walk import EagerImports
 from importlinter_contracts.errors import UnreadableSourceError
@@ -426,15 +426,20 @@ def test_an_outcome_is_not_used_where_a_file_it_read_is_elsewhere_or_gone(
     time = module.stat().st_mtime
     key = b"k" * 16
     answers = {"pkg.a": [("may call", False)]}
+    imports = b"i" * cache.DIGEST_SIZE
 
-    def kept(read: dict[str, tuple[str, float]], graph: bytes = b"graph") -> object:
+    def kept(
+        read: dict[str, tuple[str, float]], graph: bytes = b"graph", now: bytes = imports
+    ) -> object:
         directory = tmp_path / "cache"
-        WalkOutcomes(directory, b"graph").keep(key, found, read, answers)
-        return WalkOutcomes(directory, graph).get(key)
+        files = {module: (path, time, imports) for module, (path, time) in read.items()}
+        WalkOutcomes(directory, b"graph").keep(key, found, files, answers)
+        return WalkOutcomes(directory, graph).get(key, lambda module: now)
 
     assert kept({"pkg.a": (str(module), time)}) == (found, {})
-    # Changed since: what it answered, to ask it again.
+    # Changed since, or reported to import other modules: what it answered, to ask it again.
     assert kept({"pkg.a": (str(module), time + 1)}) == (found, answers)
+    assert kept({"pkg.a": (str(module), time)}, now=b"o" * cache.DIGEST_SIZE) == (found, answers)
     other = tmp_path / "other" / "pkg" / "a.py"
     other.parent.mkdir(parents=True)
     other.write_text("")
@@ -448,9 +453,47 @@ def test_the_newest_sixteen_outcomes_are_kept(tmp_path: Path) -> None:
     for number in range(20):
         WalkOutcomes(tmp_path, b"graph").keep(bytes([number]) * 16, number, {}, {})
     outcomes_kept = WalkOutcomes(tmp_path, b"graph")
-    assert [outcomes_kept.get(bytes([number]) * 16) for number in range(20)] == [None] * 4 + [
-        (number, {}) for number in range(4, 20)
-    ]
+    assert [
+        outcomes_kept.get(bytes([number]) * 16, lambda module: b"") for number in range(20)
+    ] == [None] * 4 + [(number, {}) for number in range(4, 20)]
+
+
+# A graph built from a stale cache of grimp's: `from pkg import x` in an unchanged file
+# resolves to the new module pkg.x only once grimp's own cache is gone.
+STALE_GRIMP_CACHE = """\
+[importlinter:contract:r4]
+name = R4
+type = eager_imports
+source_modules =
+    pkg.a
+follow_modules =
+    pkg
+forbidden_modules =
+    pkg.bad
+"""
+
+
+@pytest.mark.parametrize(
+    "kept", [(OUTCOMES_FILE, scope_cache.CACHE_FILE), (scope_cache.CACHE_FILE,), (OUTCOMES_FILE,)]
+)
+def test_our_caches_follow_the_graph_when_grimp_reports_other_imports_for_an_unchanged_file(
+    project: Project, kept: tuple[Path, ...]
+) -> None:
+    project.write(
+        {"pkg/__init__.py": "x = 1\n", "pkg/a.py": "from pkg import x\n", "pkg/bad.py": ""}
+    )
+    project.configure(STALE_GRIMP_CACHE)
+    assert report(project)["kept"]
+    (project.root / "pkg/x.py").write_text("import pkg.bad\n")
+    report(project)  # (grimp's cache still has pkg.a import pkg)
+    folder = project.root / cache.DEFAULT_CACHE_DIR
+    for grimps in folder.glob("*.json"):
+        grimps.unlink()
+    for ours in {OUTCOMES_FILE, scope_cache.CACHE_FILE} - set(kept):
+        (folder / ours).unlink()
+    fresh = report(project, cache=False)
+    assert not fresh["kept"]
+    assert report(project) == fresh
 
 
 def test_an_outcome_file_that_cannot_be_written_gives_a_warning_and_the_run_goes_on(

@@ -16,9 +16,12 @@ Only `ast` reads calls; a file that the running Python cannot parse has no call 
 from __future__ import annotations
 
 import ast
+import tokenize
 from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass
 from typing import NamedTuple, cast
+
+from ..errors import UnreadableSourceError
 
 # Named tuples: a reading kept in the cache is made of thousands of them.
 
@@ -124,8 +127,16 @@ class FunctionBodies(Mapping[str, Function]):
                 found = _function_of(lines, self.bodies[name], self._never_runs)
             except (SyntaxError, ValueError, RecursionError):
                 # Lines that do not parse alone: read every function from the whole file.
+                try:
+                    tree = ast.parse("\n".join(lines))
+                except (SyntaxError, ValueError, RecursionError) as error:
+                    # Syntax newer than this Python's, which grimp read.
+                    raise UnreadableSourceError(
+                        f"cannot read def {name}, which import-time code calls: "
+                        f"{parse_error(error)}"
+                    ) from None
                 reader = _Reader(self._never_runs)
-                _, defined, _ = reader.read(ast.parse("\n".join(lines)))
+                _, defined, _ = reader.read(tree)
                 self.read.update((key, reader.function(node)) for key, node in defined.items())
                 found = self.read[name]
             self.read[name] = found
@@ -139,6 +150,18 @@ class FunctionBodies(Mapping[str, Function]):
 
     def __contains__(self, name: object) -> bool:
         return name in self.bodies
+
+
+def parse_error(error: Exception) -> str:
+    """What stopped `ast` or the tokenizer reading a file, in a few words, with its line."""
+    if isinstance(error, SyntaxError):
+        return f"line {error.lineno}: {error.msg}"
+    if isinstance(error, RecursionError):
+        return "an expression nested too deeply"
+    if isinstance(error, tokenize.TokenError):
+        message, (line, _) = error.args
+        return f"line {line}: {message}"
+    return str(error)
 
 
 def _function_of(lines: list[str], body: Body, never_runs: NeverRuns) -> Function:

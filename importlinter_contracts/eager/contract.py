@@ -96,14 +96,14 @@ class EagerImportContract(AllowlistedContract):
             ).encode(),
             digest_size=DIGEST_SIZE,
         ).digest()
-        kept = outcomes.get(key)
+        kept = outcomes.get(key, lambda module: scopes.imported_digest(module, graph))
         cache_warning = None
         if kept is not None and kept[1]:
             # The changed files are read afresh (without the import-scope cache, which holds
             # nothing of them).
             asked = ScopeIndex(None, self.session_options)
             if _answer_again(graph, asked, kept[1]):
-                cache_warning = outcomes.keep_again(key, asked.files_read())
+                cache_warning = outcomes.keep_again(key, asked.files_read(graph))
             else:
                 kept = None
         if kept is None:
@@ -111,7 +111,9 @@ class EagerImportContract(AllowlistedContract):
                 graph, scopes, sources, follow, forbidden, allowed, allowlist
             )
             # (Both caches are in one folder: a warning about the first says it of both.)
-            cache_warning = scopes.save() or outcomes.keep(key, found, scopes.files_read(), answers)
+            cache_warning = scopes.save() or outcomes.keep(
+                key, found, scopes.files_read(graph), answers
+            )
             output.verbose_print(
                 verbose, f"Followed eager imports from {len(sources)} source modules."
             )

@@ -24,11 +24,12 @@ from __future__ import annotations
 import marshal
 import os
 import sys
+from collections.abc import Callable
 from pathlib import Path
 
 import grimp
 
-from ..cache import sealed, unsealed
+from ..cache import DIGEST_SIZE, sealed, unsealed
 from ..errors import FileWriteError
 from ..files import write_atomically
 from ..locations import display_path, in_package_folders
@@ -42,12 +43,15 @@ _MAGIC = b"importlinter-contracts walk outcomes\n"
 # configurations of each.
 _KEPT = 16
 
-# What a walk found, with the files it read (each module's, with the file's modification time
-# when it was read) and what each answered (`EagerImports.answers`, marshalled: read only
-# where a file changed).
-_Kept = tuple[tuple[str, ...], tuple[str, ...], tuple[float, ...], object, bytes]
+# What a walk found, with the files it read: each module's, with the file's modification time
+# when it was read and the digest of the modules grimp reported it imports then
+# (`ScopeIndex.imported_digest`, one after the other); and what each file answered
+# (`EagerImports.answers`, marshalled: read only where a file changed).
+_Kept = tuple[tuple[str, ...], tuple[str, ...], tuple[float, ...], bytes, object, bytes]
 # What each module's file answered the walks, in the order asked.
 Answers = dict[str, list[tuple[object, ...]]]
+# Each file read: its path, modification time and imported modules' digest, by module.
+FilesRead = dict[str, tuple[str, float, bytes]]
 
 
 class WalkOutcomes:
@@ -60,25 +64,32 @@ class WalkOutcomes:
         self._format: object = None
         self._kept: dict[bytes, _Kept] | None = None
 
-    def get(self, key: bytes) -> tuple[object, Answers] | None:
+    def get(
+        self, key: bytes, imported_digest: Callable[[str], bytes]
+    ) -> tuple[object, Answers] | None:
         """What the walks keyed `key` found, as `keep` kept it, with what each file that has
-        changed since answered them (to ask it again: none where no file changed); None where
-        a file they read is gone, or is not where its package is found now."""
+        changed since answered them (to ask it again: none where no file changed). A file
+        has changed where its modification time has, or where grimp reports other imported
+        modules for it (`imported_digest`: a graph built from a stale cache of grimp's can).
+        None where a file they read is gone, or is not where its package is found now."""
         kept = self._load().get(key)
         if kept is None:
             return None
-        modules, paths, times, found, answers = kept
+        modules, paths, times, imported, found, answers = kept
         changed = []
         stat = os.stat
-        for module, path, time in zip(modules, paths, times, strict=True):
+        for index, (module, path, time) in enumerate(zip(modules, paths, times, strict=True)):
             # A file elsewhere is another checkout's (two that share a cache folder, say).
             if not in_package_folders(path, module):
                 return None
             try:
                 if stat(path).st_mtime != time:
                     changed.append(module)
+                    continue
             except OSError:
                 return None
+            if imported_digest(module) != imported[index * DIGEST_SIZE : (index + 1) * DIGEST_SIZE]:
+                changed.append(module)
         if not changed:
             return found, {}
         answered = marshal.loads(answers)
@@ -88,33 +99,47 @@ class WalkOutcomes:
         return found, {module: answered.get(module, []) for module in changed}
 
     def keep(
-        self,
-        key: bytes,
-        found: object,
-        files_read: dict[str, tuple[str, float]],
-        answers: Answers,
+        self, key: bytes, found: object, files_read: FilesRead, answers: Answers
     ) -> str | None:
         """Keep what the walks keyed `key` found (data `marshal` writes), with the files they
-        read (`ScopeIndex.files_read`) and what each answered. A file that cannot be written
-        costs only time: return a warning."""
+        read and what each answered. A file that cannot be written costs only time: return a
+        warning."""
         return self._write(
             key,
             (
                 tuple(files_read),
-                tuple(path for path, _ in files_read.values()),
-                tuple(time for _, time in files_read.values()),
+                tuple(path for path, _, _ in files_read.values()),
+                tuple(time for _, time, _ in files_read.values()),
+                b"".join(digest for _, _, digest in files_read.values()),
                 found,
                 marshal.dumps(answers),
             ),
         )
 
-    def keep_again(self, key: bytes, files_read: dict[str, tuple[str, float]]) -> str | None:
-        """Keep what `get` gave for `key` again, with the modification times of the files
-        read since (`ScopeIndex.files_read`: those that changed, and answered the same)."""
-        modules, paths, times, found, answers = self._load()[key]
-        now = dict(zip(modules, times, strict=True))
-        now.update((module, time) for module, (_, time) in files_read.items() if module in now)
-        return self._write(key, (modules, paths, tuple(now.values()), found, answers))
+    def keep_again(self, key: bytes, files_read: FilesRead) -> str | None:
+        """Keep what `get` gave for `key` again, with what is now true of the files read
+        since (those that changed, and answered the same)."""
+        modules, paths, times, imported, found, answers = self._load()[key]
+        now = {
+            module: (time, imported[index * DIGEST_SIZE : (index + 1) * DIGEST_SIZE])
+            for index, (module, time) in enumerate(zip(modules, times, strict=True))
+        }
+        now.update(
+            (module, (time, digest))
+            for module, (_, time, digest) in files_read.items()
+            if module in now
+        )
+        return self._write(
+            key,
+            (
+                modules,
+                paths,
+                tuple(time for time, _ in now.values()),
+                b"".join(digest for _, digest in now.values()),
+                found,
+                answers,
+            ),
+        )
 
     def _write(self, key: bytes, outcome: _Kept) -> str | None:
         if self._file is None:
@@ -177,15 +202,17 @@ class WalkOutcomes:
 
 def _is_kept(kept: object) -> bool:
     """Whether `kept` has the shape `keep` writes."""
-    if not (type(kept) is tuple and len(kept) == 5):
+    if not (type(kept) is tuple and len(kept) == 6):
         return False
-    modules, paths, times, _, answers = kept
+    modules, paths, times, imported, _, answers = kept
     return (
         type(modules) is tuple
         and type(paths) is tuple
         and type(times) is tuple
+        and type(imported) is bytes
         and type(answers) is bytes
-        and len(modules) == len(paths) == len(times)
+        and len(modules) == len(paths) == len(times) == len(imported) // DIGEST_SIZE
+        and len(imported) % DIGEST_SIZE == 0
         and all(type(module) is str for module in modules)
         and all(type(path) is str for path in paths)
     )

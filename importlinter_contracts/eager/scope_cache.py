@@ -10,10 +10,11 @@ With `cache_dir`, what a run read is kept for the next one, keyed as grimp keys 
 cache: by module, with the modification time of its file (one `stat` per module asked about);
 a file that has not changed is not read again. The cache also keeps, per module,
 the modules grimp reported it imports and those it imports at import time, with their lines
-and why they run then: valid as long as grimp reports the same imported modules for the
-unchanged file (how grimp resolves a file's import statements to modules depends only on the
-file and on which of the named modules exist, and either change shows in the modules it
-reports). The cache is loaded once, and read entry by entry as modules are asked about; one
+and why they run then: used only where grimp reports the same imported modules for the
+unchanged file in the graph at hand (checked once per module and run: how grimp resolves a
+file's import statements depends on the file and on which of the named modules exist, and a
+graph built from a stale cache of grimp's can report other imports than the file makes). The
+cache is loaded once, and read entry by entry as modules are asked about; one
 that cannot be read, or an entry of any shape but the one this version writes, is ignored
 and read again.
 """
@@ -124,10 +125,8 @@ class ScopeIndex:
         self._cache_dir = cache_dir
         self._cache_file = cache_dir / CACHE_FILE if cache_dir else None
         self._session_options = session_options
-        # Whether grimp found the same modules, with the same options, as when the cache was
-        # written: then grimp reports the same imports for each unchanged file. (None until
-        # the graph is first seen; its digest is kept for the next run.)
-        self._same_graph: bool | None = None
+        # The digest of the graph's modules (`graph_digest`), once asked for, and that of the
+        # graph the cache was written with.
         self._graph: bytes | None = None
         self._stored_graph: object = None
         self._modules: dict[str, _Module] = {}
@@ -179,7 +178,11 @@ class ScopeIndex:
         own import statements that run then (grimp's lines; lazy imports never do) and why
         each runs then."""
         entry = self._unchanged(module)
-        if entry is not None and entry[8] is not None and self._same_graph_as(graph):
+        if (
+            entry is not None
+            and entry[8] is not None
+            and entry[7] == self.imported_digest(module, graph)
+        ):
             return cast(EagerLines, entry[8])
         record = self._module(module)
         if record.eager is not None and self._reports_the_same(record, module, graph):
@@ -221,13 +224,14 @@ class ScopeIndex:
 
     def _reports_the_same(self, record: _Module, module: str, graph: ImportGraph) -> bool:
         """Whether grimp reports the same imported modules for `module` as when what is kept
-        of them was worked out: certain when it found the same modules as then, else asked."""
-        if record.checked or self._same_graph_as(graph):
-            return True
-        record.checked = record.imported == _digest(
-            sorted(graph.find_modules_directly_imported_by(module))
-        )
+        of them was worked out."""
+        if not record.checked:
+            record.checked = record.imported == self.imported_digest(module, graph)
         return record.checked
+
+    def imported_digest(self, module: str, graph: ImportGraph) -> bytes:
+        """A digest of the modules that grimp reports `module` imports, in `graph`."""
+        return _digest(sorted(graph.find_modules_directly_imported_by(module)))
 
     def path(self, module: str) -> Path:
         """The file of `module`."""
@@ -247,31 +251,20 @@ class ScopeIndex:
         # Stored entries refer to the stored table: keep its order, add new scopes after.
         for scope in self._table:
             table.setdefault(scope, len(table))
-        # The file is stamped with this run's graph. Where that is not the graph the stored
-        # entries were made with, an entry this run did not check against it keeps only what
-        # its file says, not the modules grimp reported it imports then.
-        graph_changed = self._same_graph is False
-
-        def unchecked(entry: tuple[Any, ...]) -> tuple[Any, ...]:
-            return (*entry[:7], None, None, None) if graph_changed else entry
-
-        # A file that is gone takes its module out of the graph: with the graph the entries
-        # were made with, each has its file (as when the file was last written), and checking
-        # would cost a stat per entry.
+        # The file is stamped with this run's graph (`graph_digest`, where it was asked
+        # for). A file that is gone takes its module out of the graph: with the graph the
+        # entries were kept with, each has its file (as when the cache was last written), and
+        # checking would cost a stat per entry.
+        same_graph = self._graph is not None and self._graph == self._stored_graph
         entries = {
-            module: unchecked(entry)
+            module: entry
             for module, entry in stored.items()
             if module not in self._modules
             # (An entry found unchanged this run has its file.)
-            and (
-                self._same_graph is True
-                or self._unchanged_entries.get(module) is not None
-                or _exists(entry)
-            )
+            and (same_graph or self._unchanged_entries.get(module) is not None or _exists(entry))
         }
         for module, record in self._modules.items():
-            entry = _entry(record, table)
-            entries[module] = entry if record.checked else unchecked(entry)
+            entries[module] = _entry(record, table)
         data = sealed(
             _MAGIC,
             marshal.dumps(
@@ -320,9 +313,7 @@ class ScopeIndex:
         return entry
 
     def graph_digest(self, graph: ImportGraph) -> bytes:
-        """A digest of the modules grimp found, with the options that shape its graph: where
-        it is the same as in an earlier run, grimp reports the same imports for each file
-        that has not changed since."""
+        """A digest of the modules grimp found, with the options that shape its graph."""
         if self._graph is None:
             options = [self._session_options.get(option) for option in _GRAPH_OPTIONS]
             self._graph = hashlib.blake2b(
@@ -332,9 +323,10 @@ class ScopeIndex:
             ).digest()
         return self._graph
 
-    def files_read(self) -> dict[str, tuple[str, float]]:
-        """Each module asked about so far, with its file and that file's modification time
-        when it was read (or found unchanged)."""
+    def files_read(self, graph: ImportGraph) -> dict[str, tuple[str, float, bytes]]:
+        """Each module asked about so far, with its file, that file's modification time when
+        it was read (or found unchanged), and the digest of the modules grimp reports it
+        imports in `graph` (`imported_digest`)."""
         read = {
             module: (entry[0], entry[1])
             for module, entry in self._unchanged_entries.items()
@@ -343,15 +335,10 @@ class ScopeIndex:
         read.update(
             (module, (record.path, record.mtime)) for module, record in self._modules.items()
         )
-        return read
-
-    def _same_graph_as(self, graph: ImportGraph) -> bool:
-        if self._same_graph is None:
-            self._load()
-            self._same_graph = self.graph_digest(graph) == self._stored_graph
-            if not self._same_graph:
-                self._dirty = True  # so that the next run knows this graph
-        return self._same_graph
+        return {
+            module: (path, time, self.imported_digest(module, graph))
+            for module, (path, time) in read.items()
+        }
 
     def _module(self, module: str) -> _Module:
         record = self._modules.get(module)

@@ -25,7 +25,7 @@ from dataclasses import dataclass
 from tokenize import TokenInfo
 
 from ..errors import UnreadableSourceError
-from .calls import CallReading, read_calls
+from .calls import CallReading, parse_error, read_calls
 
 # Kinds of tokens that never start or end a statement.
 _SKIPPED = frozenset({tokenize.NL, tokenize.COMMENT, tokenize.ENCODING})
@@ -72,7 +72,7 @@ def read_source(source: bytes) -> SourceReading:
     except (SyntaxError, ValueError, RecursionError) as error:
         # RecursionError: a deeply nested expression (a chain of thousands of attributes)
         # that the interpreter compiles but `ast` cannot build; the tokenizer reads it flat.
-        return SourceReading(import_scopes_from_tokens(source), None, _describe(error))
+        return SourceReading(import_scopes_from_tokens(source), None, parse_error(error))
     scopes: dict[int, ImportScope] = {}
     aliases: set[str] = set()
     _visit(module.body, [], scopes, aliases)
@@ -221,7 +221,7 @@ def import_scopes_from_tokens(source: bytes) -> dict[int, ImportScope]:
     except UnreadableSourceError:
         raise
     except (tokenize.TokenError, SyntaxError, UnicodeDecodeError) as error:
-        raise UnreadableSourceError(_describe(error)) from None
+        raise UnreadableSourceError(parse_error(error)) from None
     return scopes
 
 
@@ -471,14 +471,3 @@ def _scope(blocks: list[_Block]) -> ImportScope:
     if not labels[0].startswith("class "):
         labels[0] = f"module-level {labels[0]}"
     return ImportScope(eager=True, reason=" > ".join(labels))
-
-
-def _describe(error: Exception) -> str:
-    if isinstance(error, SyntaxError):
-        return f"line {error.lineno}: {error.msg}"
-    if isinstance(error, RecursionError):
-        return "an expression nested too deeply"
-    if isinstance(error, tokenize.TokenError):
-        message, (line, _) = error.args
-        return f"line {line}: {message}"
-    return str(error)

@@ -11,6 +11,7 @@ from typing import Any, NamedTuple
 from grimp import ImportGraph
 from grimp.exceptions import ModuleNotPresent
 
+from ..errors import UnreadableSourceError
 from ..locations import display_path, location, locations
 from ..modules import has_module, parents
 from ..report import CallSite, Hop
@@ -337,7 +338,12 @@ class EagerImports:
 
     def _function(self, module: str, name: str) -> Function | None:
         reading = self._reading(module)
-        found = None if reading is None else reading.functions.get(name)
+        try:
+            found = None if reading is None else reading.functions.get(name)
+        except UnreadableSourceError as error:
+            raise UnreadableSourceError(
+                f"{display_path(self._scopes.path(module))}: {error}"
+            ) from None
         self.answers.setdefault(module, []).append(
             ("function", name, None if found is None else function_to_tuple(found))
         )
