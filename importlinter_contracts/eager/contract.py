@@ -80,27 +80,14 @@ class EagerImportContract(AllowlistedContract):
         cache_dir = cache_directory()
         scopes = ScopeIndex(cache_dir, self.session_options)
         outcomes = WalkOutcomes(cache_dir, scopes.graph_digest(graph))
-        # What the walks find depends on these, on the graph's modules and on the files they
-        # read (and, through the locations it holds, on the working directory).
-        key = hashlib.blake2b(
-            repr(
-                (
-                    sources,
-                    sorted(follow),
-                    sorted(forbidden),
-                    sorted(allowed),
-                    self.include_ancestors,
-                    [entry.text for entry in allowlist.entries],
-                    os.getcwd(),
-                )
-            ).encode(),
-            digest_size=DIGEST_SIZE,
-        ).digest()
+        # What the walks find depends on these, on the graph and on the files they read (and,
+        # through the locations it holds, on the working directory).
+        key = _outcome_key(sources, follow, forbidden, allowed, self.include_ancestors, allowlist)
         kept = outcomes.get(key, lambda module: scopes.imported_digest(module, graph))
         cache_warning = None
         if kept is not None and kept[1]:
-            # The changed files are read afresh (without the import-scope cache, which holds
-            # nothing of them).
+            # The changed files are read afresh (the import-scope cache holds them as they
+            # were).
             asked = ScopeIndex(None, self.session_options)
             if _answer_again(graph, asked, kept[1]):
                 cache_warning = outcomes.keep_again(key, asked.files_read(graph))
@@ -253,6 +240,27 @@ class EagerImportContract(AllowlistedContract):
                 print_import(describe_hop(hop), hop_locations(hop))
             output.new_line()
         self._render_stale_entries_and_guidance(check)
+
+
+def _outcome_key(
+    sources: list[str],
+    follow: set[str],
+    forbidden: set[str],
+    allowed: set[str],
+    include_ancestors: bool,
+    allowlist: Allowlist,
+) -> bytes:
+    """The key of what walks with these options find, in `WalkOutcomes`."""
+    options = (
+        sources,
+        sorted(follow),
+        sorted(forbidden),
+        sorted(allowed),
+        include_ancestors,
+        [entry.text for entry in allowlist.entries],
+        os.getcwd(),
+    )
+    return hashlib.blake2b(repr(options).encode(), digest_size=DIGEST_SIZE).digest()
 
 
 def _answer_again(graph: ImportGraph, scopes: ScopeIndex, answers: Answers) -> bool:

@@ -1,12 +1,12 @@
 """What an eager_imports contract's walks found, kept between runs.
 
-What the walks find depends on the contract's options, on the modules grimp found, and on the
-files of the modules they read: a walk reaches a module only through the imports of modules
-it read, and grimp reports the same imports for a file that has not changed as long as it
-finds the same modules (`scope_cache`). So a run whose graph has the same modules as the run
-that kept an outcome, and where none of the files that run read has changed since, finds the
-same: it checks the files' modification times (one `stat` per module read) instead of
-walking.
+What the walks find depends on the contract's options, on the modules grimp found, on the
+imports grimp reports for the modules they read and on those modules' files: a walk reaches a
+module only through the imports of modules it read. So a run whose graph has the same modules
+as the run that kept an outcome, where none of the files that run read has changed since and
+grimp reports the same imported modules for each, finds the same: it checks the files'
+modification times and the modules grimp reports each imports (a `stat` and a look at the
+graph per module read) instead of walking.
 
 Where some of those files have changed, what each of them answered the walks is kept too
 (`EagerImports.answers`: the imports that run at import time, the calls, ...): each changed
