@@ -37,7 +37,8 @@ and cached (cache filled by a run before), with the ratios of wall time, CPU tim
 memory, and the eager contract's own check() time against the imports it reaches; and cached
 with one reached module's file touched before each run (its modification time moved on, and
 given back after it), as after an edit: grimp parses that file again, and the eager contract
-walks again.
+reads it again and asks it what its walks asked it (an edit that changed an answer would make
+it walk again).
 """
 
 from __future__ import annotations

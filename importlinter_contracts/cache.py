@@ -51,15 +51,19 @@ def using_cache_directory(directory: Path | None) -> Iterator[None]:
 DIGEST_SIZE = 16
 
 
+def digest(data: bytes) -> bytes:
+    """The digest the caches key and seal their contents with."""
+    return hashlib.blake2b(data, digest_size=DIGEST_SIZE).digest()
+
+
 def sealed(magic: bytes, payload: bytes) -> bytes:
-    return magic + hashlib.blake2b(payload, digest_size=DIGEST_SIZE).digest() + payload
+    return magic + digest(payload) + payload
 
 
 def unsealed(magic: bytes, data: bytes) -> bytes:
     """What `sealed` wrote with `magic`; ValueError for anything else."""
     start = len(magic) + DIGEST_SIZE
     payload = data[start:]
-    digest = hashlib.blake2b(payload, digest_size=DIGEST_SIZE).digest()
-    if not data.startswith(magic) or data[len(magic) : start] != digest:
+    if not data.startswith(magic) or data[len(magic) : start] != digest(payload):
         raise ValueError("not a cache file of this version")
     return payload

@@ -272,6 +272,22 @@ def test_a_file_that_answers_one_question_otherwise_makes_the_walks_walk_again(
     assert after != before
 
 
+def test_a_changed_module_now_read_from_another_file_makes_the_walks_walk_again(
+    tree: Project, walks: list[str]
+) -> None:
+    # A package folder beside the module file: Python (and this package) read its
+    # `__init__.py`, and the report names it.
+    first = report(tree)
+    hooks = FILES["pkg/platforms/cuda/hooks.py"]
+    (tree.root / "pkg/platforms/cuda/hooks.py").write_text(hooks + "# edited\n")
+    (tree.root / "pkg/platforms/cuda/hooks").mkdir()
+    (tree.root / "pkg/platforms/cuda/hooks/__init__.py").write_text(hooks)
+    walks.clear()
+    after = report(tree)
+    assert walks != []
+    assert after == report(tree, cache=False) != first
+
+
 def test_a_changed_file_that_cannot_be_asked_again_makes_the_walks_walk_again(
     tree: Project, walks: list[str], monkeypatch: pytest.MonkeyPatch
 ) -> None:
@@ -288,8 +304,8 @@ def test_a_changed_file_that_cannot_be_asked_again_makes_the_walks_walk_again(
 
 
 def test_a_new_module_makes_the_walks_walk_again(tree: Project, walks: list[str]) -> None:
-    # grimp reports the imports of an unchanged file as before only while it finds the same
-    # modules: any other graph is walked again (here, to the same findings).
+    # Which modules there are changes what the walks find (a parent package, what a call
+    # resolves to): any other set of modules is walked again (here, to the same findings).
     first = report(tree)
     tree.write({"pkg/new.py": ""})
     walks.clear()
@@ -374,7 +390,8 @@ WRONG_OUTCOMES: dict[str, Callable[[tuple[Any, ...]], object]] = {
     "not a tuple": lambda kept: list(kept),
     "too short": lambda kept: kept[:3],
     "times cut short": lambda kept: (kept[0], kept[1], kept[2][:-1], *kept[3:]),
-    "answers not marshalled": lambda kept: (*kept[:4], {}),
+    "answers not marshalled": lambda kept: (*kept[:5], {}),
+    "findings of another shape": lambda kept: (*kept[:4], [], kept[5]),
     "a module that is not a name": lambda kept: ((1, *kept[0][1:]), *kept[1:]),
 }
 
@@ -404,7 +421,6 @@ def test_outcomes_of_other_code_are_ignored(
         lambda: os.utime(copy / "eager" / "walk.py", (1, 1)),
         lambda: (copy / "report.py").write_text("# edited\n"),
         lambda: monkeypatch.setattr(grimp, "__version__", "0.0"),
-        lambda: monkeypatch.setattr(outcomes, "_FORMAT", outcomes._FORMAT + 1),
     ]
     first = report(tree)
     for change in changes:
@@ -422,7 +438,7 @@ def test_an_outcome_is_not_used_where_a_file_it_read_is_elsewhere_or_gone(
     module = root / "pkg" / "a.py"
     module.write_text("")
     monkeypatch.syspath_prepend(str(root))
-    found = {"module": "pkg.a"}
+    found = ([], [], ["a warning"])
     time = module.stat().st_mtime
     key = b"k" * 16
     answers = {"pkg.a": [("may call", False)]}
@@ -437,9 +453,11 @@ def test_an_outcome_is_not_used_where_a_file_it_read_is_elsewhere_or_gone(
         return WalkOutcomes(directory, graph).get(key, lambda module: now)
 
     assert kept({"pkg.a": (str(module), time)}) == (found, {})
-    # Changed since, or reported to import other modules: what it answered, to ask it again.
-    assert kept({"pkg.a": (str(module), time + 1)}) == (found, answers)
-    assert kept({"pkg.a": (str(module), time)}, now=b"o" * cache.DIGEST_SIZE) == (found, answers)
+    # Changed since, or reported to import other modules: where it was, and what it
+    # answered, to ask it again.
+    changed = {"pkg.a": (str(module), answers["pkg.a"])}
+    assert kept({"pkg.a": (str(module), time + 1)}) == (found, changed)
+    assert kept({"pkg.a": (str(module), time)}, now=b"o" * cache.DIGEST_SIZE) == (found, changed)
     other = tmp_path / "other" / "pkg" / "a.py"
     other.parent.mkdir(parents=True)
     other.write_text("")
@@ -451,11 +469,12 @@ def test_an_outcome_is_not_used_where_a_file_it_read_is_elsewhere_or_gone(
 
 def test_the_newest_sixteen_outcomes_are_kept(tmp_path: Path) -> None:
     for number in range(20):
-        WalkOutcomes(tmp_path, b"graph").keep(bytes([number]) * 16, number, {}, {})
+        found = ([], [], [str(number)])
+        WalkOutcomes(tmp_path, b"graph").keep(bytes([number]) * 16, found, {}, {})
     outcomes_kept = WalkOutcomes(tmp_path, b"graph")
     assert [
         outcomes_kept.get(bytes([number]) * 16, lambda module: b"") for number in range(20)
-    ] == [None] * 4 + [(number, {}) for number in range(4, 20)]
+    ] == [None] * 4 + [(([], [], [str(number)]), {}) for number in range(4, 20)]
 
 
 # A graph built from a stale cache of grimp's: `from pkg import x` in an unchanged file

@@ -349,9 +349,14 @@ def to_tuples(reading: CallReading) -> Stored:
         stored = tuple(
             (name, None, function_to_tuple(function)) for name, function in functions.items()
         )
+    calls, bindings = calls_to_tuples(reading)
+    return calls, stored, bindings
+
+
+def calls_to_tuples(reading: CallReading) -> tuple[Stored, Stored]:
+    """A reading's calls at import time, and the names its imports bind, as tuples."""
     return (
         tuple(tuple(call) for call in reading.calls),
-        stored,
         tuple(tuple(binding) for binding in reading.bindings),
     )
 

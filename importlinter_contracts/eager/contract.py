@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import functools
 import gc
-import hashlib
 import os
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
@@ -16,7 +15,7 @@ from importlinter.domain.imports import Module, ModuleExpression
 
 from ..allowlist.contract import AllowlistedContract, ignored_import
 from ..allowlist.entries import Allowlist, AllowlistEntry
-from ..cache import DIGEST_SIZE, cache_directory
+from ..cache import cache_directory, digest
 from ..errors import ContractConfigurationError, UnreadableSourceError
 from ..modules import has_module, matching_modules, parents, within
 from ..options import NonEmptyListField
@@ -84,41 +83,42 @@ class EagerImportContract(AllowlistedContract):
         # through the locations it holds, on the working directory).
         key = _outcome_key(sources, follow, forbidden, allowed, self.include_ancestors, allowlist)
         kept = outcomes.get(key, lambda module: scopes.imported_digest(module, graph))
-        cache_warning = None
-        if kept is not None and kept[1]:
+        cache_warnings: list[str | None] = []
+        if kept is not None and kept.changed:
             # The changed files are read afresh (the import-scope cache holds them as they
             # were).
             asked = ScopeIndex(None, self.session_options)
-            if _answer_again(graph, asked, kept[1]):
-                cache_warning = outcomes.keep_again(key, asked.files_read(graph))
+            if _answer_again(graph, asked, kept.changed):
+                cache_warnings.append(outcomes.keep_again(key, asked.files_read(graph)))
             else:
                 kept = None
         if kept is None:
             found, answers = self._walk(
                 graph, scopes, sources, follow, forbidden, allowed, allowlist
             )
-            # (Both caches are in one folder: a warning about the first says it of both.)
-            cache_warning = scopes.save() or outcomes.keep(
-                key, found, scopes.files_read(graph), answers
-            )
+            if cache_dir is not None:
+                cache_warnings += [
+                    scopes.save(),
+                    outcomes.keep(key, found, scopes.files_read(graph), answers),
+                ]
             output.verbose_print(
                 verbose, f"Followed eager imports from {len(sources)} source modules."
             )
         else:
-            found = cast(_Outcome, kept[0])
+            found = cast(_Outcome, kept.found)
             # The entries that excused imports are used, as when the walks asked.
             for excused in found[1]:
                 allowlist.excuse(excused["importer"], excused["imported"])
+            changed = len(kept.changed)
             output.verbose_print(
                 verbose,
                 f"Eager imports from {len(sources)} source modules: as the cache keeps them "
                 + (
                     "(no file they run has changed since)."
-                    if not kept[1]
+                    if not changed
                     else "(one file they run has changed since, and answers as before)."
-                    if len(kept[1]) == 1
-                    else f"({len(kept[1])} files they run have changed since, and answer as "
-                    "before)."
+                    if changed == 1
+                    else f"({changed} files they run have changed since, and answer as before)."
                 ),
             )
         violations, ignored, walk_warnings = found
@@ -128,7 +128,7 @@ class EagerImportContract(AllowlistedContract):
             allowlist,
             warnings=warnings
             + walk_warnings
-            + ([cache_warning] if cache_warning else [])
+            + [warning for warning in cache_warnings if warning]
             + allowed_warnings,
             sources=sources,
         )
@@ -260,15 +260,19 @@ def _outcome_key(
         [entry.text for entry in allowlist.entries],
         os.getcwd(),
     )
-    return hashlib.blake2b(repr(options).encode(), digest_size=DIGEST_SIZE).digest()
+    return digest(repr(options).encode())
 
 
-def _answer_again(graph: ImportGraph, scopes: ScopeIndex, answers: Answers) -> bool:
-    """Whether each changed file answers what it answered walks before (`answers`)."""
+def _answer_again(
+    graph: ImportGraph, scopes: ScopeIndex, changed: dict[str, tuple[str, list[object]]]
+) -> bool:
+    """Whether each changed file is where it was, and answers what it answered walks
+    before (`changed`: its path then, and its answers)."""
     eager_imports = EagerImports(graph, scopes)
     try:
         return all(
-            eager_imports.answers_again(module, answered) for module, answered in answers.items()
+            str(scopes.path(module)) == path and eager_imports.answers_again(module, answered)
+            for module, (path, answered) in changed.items()
         )
     except UnreadableSourceError:
         return False  # the walks say it, naming the file and line

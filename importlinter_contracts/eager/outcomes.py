@@ -26,6 +26,7 @@ import os
 import sys
 from collections.abc import Callable
 from pathlib import Path
+from typing import NamedTuple
 
 import grimp
 
@@ -36,8 +37,6 @@ from ..locations import display_path, in_package_folders
 
 OUTCOMES_FILE = Path("importlinter_contracts") / "walk-outcomes.cache"
 
-# Raised whenever what an outcome holds changes, so that older files are not reused.
-_FORMAT = 1
 _MAGIC = b"importlinter-contracts walk outcomes\n"
 # How many outcomes the file keeps, the newest: one per eager_imports contract, for a few
 # configurations of each.
@@ -48,10 +47,19 @@ _KEPT = 16
 # (`ScopeIndex.imported_digest`, one after the other); and what each file answered
 # (`EagerImports.answers`, marshalled: read only where a file changed).
 _Kept = tuple[tuple[str, ...], tuple[str, ...], tuple[float, ...], bytes, object, bytes]
-# What each module's file answered the walks, in the order asked.
-Answers = dict[str, list[tuple[object, ...]]]
+# What each module's file answered the walks, in the order asked: each answer a question,
+# what it was asked of (a line, a name; none for most) and the answer.
+Answers = dict[str, list[object]]
 # Each file read: its path, modification time and imported modules' digest, by module.
 FilesRead = dict[str, tuple[str, float, bytes]]
+
+
+class KeptOutcome(NamedTuple):
+    """What the walks found (data `marshal` writes), and the files that changed since,
+    each with its path then and what it answered the walks (to ask it again)."""
+
+    found: object
+    changed: dict[str, tuple[str, list[object]]]
 
 
 class WalkOutcomes:
@@ -64,14 +72,12 @@ class WalkOutcomes:
         self._format: object = None
         self._kept: dict[bytes, _Kept] | None = None
 
-    def get(
-        self, key: bytes, imported_digest: Callable[[str], bytes]
-    ) -> tuple[object, Answers] | None:
-        """What the walks keyed `key` found, as `keep` kept it, with what each file that has
-        changed since answered them (to ask it again: none where no file changed). A file
-        has changed where its modification time has, or where grimp reports other imported
-        modules for it (`imported_digest`: a graph built from a stale cache of grimp's can).
-        None where a file they read is gone, or is not where its package is found now."""
+    def get(self, key: bytes, imported_digest: Callable[[str], bytes]) -> KeptOutcome | None:
+        """What the walks keyed `key` found, as `keep` kept it, with the files that have
+        changed since (none where no file has). A file has changed where its modification
+        time has, or where grimp reports other imported modules for it (`imported_digest`: a
+        graph built from a stale cache of grimp's can). None where a file they read is gone,
+        or is not where its package is found now."""
         kept = self._load().get(key)
         if kept is None:
             return None
@@ -91,12 +97,15 @@ class WalkOutcomes:
             if imported_digest(module) != imported[index * DIGEST_SIZE : (index + 1) * DIGEST_SIZE]:
                 changed.append(module)
         if not changed:
-            return found, {}
-        answered = marshal.loads(answers)
-        if not isinstance(answered, dict):
+            return KeptOutcome(found, {})
+        answered = _answers(answers)
+        if answered is None:
             return None
         # (A module that answered nothing cannot change what the walks find.)
-        return found, {module: answered.get(module, []) for module in changed}
+        where = dict(zip(modules, paths, strict=True))
+        return KeptOutcome(
+            found, {module: (where[module], answered.get(module, [])) for module in changed}
+        )
 
     def keep(
         self, key: bytes, found: object, files_read: FilesRead, answers: Answers
@@ -175,7 +184,7 @@ class WalkOutcomes:
                 files.append(
                     (path.relative_to(package).as_posix(), status.st_mtime_ns, status.st_size)
                 )
-            self._format = (_FORMAT, sys.version_info[:2], grimp.__version__, tuple(files))
+            self._format = (sys.version_info[:2], grimp.__version__, tuple(files))
         return self._format
 
     def _load(self) -> dict[bytes, _Kept]:
@@ -200,13 +209,30 @@ class WalkOutcomes:
         return self._kept
 
 
+def _answers(data: bytes) -> Answers | None:
+    """The answers `keep` marshalled, or None where they have another shape."""
+    try:
+        answers = marshal.loads(data)
+    except (EOFError, ValueError, TypeError):
+        return None
+    if not isinstance(answers, dict) or not all(
+        type(answered) is list for answered in answers.values()
+    ):
+        return None
+    # (Each answer's shape is checked as it is asked again: `EagerImports.answers_again`.)
+    return answers
+
+
 def _is_kept(kept: object) -> bool:
     """Whether `kept` has the shape `keep` writes."""
     if not (type(kept) is tuple and len(kept) == 6):
         return False
-    modules, paths, times, imported, _, answers = kept
+    modules, paths, times, imported, found, answers = kept
     return (
-        type(modules) is tuple
+        type(found) is tuple
+        and len(found) == 3
+        and all(type(part) is list for part in found)
+        and type(modules) is tuple
         and type(paths) is tuple
         and type(times) is tuple
         and type(imported) is bytes

@@ -22,7 +22,6 @@ and read again.
 from __future__ import annotations
 
 import array
-import hashlib
 import marshal
 import os
 import sys
@@ -33,12 +32,13 @@ from typing import Any, cast
 import grimp
 from grimp import ImportGraph
 
-from ..cache import DIGEST_SIZE, sealed, unsealed
+from ..cache import digest, sealed, unsealed
 from ..errors import FileWriteError, UnreadableSourceError
 from ..files import write_atomically
 from ..locations import display_path, in_package_folders, source_file_status
 from . import calls as call_reading
 from .calls import Body, CallReading
+from .outcomes import FilesRead
 from .outline import (
     never_runs,
     read_calls_of,
@@ -110,7 +110,7 @@ class _Module:
         self.imported: bytes | None = None
         self.eager: EagerLines | None = None
         self.by_line: dict[int, tuple[str, ...]] | None = None
-        self.checked = False  # whether they were checked against this run's graph
+        self.checked = False  # whether they were found to be what this run's graph reports
 
 
 class ScopeIndex:
@@ -118,7 +118,7 @@ class ScopeIndex:
     and what a module's code running at import time may call.
 
     `session_options` are lint-imports' (with the graph's modules, the options that shape the
-    graph say which graph the imports kept are from).
+    graph make its digest, `graph_digest`).
     """
 
     def __init__(self, cache_dir: Path | None, session_options: Mapping[str, Any]) -> None:
@@ -134,6 +134,7 @@ class ScopeIndex:
         self._table: list[ImportScope] = []  # the scopes the cache's entries refer to
         # The cache's entries of the modules whose file is as it was then (None: it is not).
         self._unchanged_entries: dict[str, tuple[Any, ...] | None] = {}
+        self._imported: dict[str, bytes] = {}  # `imported_digest`, by module
         self._dirty = False
 
     def scope(self, module: str, line: int) -> ImportScope:
@@ -195,7 +196,7 @@ class ScopeIndex:
             if lines:
                 reasons = tuple(scope.reason for _, scope in scopes if scope.eager)
                 eager.append((sys.intern(target), lines, reasons))
-        record.imported = _digest(imported)
+        record.imported = self._imported[module] = _digest(imported)
         record.eager = tuple(eager)
         record.by_line = None
         record.checked = True
@@ -214,9 +215,9 @@ class ScopeIndex:
                 for number in numbers:
                     found.setdefault(number, []).append(sys.intern(target))
             record.by_line = {number: tuple(targets) for number, targets in found.items()}
-            digest = _digest(imported)
-            if record.imported != digest:
-                record.imported = digest
+            imported_digest = self._imported[module] = _digest(imported)
+            if record.imported != imported_digest:
+                record.imported = imported_digest
                 record.eager = None
             record.checked = True
             self._dirty = True
@@ -230,8 +231,14 @@ class ScopeIndex:
         return record.checked
 
     def imported_digest(self, module: str, graph: ImportGraph) -> bytes:
-        """A digest of the modules that grimp reports `module` imports, in `graph`."""
-        return _digest(sorted(graph.find_modules_directly_imported_by(module)))
+        """A digest of the modules that grimp reports `module` imports, in `graph` (the one
+        graph an index is asked about)."""
+        found = self._imported.get(module)
+        if found is None:
+            found = self._imported[module] = _digest(
+                sorted(graph.find_modules_directly_imported_by(module))
+            )
+        return found
 
     def path(self, module: str) -> Path:
         """The file of `module`."""
@@ -252,9 +259,10 @@ class ScopeIndex:
         for scope in self._table:
             table.setdefault(scope, len(table))
         # The file is stamped with this run's graph (`graph_digest`, where it was asked
-        # for). A file that is gone takes its module out of the graph: with the graph the
-        # entries were kept with, each has its file (as when the cache was last written), and
-        # checking would cost a stat per entry.
+        # for). A file that is gone takes its module out of the graph, so with the graph the
+        # cache was last written with, its entries of the graph's modules still have their
+        # files, and checking would cost a stat per entry. (Entries of modules of another
+        # graph that shares the folder are dropped once the graph changes.)
         same_graph = self._graph is not None and self._graph == self._stored_graph
         entries = {
             module: entry
@@ -316,14 +324,13 @@ class ScopeIndex:
         """A digest of the modules grimp found, with the options that shape its graph."""
         if self._graph is None:
             options = [self._session_options.get(option) for option in _GRAPH_OPTIONS]
-            self._graph = hashlib.blake2b(
+            self._graph = digest(
                 "\n".join(sorted(graph.modules)).encode()
-                + repr(options + sorted(self._session_options.get("root_packages", ()))).encode(),
-                digest_size=DIGEST_SIZE,
-            ).digest()
+                + repr(options + sorted(self._session_options.get("root_packages", ()))).encode()
+            )
         return self._graph
 
-    def files_read(self, graph: ImportGraph) -> dict[str, tuple[str, float, bytes]]:
+    def files_read(self, graph: ImportGraph) -> FilesRead:
         """Each module asked about so far, with its file, that file's modification time when
         it was read (or found unchanged), and the digest of the modules grimp reports it
         imports in `graph` (`imported_digest`)."""
@@ -470,7 +477,7 @@ def _modification_time(path: str) -> float | None:
 
 
 def _digest(modules: list[str]) -> bytes:
-    return hashlib.blake2b("\n".join(modules).encode(), digest_size=DIGEST_SIZE).digest()
+    return digest("\n".join(modules).encode())
 
 
 # The cache file starts with these bytes (`cache.sealed`).

@@ -15,7 +15,8 @@ from ..errors import UnreadableSourceError
 from ..locations import display_path, location, locations
 from ..modules import has_module, parents
 from ..report import CallSite, Hop
-from .calls import Binding, CallReading, Function, function_to_tuple
+from .calls import Binding, CallReading, Function, calls_to_tuples, function_to_tuple
+from .outcomes import Answers
 from .scope_cache import EagerLines, ScopeIndex
 from .scopes import ImportScope
 
@@ -125,7 +126,8 @@ class EagerImports:
         # What each module's file answered, in the order asked, as data `marshal` writes:
         # what the walks found holds while every file they read answers the same
         # (`answers_again`).
-        self.answers: dict[str, list[tuple[object, ...]]] = {}
+        self.answers: Answers = {}
+        self._calls_answered: set[str] = set()
 
     def of(self, module: str) -> list[EagerHop]:
         """The imports that run when `module` is imported: its own eager imports, sorted by
@@ -353,18 +355,15 @@ class EagerImports:
         """The calls `module`'s file makes at import time, with the names its imports bind
         (which of its functions there are: `_defines`)."""
         found = self._reading(module)
-        answers = self.answers.setdefault(module, [])
         # Asked again, a file answers the same, and reads nothing: kept once.
-        if not any(answer[0] == "calls" for answer in answers):
-            answers.append(
+        if module not in self._calls_answered:
+            self._calls_answered.add(module)
+            self.answers.setdefault(module, []).append(
                 (
                     "calls",
                     self._scopes.reading(module).calls_unread  # why the file has none
                     if found is None
-                    else (
-                        tuple(map(tuple, found.calls)),
-                        tuple(map(tuple, found.bindings)),
-                    ),
+                    else calls_to_tuples(found),
                 )
             )
         return found
@@ -388,21 +387,31 @@ class EagerImports:
         self.answers.setdefault(module, []).append(("imported on", line, found))
         return found
 
-    def answers_again(self, module: str, answers: list[tuple[object, ...]]) -> bool:
+    def answers_again(self, module: str, answers: list[object]) -> bool:
         """Whether `module`'s file answers the questions it answered in an earlier walk
         (`answers`, kept from that walk's `self.answers`), asked again in the same order, the
         same: then, as every other file read then is unchanged, walks would find what that
         walk found."""
-        ask: dict[object, Callable[..., object]] = {
-            "may call": self._may_call,
-            "eager lines": self._eager_lines,
-            "function": self._function,
-            "calls": self._calls_of,
-            "defines": self._defines,
-            "imported on": self._imported_on,
+        # Each question, with the types of what it is asked of (an answer of another shape
+        # was not kept by this version: not the same).
+        questions: dict[object, tuple[Callable[..., object], tuple[type, ...]]] = {
+            "may call": (self._may_call, ()),
+            "eager lines": (self._eager_lines, ()),
+            "function": (self._function, (str,)),
+            "calls": (self._calls_of, ()),
+            "defines": (self._defines, (str,)),
+            "imported on": (self._imported_on, (int,)),
         }
-        for question, *arguments in answers:
-            ask[question](module, *arguments[:-1])
+        for answer in answers:
+            if type(answer) is not tuple or not answer or answer[0] not in questions:
+                return False
+            ask, kinds = questions[answer[0]]
+            of = answer[1:-1]
+            if len(answer) != len(kinds) + 2 or not all(
+                type(argument) is kind for argument, kind in zip(of, kinds, strict=True)
+            ):
+                return False
+            ask(module, *of)
         return self.answers.get(module, []) == answers
 
     def _reading(self, module: str) -> CallReading | None:
