@@ -30,6 +30,14 @@ def package_directories(package: str) -> list[Path]:
     return [directory for directory in found if directory.is_dir()]
 
 
+def modification_time(path: str) -> float | None:
+    """A file's modification time, as the caches key it; None where it is gone."""
+    try:
+        return os.stat(path).st_mtime
+    except OSError:
+        return None
+
+
 def in_package_folders(path: str, module: str) -> bool:
     """Whether `path` lies in a folder where `module`'s top-level package is found now: a
     cached file elsewhere is another checkout's (two that share a cache folder, say)."""

@@ -22,7 +22,6 @@ uses one reads only that file.
 from __future__ import annotations
 
 import marshal
-import os
 import sys
 from collections.abc import Callable
 from pathlib import Path
@@ -33,7 +32,7 @@ import grimp
 from ..cache import DIGEST_SIZE, sealed, unsealed
 from ..errors import FileWriteError
 from ..files import write_atomically
-from ..locations import display_path, in_package_folders
+from ..locations import display_path, in_package_folders, modification_time
 
 OUTCOMES_FILE = Path("importlinter_contracts") / "walk-outcomes.cache"
 
@@ -83,18 +82,12 @@ class WalkOutcomes:
             return None
         modules, paths, times, imported, found, answers = kept
         changed = []
-        stat = os.stat
         for index, (module, path, time) in enumerate(zip(modules, paths, times, strict=True)):
             # A file elsewhere is another checkout's (two that share a cache folder, say).
-            if not in_package_folders(path, module):
+            now = modification_time(path) if in_package_folders(path, module) else None
+            if now is None:
                 return None
-            try:
-                if stat(path).st_mtime != time:
-                    changed.append(module)
-                    continue
-            except OSError:
-                return None
-            if imported_digest(module) != imported[index * DIGEST_SIZE : (index + 1) * DIGEST_SIZE]:
+            if now != time or imported_digest(module) != _nth_digest(imported, index):
                 changed.append(module)
         if not changed:
             return KeptOutcome(found, {})
@@ -130,7 +123,7 @@ class WalkOutcomes:
         since (those that changed, and answered the same)."""
         modules, paths, times, imported, found, answers = self._load()[key]
         now = {
-            module: (time, imported[index * DIGEST_SIZE : (index + 1) * DIGEST_SIZE])
+            module: (time, _nth_digest(imported, index))
             for index, (module, time) in enumerate(zip(modules, times, strict=True))
         }
         now.update(
@@ -207,6 +200,11 @@ class WalkOutcomes:
         ):
             self._kept = {key: kept for key, kept in data["outcomes"].items() if _is_kept(kept)}
         return self._kept
+
+
+def _nth_digest(digests: bytes, index: int) -> bytes:
+    """The digest at `index` of digests kept one after the other."""
+    return digests[index * DIGEST_SIZE : (index + 1) * DIGEST_SIZE]
 
 
 def _answers(data: bytes) -> Answers | None:

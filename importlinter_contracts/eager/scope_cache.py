@@ -35,7 +35,12 @@ from grimp import ImportGraph
 from ..cache import digest, sealed, unsealed
 from ..errors import FileWriteError, UnreadableSourceError
 from ..files import write_atomically
-from ..locations import display_path, in_package_folders, source_file_status
+from ..locations import (
+    display_path,
+    in_package_folders,
+    modification_time,
+    source_file_status,
+)
 from . import calls as call_reading
 from .calls import Body, CallReading
 from .outcomes import FilesRead
@@ -314,7 +319,7 @@ class ScopeIndex:
             and type(entry[2]) is bytes
             and not len(entry[2]) % 8
             and in_package_folders(entry[0], module)
-            and _modification_time(entry[0]) == entry[1]
+            and modification_time(entry[0]) == entry[1]
         ):
             entry = None
         self._unchanged_entries[module] = entry
@@ -467,13 +472,6 @@ class ScopeIndex:
 
 # The session options that shape grimp's graph, besides the root packages.
 _GRAPH_OPTIONS = ("include_external_packages", "exclude_type_checking_imports")
-
-
-def _modification_time(path: str) -> float | None:
-    try:
-        return os.stat(path).st_mtime
-    except OSError:
-        return None
 
 
 def _digest(modules: list[str]) -> bytes:
