@@ -20,7 +20,15 @@ import sys
 import tempfile
 from pathlib import Path
 
-from vllm_omni_tree import CONFIG, RELEASES, ToolError, contract_ids, tree, use_project_environment
+from vllm_omni_tree import (
+    CONFIG,
+    RELEASES,
+    ToolError,
+    contract_ids,
+    contract_options,
+    tree,
+    use_project_environment,
+)
 
 FIRST = "0.18.0"  # the first release the chart shows by default
 
@@ -42,9 +50,11 @@ def needed_entries(version: str, scripts: Path) -> dict[str, int]:
         with empty.open("w") as handle:
             config.write(handle)
         found = subprocess.run(
-            [str(scripts / "importlinter-contracts"), "check", "--no-cache"]
-            + ["--config", str(empty), "--format", "json"]
-            + [arg for contract in static for arg in ("--contract", contract)],
+            [
+                str(scripts / "importlinter-contracts"),
+                *("check", "--no-cache", "--config", str(empty), "--format", "json"),
+                *contract_options(runtime=False),
+            ],
             cwd=tree(version),
             capture_output=True,
             text=True,

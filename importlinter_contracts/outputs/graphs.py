@@ -7,6 +7,7 @@ from __future__ import annotations
 import json
 from collections.abc import Iterable
 
+from .._importlinter import format_line_numbers
 from ..report import Hop
 
 PARENT = "parent runs first"
@@ -15,7 +16,7 @@ PARENT = "parent runs first"
 def _label(hop: Hop) -> str:
     if not hop["line_numbers"]:
         return PARENT
-    return ", ".join(f"l.{line}" for line in hop["line_numbers"])
+    return format_line_numbers(hop["line_numbers"])
 
 
 def _deferred(hop: Hop) -> bool:

@@ -8,7 +8,7 @@ from pathlib import Path
 from typing import Any
 
 from ..configuration import read_configuration_text
-from ..report import ContractResult, Finding, Location, Report, contract_key, is_import_finding
+from ..report import Finding, Location, Report, contract_key, is_import_finding
 from .github import finding_message, stale_entries
 
 SARIF_SCHEMA = "https://json.schemastore.org/sarif-2.1.0.json"
@@ -29,10 +29,6 @@ def _locations(where: list[Location], root: Path) -> list[dict[str, Any]]:
             physical["region"] = {"startLine": location["line"]}
         found.append({"physicalLocation": physical})
     return found
-
-
-def _rule_id(contract: ContractResult) -> str:
-    return contract_key(contract)
 
 
 def _result(rule: str, level: str, text: str, where: list[Location], root: Path) -> dict[str, Any]:
@@ -56,7 +52,7 @@ def sarif_log(report: Report, config: Path, root: Path) -> dict[str, Any]:
     rules = []
     results = []
     for contract in report["contracts"]:
-        rule = _rule_id(contract)
+        rule = contract_key(contract)
         rules.append(
             {
                 "id": rule,

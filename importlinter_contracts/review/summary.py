@@ -6,7 +6,7 @@ from __future__ import annotations
 from pathlib import Path
 from typing import TypedDict
 
-from ..configuration import find_configuration
+from ..configuration import find_configuration, read_configuration_text
 from ..report import SkippedContract, contract_key
 from ..running import ContractSelection
 from . import allowlists, effects
@@ -85,7 +85,7 @@ def review(
     root = repository_root(path.resolve().parent)
     commit = commit_of(base, root)
     base_text = file_at(commit, path, root)
-    current_text = path.read_bytes().decode("utf-8")
+    current_text = read_configuration_text(path)
     base_configuration = (
         allowlists.Configuration.empty()
         if base_text is None
