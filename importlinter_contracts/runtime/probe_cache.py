@@ -27,6 +27,7 @@ import time
 from pathlib import Path
 from typing import Any
 
+from ..cache import DIGEST_SIZE, digest
 from ..errors import FileWriteError
 from ..files import write_atomically
 from .process import PROBE_SOURCE, ProbeRun
@@ -39,7 +40,9 @@ _RACY_NANOSECONDS = 2_000_000_000
 
 def _digest(path: str) -> str:
     with open(path, "rb") as handle:
-        return hashlib.file_digest(handle, lambda: hashlib.blake2b(digest_size=16)).hexdigest()
+        return hashlib.file_digest(
+            handle, lambda: hashlib.blake2b(digest_size=DIGEST_SIZE)
+        ).hexdigest()
 
 
 def _modified(path: str) -> int | None:
@@ -77,19 +80,19 @@ class ProbeCache:
     """The cached result for one request, in `cache_dir/importlinter_contracts/runtime/`."""
 
     def __init__(self, cache_dir: Path, python: str, request: dict[str, Any]) -> None:
-        key = hashlib.sha256(
+        key = digest(
             json.dumps(
                 {
                     "format": _FORMAT,
-                    "probe": hashlib.sha256(PROBE_SOURCE.encode()).hexdigest(),
+                    "probe": digest(PROBE_SOURCE.encode()).hex(),
                     "python": python,
                     "working_directory": os.getcwd(),
                     "request": request,
                 },
                 sort_keys=True,
             ).encode()
-        ).hexdigest()
-        self.path = cache_dir / "importlinter_contracts" / "runtime" / f"{key[:32]}.json"
+        ).hex()
+        self.path = cache_dir / "importlinter_contracts" / "runtime" / f"{key}.json"
 
     def load(self) -> tuple[ProbeRun | None, str]:
         """The cached run if nothing it depends on has changed, else None; and why not."""
@@ -118,7 +121,7 @@ class ProbeCache:
             if _modified(folder) != modified:
                 return None, f"{folder} has changed"
         entry["refreshed"] = False
-        for path, (size, modified, digest) in entry["files"].items():
+        for path, (size, modified, contents) in entry["files"].items():
             try:
                 status = os.stat(path)
                 if modified is not None and (status.st_size, status.st_mtime_ns) == (
@@ -126,11 +129,11 @@ class ProbeCache:
                     modified,
                 ):
                     continue
-                if _digest(path) != digest:
+                if _digest(path) != contents:
                     return None, f"{path} has changed"
             except OSError:
                 return None, f"{path} has changed"
-            entry["files"][path] = _file_state(path, status, digest)
+            entry["files"][path] = _file_state(path, status, contents)
             entry["refreshed"] = True
         run = entry["run"]
         return ProbeRun(
@@ -179,10 +182,10 @@ class ProbeCache:
 
 
 def _file_state(
-    path: str, status: os.stat_result, digest: str, now_ns: int | None = None
+    path: str, status: os.stat_result, contents: str, now_ns: int | None = None
 ) -> list[Any]:
-    """[size, modification time, digest]; no time for a file modified too recently to trust
-    it, which is then read again on every check."""
+    """[size, modification time, digest of the contents]; no time for a file modified too
+    recently to trust it, which is then read again on every check."""
     now_ns = time.time_ns() if now_ns is None else now_ns
     racy = status.st_mtime_ns >= now_ns - _RACY_NANOSECONDS
-    return [status.st_size, None if racy else status.st_mtime_ns, digest]
+    return [status.st_size, None if racy else status.st_mtime_ns, contents]
