@@ -23,7 +23,7 @@ from .outputs import graphs
 from .outputs.github import github_annotations
 from .outputs.markdown import history_markdown, review_markdown
 from .outputs.sarif import sarif_log
-from .report import SkippedContract
+from .report import Hop, SkippedContract
 from .review import summary
 from .review.revisions import source_root
 from .review.summary import history
@@ -358,6 +358,21 @@ _graph_format = click.option(
 )
 
 
+def _echo_found(
+    output_format: str, title: str, hops: list[Hop], data: dict[str, object], found: object
+) -> None:
+    """Print what `closure` or `why` found: `data` as JSON, `hops` as a DOT or Mermaid graph
+    titled `title`, or `found` as text."""
+    if output_format == "json":
+        click.echo(json.dumps(data, indent=2))
+    elif output_format == "dot":
+        click.echo(graphs.dot(title, hops), nl=False)
+    elif output_format == "mermaid":
+        click.echo(graphs.mermaid(title, hops), nl=False)
+    else:
+        click.echo(repr(found))
+
+
 # The module arguments come before the session options' optional CONFIG_FILE.
 @main.command()
 @click.argument("module")
@@ -373,16 +388,13 @@ def closure(
     """What importing MODULE runs: every module, with the chain of steps that loads it."""
     with _quiet_stdout(verbose), _warnings_on_stderr():
         found = explore.load(config, cache).eager_closure(module)
-    last_hops = [found[name].hops[-1] for name in found if found[name]]
-    if output_format == "json":
-        data = {"module": module, "modules": {name: found[name].hops for name in found}}
-        click.echo(json.dumps(data, indent=2))
-    elif output_format == "dot":
-        click.echo(graphs.dot(f"importing {module}", last_hops), nl=False)
-    elif output_format == "mermaid":
-        click.echo(graphs.mermaid(f"importing {module}", last_hops), nl=False)
-    else:
-        click.echo(repr(found))
+    _echo_found(
+        output_format,
+        f"importing {module}",
+        [found[name].hops[-1] for name in found if found[name]],
+        {"module": module, "modules": {name: found[name].hops for name in found}},
+        found,
+    )
 
 
 @main.command()
@@ -407,20 +419,11 @@ def why(
         chains = explore.load(config, cache).why(importer, imported)
     shortest = chains[0].hops if chains else None
     eager = next((chain.hops for chain in chains if chain.eager), None)
-    hops = [hop for chain in chains for hop in chain.hops]
-    title = f"{importer} to {imported}"
-    if output_format == "json":
-        data = {
-            "importer": importer,
-            "imported": imported,
-            "shortest": shortest,
-            "shortest_eager": eager,
-        }
-        click.echo(json.dumps(data, indent=2))
-    elif output_format == "dot":
-        click.echo(graphs.dot(title, hops), nl=False)
-    elif output_format == "mermaid":
-        click.echo(graphs.mermaid(title, hops), nl=False)
-    else:
-        click.echo(repr(chains))
+    _echo_found(
+        output_format,
+        f"{importer} to {imported}",
+        [hop for chain in chains for hop in chain.hops],
+        {"importer": importer, "imported": imported, "shortest": shortest, "shortest_eager": eager},
+        chains,
+    )
     sys.exit(EXIT_KEPT if chains else EXIT_BROKEN)
