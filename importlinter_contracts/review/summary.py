@@ -43,12 +43,7 @@ def history(config: str | None, revisions: list[str]) -> list[HistoryPoint]:
     points = []
     for revision in revisions:
         commit = commit_of(revision, root)
-        text = file_at(commit, path, root)
-        configuration = (
-            allowlists.Configuration.empty()
-            if text is None
-            else allowlists.Configuration.from_text(text, path.name)
-        )
+        _, configuration = _configuration_at(commit, path, root)
         points.append(
             HistoryPoint(
                 revision=revision,
@@ -84,13 +79,8 @@ def review(
     path = find_configuration(config)
     root = repository_root(path.resolve().parent)
     commit = commit_of(base, root)
-    base_text = file_at(commit, path, root)
+    base_text, base_configuration = _configuration_at(commit, path, root)
     current_text = read_configuration_text(path)
-    base_configuration = (
-        allowlists.Configuration.empty()
-        if base_text is None
-        else allowlists.Configuration.from_text(base_text, path.name)
-    )
     current_configuration = allowlists.Configuration.from_text(current_text, path.name)
     changes = [
         change
@@ -126,3 +116,14 @@ def review(
         loosened=found["loosened"],
         tightened=found["tightened"],
     )
+
+
+def _configuration_at(
+    commit: str, path: Path, root: Path
+) -> tuple[str | None, allowlists.Configuration]:
+    """The configuration file's text at `commit` (None where it had none then), and what its
+    allowlists were (none then)."""
+    text = file_at(commit, path, root)
+    if text is None:
+        return None, allowlists.Configuration.empty()
+    return text, allowlists.Configuration.from_text(text, path.name)
