@@ -147,7 +147,7 @@ class RuntimeIsolationContract(ContractWithAllowlist):
             warnings += closure_warnings
         # When the probe did not run cleanly, which modules load is not known, nor which
         # entries are stale.
-        failed = any(v["kind"] in _RUN_FAILURES for v in violations)
+        failed = _run_failure(violations) is not None
         check = self._contract_check(
             list[Finding](violations),
             ignored,
@@ -439,7 +439,7 @@ class RuntimeIsolationContract(ContractWithAllowlist):
         """Raises ConfigurationError when the probe did not run cleanly: which modules load,
         and so which entries are stale, is then unknown."""
         violations = cast(list[RuntimeFinding], findings["violations"])
-        failed = next((v for v in violations if v["kind"] in _RUN_FAILURES), None)
+        failed = _run_failure(violations)
         if failed is not None:
             raise ConfigurationError(
                 f'Contract "{self.name}": its ignore_loaded_modules cannot be brought in step, '
@@ -499,6 +499,11 @@ class LoadedModules:
                 if is_within(module, package)
             }
         )
+
+
+def _run_failure(violations: list[RuntimeFinding]) -> RuntimeFinding | None:
+    """The finding that says the probe did not run cleanly, if one does."""
+    return next((v for v in violations if v["kind"] in _RUN_FAILURES), None)
 
 
 def _loaded_matching(loaded: LoadedModules, expressions: list[ModuleExpression]) -> list[str]:
