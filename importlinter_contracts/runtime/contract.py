@@ -156,8 +156,6 @@ class RuntimeIsolationContract(ContractWithAllowlist):
             stale_unknown="the probe did not run cleanly" if failed else None,
             **specific,
         )
-        # import-linter would print them as "ignored imports"; the summary names them.
-        check.ignored_import_count = 0
         self._print_summary(cast(ContractFindings, check.metadata), run, verbose)
         return check
 
