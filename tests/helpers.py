@@ -17,7 +17,7 @@ from importlinter.cli import lint_imports_command
 from importlinter_contracts.allowlist.entries import parse_entry
 from importlinter_contracts.cache import DEFAULT_CACHE_DIR
 from importlinter_contracts.cli import main
-from importlinter_contracts.eager import outcomes, scope_cache
+from importlinter_contracts.eager import module_files, outcomes, scope_cache
 from vllm_omni_tree import contract_options, tree
 
 REPO = Path(__file__).resolve().parent.parent
@@ -134,12 +134,13 @@ def forget_walk_outcomes(root: Path) -> None:
 def files_read(monkeypatch: pytest.MonkeyPatch) -> list[bytes]:
     """The source of every file the eager-import analysis reads from now on, as read."""
     read: list[bytes] = []
-    real = scope_cache._source
+    real = module_files.file_source
 
     def recording(path: str) -> bytes:
         source = real(path)
         read.append(source)
         return source
 
-    monkeypatch.setattr(scope_cache, "_source", recording)
+    for reader in (module_files, scope_cache):
+        monkeypatch.setattr(reader, "file_source", recording)
     return read

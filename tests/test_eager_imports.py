@@ -12,7 +12,7 @@ from click.testing import CliRunner
 from importlinter.cli import lint_imports_command
 
 from helpers import Project, files_read, forget_walk_outcomes, imports_of
-from importlinter_contracts.eager import outcomes, scope_cache
+from importlinter_contracts.eager import module_files, outcomes, scope_cache
 from importlinter_contracts.eager.calls import Body, CallReading
 from importlinter_contracts.eager.outline import Outline
 from importlinter_contracts.eager.scopes import SourceReading
@@ -541,9 +541,10 @@ def test_an_import_grimp_sees_where_the_classifier_sees_none_is_an_error(
     tree: Project, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     tree.write({"pkg/platforms/cuda/platform.py": "import os\nif os.name:\n    import pkg.utils\n"})
-    monkeypatch.setattr(scope_cache, "text_calls", lambda source: None)
-    monkeypatch.setattr(scope_cache, "read_outline", lambda source: Outline({}, ()))
-    monkeypatch.setattr(scope_cache, "read_source", lambda source: SourceReading({}, None, "x"))
+    monkeypatch.setattr(module_files, "text_calls", lambda source: None)
+    for reader in (module_files, scope_cache):
+        monkeypatch.setattr(reader, "read_outline", lambda source: Outline({}, ()))
+    monkeypatch.setattr(module_files, "read_source", lambda source: SourceReading({}, None, "x"))
     result = tree.check()
     assert (result.exit_code, result.stdout) == (2, "")
     assert result.stderr == (

@@ -21,7 +21,6 @@ and read again.
 
 from __future__ import annotations
 
-import array
 import marshal
 import os
 import sys
@@ -42,80 +41,26 @@ from ..locations import (
     source_file_status,
 )
 from . import calls as call_reading
-from .calls import Body, CallReading
-from .outcomes import FilesRead
-from .outline import (
-    never_runs,
-    read_calls_of,
-    read_outline,
-    scope_of_line,
-    source_lines,
-    text_calls,
+from .module_files import (
+    ENTRY_SIZE,
+    EagerLines,
+    ModuleFile,
+    file_source,
+    from_entry,
+    read_module_file,
+    read_with_ast,
+    set_reading,
+    stored_scopes,
+    to_entry,
 )
-from .scopes import ImportScope, SourceReading, read_source
+from .outcomes import FilesRead
+from .outline import never_runs, read_calls_of, read_outline, scope_of_line, source_lines
+from .scopes import ImportScope, SourceReading
 
 # Raised whenever what is kept, or how a file is read, changes, so that older caches are not
 # reused; the readings depend on the running Python's `ast`, the imports kept on grimp's.
 _CACHE_FORMAT = (7, sys.version_info[:2], grimp.__version__)
 CACHE_FILE = Path("importlinter_contracts") / "import-scopes.cache"
-
-# The modules a module imports at import time, each with the lines that do and why each
-# runs then.
-EagerLines = tuple[tuple[str, tuple[int, ...], tuple[str, ...]], ...]
-
-
-class _Module:
-    """What is known of one module's file: always its import scopes; the rest once asked."""
-
-    __slots__ = (
-        "bodies",
-        "by_line",
-        "callable_names",
-        "calls",
-        "calls_unread",
-        "checked",
-        "eager",
-        "imported",
-        "lines",
-        "mtime",
-        "partial",
-        "path",
-        "scopes",
-        "stored_calls",
-        "stored_scopes",
-    )
-
-    def __init__(
-        self,
-        path: str,
-        mtime: float,
-        scopes: dict[int, ImportScope],
-        callable_names: tuple[tuple[str, str], ...] | None,
-        bodies: tuple[Body, ...] | None,
-    ) -> None:
-        self.path = path
-        self.mtime = mtime
-        self.scopes = scopes
-        self.stored_scopes: bytes | None = None  # the scopes as the cache keeps them, until asked
-        # From the outline: the names its import-time code may call, with the top-level
-        # package each may reach an import of, and its functions' lines (None when the
-        # outline did not answer, and the file was read with `ast`).
-        self.callable_names = callable_names
-        self.bodies = bodies
-        # Whether the scopes are those of the imports asked about so far, each read from the
-        # lines around it (`outline.scope_of_line`), and the names called from the text alone
-        # (`outline.text_calls`); the file's lines while they are needed.
-        self.partial = False
-        self.lines: list[bytes] | None = None
-        self.calls: CallReading | None = None
-        self.calls_unread: str | None = None  # None: not read yet; "" read; else why not
-        self.stored_calls: object = None  # the calls as the cache keeps them, until asked
-        # What grimp reports: the digest of the modules it imports, those it imports at import
-        # time (`eager_lines`), and those each import statement imports (`imported_on`).
-        self.imported: bytes | None = None
-        self.eager: EagerLines | None = None
-        self.by_line: dict[int, tuple[str, ...]] | None = None
-        self.checked = False  # whether they were found to be what this run's graph reports
 
 
 class ScopeIndex:
@@ -134,7 +79,7 @@ class ScopeIndex:
         # graph the cache was written with.
         self._graph: bytes | None = None
         self._stored_graph: object = None
-        self._modules: dict[str, _Module] = {}
+        self._modules: dict[str, ModuleFile] = {}
         self._stored: dict[Any, Any] | None = None  # the cache's entries, once loaded
         self._table: list[ImportScope] = []  # the scopes the cache's entries refer to
         # The cache's entries of the modules whose file is as it was then (None: it is not).
@@ -228,7 +173,7 @@ class ScopeIndex:
             self._dirty = True
         return record.by_line.get(line, ())
 
-    def _reports_the_same(self, record: _Module, module: str, graph: ImportGraph) -> bool:
+    def _reports_the_same(self, record: ModuleFile, module: str, graph: ImportGraph) -> bool:
         """Whether grimp reports the same imported modules for `module` as when what is kept
         of them was worked out."""
         if not record.checked:
@@ -277,7 +222,7 @@ class ScopeIndex:
             and (same_graph or self._unchanged_entries.get(module) is not None or _exists(entry))
         }
         for module, record in self._modules.items():
-            entries[module] = _entry(record, table)
+            entries[module] = to_entry(record, table)
         data = sealed(
             _MAGIC,
             marshal.dumps(
@@ -314,7 +259,7 @@ class ScopeIndex:
         entry = self._load().get(module)
         if not (
             type(entry) is tuple
-            and len(entry) == _ENTRY_SIZE
+            and len(entry) == ENTRY_SIZE
             and type(entry[0]) is str
             and type(entry[2]) is bytes
             and not len(entry[2]) % 8
@@ -352,27 +297,27 @@ class ScopeIndex:
             for module, (path, time) in read.items()
         }
 
-    def _module(self, module: str) -> _Module:
+    def _module(self, module: str) -> ModuleFile:
         record = self._modules.get(module)
         if record is not None:
             return record
         entry = self._unchanged(module)
         if entry is not None:
-            record = self._modules[module] = _stored_module(entry)
+            record = self._modules[module] = from_entry(entry)
             return record
         found = source_file_status(module)
         if found is None:
             raise UnreadableSourceError(f"{module}: no source file found for this module.")
         path, status = found
-        record = self._modules[module] = self._read(path, status.st_mtime)
+        record = self._modules[module] = read_module_file(path, status.st_mtime)
         self._dirty = True
         return record
 
-    def _scope_of_line(self, record: _Module, line: int) -> ImportScope | None:
+    def _scope_of_line(self, record: ModuleFile, line: int) -> ImportScope | None:
         """The scope of an import of a file read in part, from the lines around it; or, where
         they do not tell it, from the file's outline, which the record then holds."""
         if record.lines is None:
-            record.lines = _source(record.path).split(b"\n")
+            record.lines = file_source(record.path).split(b"\n")
         found = scope_of_line(record.lines, line)
         if found is not None:
             record.scopes[line] = found
@@ -381,11 +326,11 @@ class ScopeIndex:
         self._outline(record, b"\n".join(record.lines))
         return record.scopes.get(line)
 
-    def _outline(self, record: _Module, source: bytes) -> None:
+    def _outline(self, record: ModuleFile, source: bytes) -> None:
         """Read the whole outline of a file read in part (or, where it has none, with `ast`)."""
         outline = read_outline(source)
         if outline is None:
-            _set_reading(record, _read_source(record.path, source))
+            set_reading(record, read_with_ast(record.path, source))
             record.callable_names = None
         else:
             record.scopes = outline.scopes
@@ -395,39 +340,17 @@ class ScopeIndex:
         record.lines = None
         self._dirty = True
 
-    def _scopes(self, record: _Module) -> dict[int, ImportScope]:
-        if record.stored_scopes is not None:
-            flat = array.array("I")
-            flat.frombytes(record.stored_scopes)
-            table = self._table
-            try:
-                record.scopes = {flat[i]: table[flat[i + 1]] for i in range(0, len(flat), 2)}
-            except IndexError:  # not what this version writes: read the file again
-                record.scopes = {}
-                record.partial = True
-                self._dirty = True
-            record.stored_scopes = None
+    def _scopes(self, record: ModuleFile) -> dict[int, ImportScope]:
+        if not stored_scopes(record, self._table):
+            # Not what this version writes: read the file again.
+            record.scopes = {}
+            record.partial = True
+            self._dirty = True
         return record.scopes
 
-    def _read(self, path: str, mtime: float) -> _Module:
-        source = _source(path)
-        names = None if b"\r" in source or len(source) > _SHORT else text_calls(source)
-        if names is not None:
-            # Read in part: each import asked about from the lines around it.
-            record = _Module(path, mtime, {}, names, None)
-            record.partial = True
-            record.lines = source.split(b"\n")
-            return record
-        outline = read_outline(source)
-        if outline is not None:
-            return _Module(path, mtime, outline.scopes, outline.callable_names, outline.bodies)
-        record = _Module(path, mtime, {}, None, None)
-        _set_reading(record, _read_source(path, source))
-        return record
-
-    def _read_calls(self, record: _Module) -> None:
+    def _read_calls(self, record: ModuleFile) -> None:
         # The file's lines are kept while it is read in part.
-        source = _source(record.path) if record.lines is None else b"\n".join(record.lines)
+        source = file_source(record.path) if record.lines is None else b"\n".join(record.lines)
         if record.partial:
             self._outline(record, source)
             if record.calls_unread is not None:
@@ -439,7 +362,7 @@ class ScopeIndex:
             bodies = None if outline is None else outline.bodies
         calls = None if bodies is None else read_calls_of(source, bodies)
         if calls is None:
-            _set_reading(record, _read_source(record.path, source))
+            set_reading(record, read_with_ast(record.path, source))
         else:
             record.calls = calls
             record.calls_unread = ""
@@ -482,36 +405,6 @@ def _digest(modules: list[str]) -> bytes:
 _MAGIC = b"importlinter-contracts import scopes\n"
 
 
-def _source(path: str) -> bytes:
-    with open(path, "rb") as file:
-        return file.read()
-
-
-def _read_source(path: str, source: bytes) -> SourceReading:
-    try:
-        return read_source(source)
-    except UnreadableSourceError as error:
-        raise UnreadableSourceError(
-            f"{display_path(Path(path))}: cannot classify its imports: {error}"
-        ) from None
-
-
-def _stored_module(entry: tuple[Any, ...]) -> _Module:
-    """The module as the cache keeps it, from an entry `_unchanged` found valid."""
-    path, mtime, flat, names, partial, calls, calls_unread, imported, eager, by_line = entry
-    record = _Module(path, mtime, {}, names, None)
-    record.stored_scopes = flat
-    record.partial = partial is True
-    if calls_unread is not None:
-        record.stored_calls = calls
-        record.calls_unread = calls_unread
-    record.imported = imported
-    record.eager = eager
-    if by_line is not None:
-        record.by_line = dict(by_line)
-    return record
-
-
 def _import_lines(module: str, graph: ImportGraph) -> tuple[list[str], list[tuple[str, list[int]]]]:
     """The modules grimp reports `module` imports, sorted, and each with the lines of its
     import statements that are not lazy (a lazy import never runs at import time)."""
@@ -525,12 +418,6 @@ def _import_lines(module: str, graph: ImportGraph) -> tuple[list[str], list[tupl
     return imported, found
 
 
-def _set_reading(record: _Module, reading: SourceReading) -> None:
-    record.scopes = reading.scopes
-    record.calls = reading.calls
-    record.calls_unread = reading.calls_unread
-
-
 def _scope_from(stored: object) -> ImportScope:
     if not (
         type(stored) is tuple
@@ -542,34 +429,8 @@ def _scope_from(stored: object) -> ImportScope:
     return ImportScope(eager=stored[0], reason=stored[1])
 
 
-def _entry(record: _Module, table: dict[ImportScope, int]) -> tuple[object, ...]:
-    """A module's entry in the cache (its functions' lines are left out: the few modules
-    whose calls are read in a later run read them again)."""
-    flat = record.stored_scopes
-    if flat is None:
-        numbers = array.array("I")
-        for line, scope in record.scopes.items():
-            numbers.extend((line, table.setdefault(scope, len(table))))
-        flat = numbers.tobytes()
-    calls = record.stored_calls
-    if record.calls is not None:
-        calls = call_reading.to_tuples(record.calls)
-    return (
-        record.path,
-        record.mtime,
-        flat,
-        record.callable_names,
-        record.partial,
-        calls,
-        record.calls_unread,
-        record.imported,
-        record.eager,
-        None if record.by_line is None else tuple(record.by_line.items()),
-    )
-
-
 def _exists(entry: object) -> bool:
-    return type(entry) is tuple and len(entry) == _ENTRY_SIZE and os.path.isfile(str(entry[0]))
+    return type(entry) is tuple and len(entry) == ENTRY_SIZE and os.path.isfile(str(entry[0]))
 
 
 def _lines_of(path: str) -> Callable[[], list[str]]:
@@ -578,16 +439,7 @@ def _lines_of(path: str) -> Callable[[], list[str]]:
 
     def read() -> list[str]:
         if not lines:
-            lines.extend(source_lines(_source(path)))
+            lines.extend(source_lines(file_source(path)))
         return lines
 
     return read
-
-
-_ENTRY_SIZE = 10
-
-# A file of at most this many bytes is read in part first (`_read`); a longer one has many
-# imports, and half of such files call a function of their own at import time, which needs
-# the outline anyway (on vllm-omni 0.30.0, reading every file in part first made the check
-# 45 % slower).
-_SHORT = 3000

@@ -16,8 +16,9 @@ from ..locations import display_path, location, locations
 from ..modules import has_module, parents
 from ..report import CallSite, Hop
 from .calls import Binding, CallReading, Function, calls_to_tuples, function_to_tuple
+from .module_files import EagerLines
 from .outcomes import Answers
-from .scope_cache import EagerLines, ScopeIndex
+from .scope_cache import ScopeIndex
 from .scopes import ImportScope
 
 PARENT_PACKAGE = "its parent package runs first"

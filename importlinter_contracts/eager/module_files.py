@@ -1,0 +1,184 @@
+"""What one module's file says about import time, as the import-scope cache (`scope_cache`)
+keeps it: read from the file, or from a cache entry, and written to one.
+
+This module imports nothing but the readers (`outline`, `scopes`, `calls`) and the standard
+library, so that the process that reads files ahead of the walks (`read_ahead`) loads no
+more than it needs, and no code of the tree it reads.
+"""
+
+from __future__ import annotations
+
+import array
+from pathlib import Path
+from typing import Any
+
+from ..errors import UnreadableSourceError
+from ..locations import display_path
+from . import calls as call_reading
+from .calls import Body, CallReading
+from .outline import read_outline, text_calls
+from .scopes import ImportScope, SourceReading, read_source
+
+# The modules a module imports at import time, each with the lines that do and why each
+# runs then.
+EagerLines = tuple[tuple[str, tuple[int, ...], tuple[str, ...]], ...]
+
+
+class ModuleFile:
+    """What is known of one module's file: always its import scopes; the rest once asked."""
+
+    __slots__ = (
+        "bodies",
+        "by_line",
+        "callable_names",
+        "calls",
+        "calls_unread",
+        "checked",
+        "eager",
+        "imported",
+        "lines",
+        "mtime",
+        "partial",
+        "path",
+        "scopes",
+        "stored_calls",
+        "stored_scopes",
+    )
+
+    def __init__(
+        self,
+        path: str,
+        mtime: float,
+        scopes: dict[int, ImportScope],
+        callable_names: tuple[tuple[str, str], ...] | None,
+        bodies: tuple[Body, ...] | None,
+    ) -> None:
+        self.path = path
+        self.mtime = mtime
+        self.scopes = scopes
+        self.stored_scopes: bytes | None = None  # the scopes as the cache keeps them, until asked
+        # From the outline: the names its import-time code may call, with the top-level
+        # package each may reach an import of, and its functions' lines (None when the
+        # outline did not answer, and the file was read with `ast`).
+        self.callable_names = callable_names
+        self.bodies = bodies
+        # Whether the scopes are those of the imports asked about so far, each read from the
+        # lines around it (`outline.scope_of_line`), and the names called from the text alone
+        # (`outline.text_calls`); the file's lines while they are needed.
+        self.partial = False
+        self.lines: list[bytes] | None = None
+        self.calls: CallReading | None = None
+        self.calls_unread: str | None = None  # None: not read yet; "" read; else why not
+        self.stored_calls: object = None  # the calls as the cache keeps them, until asked
+        # What grimp reports: the digest of the modules it imports, those it imports at import
+        # time (`eager_lines`), and those each import statement imports (`imported_on`).
+        self.imported: bytes | None = None
+        self.eager: EagerLines | None = None
+        self.by_line: dict[int, tuple[str, ...]] | None = None
+        self.checked = False  # whether they were found to be what this run's graph reports
+
+
+def read_module_file(path: str, mtime: float) -> ModuleFile:
+    """A module's file, read as little as its first questions need: in part where it is short
+    and its text alone says what its code may call, else its outline, else with `ast`."""
+    source = file_source(path)
+    names = None if b"\r" in source or len(source) > _SHORT else text_calls(source)
+    if names is not None:
+        # Read in part: each import asked about from the lines around it.
+        record = ModuleFile(path, mtime, {}, names, None)
+        record.partial = True
+        record.lines = source.split(b"\n")
+        return record
+    outline = read_outline(source)
+    if outline is not None:
+        return ModuleFile(path, mtime, outline.scopes, outline.callable_names, outline.bodies)
+    record = ModuleFile(path, mtime, {}, None, None)
+    set_reading(record, read_with_ast(path, source))
+    return record
+
+
+def file_source(path: str) -> bytes:
+    with open(path, "rb") as file:
+        return file.read()
+
+
+def read_with_ast(path: str, source: bytes) -> SourceReading:
+    try:
+        return read_source(source)
+    except UnreadableSourceError as error:
+        raise UnreadableSourceError(
+            f"{display_path(Path(path))}: cannot classify its imports: {error}"
+        ) from None
+
+
+def set_reading(record: ModuleFile, reading: SourceReading) -> None:
+    record.scopes = reading.scopes
+    record.calls = reading.calls
+    record.calls_unread = reading.calls_unread
+
+
+def to_entry(record: ModuleFile, table: dict[ImportScope, int]) -> tuple[object, ...]:
+    """A module's entry in the cache, its scopes numbered in `table` (its functions' lines
+    are left out: the few modules whose calls are read in a later run read them again)."""
+    flat = record.stored_scopes
+    if flat is None:
+        numbers = array.array("I")
+        for line, scope in record.scopes.items():
+            numbers.extend((line, table.setdefault(scope, len(table))))
+        flat = numbers.tobytes()
+    calls = record.stored_calls
+    if record.calls is not None:
+        calls = call_reading.to_tuples(record.calls)
+    return (
+        record.path,
+        record.mtime,
+        flat,
+        record.callable_names,
+        record.partial,
+        calls,
+        record.calls_unread,
+        record.imported,
+        record.eager,
+        None if record.by_line is None else tuple(record.by_line.items()),
+    )
+
+
+def from_entry(entry: tuple[Any, ...]) -> ModuleFile:
+    """The module as a cache entry keeps it (of the shape `to_entry` writes): its scopes are
+    numbers in the entry's table until `stored_scopes` turns them back."""
+    path, mtime, flat, names, partial, calls, calls_unread, imported, eager, by_line = entry
+    record = ModuleFile(path, mtime, {}, names, None)
+    record.stored_scopes = flat
+    record.partial = partial is True
+    if calls_unread is not None:
+        record.stored_calls = calls
+        record.calls_unread = calls_unread
+    record.imported = imported
+    record.eager = eager
+    if by_line is not None:
+        record.by_line = dict(by_line)
+    return record
+
+
+def stored_scopes(record: ModuleFile, table: list[ImportScope]) -> bool:
+    """Turn the scopes of a record made `from_entry` back into scopes, from the table its
+    entry was numbered in; False where the numbers are not in it (the entry is not what
+    this version writes)."""
+    if record.stored_scopes is not None:
+        flat = array.array("I")
+        flat.frombytes(record.stored_scopes)
+        record.stored_scopes = None
+        try:
+            record.scopes = {flat[i]: table[flat[i + 1]] for i in range(0, len(flat), 2)}
+        except IndexError:
+            return False
+    return True
+
+
+ENTRY_SIZE = 10
+
+# A file of at most this many bytes is read in part first (`read_module_file`); a longer one
+# has many imports, and half of such files call a function of their own at import time,
+# which needs the outline anyway (on vllm-omni 0.30.0, reading every file in part first made
+# the check 45 % slower).
+_SHORT = 3000
