@@ -60,11 +60,24 @@ def source_file(module: str) -> Path | None:
 
 def source_file_status(module: str) -> tuple[str, os.stat_result] | None:
     """The path of the file that defines `module`, with its status; None for a module with
-    no file of ours. (A package's `__init__.py` comes before a module file of the same
-    name, as Python finds them.)"""
-    top_level, *rest = module.split(".")
-    for directory in _package_directories(top_level, tuple(sys.path)):
-        base = os.path.join(directory, *rest)
+    no file of ours."""
+    return source_file_status_in(top_level_folders(module.partition(".")[0]), module)
+
+
+def top_level_folders(top_level: str) -> tuple[str, ...]:
+    """The folders of a top-level package on sys.path (one per portion of a namespace
+    package)."""
+    return tuple(map(str, _package_directories(top_level, tuple(sys.path))))
+
+
+def source_file_status_in(
+    folders: tuple[str, ...], module: str
+) -> tuple[str, os.stat_result] | None:
+    """`source_file_status` with the folders of `module`'s top-level package given. (A
+    package's `__init__.py` comes before a module file of the same name, as Python finds
+    them.)"""
+    for directory in folders:
+        base = os.path.join(directory, *module.split(".")[1:])
         for candidate in (os.path.join(base, "__init__.py"), base + ".py"):
             try:
                 status = os.stat(candidate)

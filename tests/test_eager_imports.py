@@ -485,13 +485,13 @@ def test_calls_read_with_ast_are_cached_with_the_file(
         }
     )
     parsed: list[bytes] = []
-    real = scope_cache.read_calls_of
+    real = module_files.read_calls_of
 
     def recording(source: bytes, bodies: tuple[Body, ...]) -> CallReading | None:
         parsed.append(source)
         return real(source, bodies)
 
-    monkeypatch.setattr(scope_cache, "read_calls_of", recording)
+    monkeypatch.setattr(module_files, "read_calls_of", recording)
     for run in range(2):
         if run:
             forget_walk_outcomes(tree.root)  # the second run walks again
@@ -542,8 +542,7 @@ def test_an_import_grimp_sees_where_the_classifier_sees_none_is_an_error(
 ) -> None:
     tree.write({"pkg/platforms/cuda/platform.py": "import os\nif os.name:\n    import pkg.utils\n"})
     monkeypatch.setattr(module_files, "text_calls", lambda source: None)
-    for reader in (module_files, scope_cache):
-        monkeypatch.setattr(reader, "read_outline", lambda source: Outline({}, ()))
+    monkeypatch.setattr(module_files, "read_outline", lambda source: Outline({}, ()))
     monkeypatch.setattr(module_files, "read_source", lambda source: SourceReading({}, None, "x"))
     result = tree.check()
     assert (result.exit_code, result.stdout) == (2, "")

@@ -175,28 +175,48 @@ class EagerImportContract(AllowlistedContract):
                 return _FORBIDDEN
             return is_followed(hop.imported)
 
+        # The modules the walks may reach, in about the order they reach them: breadth first
+        # through every import (and parent package) in the followed packages, up to a
+        # forbidden module.
+        may_reach = list(sources)
+        seen = set(sources)
+        for module in may_reach:
+            nearby = sorted(graph.find_modules_directly_imported_by(module))
+            if self.include_ancestors:
+                nearby += parents(module)
+            for imported in nearby:
+                if imported not in seen and is_followed(imported) and not is_forbidden(imported):
+                    seen.add(imported)
+                    may_reach.append(imported)
+
         findings: dict[tuple[str, str], ImportFinding] = {}
         ignored: dict[tuple[str, str], IgnoredImport] = {}
-        for source in sources:
-            try:
-                reached, stops = walk(
-                    source, eager_imports, decide, include_parents=self.include_ancestors
-                )
-            except UnreadableSourceError as error:
-                raise UnreadableSourceError(f'Contract "{self.name}": {error}') from None
-            for hop, stop in stops:
-                chain = [*chain_to(reached, hop.runs_from), hop]
-                if stop is _FORBIDDEN:
-                    _add_source(findings, hop, source, chain, lambda finding: finding)
-                else:
-                    entry = cast(AllowlistEntry, stop)
-                    _add_source(
-                        ignored,
-                        hop,
-                        source,
-                        chain,
-                        lambda finding: ignored_import(finding, entry),  # noqa: B023
+        code = {
+            module
+            for module in graph.modules
+            if "." not in module and not graph.is_module_squashed(module)
+        }
+        with scopes.reading_ahead(may_reach, code):
+            for source in sources:
+                try:
+                    reached, stops = walk(
+                        source, eager_imports, decide, include_parents=self.include_ancestors
                     )
+                except UnreadableSourceError as error:
+                    raise UnreadableSourceError(f'Contract "{self.name}": {error}') from None
+                for hop, stop in stops:
+                    chain = [*chain_to(reached, hop.runs_from), hop]
+                    if stop is _FORBIDDEN:
+                        _add_source(findings, hop, source, chain, lambda finding: finding)
+                    else:
+                        entry = cast(AllowlistEntry, stop)
+                        _add_source(
+                            ignored,
+                            hop,
+                            source,
+                            chain,
+                            lambda finding: ignored_import(finding, entry),  # noqa: B023
+                        )
         found = _sorted(findings), _sorted(ignored), calls_unread_warnings(eager_imports)
         return found, eager_imports.answers
 

@@ -9,6 +9,7 @@ more than it needs, and no code of the tree it reads.
 from __future__ import annotations
 
 import array
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
@@ -16,7 +17,7 @@ from ..errors import UnreadableSourceError
 from ..locations import display_path
 from . import calls as call_reading
 from .calls import Body, CallReading
-from .outline import read_outline, text_calls
+from .outline import read_calls_of, read_outline, text_calls
 from .scopes import ImportScope, SourceReading, read_source
 
 # The modules a module imports at import time, each with the lines that do and why each
@@ -95,6 +96,51 @@ def read_module_file(path: str, mtime: float) -> ModuleFile:
     record = ModuleFile(path, mtime, {}, None, None)
     set_reading(record, read_with_ast(path, source))
     return record
+
+
+def may_call(names: tuple[tuple[str, str], ...] | None, has_code: Callable[[str], bool]) -> bool:
+    """Whether a file whose code running at import time may call these `names`
+    (`callable_names`) may call a function that runs an import of a module whose top-level
+    package `has_code` (a relative import's included)."""
+    if names is None:
+        return True
+    return bool(names) and any(top == "." or has_code(top) for _, top in names)
+
+
+def read_whole_outline(record: ModuleFile, source: bytes) -> None:
+    """Read the whole outline of a file read in part (or, where it has none, with `ast`)."""
+    outline = read_outline(source)
+    if outline is None:
+        set_reading(record, read_with_ast(record.path, source))
+        record.callable_names = None
+    else:
+        record.scopes = outline.scopes
+        record.callable_names = outline.callable_names
+        record.bodies = outline.bodies
+    record.partial = False
+    record.lines = None
+
+
+def read_calls(record: ModuleFile) -> None:
+    """Read what the file's code calls at import time, and what each of its functions that
+    may then be called runs (`calls`): from its outline, else with `ast`."""
+    # The file's lines are kept while it is read in part.
+    source = file_source(record.path) if record.lines is None else b"\n".join(record.lines)
+    if record.partial:
+        read_whole_outline(record, source)
+        if record.calls_unread is not None:
+            return  # no outline: the `ast` reading of the whole file has its calls
+    bodies = record.bodies
+    if bodies is None and record.callable_names is not None:
+        # Read from the cache, whose entries leave out the functions' lines.
+        outline = read_outline(source)
+        bodies = None if outline is None else outline.bodies
+    calls = None if bodies is None else read_calls_of(source, bodies)
+    if calls is None:
+        set_reading(record, read_with_ast(record.path, source))
+    else:
+        record.calls = calls
+        record.calls_unread = ""
 
 
 def file_source(path: str) -> bytes:

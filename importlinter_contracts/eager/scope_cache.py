@@ -24,7 +24,8 @@ from __future__ import annotations
 import marshal
 import os
 import sys
-from collections.abc import Callable, Mapping
+from collections.abc import Callable, Iterable, Iterator, Mapping
+from contextlib import contextmanager
 from pathlib import Path
 from typing import Any, cast
 
@@ -47,14 +48,16 @@ from .module_files import (
     ModuleFile,
     file_source,
     from_entry,
+    may_call,
+    read_calls,
     read_module_file,
-    read_with_ast,
-    set_reading,
+    read_whole_outline,
     stored_scopes,
     to_entry,
 )
 from .outcomes import FilesRead
-from .outline import never_runs, read_calls_of, read_outline, scope_of_line, source_lines
+from .outline import never_runs, scope_of_line, source_lines
+from .read_ahead import ReadAhead, reading_ahead
 from .scopes import ImportScope, SourceReading
 
 # Raised whenever what is kept, or how a file is read, changes, so that older caches are not
@@ -85,7 +88,21 @@ class ScopeIndex:
         # The cache's entries of the modules whose file is as it was then (None: it is not).
         self._unchanged_entries: dict[str, tuple[Any, ...] | None] = {}
         self._imported: dict[str, bytes] = {}  # `imported_digest`, by module
+        self._ahead: ReadAhead | None = None  # the files read ahead, while `reading_ahead`
         self._dirty = False
+
+    @contextmanager
+    def reading_ahead(self, modules: Iterable[str], code: set[str]) -> Iterator[None]:
+        """While the block runs, a second process reads the files of those of `modules` that
+        the cache holds no entry for (`read_ahead`), and they are taken from it; `code`: the
+        top-level packages whose functions are followed."""
+        stored = self._load()
+        unread = [module for module in modules if module not in stored]
+        try:
+            with reading_ahead(unread, code) as self._ahead:
+                yield
+        finally:
+            self._ahead = None
 
     def scope(self, module: str, line: int) -> ImportScope:
         """The scope of the import statement that starts on `line` of `module`."""
@@ -120,9 +137,7 @@ class ScopeIndex:
         import of a module whose top-level package `has_code` (a relative import's included)."""
         entry = self._unchanged(module)
         names = entry[3] if entry is not None else self._module(module).callable_names
-        if names is None:
-            return True
-        return bool(names) and any(top == "." or has_code(top) for _, top in names)
+        return may_call(names, has_code)
 
     def eager_lines(self, module: str, graph: ImportGraph) -> EagerLines:
         """The modules `module` imports at import time, by name, each with the lines of its
@@ -309,7 +324,10 @@ class ScopeIndex:
         if found is None:
             raise UnreadableSourceError(f"{module}: no source file found for this module.")
         path, status = found
-        record = self._modules[module] = read_module_file(path, status.st_mtime)
+        record = self._ahead.take(module, path, status.st_mtime) if self._ahead else None
+        if record is None:
+            record = read_module_file(path, status.st_mtime)
+        self._modules[module] = record
         self._dirty = True
         return record
 
@@ -327,17 +345,7 @@ class ScopeIndex:
         return record.scopes.get(line)
 
     def _outline(self, record: ModuleFile, source: bytes) -> None:
-        """Read the whole outline of a file read in part (or, where it has none, with `ast`)."""
-        outline = read_outline(source)
-        if outline is None:
-            set_reading(record, read_with_ast(record.path, source))
-            record.callable_names = None
-        else:
-            record.scopes = outline.scopes
-            record.callable_names = outline.callable_names
-            record.bodies = outline.bodies
-        record.partial = False
-        record.lines = None
+        read_whole_outline(record, source)
         self._dirty = True
 
     def _scopes(self, record: ModuleFile) -> dict[int, ImportScope]:
@@ -349,23 +357,7 @@ class ScopeIndex:
         return record.scopes
 
     def _read_calls(self, record: ModuleFile) -> None:
-        # The file's lines are kept while it is read in part.
-        source = file_source(record.path) if record.lines is None else b"\n".join(record.lines)
-        if record.partial:
-            self._outline(record, source)
-            if record.calls_unread is not None:
-                return  # no outline: the `ast` reading of the whole file has its calls
-        bodies = record.bodies
-        if bodies is None and record.callable_names is not None:
-            # Read from the cache, whose entries leave out the functions' lines.
-            outline = read_outline(source)
-            bodies = None if outline is None else outline.bodies
-        calls = None if bodies is None else read_calls_of(source, bodies)
-        if calls is None:
-            set_reading(record, read_with_ast(record.path, source))
-        else:
-            record.calls = calls
-            record.calls_unread = ""
+        read_calls(record)
         self._dirty = True
 
     def _load(self) -> dict[Any, Any]:

@@ -1,0 +1,187 @@
+"""Files read ahead of the walks by a second process, on a second core.
+
+A walk reads each module's file when it first reaches one (`scope_cache`); where it will
+reach thousands that the import-scope cache does not hold, reading them is most of the
+check. A second process then reads the files of the modules the walks may reach, in an order
+of its own, while the walks go on, and sends back what each file says, as the cache keeps it
+(`module_files`). A walk that reaches a module takes that reading where it has come back and
+the file's modification time is the one the walk finds; otherwise it reads the file itself.
+What the second process cannot read (a file that does not parse, say) it leaves to the walk,
+which reports it as before; and if it cannot start or fails, the walks read every file.
+Either way each reading is the one `module_files.read_module_file` makes of the same file,
+so a verdict never depends on which process read it.
+
+The second process runs this Python isolated (`-I -S`: neither the working directory nor
+site-packages on its path) and imports only this package's readers, by their path: it never
+runs the code it reads, nor a module of the working directory named like one it imports.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import marshal
+import subprocess
+import sys
+import threading
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
+from pathlib import Path
+from typing import Any
+
+from ..locations import source_file_status_in, top_level_folders
+from .module_files import (
+    ModuleFile,
+    from_entry,
+    may_call,
+    read_calls,
+    read_module_file,
+    stored_scopes,
+    to_entry,
+)
+from .outline import scope_of_line
+from .scopes import ImportScope
+
+# Fewer modules to read than this are read by the walks alone: starting the second process
+# costs about as much as reading this many files (measured on the benchmark's trees).
+READ_AHEAD_FROM = 500
+# The second process sends its readings in batches of this many.
+_BATCH = 16
+
+_STARTER = """\
+import sys, types
+packages = ("importlinter_contracts", {package!r}), ("importlinter_contracts.eager", {eager!r})
+for name, folder in packages:
+    package = types.ModuleType(name)
+    package.__path__ = [folder]
+    sys.modules[name] = package
+from importlinter_contracts.eager.read_ahead import serve
+serve()
+"""
+
+
+class ReadAhead:
+    """The second process, and the readings it has sent back so far."""
+
+    def __init__(self, process: subprocess.Popen[bytes], work: bytes) -> None:
+        self._process = process
+        # By module: the file's path, its modification time, its cache entry, and the table
+        # the entry's scopes are numbered in. Filled by a thread that hands the process its
+        # work and reads what it sends (the walks go on meanwhile), taken by the walks.
+        self._readings: dict[str, tuple[str, float, tuple[Any, ...], list[ImportScope]]] = {}
+        self._thread = threading.Thread(target=self._exchange, args=(work,), daemon=True)
+        self._thread.start()
+
+    def take(self, module: str, path: str, mtime: float) -> ModuleFile | None:
+        """The reading of `module`'s file at `path` as it is now (modified at `mtime`), if it
+        has come back; None otherwise."""
+        found = self._readings.pop(module, None)
+        if found is None or found[0] != path or found[1] != mtime:
+            return None
+        record = from_entry(found[2])
+        if not stored_scopes(record, found[3]):
+            return None
+        return record
+
+    def close(self) -> None:
+        """Stop the process: the walks are done, whatever it has not read is not needed."""
+        self._process.kill()
+        self._process.wait()
+        self._thread.join()
+        if self._process.stdout is not None:
+            self._process.stdout.close()
+
+    def _exchange(self, work: bytes) -> None:
+        process = self._process
+        assert process.stdin is not None and process.stdout is not None
+        try:
+            with process.stdin:
+                process.stdin.write(work)
+            while header := process.stdout.read(4):
+                data = process.stdout.read(int.from_bytes(header, "little"))
+                scopes, readings = marshal.loads(data)
+                table = [ImportScope(eager=eager, reason=reason) for eager, reason in scopes]
+                for module, path, mtime, entry in readings:
+                    self._readings[module] = (path, mtime, entry, table)
+        except (OSError, ValueError, EOFError, TypeError):
+            return  # the walks read the rest themselves
+
+
+@contextmanager
+def reading_ahead(modules: list[str], code: set[str]) -> Iterator[ReadAhead | None]:
+    """A second process reading the files of `modules` while the block runs, in reverse (the
+    walks take them from the front), with the calls of those that may call a function of
+    the top-level packages in `code`; None where there are too few modules, or the process
+    cannot start."""
+    ahead = _start(modules, code) if len(modules) >= READ_AHEAD_FROM else None
+    try:
+        yield ahead
+    finally:
+        if ahead is not None:
+            ahead.close()
+
+
+def _start(modules: list[str], code: set[str]) -> ReadAhead | None:
+    if not sys.executable:
+        return None
+    eager = Path(__file__).parent
+    starter = _STARTER.format(package=str(eager.parent), eager=str(eager))
+    folders = {top: top_level_folders(top) for top in {m.partition(".")[0] for m in modules}}
+    try:
+        process = subprocess.Popen(
+            [sys.executable, "-I", "-S", "-c", starter],
+            stdin=subprocess.PIPE,
+            stdout=subprocess.PIPE,
+            stderr=subprocess.DEVNULL,
+        )
+    except OSError:
+        return None
+    return ReadAhead(process, marshal.dumps((folders, modules[::-1], frozenset(code))))
+
+
+def serve() -> None:
+    """The second process: read the files of the modules it is given, in order, and send
+    back each reading it can make."""
+    folders, modules, code = marshal.loads(sys.stdin.buffer.read())
+    out = sys.stdout.buffer
+    table: dict[ImportScope, int] = {}
+    batch = []
+    for module in modules:
+        found = source_file_status_in(folders[module.partition(".")[0]], module)
+        if found is None:
+            continue
+        path, status = found
+        try:
+            record = _read(path, status.st_mtime, code.__contains__)
+        except Exception:
+            continue
+        batch.append((module, path, status.st_mtime, to_entry(record, table)))
+        if len(batch) == _BATCH:
+            _send(out, table, batch)
+            batch = []
+    _send(out, table, batch)
+
+
+def _read(path: str, mtime: float, has_code: Callable[[str], bool]) -> ModuleFile:
+    """The file as the walks read it, and as they go on to read it where they will: what its
+    code calls at import time, where it may call a function that runs an import (of a
+    package that `has_code`); or, for a file read in part, the scope of each import statement
+    that starts a line."""
+    record = read_module_file(path, mtime)
+    if record.calls_unread is None and may_call(record.callable_names, has_code):
+        with contextlib.suppress(Exception):  # the walk reads them, and says what it cannot
+            read_calls(record)
+    if record.partial and record.lines is not None:
+        lines = record.lines
+        for number, line in enumerate(lines, 1):
+            if line.lstrip(b" ").startswith((b"import ", b"from ")):
+                scope = scope_of_line(lines, number)
+                if scope is not None:
+                    record.scopes[number] = scope
+    record.lines = None
+    return record
+
+
+def _send(out: Any, table: dict[ImportScope, int], batch: list[tuple[Any, ...]]) -> None:
+    data = marshal.dumps((tuple((scope.eager, scope.reason) for scope in table), batch))
+    out.write(len(data).to_bytes(4, "little") + data)
+    out.flush()

@@ -1,0 +1,256 @@
+"""A second process reads files ahead of the eager-import walks (`eager/read_ahead.py`): what
+the walks find never depends on it."""
+
+from __future__ import annotations
+
+import json
+import os
+import sys
+import time
+from collections.abc import Callable
+
+import pytest
+
+from helpers import REPO, Project
+from importlinter_contracts.eager import module_files, read_ahead
+from importlinter_contracts.eager.module_files import ModuleFile
+from importlinter_contracts.eager.scopes import import_scopes_from_tokens
+
+R4 = "r4"
+
+
+@pytest.fixture
+def reach(project: Project, monkeypatch: pytest.MonkeyPatch) -> Project:
+    """The benchmark's whole-package reach tree, small: importing a platform module runs
+    every module, through class bodies, try, if and with blocks and calls at import time."""
+    monkeypatch.syspath_prepend(str(REPO / "benchmarks"))
+    import synthetic_tree
+
+    synthetic_tree.write_reach_tree(project.root, 300)
+    (project.root / ".importlinter").write_text(synthetic_tree.reach_configuration())
+    return project
+
+
+def taken(monkeypatch: pytest.MonkeyPatch) -> list[str]:
+    """The modules whose reading the walks take from the second process from now on."""
+    found: list[str] = []
+    real = read_ahead.ReadAhead.take
+
+    def recording(self: read_ahead.ReadAhead, module: str, path: str, mtime: float) -> object:
+        record = real(self, module, path, mtime)
+        if record is not None:
+            found.append(module)
+        return record
+
+    monkeypatch.setattr(read_ahead.ReadAhead, "take", recording)
+    return found
+
+
+def report(project: Project, contract: str = R4) -> str:
+    result = project.check("--format", "json", "--contract", contract)
+    assert result.exit_code in (0, 1), result.output
+    return result.stdout
+
+
+def slow_walks(monkeypatch: pytest.MonkeyPatch, seconds: float = 0.002) -> None:
+    """Let the second process get ahead: the walks wait a little before each module they
+    read first (they read each file whose reading has not come back yet themselves, which
+    on a small tree is nearly all of them)."""
+    real = read_ahead.ReadAhead.take
+
+    def waiting(self: read_ahead.ReadAhead, module: str, path: str, mtime: float) -> object:
+        time.sleep(seconds)
+        return real(self, module, path, mtime)
+
+    monkeypatch.setattr(read_ahead.ReadAhead, "take", waiting)
+
+
+def test_the_walks_find_the_same_with_and_without_the_second_process(
+    reach: Project, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setattr(read_ahead, "READ_AHEAD_FROM", 10**9)
+    alone = report(reach)
+    assert json.loads(alone)["contracts"][0]["ignored"]  # a walk with something to say
+    monkeypatch.setattr(read_ahead, "READ_AHEAD_FROM", 1)
+    slow_walks(monkeypatch)
+    modules = taken(monkeypatch)
+    assert report(reach) == alone
+    # Most of the files, each kind of reading among them (in part, outline, calls followed).
+    assert len(modules) > 150
+
+
+def test_too_few_modules_start_no_second_process(
+    reach: Project, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    started: list[int] = []
+    real = read_ahead._start
+
+    def recording(modules: list[str], code: set[str]) -> read_ahead.ReadAhead | None:
+        started.append(len(modules))
+        return real(modules, code)
+
+    monkeypatch.setattr(read_ahead, "_start", recording)
+    report(reach)
+    assert started == []
+    monkeypatch.setattr(read_ahead, "READ_AHEAD_FROM", 300)
+    report(reach)
+    assert len(started) == 1 and started[0] >= 300
+
+
+@pytest.mark.parametrize(
+    "breaks",
+    [
+        pytest.param(lambda m: m.setattr(read_ahead.sys, "executable", ""), id="no executable"),
+        pytest.param(
+            lambda m: m.setattr(read_ahead.sys, "executable", "/nonexistent/python"),
+            id="an executable that is not there",
+        ),
+        pytest.param(
+            lambda m: m.setattr(read_ahead, "_STARTER", "import sys; sys.exit(3)"),
+            id="a process that exits at once",
+        ),
+        pytest.param(
+            lambda m: m.setattr(
+                read_ahead, "_STARTER", "import sys; sys.stdout.buffer.write(b'\\x05\\0\\0\\0xx')"
+            ),
+            id="a process that sends what is not a reading",
+        ),
+    ],
+)
+def test_a_second_process_that_fails_leaves_the_reading_to_the_walks(
+    reach: Project,
+    monkeypatch: pytest.MonkeyPatch,
+    breaks: Callable[[pytest.MonkeyPatch], None],
+) -> None:
+    monkeypatch.setattr(read_ahead, "READ_AHEAD_FROM", 10**9)
+    alone = report(reach)
+    monkeypatch.setattr(read_ahead, "READ_AHEAD_FROM", 1)
+    breaks(monkeypatch)
+    modules = taken(monkeypatch)
+    assert report(reach) == alone
+    assert modules == []
+
+
+@pytest.mark.parametrize(
+    ("text", "said"),
+    [
+        pytest.param(
+            # grimp reads `except A, B:` (PEP 758); this Python's `ast` does not, and the
+            # outline leaves a file with a `;` to `ast`: the tokens tell the scopes.
+            "a = 1; b = 2\ntry:\n    import reach.s1.m4\nexcept ValueError, TypeError:\n    pass\n",
+            "reach/s1/m3.py: calls at import time are not followed in this file, which ast "
+            "cannot read here (line 4: multiple exception types must be parenthesized): "
+            "imports that such calls would run are not seen.",
+            marks=pytest.mark.skipif(sys.version_info >= (3, 14), reason="3.14 reads PEP 758"),
+            id="a file whose calls ast cannot read",
+        ),
+        pytest.param(
+            # Nor can this Python's tokenizer read an f-string that reuses its quotes.
+            'a = 1; b = 2\nx = f"{d["k"]}"\nimport reach.s1.m4\n',
+            'importlinter-contracts: Contract "R4": reach/s1/m3.py: cannot classify its imports: '
+            'line 2: this Python\'s tokenizer cannot read the f-string f"{d[" (its quotes need '
+            "Python 3.12 or newer)\n",
+            marks=pytest.mark.skipif(sys.version_info >= (3, 12), reason="3.12 reads PEP 701"),
+            id="a file this Python cannot read",
+        ),
+    ],
+)
+def test_what_it_cannot_read_the_walk_reports_as_without_it(
+    reach: Project, monkeypatch: pytest.MonkeyPatch, text: str, said: str
+) -> None:
+    # In a module every walk reaches, and in one that nothing imports at import time.
+    for module in ("m3", "unreached"):
+        (reach.root / f"reach/s1/{module}.py").write_text(text)
+    monkeypatch.setattr(read_ahead, "READ_AHEAD_FROM", 10**9)
+    alone = reach.check("--format", "json", "--contract", R4)
+    if alone.exit_code == 0:
+        assert json.loads(alone.stdout)["contracts"][0]["warnings"] == [said]
+    else:
+        assert (alone.exit_code, alone.stdout, alone.stderr) == (2, "", said)
+    monkeypatch.setattr(read_ahead, "READ_AHEAD_FROM", 1)
+    slow_walks(monkeypatch)
+    modules = taken(monkeypatch)
+    ahead = reach.check("--format", "json", "--contract", R4)
+    assert (ahead.exit_code, ahead.stdout, ahead.stderr) == (
+        alone.exit_code,
+        alone.stdout,
+        alone.stderr,
+    )
+    assert modules
+
+
+def test_a_reading_of_a_file_changed_since_is_not_taken(
+    reach: Project, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    path = str(reach.root / "reach/s1/m3.py")
+    ahead = read_ahead._start(["reach.s1.m3", "reach.s1.m4"], {"reach"})
+    assert ahead is not None
+    try:
+        deadline = time.monotonic() + 30
+        while len(ahead._readings) < 2 and time.monotonic() < deadline:
+            time.sleep(0.01)
+        mtime = os.stat(path).st_mtime
+        assert ahead.take("reach.s1.m3", path, mtime + 1) is None  # changed since it was read
+        assert ahead.take("reach.s1.m3", path, mtime) is None  # (taken once at most)
+        other = str(reach.root / "reach/s1/m4.py")
+        record = ahead.take("reach.s1.m4", other, os.stat(other).st_mtime)
+        assert isinstance(record, ModuleFile) and record.path == other
+    finally:
+        ahead.close()
+
+
+def test_the_second_process_runs_no_module_of_the_working_directory(
+    reach: Project, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # Modules the second process imports, standing in the working directory and beside the
+    # tree: none of them runs.
+    marker = reach.root / "ran"
+    for name in ("types", "marshal", "re", "ast", "tokenize", "dataclasses", "sitecustomize"):
+        (reach.root / f"{name}.py").write_text(
+            f"open({str(marker)!r}, 'a').write({name!r})\nraise SystemExit(9)\n"
+        )
+    monkeypatch.setattr(read_ahead, "READ_AHEAD_FROM", 1)
+    slow_walks(monkeypatch)
+    modules = taken(monkeypatch)
+    report(reach)
+    assert modules
+    assert not marker.exists()
+
+
+@pytest.mark.real_tree
+def test_on_the_newest_release_the_walks_find_the_same_with_the_second_process(
+    copy: Project, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # With a chain into forbidden code added, so that there is a violation to find.
+    with (copy.root / "vllm_omni/patch.py").open("a") as patch:
+        patch.write("import vllm_omni.diffusion.quantization\n")
+    shipped = "platform-classes-load-no-bodies"
+    monkeypatch.setattr(read_ahead, "READ_AHEAD_FROM", 10**9)
+    alone = report(copy, shipped)
+    assert json.loads(alone)["contracts"][0]["violations"]
+    monkeypatch.setattr(read_ahead, "READ_AHEAD_FROM", 1)
+    # The walks reach about a fifth of the modules they may reach, which the second process
+    # reads last: they wait for it.
+    slow_walks(monkeypatch, 0.02)
+    modules = taken(monkeypatch)
+    assert report(copy, shipped) == alone
+    assert len(modules) > 40
+
+
+@pytest.mark.real_tree
+def test_the_second_process_reads_each_file_of_the_newest_release_as_python_does() -> None:
+    # Each import scope it sends (those the walks would read from the lines around each
+    # import, for a file read in part: every import statement that starts a line) is the
+    # one the tokenizer's reading gives.
+    from vllm_omni_tree import NEWEST, tree
+
+    compared = 0
+    for path in sorted((tree(NEWEST) / "vllm_omni").rglob("*.py")):
+        mtime = path.stat().st_mtime
+        sent = read_ahead._read(str(path), mtime, lambda top: top == "vllm_omni")
+        record = module_files.from_entry(module_files.to_entry(sent, table := {}))
+        assert module_files.stored_scopes(record, list(table))
+        tokens = import_scopes_from_tokens(path.read_bytes())
+        assert {line: tokens[line] for line in record.scopes} == record.scopes, path
+        compared += len(record.scopes)
+    assert compared > 10_000
