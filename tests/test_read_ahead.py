@@ -8,11 +8,12 @@ import os
 import sys
 import time
 from collections.abc import Callable
+from typing import Any
 
 import pytest
 
-from helpers import REPO, Project
-from importlinter_contracts.eager import module_files, read_ahead
+from helpers import REPO, Project, forget_walk_outcomes
+from importlinter_contracts.eager import contract, module_files, read_ahead
 from importlinter_contracts.eager.module_files import ModuleFile
 from importlinter_contracts.eager.scopes import import_scopes_from_tokens
 
@@ -95,6 +96,28 @@ def test_too_few_modules_start_no_second_process(
     monkeypatch.setattr(read_ahead, "READ_AHEAD_FROM", 300)
     report(reach)
     assert len(started) == 1 and started[0] >= 300
+
+
+def test_a_walk_through_the_cache_starts_no_second_process(
+    reach: Project, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # Once a run has kept what it read, a walk reads only the files changed since: the
+    # modules the walks may reach are not even worked out.
+    monkeypatch.setattr(read_ahead, "READ_AHEAD_FROM", 300)
+    started: list[str] = []
+    real = contract._may_reach
+
+    def recording(*args: Any) -> list[str]:
+        started.append("may reach")
+        return real(*args)
+
+    monkeypatch.setattr(contract, "_may_reach", recording)
+    first = reach.check_with_cache("--format", "json", "--contract", R4)
+    assert started == ["may reach"]
+    forget_walk_outcomes(reach.root)  # the next run walks again, through the scope cache
+    again = reach.check_with_cache("--format", "json", "--contract", R4)
+    assert (again.exit_code, again.stdout) == (first.exit_code, first.stdout)
+    assert started == ["may reach"]
 
 
 @pytest.mark.parametrize(

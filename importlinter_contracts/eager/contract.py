@@ -175,28 +175,16 @@ class EagerImportContract(AllowlistedContract):
                 return _FORBIDDEN
             return is_followed(hop.imported)
 
-        # The modules the walks may reach, in about the order they reach them: breadth first
-        # through every import (and parent package) in the followed packages, up to a
-        # forbidden module.
-        may_reach = list(sources)
-        seen = set(sources)
-        for module in may_reach:
-            nearby = sorted(graph.find_modules_directly_imported_by(module))
-            if self.include_ancestors:
-                nearby += parents(module)
-            for imported in nearby:
-                if imported not in seen and is_followed(imported) and not is_forbidden(imported):
-                    seen.add(imported)
-                    may_reach.append(imported)
-
         findings: dict[tuple[str, str], ImportFinding] = {}
         ignored: dict[tuple[str, str], IgnoredImport] = {}
-        code = {
-            module
-            for module in graph.modules
-            if "." not in module and not graph.is_module_squashed(module)
-        }
-        with scopes.reading_ahead(may_reach, code):
+        may_reach = functools.partial(
+            _may_reach,
+            graph,
+            sources,
+            self.include_ancestors,
+            lambda module: is_followed(module) and not is_forbidden(module),
+        )
+        with scopes.reading_ahead(graph, may_reach, eager_imports.packages_with_code()):
             for source in sources:
                 try:
                     reached, stops = walk(
@@ -332,6 +320,24 @@ _Outcome = tuple[list[ImportFinding], list[IgnoredImport], list[str]]
 _FORBIDDEN = object()
 
 _Found = TypeVar("_Found", ImportFinding, IgnoredImport)
+
+
+def _may_reach(
+    graph: ImportGraph, sources: list[str], include_ancestors: bool, enters: Callable[[str], bool]
+) -> list[str]:
+    """The modules the walks may reach, in about the order they reach them: breadth first
+    through every import (and parent package) of the modules the walks may enter."""
+    found = list(sources)
+    seen = set(sources)
+    for module in found:
+        nearby = sorted(graph.find_modules_directly_imported_by(module))
+        if include_ancestors:
+            nearby += parents(module)
+        for imported in nearby:
+            if imported not in seen and enters(imported):
+                seen.add(imported)
+                found.append(imported)
+    return found
 
 
 def _add_source(

@@ -2,14 +2,16 @@
 
 A walk reads each module's file when it first reaches one (`scope_cache`); where it will
 reach thousands that the import-scope cache does not hold, reading them is most of the
-check. A second process then reads the files of the modules the walks may reach, in an order
-of its own, while the walks go on, and sends back what each file says, as the cache keeps it
-(`module_files`). A walk that reaches a module takes that reading where it has come back and
-the file's modification time is the one the walk finds; otherwise it reads the file itself.
-What the second process cannot read (a file that does not parse, say) it leaves to the walk,
-which reports it as before; and if it cannot start or fails, the walks read every file.
-Either way each reading is the one `module_files.read_module_file` makes of the same file,
-so a verdict never depends on which process read it.
+check. A second process then reads the files of the modules the walks may reach while the
+walks go on, and sends back what each file says, as the cache keeps it (`module_files`): the
+walks take modules in about the order of a breadth-first walk through every import, and it
+reads them in the reverse order, so that the two seldom read the same file. A walk that
+reaches a module takes its reading where it has come back and the file's modification time
+is the one the walk finds; otherwise it reads the file itself. What the second process
+cannot read (a file that does not parse, say) it leaves to the walk, which reports it as
+before; if it cannot start or fails, the walks read every file. Either way each reading is
+the one the walk makes of the same file, with the same functions, so a verdict never depends
+on which process read it.
 
 The second process runs this Python isolated (`-I -S`: neither the working directory nor
 site-packages on its path) and imports only this package's readers, by their path: it never
@@ -18,18 +20,18 @@ runs the code it reads, nor a module of the working directory named like one it 
 
 from __future__ import annotations
 
-import contextlib
 import marshal
 import subprocess
 import sys
 import threading
 from collections.abc import Callable, Iterator
-from contextlib import contextmanager
+from contextlib import contextmanager, suppress
 from pathlib import Path
 from typing import Any
 
 from ..locations import source_file_status_in, top_level_folders
 from .module_files import (
+    ENTRY_SIZE,
     ModuleFile,
     from_entry,
     may_call,
@@ -41,8 +43,9 @@ from .module_files import (
 from .outline import scope_of_line
 from .scopes import ImportScope
 
-# Fewer modules to read than this are read by the walks alone: starting the second process
-# costs about as much as reading this many files (measured on the benchmark's trees).
+# Fewer modules to read than this are read by the walks alone. On vllm-omni 0.30.0 (352
+# modules the walks may reach, 74 they do) a second process costs a few milliseconds more
+# than it saves; on the benchmark's whole-package trees it pays from a few hundred modules.
 READ_AHEAD_FROM = 500
 # The second process sends its readings in batches of this many.
 _BATCH = 16
@@ -68,6 +71,8 @@ class ReadAhead:
         # the entry's scopes are numbered in. Filled by a thread that hands the process its
         # work and reads what it sends (the walks go on meanwhile), taken by the walks.
         self._readings: dict[str, tuple[str, float, tuple[Any, ...], list[ImportScope]]] = {}
+        # One object per scope, whichever batch names it (a walk keeps thousands of records).
+        self._scopes: dict[tuple[bool, str], ImportScope] = {}
         self._thread = threading.Thread(target=self._exchange, args=(work,), daemon=True)
         self._thread.start()
 
@@ -78,9 +83,7 @@ class ReadAhead:
         if found is None or found[0] != path or found[1] != mtime:
             return None
         record = from_entry(found[2])
-        if not stored_scopes(record, found[3]):
-            return None
-        return record
+        return record if stored_scopes(record, found[3]) else None
 
     def close(self) -> None:
         """Stop the process: the walks are done, whatever it has not read is not needed."""
@@ -99,9 +102,13 @@ class ReadAhead:
             while header := process.stdout.read(4):
                 data = process.stdout.read(int.from_bytes(header, "little"))
                 scopes, readings = marshal.loads(data)
-                table = [ImportScope(eager=eager, reason=reason) for eager, reason in scopes]
+                table = [
+                    self._scopes.get(scope) or self._scopes.setdefault(scope, ImportScope(*scope))
+                    for scope in scopes
+                ]
                 for module, path, mtime, entry in readings:
-                    self._readings[module] = (path, mtime, entry, table)
+                    if type(entry) is tuple and len(entry) == ENTRY_SIZE:
+                        self._readings[module] = (path, mtime, entry, table)
         except (OSError, ValueError, EOFError, TypeError):
             return  # the walks read the rest themselves
 
@@ -121,8 +128,8 @@ def reading_ahead(modules: list[str], code: set[str]) -> Iterator[ReadAhead | No
 
 
 def _start(modules: list[str], code: set[str]) -> ReadAhead | None:
-    if not sys.executable:
-        return None
+    if not sys.executable or getattr(sys, "frozen", False):
+        return None  # no Python to run (a frozen application's executable is not one)
     eager = Path(__file__).parent
     starter = _STARTER.format(package=str(eager.parent), eager=str(eager))
     folders = {top: top_level_folders(top) for top in {m.partition(".")[0] for m in modules}}
@@ -168,7 +175,7 @@ def _read(path: str, mtime: float, has_code: Callable[[str], bool]) -> ModuleFil
     that starts a line."""
     record = read_module_file(path, mtime)
     if record.calls_unread is None and may_call(record.callable_names, has_code):
-        with contextlib.suppress(Exception):  # the walk reads them, and says what it cannot
+        with suppress(Exception):  # the walk reads them, and says what it cannot
             read_calls(record)
     if record.partial and record.lines is not None:
         lines = record.lines

@@ -4,7 +4,9 @@ kept between runs.
 A module's file is read when the module is first asked about: its outline (`outline.py`:
 the scope of each import statement and the names its code running at import time may call,
 from the text alone), and its `ast` reading (`scopes.py`, `calls.py`) only where the outline
-cannot answer, or where calls are followed into it.
+cannot answer, or where calls are followed into it (`module_files.py`). While the walks
+may reach many modules the cache does not hold, a second process reads their files ahead
+(`read_ahead.py`), and a module's reading is taken from it where it has come back.
 
 With `cache_dir`, what a run read is kept for the next one, keyed as grimp keys its own
 cache: by module, with the modification time of its file (one `stat` per module asked about);
@@ -24,7 +26,7 @@ from __future__ import annotations
 import marshal
 import os
 import sys
-from collections.abc import Callable, Iterable, Iterator, Mapping
+from collections.abc import Callable, Iterator, Mapping
 from contextlib import contextmanager
 from pathlib import Path
 from typing import Any, cast
@@ -42,6 +44,7 @@ from ..locations import (
     source_file_status,
 )
 from . import calls as call_reading
+from . import read_ahead
 from .module_files import (
     ENTRY_SIZE,
     EagerLines,
@@ -57,7 +60,6 @@ from .module_files import (
 )
 from .outcomes import FilesRead
 from .outline import never_runs, scope_of_line, source_lines
-from .read_ahead import ReadAhead, reading_ahead
 from .scopes import ImportScope, SourceReading
 
 # Raised whenever what is kept, or how a file is read, changes, so that older caches are not
@@ -88,18 +90,27 @@ class ScopeIndex:
         # The cache's entries of the modules whose file is as it was then (None: it is not).
         self._unchanged_entries: dict[str, tuple[Any, ...] | None] = {}
         self._imported: dict[str, bytes] = {}  # `imported_digest`, by module
-        self._ahead: ReadAhead | None = None  # the files read ahead, while `reading_ahead`
+        self._ahead: read_ahead.ReadAhead | None = (
+            None  # the files read ahead, while `reading_ahead`
+        )
         self._dirty = False
 
     @contextmanager
-    def reading_ahead(self, modules: Iterable[str], code: set[str]) -> Iterator[None]:
-        """While the block runs, a second process reads the files of those of `modules` that
-        the cache holds no entry for (`read_ahead`), and they are taken from it; `code`: the
-        top-level packages whose functions are followed."""
+    def reading_ahead(
+        self, graph: ImportGraph, may_reach: Callable[[], list[str]], code: set[str]
+    ) -> Iterator[None]:
+        """While the block runs, a second process reads the files of the modules the walks
+        `may_reach` (in the order they may reach them) that the cache holds no entry for, and
+        they are taken from it (`read_ahead`); `code`: the top-level packages whose functions
+        are followed."""
         stored = self._load()
-        unread = [module for module in modules if module not in stored]
+        unread = []
+        # (Where the cache holds nearly every module of the graph, as after a first run, the
+        # modules the walks may reach are not worked out.)
+        if len(graph.modules - stored.keys()) >= read_ahead.READ_AHEAD_FROM:
+            unread = [module for module in may_reach() if module not in stored]
         try:
-            with reading_ahead(unread, code) as self._ahead:
+            with read_ahead.reading_ahead(unread, code) as self._ahead:
                 yield
         finally:
             self._ahead = None

@@ -314,6 +314,10 @@ class EagerImports:
                     if found is not None:
                         yield from self._attribute(*found, [], re_exports - 1)
 
+    def packages_with_code(self) -> set[str]:
+        """The top-level packages whose functions the walks follow."""
+        return {top for top in self.graph.modules if "." not in top and self._has_code(top)}
+
     def _has_code(self, module: str) -> bool:
         """Whether `module` is a module of the graph whose file is read: not an external
         package (squashed), whose functions are not followed."""
