@@ -125,6 +125,10 @@ def test_a_walk_through_the_cache_starts_no_second_process(
     [
         pytest.param(lambda m: m.setattr(read_ahead.sys, "executable", ""), id="no executable"),
         pytest.param(
+            lambda m: m.setattr(read_ahead.sys, "frozen", True, raising=False),
+            id="a frozen application, whose executable is not Python",
+        ),
+        pytest.param(
             lambda m: m.setattr(read_ahead.sys, "executable", "/nonexistent/python"),
             id="an executable that is not there",
         ),
