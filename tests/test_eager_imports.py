@@ -5,6 +5,7 @@ from __future__ import annotations
 import json
 import sys
 import textwrap
+import warnings
 from pathlib import Path
 
 import pytest
@@ -535,6 +536,26 @@ def test_a_cached_reading_gives_the_same_verdict_without_reading_the_file_again(
         ),
         ("pkg.platforms.cuda.models.big", ("module-level try",)),
     }
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        # Read with `ast` (the `;`), in which Python warns of the escape sequence (3.12+
+        # prints a SyntaxWarning, 3.11 a hidden DeprecationWarning) ...
+        'a = 1; b = "\\d"\nimport pkg.utils\n',
+        # ... and in a function called at import time, whose body is parsed on its own.
+        'def f():\n    import pkg.utils\n    return "\\d"\n\n\nf()\n',
+    ],
+    ids=["a file read with ast", "a function called at import time"],
+)
+def test_python_s_warnings_about_the_code_read_are_not_given(tree: Project, text: str) -> None:
+    tree.write({"pkg/platforms/cuda/platform.py": text})
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        result = tree.check()
+    assert (result.exit_code, result.stderr) == (0, "")
+    assert [str(warning.message) for warning in caught] == []
 
 
 def test_an_import_grimp_sees_where_the_classifier_sees_none_is_an_error(

@@ -32,15 +32,24 @@ def reach(project: Project, monkeypatch: pytest.MonkeyPatch) -> Project:
     return project
 
 
-def taken(monkeypatch: pytest.MonkeyPatch) -> list[str]:
-    """The modules whose reading the walks take from the second process from now on."""
-    found: list[str] = []
+def taken(monkeypatch: pytest.MonkeyPatch) -> dict[str, str]:
+    """The modules whose reading the walks take from the second process from now on, each
+    with how its file was read."""
+    found: dict[str, str] = {}
     real = read_ahead.ReadAhead.take
 
     def recording(self: read_ahead.ReadAhead, module: str, path: str, mtime: float) -> object:
         record = real(self, module, path, mtime)
         if record is not None:
-            found.append(module)
+            found[module] = (
+                "with ast"
+                if record.callable_names is None
+                else "in part"
+                if record.partial
+                else "outline, calls read"
+                if record.calls_unread == ""
+                else "outline"
+            )
         return record
 
     monkeypatch.setattr(read_ahead.ReadAhead, "take", recording)
@@ -53,14 +62,17 @@ def report(project: Project, contract: str = R4) -> str:
     return result.stdout
 
 
-def slow_walks(monkeypatch: pytest.MonkeyPatch, seconds: float = 0.002) -> None:
-    """Let the second process get ahead: the walks wait a little before each module they
-    read first (they read each file whose reading has not come back yet themselves, which
-    on a small tree is nearly all of them)."""
+def patient_walks(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Let the walks wait for each module's reading to come back (or for the second process
+    to end) before they take it: they take every reading it makes."""
     real = read_ahead.ReadAhead.take
 
     def waiting(self: read_ahead.ReadAhead, module: str, path: str, mtime: float) -> object:
-        time.sleep(seconds)
+        deadline = time.monotonic() + 60
+        while (
+            module not in self._readings and self._thread.is_alive() and time.monotonic() < deadline
+        ):
+            time.sleep(0.001)
         return real(self, module, path, mtime)
 
     monkeypatch.setattr(read_ahead.ReadAhead, "take", waiting)
@@ -69,15 +81,23 @@ def slow_walks(monkeypatch: pytest.MonkeyPatch, seconds: float = 0.002) -> None:
 def test_the_walks_find_the_same_with_and_without_the_second_process(
     reach: Project, monkeypatch: pytest.MonkeyPatch
 ) -> None:
+    # Files of each kind of reading: long ones (read from their outline) and one that the
+    # outline leaves to `ast`.
+    for long in ("reach/s1/m5.py", "reach/s2/m5.py"):
+        with (reach.root / long).open("a") as file:
+            file.write("# A long comment.\n" * 200)
+    with (reach.root / "reach/s1/m6.py").open("a") as file:
+        file.write("a = 1; b = 2\n")
     monkeypatch.setattr(read_ahead, "READ_AHEAD_FROM", 10**9)
     alone = report(reach)
     assert json.loads(alone)["contracts"][0]["ignored"]  # a walk with something to say
     monkeypatch.setattr(read_ahead, "READ_AHEAD_FROM", 1)
-    slow_walks(monkeypatch)
+    patient_walks(monkeypatch)
     modules = taken(monkeypatch)
     assert report(reach) == alone
-    # Most of the files, each kind of reading among them (in part, outline, calls followed).
-    assert len(modules) > 150
+    # The walks took a reading of each module they read, of every kind.
+    assert len(modules) > 300
+    assert set(modules.values()) == {"in part", "outline", "outline, calls read", "with ast"}
 
 
 def test_too_few_modules_start_no_second_process(
@@ -120,10 +140,29 @@ def test_a_walk_through_the_cache_starts_no_second_process(
     assert started == ["may reach"]
 
 
+# A second process that sends a reading of each module's file, as `entry`.
+_SENDS = """\
+import marshal, os, sys
+folders, modules, code = marshal.loads(sys.stdin.buffer.read())
+readings = []
+for module in modules:
+    path = os.path.join(folders["reach"][0], *module.split(".")[1:]) + ".py"
+    if os.path.isfile(path):
+        mtime = os.stat(path).st_mtime
+        readings.append((module, path, mtime, {entry}))
+data = marshal.dumps(((), readings))
+sys.stdout.buffer.write(len(data).to_bytes(4, "little") + data)
+"""
+
+
 @pytest.mark.parametrize(
     "breaks",
     [
         pytest.param(lambda m: m.setattr(read_ahead.sys, "executable", ""), id="no executable"),
+        pytest.param(
+            lambda m: m.setattr(read_ahead.sys, "executable", "/usr/bin/uwsgi"),
+            id="a program that embeds Python",
+        ),
         pytest.param(
             lambda m: m.setattr(read_ahead.sys, "frozen", True, raising=False),
             id="a frozen application, whose executable is not Python",
@@ -142,6 +181,18 @@ def test_a_walk_through_the_cache_starts_no_second_process(
             ),
             id="a process that sends what is not a reading",
         ),
+        pytest.param(
+            lambda m: m.setattr(read_ahead, "_STARTER", _SENDS.format(entry="(1, 2)")),
+            id="a process that sends readings of another shape",
+        ),
+        pytest.param(
+            lambda m: m.setattr(
+                read_ahead,
+                "_STARTER",
+                _SENDS.format(entry="(path, mtime, bytes(8), (), True) + (None,) * 5"),
+            ),
+            id="a process that sends scopes it did not send",
+        ),
     ],
 )
 def test_a_second_process_that_fails_leaves_the_reading_to_the_walks(
@@ -155,7 +206,7 @@ def test_a_second_process_that_fails_leaves_the_reading_to_the_walks(
     breaks(monkeypatch)
     modules = taken(monkeypatch)
     assert report(reach) == alone
-    assert modules == []
+    assert modules == {}
 
 
 @pytest.mark.parametrize(
@@ -195,7 +246,7 @@ def test_what_it_cannot_read_the_walk_reports_as_without_it(
     else:
         assert (alone.exit_code, alone.stdout, alone.stderr) == (2, "", said)
     monkeypatch.setattr(read_ahead, "READ_AHEAD_FROM", 1)
-    slow_walks(monkeypatch)
+    patient_walks(monkeypatch)
     modules = taken(monkeypatch)
     ahead = reach.check("--format", "json", "--contract", R4)
     assert (ahead.exit_code, ahead.stdout, ahead.stderr) == (
@@ -203,25 +254,52 @@ def test_what_it_cannot_read_the_walk_reports_as_without_it(
         alone.stdout,
         alone.stderr,
     )
-    assert modules
+    # The second process read the file with `ast` where this Python can, and left it to the
+    # walk where it cannot.
+    assert modules.get("reach.s1.m3") == ("with ast" if alone.exit_code == 0 else None)
+    assert len(modules) > 100
 
 
-def test_a_reading_of_a_file_changed_since_is_not_taken(
-    reach: Project, monkeypatch: pytest.MonkeyPatch
+@pytest.mark.parametrize("from_modules", [10**9, 1], ids=["alone", "read ahead"])
+def test_after_a_walk_a_touched_file_answers_as_before(
+    reach: Project, monkeypatch: pytest.MonkeyPatch, from_modules: int
 ) -> None:
-    path = str(reach.root / "reach/s1/m3.py")
-    ahead = read_ahead._start(["reach.s1.m3", "reach.s1.m4"], {"reach"})
+    # A file read in part whose text calls a name an import binds, inside a function that
+    # nothing calls: what it answers the walks is kept, and asked again once it is touched.
+    touched = reach.root / "reach/s1/m3.py"
+    with touched.open("a") as file:
+        file.write("from reach.s0 import m1 as other\n\n\ndef unused():\n    other.x()\n")
+    monkeypatch.setattr(read_ahead, "READ_AHEAD_FROM", from_modules)
+    patient_walks(monkeypatch)
+    modules = taken(monkeypatch)
+    first = reach.check_with_cache("--contract", R4)
+    assert first.exit_code == 0
+    assert modules.get("reach.s1.m3") == (None if from_modules > 1 else "in part")
+    then = touched.stat().st_mtime
+    os.utime(touched, (then + 10, then + 10))
+    again = reach.check_with_cache("--verbose", "--contract", R4)
+    # (import-linter wraps what it prints to the terminal's width.)
+    assert (
+        "as the cache keeps them (one file they run has changed since, and answers as before)."
+        in " ".join(again.output.split())
+    )
+
+
+def test_only_a_reading_of_the_file_as_the_walk_finds_it_is_taken(reach: Project) -> None:
+    ahead = read_ahead._start(["reach.s1.m3", "reach.s1.m4", "reach.s1.m5"], {"reach"})
     assert ahead is not None
     try:
         deadline = time.monotonic() + 30
-        while len(ahead._readings) < 2 and time.monotonic() < deadline:
+        while len(ahead._readings) < 3 and time.monotonic() < deadline:
             time.sleep(0.01)
-        mtime = os.stat(path).st_mtime
-        assert ahead.take("reach.s1.m3", path, mtime + 1) is None  # changed since it was read
-        assert ahead.take("reach.s1.m3", path, mtime) is None  # (taken once at most)
-        other = str(reach.root / "reach/s1/m4.py")
-        record = ahead.take("reach.s1.m4", other, os.stat(other).st_mtime)
-        assert isinstance(record, ModuleFile) and record.path == other
+        m3, m4, m5 = (str(reach.root / f"reach/s1/m{n}.py") for n in (3, 4, 5))
+        mtime = os.stat(m3).st_mtime
+        assert ahead.take("reach.s1.m3", m3, mtime + 1) is None  # changed since it was read
+        assert ahead.take("reach.s1.m3", m3, mtime) is None  # (taken once at most)
+        # Found at another path now (a package `m4/` made since, say).
+        assert ahead.take("reach.s1.m4", m5, os.stat(m4).st_mtime) is None
+        record = ahead.take("reach.s1.m5", m5, os.stat(m5).st_mtime)
+        assert isinstance(record, ModuleFile) and record.path == m5
     finally:
         ahead.close()
 
@@ -237,7 +315,7 @@ def test_the_second_process_runs_no_module_of_the_working_directory(
             f"open({str(marker)!r}, 'a').write({name!r})\nraise SystemExit(9)\n"
         )
     monkeypatch.setattr(read_ahead, "READ_AHEAD_FROM", 1)
-    slow_walks(monkeypatch)
+    patient_walks(monkeypatch)
     modules = taken(monkeypatch)
     report(reach)
     assert modules
@@ -258,7 +336,7 @@ def test_on_the_newest_release_the_walks_find_the_same_with_the_second_process(
     monkeypatch.setattr(read_ahead, "READ_AHEAD_FROM", 1)
     # The walks reach about a fifth of the modules they may reach, which the second process
     # reads last: they wait for it.
-    slow_walks(monkeypatch, 0.02)
+    patient_walks(monkeypatch)
     modules = taken(monkeypatch)
     assert report(copy, shipped) == alone
     assert len(modules) > 40

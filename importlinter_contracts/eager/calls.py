@@ -17,9 +17,10 @@ from __future__ import annotations
 
 import ast
 import tokenize
+import warnings
 from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass
-from typing import NamedTuple, cast
+from typing import Literal, NamedTuple, cast, overload
 
 from ..errors import UnreadableSourceError
 
@@ -93,7 +94,7 @@ def read_calls_outlined(
         if first <= last:
             kept[first - 1] = " " * (indent + 1) + "..."
             kept[first:last] = [""] * (last - first)
-    calls, defined, bindings = _Reader(never_runs).read(ast.parse("\n".join(kept)))
+    calls, defined, bindings = _Reader(never_runs).read(parse("\n".join(kept)))
     by_line = {body[0]: body for body in bodies}
     functions = FunctionBodies(
         {name: by_line[node.lineno] for name, node in defined.items()},
@@ -128,7 +129,7 @@ class FunctionBodies(Mapping[str, Function]):
             except (SyntaxError, ValueError, RecursionError):
                 # Lines that do not parse alone: read every function from the whole file.
                 try:
-                    tree = ast.parse("\n".join(lines))
+                    tree = parse("\n".join(lines))
                 except (SyntaxError, ValueError, RecursionError) as error:
                     # Syntax newer than this Python's, which grimp read.
                     raise UnreadableSourceError(
@@ -152,6 +153,20 @@ class FunctionBodies(Mapping[str, Function]):
         return name in self.bodies
 
 
+@overload
+def parse(source: str | bytes) -> ast.Module: ...
+@overload
+def parse(source: str | bytes, mode: Literal["eval"]) -> ast.Expression: ...
+def parse(source: str | bytes, mode: str = "exec") -> ast.AST:
+    """`ast.parse`, without the warnings Python gives about the code it reads (an invalid
+    escape sequence, say): they are Python's to give when it runs that code, and here they
+    would only print `<unknown>:1: SyntaxWarning` in the middle of a linter's report."""
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", SyntaxWarning)
+        warnings.simplefilter("ignore", DeprecationWarning)
+        return ast.parse(source, mode=mode)
+
+
 def parse_error(error: Exception) -> str:
     """What stopped `ast` or the tokenizer reading a file, in a few words, with its line."""
     if isinstance(error, SyntaxError):
@@ -170,11 +185,11 @@ def _function_of(lines: list[str], body: Body, never_runs: NeverRuns) -> Functio
     line, first, last, indent = body
     own = "\n".join(lines[line - 1 : max(last, first - 1)])
     if indent:
-        parsed = ast.parse("\n" * (line - 2) + "if 1:\n" + own).body[0]
+        parsed = parse("\n" * (line - 2) + "if 1:\n" + own).body[0]
         assert isinstance(parsed, ast.If)
         parsed = parsed.body[0]
     else:
-        parsed = ast.parse("\n" * (line - 1) + own).body[0]
+        parsed = parse("\n" * (line - 1) + own).body[0]
     if not isinstance(parsed, ast.FunctionDef) or parsed.lineno != line:
         raise ValueError(f"line {line}: not a function")
     return _Reader(never_runs).function(parsed)

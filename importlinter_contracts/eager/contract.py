@@ -332,7 +332,7 @@ def _may_reach(
     for module in found:
         nearby = sorted(graph.find_modules_directly_imported_by(module))
         if include_ancestors:
-            nearby += parents(module)
+            nearby += [parent for parent in parents(module) if has_module(graph, parent)]
         for imported in nearby:
             if imported not in seen and enters(imported):
                 seen.add(imported)

@@ -1,9 +1,9 @@
 """What one module's file says about import time, as the import-scope cache (`scope_cache`)
 keeps it: read from the file, or from a cache entry, and written to one.
 
-This module imports nothing but the readers (`outline`, `scopes`, `calls`) and the standard
-library, so that the process that reads files ahead of the walks (`read_ahead`) loads no
-more than it needs, and no code of the tree it reads.
+This module imports only the readers (`outline`, `scopes`, `calls`), this package's errors
+and file locations, and the standard library (not grimp, click or import-linter), so that
+the process that reads files ahead of the walks (`read_ahead`) loads no more than it needs.
 """
 
 from __future__ import annotations

@@ -26,7 +26,7 @@ import functools
 import re
 from dataclasses import dataclass
 
-from .calls import Body, CallReading, read_calls_outlined
+from .calls import Body, CallReading, parse, read_calls_outlined
 from .scopes import _TC, ImportScope, _Block, _never_runs, _scope
 
 # The code is read with a newline put before it, so that every line starts after one, which
@@ -427,7 +427,7 @@ class _Outliner:
             self._lines = self.text.split("\n")
         lines = self._lines[line : line + 1 + header.count("\n")]
         try:
-            parsed = ast.parse("\n".join([lines[0].lstrip(), *lines[1:]]) + "\n pass\n").body
+            parsed = parse("\n".join([lines[0].lstrip(), *lines[1:]]) + "\n pass\n").body
         except (SyntaxError, ValueError, RecursionError):
             raise _Unread from None
         if len(parsed) != 1 or not isinstance(parsed[0], ast.If):

@@ -21,11 +21,13 @@ runs the code it reads, nor a module of the working directory named like one it 
 from __future__ import annotations
 
 import marshal
+import os
 import subprocess
 import sys
 import threading
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager, suppress
+from itertools import islice
 from pathlib import Path
 from typing import Any
 
@@ -47,8 +49,10 @@ from .scopes import ImportScope
 # modules the walks may reach, 74 they do) a second process costs a few milliseconds more
 # than it saves; on the benchmark's whole-package trees it pays from a few hundred modules.
 READ_AHEAD_FROM = 500
-# The second process sends its readings in batches of this many.
+# The second process sends its readings in batches of this many (a batch of a few files is
+# well under this many bytes: more is not a batch).
 _BATCH = 16
+_MAX_BATCH_BYTES = 1 << 26
 
 _STARTER = """\
 import sys, types
@@ -67,12 +71,13 @@ class ReadAhead:
 
     def __init__(self, process: subprocess.Popen[bytes], work: bytes) -> None:
         self._process = process
-        # By module: the file's path, its modification time, its cache entry, and the table
-        # the entry's scopes are numbered in. Filled by a thread that hands the process its
-        # work and reads what it sends (the walks go on meanwhile), taken by the walks.
-        self._readings: dict[str, tuple[str, float, tuple[Any, ...], list[ImportScope]]] = {}
-        # One object per scope, whichever batch names it (a walk keeps thousands of records).
-        self._scopes: dict[tuple[bool, str], ImportScope] = {}
+        # By module: the file's path, its modification time and its cache entry. Filled by a
+        # thread that hands the process its work and reads what it sends (the walks go on
+        # meanwhile), taken by the walks.
+        self._readings: dict[str, tuple[str, float, tuple[Any, ...]]] = {}
+        # The scopes the entries are numbered in, as the process numbered them: each batch
+        # brings those it added.
+        self._table: list[ImportScope] = []
         self._thread = threading.Thread(target=self._exchange, args=(work,), daemon=True)
         self._thread.start()
 
@@ -83,7 +88,7 @@ class ReadAhead:
         if found is None or found[0] != path or found[1] != mtime:
             return None
         record = from_entry(found[2])
-        return record if stored_scopes(record, found[3]) else None
+        return record if stored_scopes(record, self._table) else None
 
     def close(self) -> None:
         """Stop the process: the walks are done, whatever it has not read is not needed."""
@@ -100,15 +105,14 @@ class ReadAhead:
             with process.stdin:
                 process.stdin.write(work)
             while header := process.stdout.read(4):
-                data = process.stdout.read(int.from_bytes(header, "little"))
-                scopes, readings = marshal.loads(data)
-                table = [
-                    self._scopes.get(scope) or self._scopes.setdefault(scope, ImportScope(*scope))
-                    for scope in scopes
-                ]
+                size = int.from_bytes(header, "little")
+                if size > _MAX_BATCH_BYTES:
+                    return  # not what `serve` sends
+                scopes, readings = marshal.loads(process.stdout.read(size))
+                self._table.extend(ImportScope(eager, reason) for eager, reason in scopes)
                 for module, path, mtime, entry in readings:
                     if type(entry) is tuple and len(entry) == ENTRY_SIZE:
-                        self._readings[module] = (path, mtime, entry, table)
+                        self._readings[module] = (path, mtime, entry)
         except (OSError, ValueError, EOFError, TypeError):
             return  # the walks read the rest themselves
 
@@ -128,8 +132,11 @@ def reading_ahead(modules: list[str], code: set[str]) -> Iterator[ReadAhead | No
 
 
 def _start(modules: list[str], code: set[str]) -> ReadAhead | None:
-    if not sys.executable or getattr(sys, "frozen", False):
-        return None  # no Python to run (a frozen application's executable is not one)
+    executable = os.path.basename(sys.executable).lower()
+    if not executable.startswith(("python", "pypy")) or getattr(sys, "frozen", False):
+        # No Python to run: none at all, or a program that embeds it (a frozen application,
+        # a server), which would take the arguments as its own.
+        return None
     eager = Path(__file__).parent
     starter = _STARTER.format(package=str(eager.parent), eager=str(eager))
     folders = {top: top_level_folders(top) for top in {m.partition(".")[0] for m in modules}}
@@ -142,7 +149,12 @@ def _start(modules: list[str], code: set[str]) -> ReadAhead | None:
         )
     except OSError:
         return None
-    return ReadAhead(process, marshal.dumps((folders, modules[::-1], frozenset(code))))
+    try:
+        return ReadAhead(process, marshal.dumps((folders, modules[::-1], frozenset(code))))
+    except RuntimeError:  # no thread can start: the walks read every file
+        process.kill()
+        process.wait()
+        return None
 
 
 def serve() -> None:
@@ -151,7 +163,8 @@ def serve() -> None:
     folders, modules, code = marshal.loads(sys.stdin.buffer.read())
     out = sys.stdout.buffer
     table: dict[ImportScope, int] = {}
-    batch = []
+    sent = 0  # how many of the scopes in `table` were sent
+    batch: list[Any] = []
     for module in modules:
         found = source_file_status_in(folders[module.partition(".")[0]], module)
         if found is None:
@@ -163,23 +176,30 @@ def serve() -> None:
             continue
         batch.append((module, path, status.st_mtime, to_entry(record, table)))
         if len(batch) == _BATCH:
-            _send(out, table, batch)
+            sent = _send(out, table, sent, batch)
             batch = []
-    _send(out, table, batch)
+    _send(out, table, sent, batch)
 
 
 def _read(path: str, mtime: float, has_code: Callable[[str], bool]) -> ModuleFile:
-    """The file as the walks read it, and as they go on to read it where they will: what its
-    code calls at import time, where it may call a function that runs an import (of a
-    package that `has_code`); or, for a file read in part, the scope of each import statement
-    that starts a line."""
+    """The file as a walk reads it first, with what the walk asks next: for a file read from
+    its outline, what its code calls at import time where it may call a function that runs
+    an import (of a package that `has_code`); for a file read in part, the scope of each
+    import statement that starts a line (`scope_of_line`, which the walk would ask)."""
     record = read_module_file(path, mtime)
-    if record.calls_unread is None and may_call(record.callable_names, has_code):
+    # (Not for a file read in part: reading its calls reads its whole outline, whose answers
+    # differ from those the walks ask of the part first, and the answers are kept.)
+    if (
+        not record.partial
+        and record.calls_unread is None
+        and may_call(record.callable_names, has_code)
+    ):
         with suppress(Exception):  # the walk reads them, and says what it cannot
             read_calls(record)
     if record.partial and record.lines is not None:
         lines = record.lines
         for number, line in enumerate(lines, 1):
+            # (Only the lines that start an import: asking of each line costs a call.)
             if line.lstrip(b" ").startswith((b"import ", b"from ")):
                 scope = scope_of_line(lines, number)
                 if scope is not None:
@@ -188,7 +208,12 @@ def _read(path: str, mtime: float, has_code: Callable[[str], bool]) -> ModuleFil
     return record
 
 
-def _send(out: Any, table: dict[ImportScope, int], batch: list[tuple[Any, ...]]) -> None:
-    data = marshal.dumps((tuple((scope.eager, scope.reason) for scope in table), batch))
+def _send(out: Any, table: dict[ImportScope, int], sent: int, batch: list[Any]) -> int:
+    """Send a batch of readings, with the scopes they number that were not sent before (the
+    last ones of `table`, which numbers them in order, past the `sent` first); return how
+    many have been sent."""
+    added = list(islice(reversed(table), len(table) - sent))[::-1]
+    data = marshal.dumps((tuple((scope.eager, scope.reason) for scope in added), batch))
     out.write(len(data).to_bytes(4, "little") + data)
     out.flush()
+    return len(table)

@@ -90,9 +90,8 @@ class ScopeIndex:
         # The cache's entries of the modules whose file is as it was then (None: it is not).
         self._unchanged_entries: dict[str, tuple[Any, ...] | None] = {}
         self._imported: dict[str, bytes] = {}  # `imported_digest`, by module
-        self._ahead: read_ahead.ReadAhead | None = (
-            None  # the files read ahead, while `reading_ahead`
-        )
+        # The second process reading files ahead, while `reading_ahead` runs.
+        self._ahead: read_ahead.ReadAhead | None = None
         self._dirty = False
 
     @contextmanager
@@ -105,8 +104,9 @@ class ScopeIndex:
         are followed."""
         stored = self._load()
         unread = []
-        # (Where the cache holds nearly every module of the graph, as after a first run, the
-        # modules the walks may reach are not worked out.)
+        # (Where the cache holds all but a few hundred of the graph's modules, as after a run
+        # that walked through nearly every one, the modules the walks may reach are not even
+        # worked out: too few of them can be unread.)
         if len(graph.modules - stored.keys()) >= read_ahead.READ_AHEAD_FROM:
             unread = [module for module in may_reach() if module not in stored]
         try:

@@ -25,7 +25,7 @@ from dataclasses import dataclass
 from tokenize import TokenInfo
 
 from ..errors import UnreadableSourceError
-from .calls import CallReading, parse_error, read_calls
+from .calls import CallReading, parse, parse_error, read_calls
 
 # Kinds of tokens that never start or end a statement.
 _SKIPPED = frozenset({tokenize.NL, tokenize.COMMENT, tokenize.ENCODING})
@@ -68,7 +68,7 @@ def read_source(source: bytes) -> SourceReading:
     Raises UnreadableSourceError when the source can be read neither way.
     """
     try:
-        module = ast.parse(source)
+        module = parse(source)
     except (SyntaxError, ValueError, RecursionError) as error:
         # RecursionError: a deeply nested expression (a chain of thousands of attributes)
         # that the interpreter compiles but `ast` cannot build; the tokenizer reads it flat.
@@ -277,7 +277,7 @@ def _check_string(token: TokenInfo, previous: TokenInfo | None) -> None:
     if kind is None:
         return
     try:
-        ast.parse(text, mode="eval")
+        parse(text, mode="eval")
     except (SyntaxError, ValueError, RecursionError):
         needs = (
             "its quotes need Python 3.12" if kind == "f-string" else "t-strings need Python 3.14"
