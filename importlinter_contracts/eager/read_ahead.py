@@ -49,9 +49,9 @@ from .scopes import ImportScope
 # modules the walks may reach, 74 they do) a second process costs a few milliseconds more
 # than it saves; on the benchmark's whole-package trees it pays from a few hundred modules.
 READ_AHEAD_FROM = 500
-# The second process sends its readings in batches of this many (a batch of a few files is
-# well under this many bytes: more is not a batch).
+# The second process sends its readings in batches of this many files.
 _BATCH = 16
+# A batch is far smaller than this: a header that says more was not written by `serve`.
 _MAX_BATCH_BYTES = 1 << 26
 
 _STARTER = """\
