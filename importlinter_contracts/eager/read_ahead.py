@@ -22,14 +22,13 @@ from __future__ import annotations
 
 import marshal
 import os
-import subprocess
 import sys
 import threading
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager, suppress
 from itertools import islice
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from ..locations import source_file_status_in, top_level_folders
 from .module_files import (
@@ -44,6 +43,9 @@ from .module_files import (
 )
 from .outline import scope_of_line
 from .scopes import ImportScope
+
+if TYPE_CHECKING:
+    import subprocess
 
 # Fewer modules to read than this are read by the walks alone. On vllm-omni 0.30.0 (352
 # modules the walks may reach, 74 they do) a second process costs a few milliseconds more
@@ -140,6 +142,10 @@ def _start(modules: list[str], code: set[str]) -> ReadAhead | None:
     eager = Path(__file__).parent
     starter = _STARTER.format(package=str(eager.parent), eager=str(eager))
     folders = {top: top_level_folders(top) for top in {m.partition(".")[0] for m in modules}}
+    # Imported here: it costs every run of a linter a millisecond or two, and most runs start
+    # no second process.
+    import subprocess
+
     try:
         process = subprocess.Popen(
             [sys.executable, "-I", "-S", "-c", starter],
