@@ -46,10 +46,7 @@ def in_package_folders(path: str, module: str) -> bool:
 
 @cache
 def _folder_prefixes(top_level: str, search_path: tuple[str, ...]) -> tuple[str, ...]:
-    return tuple(
-        os.path.join(folder, "")
-        for folder in map(str, _package_directories(top_level, search_path))
-    )
+    return tuple(os.path.join(folder, "") for folder in _folders(top_level, search_path))
 
 
 def source_file(module: str) -> Path | None:
@@ -67,7 +64,12 @@ def source_file_status(module: str) -> tuple[str, os.stat_result] | None:
 def top_level_folders(top_level: str) -> tuple[str, ...]:
     """The folders of a top-level package on sys.path (one per portion of a namespace
     package)."""
-    return tuple(map(str, _package_directories(top_level, tuple(sys.path))))
+    return _folders(top_level, tuple(sys.path))
+
+
+@cache
+def _folders(top_level: str, search_path: tuple[str, ...]) -> tuple[str, ...]:
+    return tuple(map(str, _package_directories(top_level, search_path)))
 
 
 def source_file_status_in(
