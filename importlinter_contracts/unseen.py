@@ -105,11 +105,13 @@ def scan(roots: list[tuple[str, Path]]) -> UnseenFolders:
     (package name, folder): as grimp walks, a folder without one counts only inside a
     package (above the first `__init__.py`, a root's folders are namespace packages, which
     the graph holds), and folders whose names are not identifiers are skipped."""
+    # Folders are strings while walked (a Path per folder cost the most of the scan), and
+    # Paths where recorded.
     folders: list[Path] = []
     missing_inits: dict[str, tuple[Path, ...]] = {}
     file_count = 0
 
-    def listing(directory: Path) -> tuple[list[str], list[str]]:
+    def listing(directory: str) -> tuple[list[str], list[str]]:
         files, subfolders = [], []
         with os.scandir(directory) as entries:
             for entry in entries:
@@ -120,12 +122,12 @@ def scan(roots: list[tuple[str, Path]]) -> UnseenFolders:
                     files.append(entry.name)
         return files, sorted(subfolders)
 
-    def left_out(directory: Path, module: str, missing: tuple[Path, ...]) -> bool:
+    def left_out(directory: str, module: str, missing: tuple[Path, ...]) -> bool:
         """Record the modules below a folder that the graph leaves out; whether it has any."""
         nonlocal file_count
         files, subfolders = listing(directory)
         if "__init__.py" not in files:
-            missing = (*missing, directory)
+            missing = (*missing, Path(directory))
         found = False
         for name in files:
             if _is_python_file(name):
@@ -134,22 +136,23 @@ def scan(roots: list[tuple[str, Path]]) -> UnseenFolders:
                 file_count += 1
                 found = True
         for name in subfolders:
-            found = left_out(directory / name, f"{module}.{name}", missing) or found
+            found = left_out(os.path.join(directory, name), f"{module}.{name}", missing) or found
         if found and "__init__.py" not in files:
-            folders.append(directory)
+            folders.append(Path(directory))
             missing_inits[module] = missing
         return found
 
-    def visible(directory: Path, module: str, in_package: bool) -> None:
+    def visible(directory: str, module: str, in_package: bool) -> None:
         files, subfolders = listing(directory)
         if in_package and "__init__.py" not in files:
             left_out(directory, module, ())
             return
+        in_package = in_package or "__init__.py" in files
         for name in subfolders:
-            visible(directory / name, f"{module}.{name}", in_package or "__init__.py" in files)
+            visible(os.path.join(directory, name), f"{module}.{name}", in_package)
 
     for package, directory in roots:
-        visible(directory, package, False)
+        visible(str(directory), package, False)
     return UnseenFolders(tuple(sorted(folders)), file_count, missing_inits)
 
 

@@ -169,6 +169,12 @@ OUTLINE_CALLS = {
         (),
     ),
     "a call in an f-string": ("from pkg import load\nx = f'{load()}'\n", (("load", "pkg"),)),
+    "a call in an f-string whose text is not ASCII": (
+        "from pkg import load\nx = f'\u00e9 {load()} \u2014 {{\u00e9}}'\n",
+        (("load", "pkg"),),
+    ),
+    "a string after a name that ends in t": ("from pkg import load\nx = not'{load()}'\n", ()),
+    "a matrix product": ("from pkg import load\nx = a @ (load)\n", ()),
     "a call in a default value": (
         "from pkg import load\ndef f(x=load()):\n    pass\n",
         (("load", "pkg"),),
@@ -240,6 +246,8 @@ LEFT_TO_AST = {
     "a call after a semicolon": "from pkg import f;f()\n",
     "a parenthesised decorator": "from pkg import f\n@(f)\ndef g(): pass\n",
     "a conditional decorator": "from pkg import f, g\n@f if x else g\ndef h(): pass\n",
+    "a decorator on a line continued": "from pkg import f\nx = (a\n     @ (f))\n",
+    "a name Python normalises in an f-string": "from pkg import f\nx = f'{\uff46()}'\n",
 }
 
 # And forms that the text alone leaves to the outline.
@@ -260,6 +268,19 @@ LEFT_TO_THE_OUTLINE = {
 def test_forms_the_text_does_not_tell_are_left_to_ast(source: str) -> None:
     assert read_outline(source.encode()) is None
     assert text_calls(source.encode()) is None
+
+
+T_STRINGS = {
+    "a t-string": "from pkg import f\nx = t'{f()}'\n",
+    "a raw t-string": 'from pkg import f\nx = Rt"{f()}"\n',
+    "a t-string over lines": "from pkg import f\nx = tr'''{f()}\n'''\n",
+}
+
+
+@pytest.mark.parametrize("source", T_STRINGS.values(), ids=T_STRINGS.keys())
+def test_the_outline_leaves_a_t_string_to_ast(source: str) -> None:
+    # (The text alone may answer: it counts the calls in every string.)
+    assert read_outline(source.encode()) is None
 
 
 @pytest.mark.parametrize("source", LEFT_TO_THE_OUTLINE.values(), ids=LEFT_TO_THE_OUTLINE.keys())
