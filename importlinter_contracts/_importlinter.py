@@ -32,8 +32,8 @@ that `pyproject.toml` admits. What this relies on:
 from __future__ import annotations
 
 import dataclasses
-from collections.abc import Iterator, Mapping
-from typing import Any, TypedDict
+from collections.abc import Iterator, Mapping, Sequence
+from typing import Any, NamedTuple, TypedDict
 
 from grimp import ImportGraph
 from importlinter import Contract, output
@@ -124,14 +124,13 @@ class Link(TypedDict):
     line_numbers: tuple[int | None, ...]
 
 
-@dataclasses.dataclass(frozen=True)
-class BrokenChain:
+class BrokenChain(NamedTuple):
     """One violation of a built-in contract: a chain of links (a single link for a direct
     import) and the other links that stand in for its first or last one."""
 
     chain: list[Link]
-    extra_firsts: list[Link] = dataclasses.field(default_factory=list)
-    extra_lasts: list[Link] = dataclasses.field(default_factory=list)
+    extra_firsts: Sequence[Link] = ()
+    extra_lasts: Sequence[Link] = ()
     import_count: int | None = None  # acyclic_siblings reports counts, not lines
 
 

@@ -13,9 +13,8 @@ from __future__ import annotations
 
 import os
 from collections.abc import Iterable, Mapping
-from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
+from typing import Any, NamedTuple
 
 from grimp import ImportGraph
 
@@ -25,8 +24,7 @@ from .locations import display_path, package_directories
 SHOWN_FOLDERS = 5
 
 
-@dataclass(frozen=True)
-class UnseenFolders:
+class UnseenFolders(NamedTuple):
     """The folders without `__init__.py` that hide Python files from the graph."""
 
     folders: tuple[Path, ...]  # each folder without __init__.py with .py files at or below

@@ -10,8 +10,7 @@ rule, is stale, so the list can only shrink.
 from __future__ import annotations
 
 from collections.abc import Callable, Iterable
-from dataclasses import dataclass
-from typing import Any
+from typing import Any, NamedTuple
 
 from grimp import ImportGraph
 from importlinter import fields
@@ -23,8 +22,7 @@ from ..modules import names_matching
 PLACEHOLDER_REASON = "TODO: reason"
 
 
-@dataclass(frozen=True)
-class EntryKind:
+class EntryKind(NamedTuple):
     """What the entries of one allowlist option name, and how a person writes one."""
 
     option: str
@@ -60,8 +58,7 @@ LOADED_MODULE_ENTRIES = EntryKind(
 ENTRY_KINDS = {kind.option: kind for kind in (IMPORT_ENTRIES, LOADED_MODULE_ENTRIES)}
 
 
-@dataclass(frozen=True)
-class AllowlistEntry:
+class AllowlistEntry(NamedTuple):
     """One allowlist line: an import or module expression and why it is allowed."""
 
     expression: ImportExpression | ModuleExpression

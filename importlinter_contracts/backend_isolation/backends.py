@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from typing import NamedTuple
 
 from grimp import ImportGraph
 
@@ -19,8 +19,7 @@ class BackendLookupError(ImportlinterContractsError):
         self.option = option
 
 
-@dataclass(frozen=True, order=True)
-class Backend:
+class Backend(NamedTuple):
     """A child of the container that only its own modules may import."""
 
     module: str
@@ -33,8 +32,7 @@ class Backend:
         return is_within(module, self.module)
 
 
-@dataclass(frozen=True, order=True)
-class BackendImport:
+class BackendImport(NamedTuple):
     """A direct import of a backend's module by a module outside that backend."""
 
     backend: Backend

@@ -19,7 +19,6 @@ import ast
 import tokenize
 import warnings
 from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
-from dataclasses import dataclass
 from typing import Literal, NamedTuple, cast, overload
 
 from ..errors import UnreadableSourceError
@@ -54,8 +53,7 @@ class Function(NamedTuple):
     bindings: tuple[Binding, ...]
 
 
-@dataclass(frozen=True)
-class CallReading:
+class CallReading(NamedTuple):
     """A file's calls at import time, its functions, and the names its import-time imports
     bind."""
 

@@ -24,7 +24,7 @@ from __future__ import annotations
 import ast
 import functools
 import re
-from dataclasses import dataclass
+from typing import NamedTuple
 
 from .calls import Body, CallReading, parse, read_calls_outlined
 from .scopes import _TC, ImportScope, _Block, _never_runs, _scope
@@ -80,8 +80,7 @@ _AS_PARENTHESES = str.maketrans("[{]}", "(())")
 _MATCH = _Block("match or case", deferred=False)
 
 
-@dataclass(frozen=True)
-class Outline:
+class Outline(NamedTuple):
     """What a file's text says about import time, without its expressions: the scope of each
     import statement (by the line it starts on); the names its code running at import time
     may call through which an import statement may run, each with the top-level package

@@ -21,8 +21,8 @@ import contextlib
 import io
 import tokenize
 from collections.abc import Iterator
-from dataclasses import dataclass
 from tokenize import TokenInfo
+from typing import NamedTuple
 
 from ..errors import UnreadableSourceError
 from .calls import CallReading, parse, parse_error, read_calls
@@ -36,22 +36,19 @@ _OPENING = frozenset("([{")
 _CLOSING = frozenset(")]}")
 
 
-@dataclass(frozen=True)
-class ImportScope:
+class ImportScope(NamedTuple):
     """Whether an import statement runs at import time, and why."""
 
     eager: bool
     reason: str
 
 
-@dataclass(frozen=True)
-class _Block:
+class _Block(NamedTuple):
     label: str  # "try", "class body of C", "def f", ...
     deferred: bool
 
 
-@dataclass(frozen=True)
-class SourceReading:
+class SourceReading(NamedTuple):
     """What a file says about import time: the scope of each import statement, by the line
     its statement starts on, and its calls (None when `ast` cannot parse the file here, with
     the reason in `calls_unread`)."""

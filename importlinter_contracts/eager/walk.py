@@ -5,7 +5,6 @@ from __future__ import annotations
 
 from collections import deque
 from collections.abc import Callable, Iterator
-from dataclasses import dataclass
 from typing import Any, NamedTuple
 
 from grimp import ImportGraph
@@ -28,8 +27,7 @@ _LAZY = ImportScope(eager=False, reason="lazy import")
 _RE_EXPORTS = 10
 
 
-@dataclass(frozen=True)
-class Call:
+class Call(NamedTuple):
     """A call that runs a function at import time: `caller` (a module, and the function of it
     that makes the call, None at import time itself) calls `function` of `module` on `line`."""
 
