@@ -140,7 +140,8 @@ def test_a_walk_through_the_cache_starts_no_second_process(
     assert started == ["may reach"]
 
 
-# A second process that sends a reading of each module's file, as `entry`.
+# A second process that sends a reading of each module's file, as `entry`, numbered in the
+# table of `scopes`.
 _SENDS = """\
 import marshal, os, sys
 folders, modules, code = marshal.loads(sys.stdin.buffer.read())
@@ -150,7 +151,7 @@ for module in modules:
     if os.path.isfile(path):
         mtime = os.stat(path).st_mtime
         readings.append((module, path, mtime, {entry}))
-data = marshal.dumps(((), readings))
+data = marshal.dumps(({scopes}, readings))
 sys.stdout.buffer.write(len(data).to_bytes(4, "little") + data)
 """
 
@@ -182,16 +183,26 @@ sys.stdout.buffer.write(len(data).to_bytes(4, "little") + data)
             id="a process that sends what is not a reading",
         ),
         pytest.param(
-            lambda m: m.setattr(read_ahead, "_STARTER", _SENDS.format(entry="(1, 2)")),
+            lambda m: m.setattr(read_ahead, "_STARTER", _SENDS.format(scopes="()", entry="(1, 2)")),
             id="a process that sends readings of another shape",
         ),
         pytest.param(
             lambda m: m.setattr(
                 read_ahead,
                 "_STARTER",
-                _SENDS.format(entry="(path, mtime, bytes(8), (), True) + (None,) * 5"),
+                _SENDS.format(scopes="()", entry="(path, mtime, bytes(8), (), True) + (None,) * 5"),
             ),
             id="a process that sends scopes it did not send",
+        ),
+        pytest.param(
+            lambda m: m.setattr(
+                read_ahead,
+                "_STARTER",
+                _SENDS.format(
+                    scopes="((1, 2),)", entry="(path, mtime, bytes(8), (), True) + (None,) * 5"
+                ),
+            ),
+            id="a process that sends scopes of another shape",
         ),
     ],
 )

@@ -9,7 +9,7 @@ the process that reads files ahead of the walks (`read_ahead`) loads no more tha
 from __future__ import annotations
 
 import array
-from collections.abc import Callable
+from collections.abc import Callable, Iterable
 from pathlib import Path
 from typing import Any
 
@@ -222,6 +222,31 @@ def stored_scopes(record: ModuleFile, table: list[ImportScope]) -> bool:
 
 
 ENTRY_SIZE = 10
+
+
+def stored_scopes_table(table: Iterable[ImportScope]) -> tuple[tuple[bool, str], ...]:
+    """The scopes that entries are numbered in, as the cache keeps them (`marshal` keeps
+    plain tuples)."""
+    return tuple((scope.eager, scope.reason) for scope in table)
+
+
+def scopes_from_table(stored: object) -> list[ImportScope]:
+    """The scopes `stored_scopes_table` kept. Raises ValueError where they have another
+    shape (not what this version writes)."""
+    if type(stored) is not tuple:
+        raise ValueError("not a table of scopes")
+    scopes = []
+    for scope in stored:
+        if not (
+            type(scope) is tuple
+            and len(scope) == 2
+            and type(scope[0]) is bool
+            and type(scope[1]) is str
+        ):
+            raise ValueError("not a scope")
+        scopes.append(ImportScope(eager=scope[0], reason=scope[1]))
+    return scopes
+
 
 # A file of at most this many bytes is read in part first (`read_module_file`); a longer one
 # has many imports, and half of such files call a function of their own at import time,

@@ -38,7 +38,9 @@ from .module_files import (
     may_call,
     read_calls,
     read_module_file,
+    scopes_from_table,
     stored_scopes,
+    stored_scopes_table,
     to_entry,
 )
 from .outline import scope_of_line
@@ -111,7 +113,7 @@ class ReadAhead:
                 if size > _MAX_BATCH_BYTES:
                     return  # not what `serve` sends
                 scopes, readings = marshal.loads(process.stdout.read(size))
-                self._table.extend(ImportScope(eager, reason) for eager, reason in scopes)
+                self._table.extend(scopes_from_table(scopes))
                 for module, path, mtime, entry in readings:
                     if type(entry) is tuple and len(entry) == ENTRY_SIZE:
                         self._readings[module] = (path, mtime, entry)
@@ -219,7 +221,7 @@ def _send(out: Any, table: dict[ImportScope, int], sent: int, batch: list[Any]) 
     last ones of `table`, which numbers them in order, past the `sent` first); return how
     many have been sent."""
     added = list(islice(reversed(table), len(table) - sent))[::-1]
-    data = marshal.dumps((tuple((scope.eager, scope.reason) for scope in added), batch))
+    data = marshal.dumps((stored_scopes_table(added), batch))
     out.write(len(data).to_bytes(4, "little") + data)
     out.flush()
     return len(table)

@@ -55,7 +55,9 @@ from .module_files import (
     read_calls,
     read_module_file,
     read_whole_outline,
+    scopes_from_table,
     stored_scopes,
+    stored_scopes_table,
     to_entry,
 )
 from .outcomes import FilesRead
@@ -255,7 +257,7 @@ class ScopeIndex:
                 {
                     "format": _CACHE_FORMAT,
                     "graph": self._graph,
-                    "scopes": tuple((scope.eager, scope.reason) for scope in table),
+                    "scopes": stored_scopes_table(table),
                     "modules": entries,
                 }
             ),
@@ -385,11 +387,11 @@ class ScopeIndex:
             return self._stored
         self._stored_graph = data.get("graph")
         scopes, modules = data.get("scopes"), data.get("modules")
-        if not isinstance(scopes, tuple) or not isinstance(modules, dict):
+        if not isinstance(modules, dict):
             return self._stored
         try:
-            self._table = [_scope_from(scope) for scope in scopes]
-        except (TypeError, ValueError):
+            self._table = scopes_from_table(scopes)
+        except ValueError:
             return self._stored
         # Each entry is checked when it is used (`_unchanged`).
         self._stored = modules
@@ -419,17 +421,6 @@ def _import_lines(module: str, graph: ImportGraph) -> tuple[list[str], list[tupl
             lazy[detail["line_number"]] = bool(detail.get("is_lazy"))
         found.append((target, [line for line in sorted(lazy) if not lazy[line]]))
     return imported, found
-
-
-def _scope_from(stored: object) -> ImportScope:
-    if not (
-        type(stored) is tuple
-        and len(stored) == 2
-        and type(stored[0]) is bool
-        and type(stored[1]) is str
-    ):
-        raise ValueError("not a scope")
-    return ImportScope(eager=stored[0], reason=stored[1])
 
 
 def _exists(entry: object) -> bool:
