@@ -38,6 +38,10 @@ LIBRARY = {
     "pkg/api/impl.py": "def load():\n    import pkg.heavy.a\n",
     "pkg/sub/__init__.py": "from pkg.sub import impl\n",
     "pkg/sub/impl.py": "def load():\n    import pkg.heavy.a\n",
+    "pkg/star/__init__.py": "from .impl import *\n",
+    "pkg/star/impl.py": "def load():\n    import pkg.heavy.a\n",
+    "pkg/alias/__init__.py": "import pkg.lib as lib\n",
+    "pkg/lazy.py": "def __getattr__(name):\n    import pkg.heavy.a\n",
 }
 
 LOAD = "def load():\n    import pkg.heavy.a\n"
@@ -72,6 +76,36 @@ RUNS = {
     "comprehension": LOAD + "values = [load() for _ in range(1)]\n",
     # pkg.sub.impl is loaded by pkg.sub's own import, after the call is read.
     "function of a module its package loads": "import pkg.sub\npkg.sub.impl.load()\n",
+    "from m import *": "from pkg.lib import *\nload()\n",
+    "re-exported by a star import": "from pkg.star import load\nload()\n",
+    "module re-exported under a name": "from pkg.alias import lib\nlib.load()\n",
+    # A name bound more than once runs whichever binding Python reaches: each is followed.
+    "a def that a failed import stands in for": (
+        "try:\n    from pkg.lib import load\nexcept ImportError:\n"
+        "    def load():\n        pass\nload()\n"
+    ),
+    "the def of the branch that runs": (
+        "import sys\nif sys.version_info >= (3,):\n"
+        + textwrap.indent(LOAD, "    ")
+        + "else:\n    def load():\n        pass\nload()\n"
+    ),
+    "an import that rebinds a def": "def load():\n    pass\nfrom pkg.lib import load\nload()\n",
+    "a def called before it is defined again": LOAD + "load()\ndef load():\n    pass\n",
+    "function of the class body, called there": (
+        "class C:\n" + textwrap.indent(LOAD, "    ") + "    load()\n"
+    ),
+    "function of the class body, as a decorator there": (
+        "class C:\n" + textwrap.indent(DECORATOR, "    ") + "    @register\n"
+        "    def method(self):\n        pass\n"
+    ),
+    "static method called through its class": (
+        "class C:\n    @staticmethod\n" + textwrap.indent(LOAD, "    ") + "C.load()\n"
+    ),
+    "parameter annotation": LOAD + "def g(x: load()):\n    pass\n",
+    "return annotation": LOAD + "def g() -> load():\n    pass\n",
+    "nested def the called function calls": (
+        "def outer():\n    def inner():\n        import pkg.heavy.a\n    inner()\nouter()\n"
+    ),
 }
 
 DOES_NOT_RUN = {
@@ -83,12 +117,24 @@ DOES_NOT_RUN = {
     "nested def in the called function": (
         "def load():\n    def inner():\n        import pkg.heavy.a\n    return inner\nload()\n"
     ),
+    "annotation, with annotations left unevaluated": (
+        "from __future__ import annotations\n" + LOAD + "x: load() = 1\n"
+        "def g(y: load()) -> load():\n    pass\n"
+    ),
+    "annotation of a variable of the called function": (
+        LOAD + "def outer():\n    x: load() = 1\nouter()\n"
+    ),
 }
 
 # Calls the analysis does not resolve (README: "what is not followed"): Python runs them.
 NOT_RESOLVED = {
     "method of an object": "from pkg.lib import Loader\nLoader().load()\n",
     "function passed around": LOAD + "run = load\nrun()\n",
+    "a module's __getattr__": "from pkg.lazy import anything\n",
+    "a base class's __init_subclass__": (
+        "class Base:\n    def __init_subclass__(cls):\n        import pkg.heavy.a\n"
+        "class Sub(Base):\n    pass\n"
+    ),
 }
 
 

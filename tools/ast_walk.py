@@ -233,7 +233,13 @@ class FileCalls:
 def _read_calls(path: Path, mtime_ns: int, size: int) -> FileCalls:
     module = ast.parse(path.read_bytes(), str(path))
     aliases = _type_checking_aliases(module)
-    functions: dict[str, tuple[tuple[ImportStatement, ...], tuple[str, ...]]] = {}
+    # `from __future__ import annotations`: no annotation is evaluated.
+    lazy = any(
+        isinstance(node, ast.ImportFrom)
+        and node.module == "__future__"
+        and "annotations" in [alias.name for alias in node.names]
+        for node in module.body
+    )
 
     def names_called(roots: list[ast.AST]) -> list[str]:
         found = []
@@ -248,49 +254,95 @@ def _read_calls(path: Path, mtime_ns: int, size: int) -> FileCalls:
             pending += list(ast.iter_child_nodes(node))
         return [name for name in found if name]
 
-    def run(body: list[ast.stmt], calls: list[str], imports: list[ImportStatement], top: bool):
+    Defs = dict[str, list[ast.FunctionDef]]
+
+    def run(body: list[ast.stmt], calls: list[str], imports: list, defs: Defs, local: bool):
+        """`local`: inside a function's body, where a variable's annotation is not evaluated;
+        `defs` collects the functions defined (by name; `C.f` for a class body's)."""
         for node in body:
             if isinstance(node, _Import):
                 imports.append(_statement(node))
-            elif isinstance(node, ast.FunctionDef | ast.AsyncFunctionDef | ast.ClassDef):
+            elif isinstance(node, ast.ClassDef):
                 decorators = node.decorator_list
                 calls += [name for d in decorators if (name := _dotted_name(d))]
-                if isinstance(node, ast.ClassDef):
-                    calls += names_called([*decorators, *node.bases, *node.keywords])
-                    run(node.body, calls, [] if top else imports, False)
-                    continue
-                defaults = [d for d in [*node.args.defaults, *node.args.kw_defaults] if d]
-                calls += names_called([*decorators, *defaults])
-                if top and isinstance(node, ast.FunctionDef):
-                    body_calls: list[str] = []
-                    body_imports: list[ImportStatement] = []
-                    run(node.body, body_calls, body_imports, False)
-                    functions[node.name] = (tuple(body_imports), tuple(body_calls))
+                calls += names_called([*decorators, *node.bases, *node.keywords])
+                own: Defs = {}
+                own_calls: list[str] = []
+                run(node.body, own_calls, imports if local else [], own, False)
+                calls += [f"{node.name}.{c}" if c in own else c for c in own_calls]
+                for name, nodes in own.items():
+                    defs.setdefault(f"{node.name}.{name}", []).extend(nodes)
+            elif isinstance(node, ast.FunctionDef | ast.AsyncFunctionDef):
+                decorators = node.decorator_list
+                calls += [name for d in decorators if (name := _dotted_name(d))]
+                a = node.args
+                evaluated = [*decorators, *(d for d in [*a.defaults, *a.kw_defaults] if d)]
+                if not lazy:
+                    arguments = [*a.posonlyargs, *a.args, *a.kwonlyargs, a.vararg, a.kwarg]
+                    evaluated += [x.annotation for x in arguments if x and x.annotation]
+                    evaluated += [node.returns] if node.returns else []
+                calls += names_called(evaluated)
+                if isinstance(node, ast.FunctionDef):
+                    defs.setdefault(node.name, []).append(node)
+            elif isinstance(node, ast.AnnAssign):
+                parts = (
+                    [node.target, node.value]
+                    if local or lazy
+                    else [node.target, node.value, node.annotation]
+                )
+                calls += names_called([x for x in parts if x])
             elif isinstance(node, ast.If):
                 calls += names_called([node.test])
                 never = _is_type_checking(node.test) or _is_main_guard(node.test)
                 if not (never or _never_runs(node.test, aliases)):
-                    run(node.body, calls, imports, top)
-                run(node.orelse, calls, imports, top)
+                    run(node.body, calls, imports, defs, local)
+                run(node.orelse, calls, imports, defs, local)
             else:
                 for field, value in ast.iter_fields(node):
                     values = value if isinstance(value, list) else [value]
                     if values and isinstance(values[0], ast.stmt):
-                        run(values, calls, imports, top)
+                        run(values, calls, imports, defs, local)
                     elif field == "handlers":
                         for handler in values:
                             calls += names_called([handler.type] if handler.type else [])
-                            run(handler.body, calls, imports, top)
+                            run(handler.body, calls, imports, defs, local)
                     elif field == "cases":
                         for case in values:
                             calls += names_called([case.guard] if case.guard else [])
-                            run(case.body, calls, imports, top)
+                            run(case.body, calls, imports, defs, local)
                     else:
                         calls += names_called([v for v in values if isinstance(v, ast.AST)])
 
+    def function(
+        nodes: list[ast.FunctionDef],
+    ) -> tuple[tuple[ImportStatement, ...], tuple[str, ...]]:
+        """What calling a function runs: each definition's body, with the functions defined
+        in it that it calls by name."""
+        imports: list[ImportStatement] = []
+        calls: list[str] = []
+        for node in nodes:
+            inner: Defs = {}
+            body_calls: list[str] = []
+            run(node.body, body_calls, imports, inner, True)
+            done = set()
+            pending = [c for c in body_calls if c in inner]
+            while pending:
+                name = pending.pop()
+                if name in done:
+                    continue
+                done.add(name)
+                more_imports, more_calls = function(inner[name])
+                imports += more_imports
+                body_calls += more_calls
+                pending += [c for c in more_calls if c in inner]
+            calls += [c for c in body_calls if c not in inner]
+        return tuple(imports), tuple(calls)
+
     calls: list[str] = []
     bindings: list[ImportStatement] = []
-    run(module.body, calls, bindings, True)
+    defs: Defs = {}
+    run(module.body, calls, bindings, defs, False)
+    functions = {name: function(nodes) for name, nodes in defs.items()}
     return FileCalls(tuple(calls), tuple(bindings), functions)
 
 
@@ -322,7 +374,7 @@ def _bound(
     modules: dict[str, Path], importer: str, name: str, imports: tuple[ImportStatement, ...]
 ) -> list[tuple[str, str | None]]:
     """What `name` refers to through these imports of `importer`: (module, None) for a
-    module, (module, attribute) for an attribute of one."""
+    module, (module, attribute) for an attribute of one (a star import may bind any name)."""
     found: list[tuple[str, str | None]] = []
     is_package = modules[importer].name == "__init__.py"
     for node in imports:
@@ -334,12 +386,12 @@ def _bound(
                     found.append((imported, None))
                 elif asname is None and imported.split(".")[0] == name and name in modules:
                     found.append((name, None))
-            elif (asname or imported) == name:
+            elif (asname or imported) == name or imported == "*":
                 base = _absolute(importer, is_package, node)
-                if f"{base}.{imported}" in modules:
-                    found.append((f"{base}.{imported}", None))
+                if f"{base}.{name}" in modules:
+                    found.append((f"{base}.{name}", None))
                 elif base in modules:
-                    found.append((base, imported))
+                    found.append((base, name))
     return found
 
 
@@ -350,25 +402,38 @@ def _functions_run(
     local: tuple[ImportStatement, ...],
     depth: int = 10,
 ) -> set[tuple[str, str]]:
-    """The functions (module, def name) that calling `target` in `module` runs."""
+    """The functions (module, def name) that calling `target` in `module` runs: a def of the
+    module (`f`, `C.f`), and whatever its imports bind to the name."""
     head, *rest = target.split(".")
     calls = file_calls(modules[module])
     refs = _bound(modules, module, head, local)
-    if not refs and not rest and head in calls.functions:
-        return {(module, head)}
-    if not refs:
-        refs = _bound(modules, module, head, calls.bindings)
     found = set()
+    if not refs:
+        if target in calls.functions:
+            found.add((module, target))
+        refs = _bound(modules, module, head, calls.bindings)
     for base, attribute in refs:
-        parts = ([attribute] if attribute else []) + rest
-        while parts and f"{base}.{parts[0]}" in modules:
-            base = f"{base}.{parts.pop(0)}"
-        if len(parts) != 1:
-            continue
-        if parts[0] in file_calls(modules[base]).functions:
-            found.add((base, parts[0]))
-        elif depth:
-            found |= _functions_run(modules, base, parts[0], (), depth - 1)
+        found |= _in_module(modules, base, ([attribute] if attribute else []) + rest, depth)
+    return found
+
+
+def _in_module(
+    modules: dict[str, Path], base: str, parts: list[str], depth: int
+) -> set[tuple[str, str]]:
+    """The functions that the dotted `parts` name in module `base`."""
+    while parts and f"{base}.{parts[0]}" in modules:
+        base = f"{base}.{parts.pop(0)}"
+    if not parts:
+        return set()
+    found = set()
+    if ".".join(parts) in file_calls(modules[base]).functions:
+        found.add((base, ".".join(parts)))
+    if depth:
+        for module, attribute in _bound(
+            modules, base, parts[0], file_calls(modules[base]).bindings
+        ):
+            rest = ([attribute] if attribute else []) + parts[1:]
+            found |= _in_module(modules, module, rest, depth - 1)
     return found
 
 

@@ -2,13 +2,17 @@
 call in turn: read from the file's syntax tree, never by running it.
 
 Code that runs at import time (the module body and its if/try/with/for/while/match blocks,
-class bodies, decorators, default argument values, class bases) may call a function; that
-function's body then runs at import time too, its imports included. This module records, per
-file, the calls made at import time, each function defined at import time with the imports
-and calls of its body, and the names that import statements bind, so that `walk` can resolve
-a call (`f()`, `m.f()`, `n.f()` after `import m as n`, `f()` after `from m import f`) to the
-function it runs. Calls of anything else (methods, attributes of objects, functions passed
-around) are not resolved.
+class bodies, decorators, default argument values and annotations, class bases) may call a
+function; that function's body then runs at import time too, its imports included. This
+module records, per file, the calls made at import time, each function defined at import
+time with the imports and calls of its body, and the names that import statements bind, so
+that `walk` can resolve a call (`f()`, `m.f()`, `n.f()` after `import m as n`, `f()` after
+`from m import f` or `from m import *`) to the function it runs. A function defined in a
+class body at import time is known as `C.f`: a call of `f` in that class body, or of `C.f`,
+runs it. A name defined more than once (a def in each branch of an `if`, a def that a `try`
+imports instead) runs any of them: each is followed. A function defined inside another and
+called by it runs as part of it. Calls of anything else (methods of objects, functions passed
+around, what Python calls implicitly) are not resolved.
 
 Only `ast` reads calls; a file that the running Python cannot parse has no call reading.
 """
@@ -45,8 +49,9 @@ class Call(NamedTuple):
 
 
 class Function(NamedTuple):
-    """What calling a module-level function runs: the import statements of its body (by
-    line), its calls, and the names its own imports bind."""
+    """What calling a function defined at import time runs: the import statements of its body
+    (by line), its calls, and the names its own imports bind (of each of its definitions, for
+    a name defined more than once; with those of the functions it defines and calls)."""
 
     imports: tuple[int, ...]
     calls: tuple[Call, ...]
@@ -69,13 +74,27 @@ NeverRuns = Callable[[ast.expr], bool]
 # when the body is on the def's line), and the def's indentation.
 Body = tuple[int, int, int, int]
 
+# The name a star import binds (`from m import *`): any name, that `m` may define.
+STAR = "*"
+
 
 def read_calls(module: ast.Module, never_runs: NeverRuns) -> CallReading:
     """The call reading of a parsed file."""
-    reader = _Reader(never_runs)
+    reader = _Reader(never_runs, lazy_annotations(module))
     calls, defined, bindings = reader.read(module)
-    functions = {name: reader.function(node) for name, node in defined.items()}
+    functions = {name: reader.function(nodes) for name, nodes in defined.items()}
     return CallReading(calls, functions, bindings)
+
+
+def lazy_annotations(module: ast.Module) -> bool:
+    """Whether the file's annotations are left unevaluated (`from __future__ import
+    annotations`, which Python allows only at the top of a file)."""
+    return any(
+        isinstance(node, ast.ImportFrom)
+        and node.module == "__future__"
+        and any(alias.name == "annotations" for alias in node.names)
+        for node in module.body
+    )
 
 
 def read_calls_outlined(
@@ -92,29 +111,35 @@ def read_calls_outlined(
         if first <= last:
             kept[first - 1] = " " * (indent + 1) + "..."
             kept[first:last] = [""] * (last - first)
-    calls, defined, bindings = _Reader(never_runs).read(parse("\n".join(kept)))
+    module = parse("\n".join(kept))
+    lazy = lazy_annotations(module)
+    calls, defined, bindings = _Reader(never_runs, lazy).read(module)
     by_line = {body[0]: body for body in bodies}
     functions = FunctionBodies(
-        {name: by_line[node.lineno] for name, node in defined.items()},
+        {name: tuple(by_line[node.lineno] for node in nodes) for name, nodes in defined.items()},
         lambda: lines,
         never_runs,
+        lazy,
     )
     return CallReading(calls, functions, bindings)
 
 
 class FunctionBodies(Mapping[str, Function]):
     """A file's functions defined at import time, each read (with `ast`) from its own lines
-    when first asked for."""
+    (each definition's, for a name defined more than once) when first asked for;
+    `lazy_annotations` as the file has it."""
 
     def __init__(
         self,
-        bodies: dict[str, Body],
+        bodies: dict[str, tuple[Body, ...]],
         lines: Callable[[], list[str]],
         never_runs: NeverRuns,
+        lazy_annotations: bool,
         read: dict[str, Function] | None = None,
     ) -> None:
         self.bodies = bodies
         self.read = read if read is not None else {}
+        self.lazy_annotations = lazy_annotations
         self._lines = lines
         self._never_runs = never_runs
 
@@ -122,8 +147,9 @@ class FunctionBodies(Mapping[str, Function]):
         found = self.read.get(name)
         if found is None:
             lines = self._lines()
+            reader = _Reader(self._never_runs, self.lazy_annotations)
             try:
-                found = _function_of(lines, self.bodies[name], self._never_runs)
+                found = reader.function([_def_of(lines, body) for body in self.bodies[name]])
             except (SyntaxError, ValueError, RecursionError):
                 # Lines that do not parse alone: read every function from the whole file.
                 try:
@@ -134,9 +160,8 @@ class FunctionBodies(Mapping[str, Function]):
                         f"cannot read def {name}, which import-time code calls: "
                         f"{parse_error(error)}"
                     ) from None
-                reader = _Reader(self._never_runs)
                 _, defined, _ = reader.read(tree)
-                self.read.update((key, reader.function(node)) for key, node in defined.items())
+                self.read.update((key, reader.function(nodes)) for key, nodes in defined.items())
                 found = self.read[name]
             self.read[name] = found
         return found
@@ -177,9 +202,9 @@ def parse_error(error: Exception) -> str:
     return str(error)
 
 
-def _function_of(lines: list[str], body: Body, never_runs: NeverRuns) -> Function:
-    """A function read from its own lines (put where they stand, so that `ast` numbers them
-    as in the file; one at an indentation in a block that runs `if 1:`)."""
+def _def_of(lines: list[str], body: Body) -> ast.FunctionDef:
+    """A function's def, parsed from its own lines (put where they stand, so that `ast`
+    numbers them as in the file; one at an indentation in a block that runs `if 1:`)."""
     line, first, last, indent = body
     own = "\n".join(lines[line - 1 : max(last, first - 1)])
     if indent:
@@ -190,22 +215,24 @@ def _function_of(lines: list[str], body: Body, never_runs: NeverRuns) -> Functio
         parsed = parse("\n" * (line - 1) + own).body[0]
     if not isinstance(parsed, ast.FunctionDef) or parsed.lineno != line:
         raise ValueError(f"line {line}: not a function")
-    return _Reader(never_runs).function(parsed)
+    return parsed
 
 
 class _Reader:
-    def __init__(self, never_runs: NeverRuns) -> None:
+    def __init__(self, never_runs: NeverRuns, lazy_annotations: bool) -> None:
         self.never_runs = never_runs
+        # Whether annotations are evaluated where Python would otherwise evaluate them.
+        self.annotations = not lazy_annotations
 
     def read(
         self, module: ast.Module
-    ) -> tuple[tuple[Call, ...], dict[str, ast.FunctionDef], tuple[Binding, ...]]:
-        """A module's calls at import time, the functions it defines then and the names its
-        imports bind then."""
+    ) -> tuple[tuple[Call, ...], dict[str, list[ast.FunctionDef]], tuple[Binding, ...]]:
+        """A module's calls at import time, the functions it defines then (each definition
+        of a name) and the names its imports bind then."""
         calls: list[Call] = []
         bindings: list[Binding] = []
-        functions: dict[str, ast.FunctionDef] = {}
-        self.run(module.body, calls, bindings, functions)
+        functions: dict[str, list[ast.FunctionDef]] = {}
+        self.run(module.body, calls, bindings, functions, annotations=self.annotations)
         return _in_order(calls), functions, tuple(bindings)
 
     def run(
@@ -213,48 +240,92 @@ class _Reader:
         statements: list[ast.stmt],
         calls: list[Call],
         bindings: list[Binding],
-        functions: dict[str, ast.FunctionDef] | None,
+        functions: dict[str, list[ast.FunctionDef]] | None,
         imports: list[int] | None = None,
+        *,
+        annotations: bool,
     ) -> None:
         """Record what `statements` do when they run: their calls, the names their imports
-        bind, the lines of their imports (`imports`, inside a function), and (`functions`, at
-        import time) the functions they define."""
+        bind, the lines of their imports (`imports`, inside a function), and (`functions`)
+        the functions they define; `annotations`: whether a variable's annotation is
+        evaluated here (at module level and in a class body, not in a function's)."""
         for node in statements:
             if isinstance(node, ast.Import | ast.ImportFrom):
                 bindings.extend(_bindings(node))
                 if imports is not None:
                     imports.append(node.lineno)
             elif isinstance(node, ast.FunctionDef | ast.AsyncFunctionDef):
-                # Decorators and defaults run where the def stands; the body when called.
-                # Calling an async def only makes a coroutine: its body is not followed.
+                # Decorators, defaults and annotations run where the def stands; the body
+                # when called. Calling an async def only makes a coroutine: its body is not
+                # followed.
                 arguments = node.args
-                defaults = [*arguments.defaults, *(d for d in arguments.kw_defaults if d)]
-                calls.extend(_calls([*node.decorator_list, *defaults]))
+                run = [*node.decorator_list, *arguments.defaults]
+                run += [default for default in arguments.kw_defaults if default]
+                if self.annotations:
+                    run += _annotations(node)
+                calls.extend(_calls(run))
                 calls.extend(_decorators(node.decorator_list))
                 if functions is not None and isinstance(node, ast.FunctionDef):
-                    functions[node.name] = node
+                    functions.setdefault(node.name, []).append(node)
             elif isinstance(node, ast.ClassDef):
                 calls.extend(_calls([*node.decorator_list, *node.bases, *node.keywords]))
                 calls.extend(_decorators(node.decorator_list))
                 # A class body runs where it stands (what its imports bind are attributes of
-                # the class); its methods run only when called.
-                self.run(node.body, calls, [], None, imports)
+                # the class); its functions run only when called, by their name in the body
+                # (which Python looks up in the class first) or as `C.f`.
+                body_calls: list[Call] = []
+                own: dict[str, list[ast.FunctionDef]] = {}
+                self.run(node.body, body_calls, [], own, imports, annotations=self.annotations)
+                calls.extend(
+                    Call(call.line, f"{node.name}.{call.target}") if call.target in own else call
+                    for call in body_calls
+                )
+                if functions is not None:
+                    for name, nodes in own.items():
+                        functions.setdefault(f"{node.name}.{name}", []).extend(nodes)
             elif isinstance(node, ast.If):
                 calls.extend(_calls([node.test]))
                 if not self.never_runs(node.test):
-                    self.run(node.body, calls, bindings, functions, imports)
-                self.run(node.orelse, calls, bindings, functions, imports)
+                    self.run(
+                        node.body, calls, bindings, functions, imports, annotations=annotations
+                    )
+                self.run(node.orelse, calls, bindings, functions, imports, annotations=annotations)
             else:
-                calls.extend(_calls(_expressions(node)))
+                if isinstance(node, ast.AnnAssign) and not (annotations and self.annotations):
+                    calls.extend(_calls([node.target] + ([node.value] if node.value else [])))
+                else:
+                    calls.extend(_calls(_expressions(node)))
                 for block in _blocks(node):
-                    self.run(block, calls, bindings, functions, imports)
+                    self.run(block, calls, bindings, functions, imports, annotations=annotations)
 
-    def function(self, node: ast.FunctionDef) -> Function:
+    def function(self, nodes: list[ast.FunctionDef]) -> Function:
+        """What calling a function runs: any of its definitions (`nodes`), each with the
+        functions it defines and calls by name (which run as part of it)."""
         calls: list[Call] = []
         bindings: list[Binding] = []
         imports: list[int] = []
-        self.run(node.body, calls, bindings, None, imports)
-        return Function(tuple(imports), _in_order(calls), tuple(bindings))
+        for node in nodes:
+            own: dict[str, list[ast.FunctionDef]] = {}
+            self.run(node.body, calls, bindings, own, imports, annotations=False)
+            ran: set[str] = set()
+            while called := [call.target for call in calls if call.target in own.keys() - ran]:
+                ran.update(called)
+                for name in called:
+                    inner = self.function(own[name])
+                    imports.extend(inner.imports)
+                    calls.extend(inner.calls)
+                    bindings.extend(inner.bindings)
+            calls[:] = [call for call in calls if call.target not in own]
+        return Function(tuple(sorted(set(imports))), _in_order(calls), tuple(bindings))
+
+
+def _annotations(node: ast.FunctionDef | ast.AsyncFunctionDef) -> list[ast.expr]:
+    """A def's annotations, which Python evaluates where the def runs."""
+    arguments = node.args
+    every = [*arguments.posonlyargs, *arguments.args, *arguments.kwonlyargs]
+    every += [argument for argument in (arguments.vararg, arguments.kwarg) if argument]
+    found = [argument.annotation for argument in every if argument.annotation]
+    return found + ([node.returns] if node.returns else [])
 
 
 def _in_order(calls: list[Call]) -> tuple[Call, ...]:
@@ -271,8 +342,7 @@ def _bindings(node: ast.Import | ast.ImportFrom) -> Iterator[Binding]:
                 yield Binding(top, top)
     else:
         for alias in node.names:
-            if alias.name != "*":
-                yield Binding(alias.asname or alias.name, node.module or "", node.level, alias.name)
+            yield Binding(alias.asname or alias.name, node.module or "", node.level, alias.name)
 
 
 def _expressions(node: ast.stmt) -> Iterator[ast.AST]:
@@ -353,17 +423,19 @@ def to_tuples(reading: CallReading) -> Stored:
         stored = tuple(
             (
                 name,
-                body,
+                bodies,
                 function_to_tuple(functions.read[name]) if name in functions.read else None,
             )
-            for name, body in functions.bodies.items()
+            for name, bodies in functions.bodies.items()
         )
+        lazy = functions.lazy_annotations
     else:
         stored = tuple(
             (name, None, function_to_tuple(function)) for name, function in functions.items()
         )
+        lazy = False  # (every function is read)
     calls, bindings = calls_to_tuples(reading)
-    return calls, stored, bindings
+    return calls, stored, bindings, lazy
 
 
 def calls_to_tuples(reading: CallReading) -> tuple[Stored, Stored]:
@@ -377,24 +449,30 @@ def calls_to_tuples(reading: CallReading) -> tuple[Stored, Stored]:
 def from_tuples(data: object, lines: Callable[[], list[str]], never_runs: NeverRuns) -> CallReading:
     """The reading `to_tuples` made; `lines` gives the file's lines, for the functions kept
     with their lines and not read yet."""
-    calls, functions, bindings = _tuple(data, 3)
+    calls, functions, bindings, lazy = _tuple(data, 4)
     read: dict[str, Function] = {}
-    bodies: dict[str, Body] = {}
+    bodies: dict[str, tuple[Body, ...]] = {}
     for function in _tuple(functions):
-        name, body, stored = _tuple(function, 3)
+        name, lines_of, stored = _tuple(function, 3)
         name = _str(name)
-        if body is not None:
-            first, second, third, fourth = _tuple(body, 4)
-            bodies[name] = (_int(first), _int(second), _int(third), _int(fourth))
+        if lines_of is not None:
+            bodies[name] = tuple(_body(body) for body in _tuple(lines_of))
         if stored is not None:
             read[name] = _function_from_tuple(stored)
-        elif body is None:
+        elif lines_of is None:
             raise ValueError("a function neither read nor with its lines")
+    if type(lazy) is not bool:
+        raise ValueError("not a boolean")
     return CallReading(
         _calls_from_tuples(calls),
-        FunctionBodies(bodies, lines, never_runs, read) if bodies else read,
+        FunctionBodies(bodies, lines, never_runs, lazy, read) if bodies else read,
         _bindings_from_tuples(bindings),
     )
+
+
+def _body(data: object) -> Body:
+    first, second, third, fourth = _tuple(data, 4)
+    return _int(first), _int(second), _int(third), _int(fourth)
 
 
 def function_to_tuple(function: Function) -> Stored:

@@ -26,7 +26,7 @@ import functools
 import re
 from typing import NamedTuple
 
-from .calls import Body, CallReading, parse, read_calls_outlined
+from .calls import STAR, Body, CallReading, parse, read_calls_outlined
 from .scopes import _TC, ImportScope, _Block, _never_runs, _scope
 
 # The code is read with a newline put before it, so that every line starts after one, which
@@ -78,6 +78,7 @@ _BRACES = re.compile(r"\{\{|\}\}|[{}]")
 # Every bracket as a parenthesis, so that two `str.count`s count them.
 _AS_PARENTHESES = str.maketrans("[{]}", "(())")
 _MATCH = _Block("match or case", deferred=False)
+_CLASS_BODY = "class body of "
 
 
 class Outline(NamedTuple):
@@ -301,19 +302,23 @@ class _Outliner:
                 block = _named_block("async def " if is_async else "def ", name)
                 body, body_end = self._body(start + indent, line, indent)
                 bodies.append(body)
-                owner = None
-                if not any(entry in _CLASSES for _, entry in stack):
-                    owner = functions.get(name)
-                    if owner is None:
-                        owner = functions[name] = _Function()
-                    owner.bodies.append(self._bodies[-1])
+                # (A function of a class body counts under its own name, which a call in the
+                # class body runs, and under its class's, through which `C.f()` runs it.)
+                owner = functions.get(name)
+                if owner is None:
+                    owner = functions[name] = _Function()
+                owner.bodies.append(self._bodies[-1])
+                for _, entry in stack:
+                    if isinstance(entry, _Block) and entry.label.startswith(_CLASS_BODY):
+                        class_name = entry.label.removeprefix(_CLASS_BODY)
+                        functions.setdefault(class_name, _Function()).calls.append(name)
                 body_blocks = [entry for _, entry in stack]
                 body_blocks.append(block)
                 body_scope = None
             elif keyword == "class":
                 if name is None:
                     raise _Unread
-                stack.append((indent, _named_block("class body of ", name)))
+                stack.append((indent, _named_block(_CLASS_BODY, name)))
                 current = None
             else:
                 # A clause; `match` and `case` are soft keywords: a match statement or a name
@@ -355,12 +360,17 @@ class _Outliner:
         parts.append(code[position:])
         parts.extend(formatted)
         bound: dict[str, list[str]] = {}
+        bound_by_star = []
         for name, top in bindings:
             if name.isidentifier():
                 bound.setdefault(name, []).append(top)
+            elif name == STAR:
+                bound_by_star.append(top)
         candidates = [*functions, *bound]
         found: set[tuple[str, str]] = set()
         called = _called("\n".join(parts), candidates)
+        # A star import may bind any name called.
+        found.update((STAR, top) for top in bound_by_star)
         for name in called:
             found.update((name, top) for top in bound.get(name, ()))
         pending = [name for name in called if name in functions]
@@ -371,6 +381,7 @@ class _Outliner:
                 continue
             done.add(name)
             function = functions[name]
+            pending += function.calls
             for start in function.imports:
                 found.update((name, top) for _, top in _bindings(self._logical_line(start)))
             for start, end in function.bodies:
@@ -470,8 +481,6 @@ def _named_block(kind: str, name: str) -> _Block:
     block = _NAMED.get(label)
     if block is None:
         block = _NAMED[label] = _Block(label, deferred=not kind.startswith("class "))
-        if not block.deferred:
-            _CLASSES.add(block)
     return block
 
 
@@ -484,7 +493,6 @@ def _scope_of(blocks: tuple[_Block, ...]) -> ImportScope:
 
 
 _NAMED: dict[str, _Block] = {}
-_CLASSES: set[_Block] = set()
 _SCOPES: dict[tuple[_Block, ...], ImportScope] = {}
 _CLAUSES = {
     keyword: _Block(keyword, deferred=False)
@@ -544,13 +552,15 @@ def _bound_name(item: str, *, from_import: bool) -> str:
 
 class _Function:
     """A function defined at import time: the offsets of its body (of each, for a name
-    defined more than once) and of the import statements in it."""
+    defined more than once) and of the import statements in it; or a class, whose functions
+    (`calls`) a call of the class's name may run."""
 
-    __slots__ = ("bodies", "imports")
+    __slots__ = ("bodies", "calls", "imports")
 
     def __init__(self) -> None:
         self.bodies: list[tuple[int, int]] = []
         self.imports: list[int] = []
+        self.calls: list[str] = []
 
 
 def _called(text: str, names: list[str]) -> set[str]:
@@ -665,7 +675,7 @@ def _line_block(header: re.Match[bytes], code: bytes) -> _Block | None:
     if word == "def" or word == "class":
         if name is None:
             return None
-        kind = "class body of " if word == "class" else "async def " if is_async else "def "
+        kind = _CLASS_BODY if word == "class" else "async def " if is_async else "def "
         return _named_block(kind, name.decode())
     if word != "if":
         return _CLAUSES[word]
@@ -680,7 +690,7 @@ def _line_block(header: re.Match[bytes], code: bytes) -> _Block | None:
 # that the file calls anywhere, with the top-level package it is imported from.
 
 _FROM_BEFORE = re.compile(r"\bfrom[ \t]+(\.*)[ \t]*([\w.]*)[ \t]+$")
-_DEF_NAME = re.compile(r"\bdef[ \t]+([A-Za-z_]\w*)")
+_DEFINED_NAME = re.compile(r"\b(?:def|class)[ \t]+([A-Za-z_]\w*)")
 # What an import statement's names may be written with: any other character (a quote, a
 # bracket, an operator) says that it is something else (a string that looks like one).
 _IMPORTED_NAMES = re.compile(r"[\w\s,.*]*")
@@ -691,8 +701,8 @@ def text_calls(source: bytes) -> tuple[tuple[str, str], ...] | None:
     """The names an import binds that the text calls (or uses as decorators), each with
     the top-level package it imports from ("." for a relative import, or where the text
     does not say): a superset of what code running at import time calls through an import.
-    None where the file calls a function of its own, which the outline follows (or where
-    the text cannot be read so)."""
+    None where the file calls a function of its own, or a class of its own (`C()`, `C.f()`),
+    which the outline follows (or where the text cannot be read so)."""
     # Strings and comments are not told from code here: what `_not_read` leaves to `ast`,
     # any line a backslash continues and any form feed (which resets an indentation),
     # anywhere in the text, leave the file to the outline.
@@ -701,7 +711,7 @@ def text_calls(source: bytes) -> tuple[tuple[str, str], ...] | None:
     text = source.decode("ascii")
     if ("TYPE_CHECKING" in text and _TC_ALIAS.search(text)) or _not_read(text):
         return None
-    if _called(text, list(set(_DEF_NAME.findall(text)))):
+    if _called(text, list(set(_DEFINED_NAME.findall(text)))):
         return None
     bound: dict[str, set[str]] = {}
     kept = []  # the text without its import statements, where their names do not count
@@ -729,6 +739,8 @@ def text_calls(source: bytes) -> tuple[tuple[str, str], ...] | None:
         position = max(position, end)
     kept.append(text[position:])
     called = _called("".join(kept), [name for name in bound if name.isidentifier()])
+    # A star import may bind any name called.
+    called.update(name for name in bound if name == STAR)
     return tuple(sorted((name, top) for name in called for top in bound[name]))
 
 

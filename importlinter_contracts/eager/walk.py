@@ -14,7 +14,7 @@ from ..errors import UnreadableSourceError
 from ..locations import display_path, location, locations
 from ..modules import has_module, parents
 from ..report import CallSite, Hop
-from .calls import Binding, CallReading, Function, calls_to_tuples, function_to_tuple
+from .calls import STAR, Binding, CallReading, Function, calls_to_tuples, function_to_tuple
 from .module_files import EagerLines
 from .outcomes import Answers
 from .scope_cache import ScopeIndex
@@ -261,22 +261,25 @@ class EagerImports:
         self, module: str, target: str, local: tuple[Binding, ...]
     ) -> Iterator[tuple[str, str]]:
         """The functions (module, name) that calling `target` in `module` may run: a
-        function of the module itself, or one reached through the names its imports bind."""
+        function of the module itself (`f`, or `C.f` of a class), and those reached through
+        the names its imports bind (a name both defined and imported may run either)."""
         head, *rest = target.split(".")
         bound = [binding for binding in local if binding.name == head]
         reading = self._calls_of(module)
         if not bound and reading is not None:
-            if not rest and self._defines(module, head):
-                yield module, head
-                return
-            bound = [binding for binding in reading.bindings if binding.name == head]
+            if self._defines(module, target):
+                yield module, target
+            bound = [binding for binding in reading.bindings if binding.name in (head, STAR)]
         for binding in bound:
-            found = self._bound(module, binding)
+            found = self._bound(module, binding, head)
             if found is not None:
                 yield from self._attribute(*found, rest, _RE_EXPORTS)
 
-    def _bound(self, module: str, binding: Binding) -> tuple[str, str | None] | None:
-        """What an import binds: a module of the graph (None), or an attribute of one."""
+    def _bound(self, module: str, binding: Binding, name: str) -> tuple[str, str | None] | None:
+        """What an import binds to `name`: a module of the graph (None), or an attribute of
+        one (a star import binds any)."""
+        if binding.name == STAR:
+            binding = binding._replace(attribute=name)
         base = binding.module
         if binding.level:
             package = module if self._is_package(module) else module.rpartition(".")[0]
@@ -293,24 +296,25 @@ class EagerImports:
     def _attribute(
         self, module: str, attribute: str | None, rest: list[str], re_exports: int
     ) -> Iterator[tuple[str, str]]:
-        """Follow `attribute` of `module`, then the dotted `rest`, to a function."""
+        """Follow `attribute` of `module`, then the dotted `rest`, to a function: one the
+        module defines (`f`, or `C.f` of a class), or through the name its imports bind (a
+        re-export of a function, a class or a module)."""
         names = ([attribute] if attribute else []) + rest
         while names and self._has_code(f"{module}.{names[0]}"):
             module = f"{module}.{names.pop(0)}"
-        if len(names) != 1:
-            return  # a module itself, or an attribute of an attribute (a method, say)
-        name = names[0]
+        if not names:
+            return  # a module itself
         reading = self._calls_of(module)
         if reading is None:
             return
-        if self._defines(module, name):
-            yield module, name
-        elif re_exports:
+        if self._defines(module, ".".join(names)):
+            yield module, ".".join(names)
+        if re_exports:
             for binding in reading.bindings:
-                if binding.name == name:
-                    found = self._bound(module, binding)
+                if binding.name in (names[0], STAR):
+                    found = self._bound(module, binding, names[0])
                     if found is not None:
-                        yield from self._attribute(*found, [], re_exports - 1)
+                        yield from self._attribute(*found, names[1:], re_exports - 1)
 
     def packages_with_code(self) -> set[str]:
         """The top-level packages whose functions the walks follow."""
