@@ -515,6 +515,42 @@ def test_our_caches_follow_the_graph_when_grimp_reports_other_imports_for_an_unc
     assert report(project) == fresh
 
 
+@pytest.mark.parametrize("cached", [True, False])
+def test_a_file_edited_after_grimp_read_it_is_named_and_no_cache_keeps_what_was_read_of_it(
+    project: Project, monkeypatch: pytest.MonkeyPatch, cached: bool
+) -> None:
+    project.write(
+        {
+            "pkg/__init__.py": "",
+            "pkg/a.py": "import pkg.b\n",
+            "pkg/b.py": "import os\ndef h():\n    import pkg.bad\n",
+            "pkg/bad.py": "",
+        }
+    )
+    project.configure(STALE_GRIMP_CACHE)
+    if cached:
+        report(project)  # (what was read of pkg/b.py before the edit, kept)
+    build = grimp.build_graph
+
+    def building_then_editing(*args: Any, **kwargs: Any) -> Any:
+        graph = build(*args, **kwargs)
+        # The edit lands after grimp read the file: the lines grimp reports are those of the
+        # file before it, the contract reads the file after it.
+        (project.root / "pkg/b.py").write_text("import pkg.bad\ndef h():\n    import os\n")
+        return graph
+
+    monkeypatch.setattr(grimp, "build_graph", building_then_editing)
+    (contract,) = report(project)["contracts"]
+    assert contract["warnings"] == [
+        "pkg/b.py changed while this check ran, after grimp had read it: the check may have "
+        "read it as it is and grimp as it was. Run it again."
+    ]
+    monkeypatch.setattr(grimp, "build_graph", build)
+    fresh = report(project, cache=False)
+    assert not fresh["kept"]
+    assert report(project) == fresh
+
+
 def test_an_outcome_file_that_cannot_be_written_gives_a_warning_and_the_run_goes_on(
     tree: Project,
 ) -> None:

@@ -7,6 +7,7 @@ import gc
 import os
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
+from pathlib import Path
 from typing import TypeVar, cast
 
 from grimp import ImportGraph
@@ -15,14 +16,15 @@ from importlinter.domain.imports import Module, ModuleExpression
 
 from ..allowlist.contract import AllowlistedContract, ignored_import
 from ..allowlist.entries import Allowlist, AllowlistEntry
-from ..cache import cache_directory, digest
+from ..cache import cache_directory, digest, modified_during_run
 from ..errors import ContractConfigurationError, UnreadableSourceError
+from ..locations import display_path
 from ..modules import has_module, matching_modules, parents, within
 from ..options import NonEmptyListField
 from ..outputs.text import describe_hop, hop_locations, print_finding, print_import
 from ..report import ContractFindings, Finding, IgnoredImport, ImportFinding
 from ..unseen import unseen_folders
-from .outcomes import Answers, WalkOutcomes
+from .outcomes import Answers, FilesRead, WalkOutcomes
 from .scope_cache import ScopeIndex
 from .walk import EagerHop, EagerImports, calls_unread_warnings, chain_to, walk
 
@@ -84,23 +86,29 @@ class EagerImportContract(AllowlistedContract):
         key = _outcome_key(sources, follow, forbidden, allowed, self.include_ancestors, allowlist)
         kept = outcomes.get(key, lambda module: scopes.imported_digest(module, graph))
         cache_warnings: list[str | None] = []
+        edited: list[str] = []  # the files read that changed after grimp read them
         if kept is not None and kept.changed:
             # The changed files are read afresh (the import-scope cache holds them as they
             # were).
             asked = ScopeIndex(None, self.session_options)
             if _answer_again(graph, asked, kept.changed):
-                cache_warnings.append(outcomes.keep_again(key, asked.files_read(graph)))
+                read = asked.files_read(graph)
+                edited = _edited(read)
+                if not edited:
+                    cache_warnings.append(outcomes.keep_again(key, read))
             else:
                 kept = None
         if kept is None:
             found, answers = self._walk(
                 graph, scopes, sources, follow, forbidden, allowed, allowlist
             )
+            read = scopes.files_read(graph)
+            edited = _edited(read)
             if cache_dir is not None:
-                cache_warnings += [
-                    scopes.save(),
-                    outcomes.keep(key, found, scopes.files_read(graph), answers),
-                ]
+                # (The import-scope cache leaves out the files edited during the run.)
+                cache_warnings.append(scopes.save())
+                if not edited:
+                    cache_warnings.append(outcomes.keep(key, found, read, answers))
             output.verbose_print(
                 verbose, f"Followed eager imports from {len(sources)} source modules."
             )
@@ -122,6 +130,11 @@ class EagerImportContract(AllowlistedContract):
                 ),
             )
         violations, ignored, walk_warnings = found
+        cache_warnings += [
+            f"{display_path(Path(path))} changed while this check ran, after grimp had read it: "
+            "the check may have read it as it is and grimp as it was. Run it again."
+            for path in edited
+        ]
         return self._contract_check(
             list[Finding](violations),
             ignored,
@@ -269,6 +282,11 @@ def _outcome_key(
         os.getcwd(),
     )
     return digest(repr(options).encode())
+
+
+def _edited(read: FilesRead) -> list[str]:
+    """The paths of the files read that were modified after the graph's build began."""
+    return sorted(path for path, time, _ in read.values() if modified_during_run(time))
 
 
 def _answer_again(

@@ -34,7 +34,7 @@ from typing import Any, cast
 import grimp
 from grimp import ImportGraph
 
-from ..cache import digest, sealed, unsealed
+from ..cache import digest, modified_during_run, sealed, unsealed
 from ..errors import FileWriteError, UnreadableSourceError
 from ..files import write_atomically
 from ..locations import (
@@ -250,7 +250,10 @@ class ScopeIndex:
             and (same_graph or self._unchanged_entries.get(module) is not None or _exists(entry))
         }
         for module, record in self._modules.items():
-            entries[module] = to_entry(record, table)
+            # (A file modified after the graph's build began may not be the file grimp read:
+            # what was read of it is not kept.)
+            if not modified_during_run(record.mtime):
+                entries[module] = to_entry(record, table)
         data = sealed(
             _MAGIC,
             marshal.dumps(
