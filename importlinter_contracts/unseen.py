@@ -1,12 +1,14 @@
 """What the import graph cannot see: folders below the root packages that hold Python files
-but no `__init__.py`.
+but no `__init__.py`, and packages that a module file of the same name hides from it.
 
 grimp builds the graph from the root packages' folders and leaves out every folder without an
 `__init__.py` inside a package (a namespace portion there), with everything below it: those
 modules are not in the graph, nor is any import into, out of or within them, so no static
 contract can check them. Every static contract warns about them (`warning`), and an error
 about a module that is not in the graph names the missing `__init__.py` when that is the
-cause (`explain`). Only folder listings are read, once per run (`unseen_folders`).
+cause (`explain`). Where a folder holds both `x.py` and a package `x/`, Python imports the
+package and never the file, but grimp reads the file for module `x`: every static contract
+warns about those too. Only folder listings are read, once per run (`unseen_folders`).
 """
 
 from __future__ import annotations
@@ -32,11 +34,27 @@ class UnseenFolders(NamedTuple):
     # Each module left out (the folders without __init__.py among them, as namespace
     # packages) -> the folders without __init__.py on its way, outermost first.
     missing_inits: Mapping[str, tuple[Path, ...]]
+    # Each module file beside a package of the same name, which Python imports instead.
+    shadowed: tuple[Path, ...] = ()
 
-    def warning(self) -> str | None:
-        """The warning every static contract gives, or None when the graph sees everything."""
-        if not self.folders:
-            return None
+    def warnings(self) -> list[str]:
+        """The warnings every static contract gives: none when the graph sees everything."""
+        found = [self._folders_warning()] if self.folders else []
+        if self.shadowed:
+            count = len(self.shadowed)
+            shown = ", ".join(display_path(path) for path in self.shadowed[:SHOWN_FOLDERS])
+            more = f", and {count - SHOWN_FOLDERS} more" if count > SHOWN_FOLDERS else ""
+            found.append(
+                f"{count} module {'file' if count == 1 else 'files'} beside a package of the "
+                f"same name: Python imports the package and never the "
+                f"{'file' if count == 1 else 'files'}, but the import graph reads the "
+                f"{'file' if count == 1 else 'files'} for the module, so no import of the "
+                f"package's __init__.py is checked. Remove {'it' if count == 1 else 'them'} "
+                f"(or rename {'it' if count == 1 else 'them'}): {shown}{more}."
+            )
+        return found
+
+    def _folders_warning(self) -> str:
         count = len(self.folders)
         shown = ", ".join(display_path(folder) for folder in self.folders[:SHOWN_FOLDERS])
         more = f", and {count - SHOWN_FOLDERS} more" if count > SHOWN_FOLDERS else ""
@@ -107,6 +125,7 @@ def scan(roots: list[tuple[str, Path]]) -> UnseenFolders:
     # Paths where recorded.
     folders: list[Path] = []
     missing_inits: dict[str, tuple[Path, ...]] = {}
+    shadowed: list[Path] = []
     file_count = 0
 
     def listing(directory: str) -> tuple[list[str], list[str]]:
@@ -147,11 +166,15 @@ def scan(roots: list[tuple[str, Path]]) -> UnseenFolders:
             return
         in_package = in_package or "__init__.py" in files
         for name in subfolders:
+            if f"{name}.py" in files and os.path.isfile(
+                os.path.join(directory, name, "__init__.py")
+            ):
+                shadowed.append(Path(directory, f"{name}.py"))
             visible(os.path.join(directory, name), f"{module}.{name}", in_package)
 
     for package, directory in roots:
         visible(str(directory), package, False)
-    return UnseenFolders(tuple(sorted(folders)), file_count, missing_inits)
+    return UnseenFolders(tuple(sorted(folders)), file_count, missing_inits, tuple(sorted(shadowed)))
 
 
 def _is_python_file(name: str) -> bool:

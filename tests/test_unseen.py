@@ -267,3 +267,50 @@ def test_the_folders_are_listed_once_per_run(
     assert scans == [[("pkg", unseen.root / "pkg")]]
     unseen.report()
     assert len(scans) == 2
+
+
+SHADOWED = (
+    "1 module file beside a package of the same name: Python imports the package and never the "
+    "file, but the import graph reads the file for the module, so no import of the package's "
+    "__init__.py is checked. Remove it (or rename it): pkg/platforms/npu.py."
+)
+
+
+def test_every_static_contract_warns_about_a_module_file_beside_its_package(
+    project: Project,
+) -> None:
+    project.write(
+        {
+            "pkg/platforms/cuda/platform.py": "",
+            "pkg/platforms/npu/platform.py": "",
+            # Python runs pkg/platforms/npu/__init__.py for pkg.platforms.npu; grimp reads this.
+            "pkg/platforms/npu.py": "",
+            "pkg/platforms/npu/models.py": "",
+        }
+    )
+    r2_and_r4(project)
+    report = project.report()
+    assert [(c["id"], c["warnings"]) for c in report["contracts"]] == [
+        ("r2", [SHADOWED]),
+        ("r4", [SHADOWED]),
+    ]
+    (project.root / "pkg/platforms/npu.py").unlink()
+    assert [c["warnings"] for c in project.report()["contracts"]] == [[], []]
+
+
+def test_module_files_beside_their_packages_are_named_in_the_plural(project: Project) -> None:
+    project.write(
+        {
+            "pkg/platforms/cuda/platform.py": "",
+            "pkg/platforms/cuda.py": "",
+            "pkg/platforms/npu/platform.py": "",
+            "pkg/platforms/npu.py": "",
+        }
+    )
+    configure_r2(project)
+    assert project.contract("r2")["warnings"] == [
+        "2 module files beside a package of the same name: Python imports the package and never "
+        "the files, but the import graph reads the files for the module, so no import of the "
+        "package's __init__.py is checked. Remove them (or rename them): pkg/platforms/cuda.py, "
+        "pkg/platforms/npu.py."
+    ]

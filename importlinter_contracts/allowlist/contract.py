@@ -90,9 +90,9 @@ class ContractWithAllowlist(Contract):
         stale = [] if alerting is AlertLevel.NONE or stale_unknown else allowlist.stale()
         # A contract that runs the code sees those folders' modules load: no warning there.
         unseen = (
-            None if self.executes_analysed_code else unseen_folders(self.session_options).warning()
+            [] if self.executes_analysed_code else unseen_folders(self.session_options).warnings()
         )
-        warnings = [*([unseen] if unseen else []), *(warnings or [])]
+        warnings = [*unseen, *(warnings or [])]
         if stale_unknown and self._entries():
             warnings.append(
                 f"The {self.entry_kind.option} entries were not checked for stale ones: "
