@@ -41,6 +41,10 @@ LIBRARY = {
     "pkg/star/__init__.py": "from .impl import *\n",
     "pkg/star/impl.py": "def load():\n    import pkg.heavy.a\n",
     "pkg/alias/__init__.py": "import pkg.lib as lib\n",
+    # Star imports of each other: following a name goes round once.
+    "pkg/ring/__init__.py": "",
+    "pkg/ring/a.py": "from pkg.ring.b import *\ndef load():\n    import pkg.heavy.a\n",
+    "pkg/ring/b.py": "from pkg.ring.a import *\n",
     "pkg/lazy.py": "def __getattr__(name):\n    import pkg.heavy.a\n",
 }
 
@@ -78,6 +82,7 @@ RUNS = {
     "function of a module its package loads": "import pkg.sub\npkg.sub.impl.load()\n",
     "from m import *": "from pkg.lib import *\nload()\n",
     "re-exported by a star import": "from pkg.star import load\nload()\n",
+    "star imports of each other": "from pkg.ring.b import load\nload()\n",
     "module re-exported under a name": "from pkg.alias import lib\nlib.load()\n",
     # A name bound more than once runs whichever binding Python reaches: each is followed.
     "a def that a failed import stands in for": (

@@ -270,10 +270,11 @@ class EagerImports:
             if self._defines(module, target):
                 yield module, target
             bound = [binding for binding in reading.bindings if binding.name in (head, STAR)]
+        followed: set[tuple[str, tuple[str, ...]]] = set()
         for binding in bound:
             found = self._bound(module, binding, head)
             if found is not None:
-                yield from self._attribute(*found, rest, _RE_EXPORTS)
+                yield from self._attribute(*found, rest, _RE_EXPORTS, followed)
 
     def _bound(self, module: str, binding: Binding, name: str) -> tuple[str, str | None] | None:
         """What an import binds to `name`: a module of the graph (None), or an attribute of
@@ -294,16 +295,23 @@ class EagerImports:
         return (submodule, None) if self._has_code(submodule) else (base, binding.attribute)
 
     def _attribute(
-        self, module: str, attribute: str | None, rest: list[str], re_exports: int
+        self,
+        module: str,
+        attribute: str | None,
+        rest: list[str],
+        re_exports: int,
+        followed: set[tuple[str, tuple[str, ...]]],
     ) -> Iterator[tuple[str, str]]:
         """Follow `attribute` of `module`, then the dotted `rest`, to a function: one the
         module defines (`f`, or `C.f` of a class), or through the name its imports bind (a
-        re-export of a function, a class or a module)."""
+        re-export of a function, a class or a module); `followed`: the names already
+        followed in modules (star imports that import each other's would go round)."""
         names = ([attribute] if attribute else []) + rest
         while names and self._has_code(f"{module}.{names[0]}"):
             module = f"{module}.{names.pop(0)}"
-        if not names:
-            return  # a module itself
+        if not names or (module, tuple(names)) in followed:
+            return  # a module itself, or followed already
+        followed.add((module, tuple(names)))
         reading = self._calls_of(module)
         if reading is None:
             return
@@ -314,7 +322,7 @@ class EagerImports:
                 if binding.name in (names[0], STAR):
                     found = self._bound(module, binding, names[0])
                     if found is not None:
-                        yield from self._attribute(*found, names[1:], re_exports - 1)
+                        yield from self._attribute(*found, names[1:], re_exports - 1, followed)
 
     def packages_with_code(self) -> set[str]:
         """The top-level packages whose functions the walks follow."""
