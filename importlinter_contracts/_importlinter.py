@@ -46,8 +46,6 @@ from importlinter.application.ports.reporting import Report
 from importlinter.application.user_options import UserOptions
 from importlinter.contracts import _common
 
-from .cache import graph_build_starts
-
 __all__ = [
     "AlertLevel",
     "BrokenChain",
@@ -72,25 +70,7 @@ render_broken_contract_guidance = _contract_utils.render_broken_contract_guidanc
 format_line_numbers = _common.format_line_numbers
 render_report = _rendering.render_report
 read_user_options = _use_cases.read_user_options
-
-
-def create_report(
-    user_options: UserOptions,
-    limit_to_contracts: tuple[str, ...],
-    cache_dir: str | None,
-    show_timings: bool,
-    verbose: bool,
-) -> Report:
-    """lint-imports' report: the graph built, then each contract checked."""
-    graph_build_starts()
-    report: Report = _use_cases.create_report(
-        user_options,
-        limit_to_contracts=limit_to_contracts,
-        cache_dir=cache_dir,
-        show_timings=show_timings,
-        verbose=verbose,
-    )
-    return report
+create_report = _use_cases.create_report
 
 
 def register_contract_types(user_options: UserOptions) -> None:
@@ -114,7 +94,6 @@ def plugin_contract_types(user_options: UserOptions) -> dict[str, type[Contract]
 
 def build_graph(user_options: UserOptions, cache_dir: str | None) -> ImportGraph:
     """The graph lint-imports would build for this configuration."""
-    graph_build_starts()
     graph: ImportGraph = _settings.GRAPH_BUILDER.build(
         root_package_names=user_options.session_options["root_packages"],
         cache_dir=cache_dir,

@@ -4,9 +4,8 @@ and how their files are sealed."""
 from __future__ import annotations
 
 import hashlib
-import os
-import time
-from collections.abc import Iterator
+import json
+from collections.abc import Iterable, Iterator
 from contextlib import contextmanager
 from contextvars import ContextVar
 from pathlib import Path
@@ -47,45 +46,21 @@ def using_cache_directory(directory: Path | None) -> Iterator[None]:
         _chosen.reset(token)
 
 
-# When this run's graph began to be built, at the latest, on the clock that stamps files'
-# modification times (Linux stamps them from its coarse clock, which lags the precise one by
-# a tick at most). lint-imports builds its graph before it imports the contract types, so
-# this is when the process started (where the system says; else when this package was
-# imported), until this package's own commands mark the start of a graph they build
-# (`graph_build_starts`). A file modified since may have been read by grimp as it was before
-# and by the contracts as it is after.
-_COARSE = getattr(time, "CLOCK_REALTIME_COARSE", None)
-
-
-def _now() -> float:
-    return time.time() if _COARSE is None else time.clock_gettime(_COARSE)
-
-
-def _process_start() -> float:
-    now = _now()
-    try:
-        # Linux: the process's start, in clock ticks since boot (field 22 of its stat).
-        with open("/proc/self/stat", "rb") as stat:
-            fields = stat.read().rpartition(b")")[2].split()
-        started = int(fields[19]) / os.sysconf("SC_CLK_TCK")
-        age = time.clock_gettime(time.CLOCK_BOOTTIME) - started
-    except (OSError, ValueError, IndexError, AttributeError):
-        return now
-    return now - age - 0.01  # (a tick earlier: the start is counted in whole ticks)
-
-
-_graph_build_start = [_process_start()]
-
-
-def graph_build_starts() -> None:
-    """Mark the start of a graph's build: the files the contracts then read that were
-    modified since may not be the files grimp read (`modified_during_run`)."""
-    _graph_build_start[0] = _now()
-
-
-def modified_during_run(modification_time: float) -> bool:
-    """Whether a file with this modification time may have changed after grimp read it."""
-    return modification_time >= _graph_build_start[0]
+def grimp_file_times(cache_dir: Path, root_packages: Iterable[str]) -> dict[str, float] | None:
+    """The modification time of each module's file as grimp found it when it built this
+    run's graph, from the cache grimp writes in `cache_dir` at the end of each build (one
+    `<root package>.meta.json` per root package, module -> time: grimp 3's format); None
+    where grimp wrote none that can be read."""
+    times: dict[str, float] = {}
+    for package in root_packages:
+        try:
+            found = json.loads((cache_dir / f"{package}.meta.json").read_bytes())
+        except (OSError, ValueError):
+            return None
+        if not isinstance(found, dict):
+            return None
+        times.update(found)
+    return times
 
 
 # A cache file starts with its kind's magic bytes and the digest of what follows: `marshal`

@@ -551,6 +551,28 @@ def test_a_file_edited_after_grimp_read_it_is_named_and_no_cache_keeps_what_was_
     assert report(project) == fresh
 
 
+def test_without_grimps_record_of_the_files_it_read_nothing_is_kept_and_a_warning_says_so(
+    tree: Project, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    build = grimp.build_graph
+
+    def building_then_losing_the_record(*args: Any, **kwargs: Any) -> Any:
+        graph = build(*args, **kwargs)
+        (tree.root / cache.DEFAULT_CACHE_DIR / "pkg.meta.json").unlink()
+        return graph
+
+    monkeypatch.setattr(grimp, "build_graph", building_then_losing_the_record)
+    (contract,) = report(tree)["contracts"]
+    assert contract["warnings"] == [
+        "The import-scope cache .import_linter_cache/importlinter_contracts/import-scopes.cache "
+        "is not written: grimp's cache beside it does not say when the files it read were "
+        "modified (no pkg.meta.json to read)."
+    ]
+    folder = tree.root / cache.DEFAULT_CACHE_DIR
+    assert not (folder / scope_cache.CACHE_FILE).exists()
+    assert not (folder / OUTCOMES_FILE).exists()
+
+
 def test_an_outcome_file_that_cannot_be_written_gives_a_warning_and_the_run_goes_on(
     tree: Project,
 ) -> None:

@@ -16,7 +16,7 @@ from importlinter.domain.imports import Module, ModuleExpression
 
 from ..allowlist.contract import AllowlistedContract, ignored_import
 from ..allowlist.entries import Allowlist, AllowlistEntry
-from ..cache import cache_directory, digest, modified_during_run
+from ..cache import cache_directory, digest
 from ..errors import ContractConfigurationError, UnreadableSourceError
 from ..locations import display_path
 from ..modules import has_module, matching_modules, parents, within
@@ -24,7 +24,7 @@ from ..options import NonEmptyListField
 from ..outputs.text import describe_hop, hop_locations, print_finding, print_import
 from ..report import ContractFindings, Finding, IgnoredImport, ImportFinding
 from ..unseen import unseen_folders
-from .outcomes import Answers, FilesRead, WalkOutcomes
+from .outcomes import Answers, WalkOutcomes
 from .scope_cache import ScopeIndex
 from .walk import EagerHop, EagerImports, calls_unread_warnings, chain_to, walk
 
@@ -86,15 +86,17 @@ class EagerImportContract(AllowlistedContract):
         key = _outcome_key(sources, follow, forbidden, allowed, self.include_ancestors, allowlist)
         kept = outcomes.get(key, lambda module: scopes.imported_digest(module, graph))
         cache_warnings: list[str | None] = []
-        edited: list[str] = []  # the files read that changed after grimp read them
+        # The files read that changed after grimp read them (by module, `ScopeIndex.edited`):
+        # what the walks found is kept only where there are none.
+        edited: dict[str, str] | None = {}
         if kept is not None and kept.changed:
             # The changed files are read afresh (the import-scope cache holds them as they
             # were).
             asked = ScopeIndex(None, self.session_options)
             if _answer_again(graph, asked, kept.changed):
                 read = asked.files_read(graph)
-                edited = _edited(read)
-                if not edited:
+                edited = scopes.edited(read)
+                if edited == {}:
                     cache_warnings.append(outcomes.keep_again(key, read))
             else:
                 kept = None
@@ -102,12 +104,11 @@ class EagerImportContract(AllowlistedContract):
             found, answers = self._walk(
                 graph, scopes, sources, follow, forbidden, allowed, allowlist
             )
-            read = scopes.files_read(graph)
-            edited = _edited(read)
             if cache_dir is not None:
-                # (The import-scope cache leaves out the files edited during the run.)
+                read = scopes.files_read(graph)
+                edited = scopes.edited(read)
                 cache_warnings.append(scopes.save())
-                if not edited:
+                if edited == {}:
                     cache_warnings.append(outcomes.keep(key, found, read, answers))
             output.verbose_print(
                 verbose, f"Followed eager imports from {len(sources)} source modules."
@@ -133,7 +134,7 @@ class EagerImportContract(AllowlistedContract):
         cache_warnings += [
             f"{display_path(Path(path))} changed while this check ran, after grimp had read it: "
             "the check may have read it as it is and grimp as it was. Run it again."
-            for path in edited
+            for path in sorted((edited or {}).values())
         ]
         return self._contract_check(
             list[Finding](violations),
@@ -282,11 +283,6 @@ def _outcome_key(
         os.getcwd(),
     )
     return digest(repr(options).encode())
-
-
-def _edited(read: FilesRead) -> list[str]:
-    """The paths of the files read that were modified after the graph's build began."""
-    return sorted(path for path, time, _ in read.values() if modified_during_run(time))
 
 
 def _answer_again(

@@ -34,7 +34,7 @@ from typing import Any, cast
 import grimp
 from grimp import ImportGraph
 
-from ..cache import digest, modified_during_run, sealed, unsealed
+from ..cache import digest, grimp_file_times, sealed, unsealed
 from ..errors import FileWriteError, UnreadableSourceError
 from ..files import write_atomically
 from ..locations import (
@@ -94,6 +94,8 @@ class ScopeIndex:
         self._imported: dict[str, bytes] = {}  # `imported_digest`, by module
         # The second process reading files ahead, while `reading_ahead` runs.
         self._ahead: read_ahead.ReadAhead | None = None
+        # grimp's modification time of each module's file, from its cache (`edited`).
+        self._grimp_times: dict[str, float] | None = None
         self._dirty = False
 
     @contextmanager
@@ -226,11 +228,18 @@ class ScopeIndex:
         return os.path.basename(self._module(module).path) == "__init__.py"
 
     def save(self) -> str | None:
-        """Keep what this run read for the next one, with the entries of earlier runs whose
-        files still exist. A cache that cannot be written costs only time: return a warning,
-        and the run goes on."""
+        """Keep what this run read for the next one (but for the files changed since grimp
+        read them, `edited`), with the entries of earlier runs whose files still exist. A
+        cache that cannot be written costs only time: return a warning, and the run goes on."""
         if self._cache_file is None or not self._dirty:
             return None
+        edited = self.edited(self._times_read())
+        if edited is None:
+            return (
+                f"The import-scope cache {display_path(self._cache_file)} is not written: "
+                f"grimp's cache beside it does not say when the files it read were modified "
+                f"(no {', '.join(f'{root}.meta.json' for root in self._roots())} to read)."
+            )
         stored = self._load()
         table: dict[ImportScope, int] = {}
         # Stored entries refer to the stored table: keep its order, add new scopes after.
@@ -250,9 +259,7 @@ class ScopeIndex:
             and (same_graph or self._unchanged_entries.get(module) is not None or _exists(entry))
         }
         for module, record in self._modules.items():
-            # (A file modified after the graph's build began may not be the file grimp read:
-            # what was read of it is not kept.)
-            if not modified_during_run(record.mtime):
+            if module not in edited:
                 entries[module] = to_entry(record, table)
         data = sealed(
             _MAGIC,
@@ -315,6 +322,29 @@ class ScopeIndex:
         """Each module asked about so far, with its file, that file's modification time when
         it was read (or found unchanged), and the digest of the modules grimp reports it
         imports in `graph` (`imported_digest`)."""
+        return {
+            module: (path, time, self.imported_digest(module, graph))
+            for module, (path, time) in self._times_read().items()
+        }
+
+    def edited(
+        self, read: Mapping[str, tuple[str, float] | tuple[str, float, bytes]]
+    ) -> dict[str, str] | None:
+        """Those of the files `read` (by module: each file's path and modification time, as
+        read) whose modification time is not the one grimp found when it built this run's
+        graph: changed since grimp read them, so that the lines grimp reports may not be
+        theirs. From the cache grimp writes beside this one; None where there is none to read
+        (or this index has no cache folder)."""
+        if self._grimp_times is None and self._cache_dir is not None:
+            self._grimp_times = grimp_file_times(self._cache_dir, self._roots())
+        times = self._grimp_times
+        if times is None:
+            return None
+        return {module: found[0] for module, found in read.items() if times.get(module) != found[1]}
+
+    def _times_read(self) -> dict[str, tuple[str, float]]:
+        """Each module asked about so far, with its file and that file's modification time
+        when it was read (or found unchanged)."""
         read = {
             module: (entry[0], entry[1])
             for module, entry in self._unchanged_entries.items()
@@ -323,10 +353,10 @@ class ScopeIndex:
         read.update(
             (module, (record.path, record.mtime)) for module, record in self._modules.items()
         )
-        return {
-            module: (path, time, self.imported_digest(module, graph))
-            for module, (path, time) in read.items()
-        }
+        return read
+
+    def _roots(self) -> list[str]:
+        return list(self._session_options.get("root_packages", ()))
 
     def _module(self, module: str) -> ModuleFile:
         record = self._modules.get(module)
