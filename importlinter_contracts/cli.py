@@ -7,6 +7,7 @@ import functools
 import io
 import json
 import sys
+import traceback
 import warnings
 from collections.abc import Callable, Iterator
 from pathlib import Path
@@ -138,15 +139,16 @@ def _reporting_errors(debug: bool) -> Iterator[None]:
     `debug` its whole traceback (as `lint-imports --debug` shows it)."""
     try:
         yield
-    except ImportlinterContractsError as error:
-        if debug:
-            raise
-        _fail(str(error))
     except (SystemExit, KeyboardInterrupt):
         raise
     except Exception as error:
         if debug:
-            raise
+            # Printed rather than raised: an uncaught exception would exit with 1, which
+            # says that a contract is broken.
+            click.echo(traceback.format_exc(), err=True, nl=False)
+            sys.exit(EXIT_ERROR)
+        if isinstance(error, ImportlinterContractsError):
+            _fail(str(error))
         _fail(f"unexpected error: {type(error).__name__}: {error} (--debug shows where)")
 
 
