@@ -11,6 +11,7 @@ from importlinter import Contract, ContractCheck, fields, output
 from importlinter.domain.contract import InvalidContractOptions
 
 from .._importlinter import AlertLevel, render_broken_contract_guidance
+from ..options import wrongly_typed
 from ..outputs.text import print_finding
 from ..report import (
     ContractFindings,
@@ -52,6 +53,16 @@ class ContractWithAllowlist(Contract):
         AlertLevel, default=AlertLevel.ERROR
     )
     broken_contract_guidance: str | None = fields.TextField(required=False)  # type: ignore[assignment]
+
+    def __init__(
+        self, name: str, session_options: dict[str, Any], contract_options: dict[str, Any]
+    ) -> None:
+        # Before import-linter's fields read the options, which fail on a value of another
+        # type with Python's own message.
+        errors = wrongly_typed(type(self), contract_options)
+        if errors:
+            raise InvalidContractOptions(errors)
+        super().__init__(name, session_options, contract_options)
 
     def validate(self) -> None:
         if self.require_reasons:
