@@ -234,7 +234,7 @@ def check(
     if output_format == "json":
         click.echo(json.dumps(result.as_data(), indent=2))
     elif output_format == "github":
-        for command in github_annotations(result.as_data(), result.configuration):
+        for command in github_annotations(result.as_data(), result.configuration, source_root()):
             click.echo(command)
     elif output_format == "sarif":
         log = sarif_log(result.as_data(), result.configuration, source_root())

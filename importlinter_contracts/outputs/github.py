@@ -3,6 +3,7 @@ changed lines of a pull request."""
 
 from __future__ import annotations
 
+import os
 from collections.abc import Mapping
 from pathlib import Path
 from typing import Any, cast
@@ -30,10 +31,19 @@ def _escape_property(text: str) -> str:
     return _escape_data(text).replace(":", "%3A").replace(",", "%2C")
 
 
-def _command(message: str, title: str, where: Location | None, kind: str = "error") -> str:
+def repository_path(path: str, root: Path) -> str:
+    """A path relative to `root`, the repository's root, as GitHub and SARIF's `%SRCROOT%`
+    read it: the report's paths are relative to the working directory, which may be a
+    subfolder."""
+    return Path(os.path.relpath(Path(path).resolve(), root.resolve())).as_posix()
+
+
+def _command(
+    message: str, title: str, where: Location | None, root: Path, kind: str = "error"
+) -> str:
     properties = []
     if where is not None:
-        properties.append(f"file={_escape_property(where['path'])}")
+        properties.append(f"file={_escape_property(repository_path(where['path'], root))}")
         if where["line"] is not None:
             properties.append(f"line={where['line']}")
     properties.append(f"title={_escape_property(title)}")
@@ -98,17 +108,18 @@ def stale_entries(
     return stale
 
 
-def github_annotations(report: Report, config: Path) -> list[str]:
+def github_annotations(report: Report, config: Path, root: Path) -> list[str]:
     """One `::error` command per violation and per stale allowlist entry (which points at its
-    line in the configuration file), one `::warning` per warning."""
+    line in the configuration file), one `::warning` per warning; paths relative to `root`,
+    the repository's root."""
     config_text = read_configuration_text(config)
     commands = []
     for contract in report["contracts"]:
         title = f"{contract['name']} ({contract['id']})" if contract["id"] else contract["name"]
         for finding in contract["violations"]:
-            commands.append(_command(finding_message(finding), title, _where(finding)))
+            commands.append(_command(finding_message(finding), title, _where(finding), root))
         for message, where in stale_entries(contract, config_text, config):
-            commands.append(_command(message, title, where))
+            commands.append(_command(message, title, where, root))
         for warning in contract["warnings"]:
-            commands.append(_command(warning, title, None, kind="warning"))
+            commands.append(_command(warning, title, None, root, kind="warning"))
     return commands

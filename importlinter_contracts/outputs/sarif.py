@@ -3,22 +3,19 @@ violation, stale allowlist entry and warning, one rule per contract."""
 
 from __future__ import annotations
 
-import os
 from pathlib import Path
 from typing import Any
 
 from ..configuration import read_configuration_text
 from ..report import Finding, Location, Report, contract_key, is_import_finding
-from .github import finding_message, stale_entries
+from .github import finding_message, repository_path, stale_entries
 
 SARIF_SCHEMA = "https://json.schemastore.org/sarif-2.1.0.json"
 INFORMATION_URI = "https://github.com/importlinter-contracts/importlinter-contracts"
 
 
 def _artifact(path: str, root: Path) -> dict[str, Any]:
-    """A path relative to the repository root, as SARIF's `%SRCROOT%` base reads it."""
-    relative = os.path.relpath(Path(path).resolve(), root.resolve())
-    return {"uri": Path(relative).as_posix(), "uriBaseId": "%SRCROOT%"}
+    return {"uri": repository_path(path, root), "uriBaseId": "%SRCROOT%"}
 
 
 def _locations(where: list[Location], root: Path) -> list[dict[str, Any]]:
