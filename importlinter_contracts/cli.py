@@ -344,6 +344,12 @@ def review(
         click.echo(json.dumps(found, indent=2))
     else:
         click.echo(review_markdown(found), nl=False)
+    if found["base_error"] is not None:
+        click.echo(
+            "importlinter-contracts: warning: no findings are compared with the base's "
+            f"configuration, which cannot be checked: {found['base_error']}",
+            err=True,
+        )
     sys.exit(EXIT_BROKEN if found["grew"] or found["loosened"] else EXIT_KEPT)
 
 
