@@ -139,6 +139,7 @@ def test_stale_entry_only_warns_with_warn(tree: Project) -> None:
     )
     report = tree.contract("r2")
     assert report["kept"] and report["unmatched_ignores"] == []
+    assert report["warned_unmatched_ignores"] == ["pkg.consumers.gone -> pkg.platforms.npu # gone"]
     assert report["warnings"] == [
         "No import matches ignored import pkg.consumers.gone -> pkg.platforms.npu # gone: "
         "remove this stale entry."

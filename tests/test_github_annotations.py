@@ -73,3 +73,21 @@ def test_paths_are_relative_to_the_repository_root(
         "::error file=py/pkg/a.py",
         "::error file=py/.importlinter",
     ]
+
+
+def test_a_stale_entry_that_only_warns_points_at_its_line_too(project: Project) -> None:
+    project.write(TREE)
+    project.configure(
+        CONFIG.replace(
+            "ignore_imports =", "unmatched_ignore_imports_alerting = warn\nignore_imports ="
+        )
+    )
+    result = project.check("--format", "github", "--contract", "r2")
+    assert result.exit_code == 1
+    assert result.stdout.splitlines() == [
+        "::error file=pkg/a.py,line=2,title=R2%2C with commas%3A and colons (r2)::"
+        "pkg.a -> pkg.platforms.npu.models (l.2)",
+        "::warning file=.importlinter,line=14,title=R2%2C with commas%3A and colons (r2)::"
+        "No import matches ignored import pkg.gone -> pkg.platforms.npu # 100%25 retired: "
+        "remove this stale entry.",
+    ]

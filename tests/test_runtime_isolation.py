@@ -571,6 +571,19 @@ def test_stale_entries_follow_unmatched_ignore_imports_alerting(
     report = tree.contract("runtime")
     assert (report["kept"], report["warnings"]) == (kept, warnings)
     assert report["unmatched_ignores"] == (["pkg.platforms.xpu # gone"] if not kept else [])
+    warned = ["pkg.platforms.xpu # gone"] if warnings else []
+    assert report["warned_unmatched_ignores"] == warned
+    # An error or a warning, the annotation points at the entry's line (and only once).
+    where = "file=.importlinter,line=21,title=Optional SDKs stay optional (runtime)"
+    annotations = {
+        "error": [
+            f"::error {where}::pkg.platforms.xpu # gone: no loaded module matches it; "
+            "remove this stale entry"
+        ],
+        "warn": [f"::warning {where}::{warning}" for warning in warnings],
+        "none": [],
+    }
+    assert tree.check("--format", "github").stdout.splitlines() == annotations[alerting]
 
 
 def test_entries_are_not_called_stale_when_the_probe_did_not_run_cleanly(tree: Project) -> None:

@@ -9,7 +9,7 @@ from pathlib import Path
 from typing import Any, cast
 
 from ..allowlist.config_text import entry_lines
-from ..allowlist.contract import STALE_ENTRY_ADVICE
+from ..allowlist.contract import STALE_ENTRY_ADVICE, stale_warning
 from ..allowlist.entries import ENTRY_KINDS, IMPORT_ENTRIES, EntryKind
 from ..configuration import is_toml, read_configuration_text
 from ..report import (
@@ -81,30 +81,38 @@ def _where(finding: Finding) -> Location | None:
 
 def stale_entries(
     contract: ContractResult, config_text: str, config: Path
-) -> list[tuple[str, Location]]:
-    """Each stale allowlist entry of a contract, as a message and where the entry stands in
-    the configuration (an entry not found is still reported, at the file)."""
+) -> list[tuple[str, str, Location]]:
+    """Each stale allowlist entry of a contract, as its level ("error", or "warning" under
+    `unmatched_ignore_imports_alerting = warn`), a message and where the entry stands in the
+    configuration. An entry that breaks the contract and is not found is still reported, at the
+    file; a warned entry not found is left to its warning, which then has no location."""
+    breaking = contract["unmatched_ignores"]
+    warned = contract.get("warned_unmatched_ignores", [])
     # Where each stands, and whether it names imports or loaded modules.
     lines: dict[str, tuple[int | None, EntryKind]] = {}
-    if contract["unmatched_ignores"] and contract["id"]:
+    if (breaking or warned) and contract["id"]:
         for kind in ENTRY_KINDS.values():
             found = entry_lines(
-                config_text,
-                is_toml(config),
-                contract["id"],
-                kind.option,
-                contract["unmatched_ignores"],
+                config_text, is_toml(config), contract["id"], kind.option, [*breaking, *warned]
             )
             lines.update((entry, (line, kind)) for entry, line in found.items())
     stale = []
-    for entry in contract["unmatched_ignores"]:
+    for entry in breaking:
         line, kind = lines.get(entry, (None, IMPORT_ENTRIES))
         stale.append(
             (
+                "error",
                 f"{entry}: no {kind.finding} matches it; {STALE_ENTRY_ADVICE}",
                 Location(path=str(config), line=line),
             )
         )
+    for entry in warned:
+        if entry in lines:
+            line, kind = lines[entry]
+            # The contract's own warning, so that it is not reported twice.
+            stale.append(
+                ("warning", stale_warning(kind, entry), Location(path=str(config), line=line))
+            )
     return stale
 
 
@@ -118,8 +126,11 @@ def github_annotations(report: Report, config: Path, root: Path) -> list[str]:
         title = f"{contract['name']} ({contract['id']})" if contract["id"] else contract["name"]
         for finding in contract["violations"]:
             commands.append(_command(finding_message(finding), title, _where(finding), root))
-        for message, where in stale_entries(contract, config_text, config):
-            commands.append(_command(message, title, where, root))
+        located = set()
+        for level, message, where in stale_entries(contract, config_text, config):
+            commands.append(_command(message, title, where, root, kind=level))
+            located.add(message)
         for warning in contract["warnings"]:
-            commands.append(_command(warning, title, None, root, kind="warning"))
+            if warning not in located:
+                commands.append(_command(warning, title, None, root, kind="warning"))
     return commands

@@ -62,10 +62,13 @@ def sarif_log(report: Report, config: Path, root: Path) -> dict[str, Any]:
             results.append(
                 _result(rule, "error", finding_message(finding), _finding_locations(finding), root)
             )
-        for message, where in stale_entries(contract, config_text, config):
-            results.append(_result(rule, "error", message, [where], root))
+        located = set()
+        for level, message, where in stale_entries(contract, config_text, config):
+            results.append(_result(rule, level, message, [where], root))
+            located.add(message)
         for warning in contract["warnings"]:
-            results.append(_result(rule, "warning", warning, [], root))
+            if warning not in located:
+                results.append(_result(rule, "warning", warning, [], root))
     return {
         "$schema": SARIF_SCHEMA,
         "version": "2.1.0",
