@@ -161,6 +161,27 @@ EDITS = {
         TOML_HEAD.rstrip("\n"),
         TOML_HEAD + f'ignore_imports = [\n    "{NEW_A}",\n    "{NEW_B}",\n]',
     ),
+    # import-linter reads a string as a list of that one entry.
+    "toml-stale-string-becomes-a-list-keeping-its-comment": (
+        "pyproject.toml",
+        TOML_HEAD + f'ignore_imports = "{GONE}"  # kept\nrequire_reasons = false\n',
+        TOML_HEAD + f'ignore_imports = [\n    "{NEW_A}",\n    "{NEW_B}",\n]  # kept\n'
+        "require_reasons = false\n",
+    ),
+    "toml-string-kept-as-written-in-the-new-list": (
+        "pyproject.toml",
+        TOML_HEAD + "ignore_imports = '''" + A + "  # NPU'''\n",
+        TOML_HEAD + "ignore_imports = [\n    '''" + A + f"  # NPU''',\n    \"{NEW_B}\",\n]\n",
+    ),
+    "toml-inline-contract-with-a-string": (
+        "pyproject.toml",
+        TOML_HEAD.split("\n\n")[0]
+        + '\ncontracts = [\n    {id = "r2", name = "R2", type = "backend_isolation", '
+        + f'container = "pkg.platforms", ignore_imports = "{A}"}},\n]\n',
+        TOML_HEAD.split("\n\n")[0]
+        + '\ncontracts = [\n    {id = "r2", name = "R2", type = "backend_isolation", '
+        + f'container = "pkg.platforms", ignore_imports = ["{A}", "{NEW_B}"]}},\n]\n',
+    ),
     "toml-mixed-line-endings": (
         "pyproject.toml",
         TOML_HEAD + f'ignore_imports = [\r\n    "{A}",\r\n]\r\n# after\n',
@@ -234,6 +255,12 @@ def test_the_option_edited_is_a_parameter() -> None:
     assert edit_allowlists(toml, True, [edit]) == (
         TOML_HEAD + 'ignore_loaded_modules = ["vllm_ascend"]\n'
     )
+
+
+def test_a_stale_string_entry_alone_leaves_an_empty_list() -> None:
+    edit = AllowlistEdit("r2", "ignore_imports", frozenset({GONE}), ())
+    toml = TOML_HEAD + f'ignore_imports = "{GONE}"\n'
+    assert edit_allowlists(toml, True, [edit]) == TOML_HEAD + "ignore_imports = []\n"
 
 
 # An edit that would not read back as intended is refused, and nothing is written. The

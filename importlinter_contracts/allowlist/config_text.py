@@ -115,14 +115,20 @@ def _edit_toml(text: str, edit: AllowlistEdit) -> str:
     rendered = document.as_string()
     table = _toml_contract(document, edit.contract_id)
     values = table.get(edit.option)
-    if values is None:
-        if not edit.add:
+    if values is None or isinstance(values, tomlkit.items.String):
+        # import-linter reads a string as a list of that one entry: it becomes that list,
+        # the string kept as written unless it is removed, the comment after it kept too.
+        kept = [] if values is None or entry_text(values) in edit.remove else [values]
+        if values is None and not edit.add:
             return text
-        values = tomlkit.array()
-        values.extend(edit.add)
+        array = tomlkit.array()
+        array.extend([*kept, *edit.add])
         # An inline table must stay on one line; a table gets one entry a line.
-        values.multiline(not isinstance(table, tomlkit.items.InlineTable))
-        table[edit.option] = values
+        array.multiline(bool(kept or edit.add) and not isinstance(table, tomlkit.items.InlineTable))
+        if values is not None:
+            array.trivia.comment_ws = values.trivia.comment_ws
+            array.trivia.comment = values.trivia.comment
+        table[edit.option] = array
     elif not isinstance(values, tomlkit.items.Array):
         raise ConfigurationEditError(
             f"{edit.option} of contract '{edit.contract_id}' is not a list of strings"
@@ -206,7 +212,8 @@ def _check_toml(original: str, edited: str, edits: Sequence[AllowlistEdit]) -> N
             for contract in expected["tool"]["importlinter"]["contracts"]
             if contract.get("id") == edit.contract_id
         ]
-        intended = _intended(table.get(edit.option, []), edit)
+        written = table.get(edit.option, [])
+        intended = _intended([written] if isinstance(written, str) else written, edit)
         if edit.option in table or intended:
             table[edit.option] = intended
     if found != expected:
