@@ -183,7 +183,12 @@ def test_probe_that_fails_to_import_shows_its_exception_and_stderr(tree: Project
     [
         (
             "def detect():\n    raise RuntimeError('no device')\n",
-            "the detector pkg.platforms:detect RuntimeError: no device",
+            "the detector pkg.platforms:detect failed: RuntimeError: no device",
+        ),
+        (
+            # Which backend may load is not known: no backend_loaded finding.
+            "def detect():\n    import pkg.platforms.cuda.platform\n    raise RuntimeError('no')\n",
+            "the detector pkg.platforms:detect failed: RuntimeError: no",
         ),
         (
             "def detect():\n    return None\n",
@@ -194,7 +199,7 @@ def test_probe_that_fails_to_import_shows_its_exception_and_stderr(tree: Project
             "the detector pkg.platforms:detect returned '', not a qualified name or a class",
         ),
     ],
-    ids=["raises", "returns-none", "returns-empty"],
+    ids=["raises", "loads-a-backend-then-raises", "returns-none", "returns-empty"],
 )
 def test_detector_that_fails_or_returns_nothing_breaks_the_contract(
     tree: Project, detector: str, message: str
