@@ -161,6 +161,20 @@ EDITS = {
         TOML_HEAD.rstrip("\n"),
         TOML_HEAD + f'ignore_imports = [\n    "{NEW_A}",\n    "{NEW_B}",\n]',
     ),
+    # A new list goes after the table's last value, as in INI: the comments and blank lines
+    # that end the table introduce the next one.
+    "toml-no-list-yet-and-the-next-table-has-a-comment-banner": (
+        "pyproject.toml",
+        TOML_HEAD + "\n# ----\n# Ruff settings follow\n[tool.ruff]\nline-length = 100\n",
+        TOML_HEAD
+        + f'ignore_imports = [\n    "{NEW_A}",\n    "{NEW_B}",\n]\n'
+        + "\n# ----\n# Ruff settings follow\n[tool.ruff]\nline-length = 100\n",
+    ),
+    "toml-no-list-yet-and-a-comment-ends-the-file": (
+        "pyproject.toml",
+        TOML_HEAD + "# the end\n",
+        TOML_HEAD + f'ignore_imports = [\n    "{NEW_A}",\n    "{NEW_B}",\n]\n# the end\n',
+    ),
     # import-linter reads a string as a list of that one entry.
     "toml-stale-string-becomes-a-list-keeping-its-comment": (
         "pyproject.toml",

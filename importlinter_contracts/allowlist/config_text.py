@@ -128,7 +128,9 @@ def _edit_toml(text: str, edit: AllowlistEdit) -> str:
         if values is not None:
             array.trivia.comment_ws = values.trivia.comment_ws
             array.trivia.comment = values.trivia.comment
-        table[edit.option] = array
+            table[edit.option] = array
+        else:
+            _add_before_closing_comments(table, edit.option, array)
     elif not isinstance(values, tomlkit.items.Array):
         raise ConfigurationEditError(
             f"{edit.option} of contract '{edit.contract_id}' is not a list of strings"
@@ -164,6 +166,25 @@ def _toml_contract(document: tomlkit.TOMLDocument, contract_id: str) -> Any:
     if len(found) > 1:
         raise ConfigurationEditError(f"more than one contract has id = {contract_id!r}")
     return found[0]
+
+
+def _add_before_closing_comments(table: Any, option: str, value: Any) -> None:
+    """Add the option to the table after its last value, as the INI edit does: the comments
+    and blank lines that end a table introduce what follows it (`# Ruff settings` above
+    `[tool.ruff]`), and tomlkit would add it after them."""
+    if isinstance(table, tomlkit.items.InlineTable):
+        table[option] = value
+        return
+    body = table.value.body  # tomlkit's own list: the (key, item) pairs in order
+    start = len(body)
+    while start and isinstance(
+        body[start - 1][1], tomlkit.items.Whitespace | tomlkit.items.Comment
+    ):
+        start -= 1
+    closing = body[start:]
+    del body[start:]
+    table[option] = value
+    body.extend(closing)
 
 
 def _toml_item_indent(layout: str) -> str:
