@@ -13,7 +13,7 @@ that `pyproject.toml` admits. What this relies on:
 - `importlinter.application.use_cases`: `read_user_options(config)` and
   `create_report(user_options, limit_to_contracts, cache_dir, show_timings, verbose)`, and the
   private `_register_built_in_contract_types()` (2.17; 2.16 has
-  `_register_contract_types(user_options)` instead), `_get_plugin_contract_types(user_options)`,
+  `_register_contract_types(user_options)` instead), `_parse_contract_type_string(string)`,
   `_get_include_external_packages(user_options)` and
   `_get_exclude_type_checking_imports(user_options)`.
 - `importlinter.application.app_config.settings.GRAPH_BUILDER.build(...)`.
@@ -45,6 +45,9 @@ from importlinter.application.app_config import settings as _settings
 from importlinter.application.ports.reporting import Report
 from importlinter.application.user_options import UserOptions
 from importlinter.contracts import _common
+
+from .errors import ConfigurationError
+from .options import describe
 
 __all__ = [
     "AlertLevel",
@@ -88,8 +91,34 @@ def configure() -> None:
 
 
 def plugin_contract_types(user_options: UserOptions) -> dict[str, type[Contract]]:
-    """The contract types the configuration registers (`contract_types`), by name."""
-    return dict(_use_cases._get_plugin_contract_types(user_options))
+    """The contract types the configuration registers (`contract_types`), by name.
+
+    Raises ConfigurationError naming the entry that cannot be loaded: import-linter fails on
+    it with a bare assertion or the import's own error, which name no option.
+    """
+    entries = user_options.session_options.get("contract_types", [])
+    if not isinstance(entries, list):
+        raise ConfigurationError(
+            f"contract_types: found {describe(entries)}; give a list of "
+            "'name: package.module.Class' entries (in INI, one per line)."
+        )
+    registered = {}
+    for entry in entries:
+        if not isinstance(entry, str) or len(entry.split(": ")) != 2:
+            found = f"'{entry}'" if isinstance(entry, str) else describe(entry)
+            raise ConfigurationError(
+                f"contract_types: {found} is not of the form 'name: package.module.Class'."
+            )
+        try:
+            name, contract_class = _use_cases._parse_contract_type_string(entry)
+        except AssertionError:  # the form was checked: what it names is not a class
+            raise ConfigurationError(f"contract_types: '{entry}' names no class.") from None
+        except Exception as error:
+            raise ConfigurationError(
+                f"contract_types: '{entry}' cannot be loaded: {type(error).__name__}: {error}"
+            ) from error
+        registered[name] = contract_class
+    return registered
 
 
 def build_graph(user_options: UserOptions, cache_dir: str | None) -> ImportGraph:

@@ -7,6 +7,7 @@ import functools
 import io
 import json
 import sys
+import traceback
 import warnings
 from collections.abc import Callable, Iterator
 from pathlib import Path
@@ -138,15 +139,16 @@ def _reporting_errors(debug: bool) -> Iterator[None]:
     `debug` its whole traceback (as `lint-imports --debug` shows it)."""
     try:
         yield
-    except ImportlinterContractsError as error:
-        if debug:
-            raise
-        _fail(str(error))
     except (SystemExit, KeyboardInterrupt):
         raise
     except Exception as error:
         if debug:
-            raise
+            # Printed rather than raised: an uncaught exception would exit with 1, which
+            # says that a contract is broken.
+            click.echo(traceback.format_exc(), err=True, nl=False)
+            sys.exit(EXIT_ERROR)
+        if isinstance(error, ImportlinterContractsError):
+            _fail(str(error))
         _fail(f"unexpected error: {type(error).__name__}: {error} (--debug shows where)")
 
 
@@ -232,7 +234,7 @@ def check(
     if output_format == "json":
         click.echo(json.dumps(result.as_data(), indent=2))
     elif output_format == "github":
-        for command in github_annotations(result.as_data(), result.configuration):
+        for command in github_annotations(result.as_data(), result.configuration, source_root()):
             click.echo(command)
     elif output_format == "sarif":
         log = sarif_log(result.as_data(), result.configuration, source_root())
@@ -342,6 +344,12 @@ def review(
         click.echo(json.dumps(found, indent=2))
     else:
         click.echo(review_markdown(found), nl=False)
+    if found["base_error"] is not None:
+        click.echo(
+            "importlinter-contracts: warning: no findings are compared with the base's "
+            f"configuration, which cannot be checked: {found['base_error']}",
+            err=True,
+        )
     sys.exit(EXIT_BROKEN if found["grew"] or found["loosened"] else EXIT_KEPT)
 
 

@@ -1,10 +1,34 @@
-"""Option types that the contract types here share."""
+"""Option types that the contract types here share, and the check of an option's type that
+their fields leave to the configuration reader."""
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from typing import Any
 
 from importlinter import fields
+
+# The fields of import-linter that read one string, as INI gives every value. TOML gives
+# numbers, tables and dates as they are, and these fields then fail with Python's own message
+# ("'int' object has no attribute 'lower'"); a field of another class reads any value itself.
+_ONE_STRING_FIELDS = (
+    fields.StringField,
+    fields.TextField,
+    fields.BooleanField,
+    fields.EnumField,
+    fields.ModuleField,
+    fields.ModuleExpressionField,
+    fields.ImportExpressionField,
+)
+
+_KINDS = {
+    str: "a string",
+    bool: "a boolean",
+    int: "an integer",
+    float: "a number",
+    list: "a list",
+    dict: "a table",
+}
 
 
 class NonEmptyListField(fields.ListField):
@@ -16,3 +40,61 @@ class NonEmptyListField(fields.ListField):
         if not values:
             raise fields.ValidationError("This list is empty; give at least one value.")
         return values
+
+
+def wrongly_typed(contract_class: type, options: Mapping[str, Any]) -> dict[str, str]:
+    """For each option of a contract whose value its field (the class attribute of the
+    option's name) cannot read: what was found and what to give.
+
+    A list field takes strings, or one string as one entry (a one-line INI value); a field
+    that reads one string takes a string, or a list (its own message refuses that).
+    """
+    errors = {}
+    for option, value in options.items():
+        field = getattr(contract_class, option, None)
+        if isinstance(field, fields.BaseMultipleValueField):
+            items = value if isinstance(value, list) else [value]
+            wrong = [item for item in items if not isinstance(item, str)]
+            if wrong:
+                found = (
+                    f"{_toml(value)} (a list holding {_kind(wrong[0])})"
+                    if isinstance(value, list)
+                    else describe(value)
+                )
+                errors[option] = f"found {found}; give a list of strings."
+        elif isinstance(field, _ONE_STRING_FIELDS) and not isinstance(value, str | list):
+            errors[option] = f"found {describe(value)}; give {_expected(field)}."
+    return errors
+
+
+def describe(value: object) -> str:
+    """A value as TOML writes it, and its kind: `5 (an integer)`."""
+    return f"{_toml(value)} ({_kind(value)})"
+
+
+def _expected(field: fields.Field) -> str:  # type: ignore[type-arg]
+    if isinstance(field, fields.BooleanField):
+        return "true or false"
+    if isinstance(field, fields.EnumField):
+        *others, last = (f'"{member.value}"' for member in field.enum)
+        return f"{', '.join(others)} or {last}"
+    return "a string"
+
+
+def _kind(value: object) -> str:
+    return _KINDS.get(type(value), "a date or time")  # the TOML types that remain
+
+
+def _toml(value: object) -> str:
+    """The value as TOML writes it (inline), to quote it as the user wrote it."""
+    if isinstance(value, bool):
+        return str(value).lower()
+    if isinstance(value, str):
+        return '"' + value.replace("\\", "\\\\").replace('"', '\\"') + '"'
+    if isinstance(value, list):
+        return "[" + ", ".join(_toml(item) for item in value) + "]"
+    if isinstance(value, dict):
+        return "{" + ", ".join(f"{key} = {_toml(item)}" for key, item in value.items()) + "}"
+    if hasattr(value, "isoformat"):
+        return str(value.isoformat())
+    return str(value)

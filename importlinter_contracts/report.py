@@ -132,6 +132,9 @@ class ContractFindings(TypedDict):
     violations: list[Finding]
     ignored: list[Ignored]
     unmatched_ignores: list[str]  # stale allowlist entries that break the contract, as written
+    # Stale entries that only warn (unmatched_ignore_imports_alerting = warn), as written; each
+    # has its warning in `warnings` too. Built-in contracts do not list theirs.
+    warned_unmatched_ignores: NotRequired[list[str]]
     backends: NotRequired[list[str]]  # backend_isolation: the backends checked
     sources: NotRequired[list[str]]  # eager_imports: the source modules walked from
     # runtime_isolation: what the detector returned, what of the container and of the root

@@ -15,9 +15,15 @@ from importlinter.domain.contract import NoSuchContractType, registry
 from . import _importlinter
 from .cache import DEFAULT_CACHE_DIR, using_cache_directory
 from .configuration import find_configuration
-from .errors import ConfigurationError, ImportlinterContractsError, NothingToCheckError
+from .errors import (
+    ConfigurationError,
+    ContractConfigurationError,
+    ImportlinterContractsError,
+    NothingToCheckError,
+)
 from .locations import location, locations
 from .modules import is_within
+from .options import describe
 from .report import (
     SCHEMA_VERSION,
     CheckTiming,
@@ -129,12 +135,13 @@ def _run_contracts(
         # Read first by us, so that a file that cannot be parsed is named with its line.
         configuration = find_configuration(config)
         user_options = _importlinter.read_user_options(config)
+        _check_name_and_type(user_options)
+        registered = _importlinter.plugin_contract_types(user_options)
         if adjust is not None:
-            registered = _importlinter.plugin_contract_types(user_options)
             for contract_options in user_options.contracts_options:
                 adjust(contract_options, registered.get(str(contract_options.get("type"))))
         _importlinter.register_contract_types(user_options)
-        skipped = _leave_out(user_options, contract_ids, select) if select else []
+        skipped = _leave_out(user_options, registered, contract_ids, select) if select else []
         requested = contract_ids
         contract_ids = tuple(i for i in requested if i not in {c["id"] for c in skipped})
         if skipped and (not user_options.contracts_options or (requested and not contract_ids)):
@@ -179,14 +186,38 @@ def _run_contracts(
     return RunResult(report, results, skipped, configuration, show_timings)
 
 
+def _check_name_and_type(user_options: _importlinter.UserOptions) -> None:
+    """Raises ConfigurationError, naming the contract and the option, for a contract whose
+    name or type is missing or not a string: import-linter reads them unchecked, and a
+    missing one fails as a bare KeyError."""
+    for number, options in enumerate(user_options.contracts_options, 1):
+        name = options.get("name")
+        if not isinstance(name, str):
+            contract = f'with id "{options["id"]}"' if "id" in options else f"number {number}"
+            found = "missing" if name is None else f"found {describe(name)}"
+            raise ConfigurationError(
+                f"Contract {contract} is not configured correctly: name: {found}; give the "
+                "name that reports show for it."
+            )
+        contract_type = options.get("type")
+        if not isinstance(contract_type, str):
+            found = "missing" if contract_type is None else f"found {describe(contract_type)}"
+            raise ContractConfigurationError(
+                name,
+                "type",
+                f"{found}; give a built-in type or one registered under contract_types.",
+            )
+
+
 def _leave_out(
     user_options: _importlinter.UserOptions,
+    registered: dict[str, type[Contract]],
     contract_ids: tuple[str, ...],
     select: ContractSelection,
 ) -> list[SkippedContract]:
     """Remove from the configuration the contracts that `select` leaves out (of those that
-    `contract_ids` names, when it names any), and say which and why."""
-    registered = _importlinter.plugin_contract_types(user_options)
+    `contract_ids` names, when it names any), and say which and why; `registered` holds the
+    configuration's own contract types."""
     kept_options: list[dict[str, Any]] = []
     skipped: list[SkippedContract] = []
     for options in user_options.contracts_options:

@@ -139,6 +139,7 @@ def test_stale_entry_only_warns_with_warn(tree: Project) -> None:
     )
     report = tree.contract("r2")
     assert report["kept"] and report["unmatched_ignores"] == []
+    assert report["warned_unmatched_ignores"] == ["pkg.consumers.gone -> pkg.platforms.npu # gone"]
     assert report["warnings"] == [
         "No import matches ignored import pkg.consumers.gone -> pkg.platforms.npu # gone: "
         "remove this stale entry."
@@ -321,6 +322,12 @@ def boom(tree: Project) -> Project:
     return tree
 
 
+UNKNOWN_TYPE = (
+    "Contract \"Backends are private\" has type 'backend_isolaton', which is neither built in "
+    "nor registered under contract_types."
+)
+
+
 def _cli(*args: str) -> subprocess.CompletedProcess[str]:
     return subprocess.run(
         [sys.executable, "-m", "importlinter_contracts", *args],
@@ -338,10 +345,38 @@ def test_an_error_is_one_line_without_debug(boom: Project) -> None:
 
 def test_debug_shows_the_whole_traceback(boom: Project) -> None:
     result = _cli("check", "--no-cache", "--debug")
-    assert result.returncode == 1
-    assert "Traceback (most recent call last)" in result.stderr
+    assert (result.returncode, result.stdout) == (2, "")
+    assert result.stderr.startswith("Traceback (most recent call last)")
     assert 'raise RuntimeError("boom")' in result.stderr
-    assert result.stderr.rstrip().endswith("importlinter_contracts.errors.ConfigurationError: boom")
+    assert result.stderr.endswith("importlinter_contracts.errors.ConfigurationError: boom\n")
+
+
+@pytest.mark.parametrize(
+    ("args", "last_line"),
+    [
+        (["check"], "ConfigurationError: " + UNKNOWN_TYPE),
+        (["allowlist"], "ConfigurationError: " + UNKNOWN_TYPE),
+        (["review", "--base", "HEAD"], "RevisionError: {root} is not inside a git repository."),
+        (
+            ["closure", "pkg.nowhere"],
+            "UnknownModuleError: pkg.nowhere is not a module of the graph",
+        ),
+    ],
+    ids=["check", "allowlist", "review", "closure"],
+)
+def test_debug_keeps_the_exit_status_of_an_error(
+    tree: Project, args: list[str], last_line: str
+) -> None:
+    # 1 would say that a contract is broken.
+    configure_r2(tree, "backends = npu")
+    config = tree.root / ".importlinter"
+    config.write_text(config.read_text().replace("backend_isolation\n", "backend_isolaton\n"))
+    for debug in ([], ["--debug"]):
+        result = _cli(*args, "--no-cache", *debug)
+        assert (result.returncode, result.stdout) == (2, ""), debug
+    assert result.stderr.startswith("Traceback (most recent call last)")
+    expected = "importlinter_contracts.errors." + last_line.format(root=tree.root)
+    assert result.stderr.endswith(expected + "\n")
 
 
 @pytest.mark.parametrize("output_format", ["text", "json", "github", "sarif"])

@@ -41,6 +41,7 @@ def test_clean_tree_is_kept(platforms: Project) -> None:
         "violations": [],
         "ignored": [],
         "unmatched_ignores": [],
+        "warned_unmatched_ignores": [],
         "backends": ["cuda", "npu"],
         "warnings": [],
     }

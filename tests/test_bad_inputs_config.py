@@ -161,6 +161,41 @@ EDITS = {
         TOML_HEAD.rstrip("\n"),
         TOML_HEAD + f'ignore_imports = [\n    "{NEW_A}",\n    "{NEW_B}",\n]',
     ),
+    # A new list goes after the table's last value, as in INI: the comments and blank lines
+    # that end the table introduce the next one.
+    "toml-no-list-yet-and-the-next-table-has-a-comment-banner": (
+        "pyproject.toml",
+        TOML_HEAD + "\n# ----\n# Ruff settings follow\n[tool.ruff]\nline-length = 100\n",
+        TOML_HEAD
+        + f'ignore_imports = [\n    "{NEW_A}",\n    "{NEW_B}",\n]\n'
+        + "\n# ----\n# Ruff settings follow\n[tool.ruff]\nline-length = 100\n",
+    ),
+    "toml-no-list-yet-and-a-comment-ends-the-file": (
+        "pyproject.toml",
+        TOML_HEAD + "# the end\n",
+        TOML_HEAD + f'ignore_imports = [\n    "{NEW_A}",\n    "{NEW_B}",\n]\n# the end\n',
+    ),
+    # import-linter reads a string as a list of that one entry.
+    "toml-stale-string-becomes-a-list-keeping-its-comment": (
+        "pyproject.toml",
+        TOML_HEAD + f'ignore_imports = "{GONE}"  # kept\nrequire_reasons = false\n',
+        TOML_HEAD + f'ignore_imports = [\n    "{NEW_A}",\n    "{NEW_B}",\n]  # kept\n'
+        "require_reasons = false\n",
+    ),
+    "toml-string-kept-as-written-in-the-new-list": (
+        "pyproject.toml",
+        TOML_HEAD + "ignore_imports = '''" + A + "  # NPU'''\n",
+        TOML_HEAD + "ignore_imports = [\n    '''" + A + f"  # NPU''',\n    \"{NEW_B}\",\n]\n",
+    ),
+    "toml-inline-contract-with-a-string": (
+        "pyproject.toml",
+        TOML_HEAD.split("\n\n")[0]
+        + '\ncontracts = [\n    {id = "r2", name = "R2", type = "backend_isolation", '
+        + f'container = "pkg.platforms", ignore_imports = "{A}"}},\n]\n',
+        TOML_HEAD.split("\n\n")[0]
+        + '\ncontracts = [\n    {id = "r2", name = "R2", type = "backend_isolation", '
+        + f'container = "pkg.platforms", ignore_imports = ["{A}", "{NEW_B}"]}},\n]\n',
+    ),
     "toml-mixed-line-endings": (
         "pyproject.toml",
         TOML_HEAD + f'ignore_imports = [\r\n    "{A}",\r\n]\r\n# after\n',
@@ -234,6 +269,12 @@ def test_the_option_edited_is_a_parameter() -> None:
     assert edit_allowlists(toml, True, [edit]) == (
         TOML_HEAD + 'ignore_loaded_modules = ["vllm_ascend"]\n'
     )
+
+
+def test_a_stale_string_entry_alone_leaves_an_empty_list() -> None:
+    edit = AllowlistEdit("r2", "ignore_imports", frozenset({GONE}), ())
+    toml = TOML_HEAD + f'ignore_imports = "{GONE}"\n'
+    assert edit_allowlists(toml, True, [edit]) == TOML_HEAD + "ignore_imports = []\n"
 
 
 # An edit that would not read back as intended is refused, and nothing is written. The
@@ -833,6 +874,162 @@ def test_no_silent_pass_in_toml(tree: Project, contract: str, option: str) -> No
     assert result.stderr == (
         f'importlinter-contracts: Contract "C" is not configured correctly: {option}: {EMPTY}\n'
     )
+
+
+def _write_toml(root: Path, contracts: str, contract_types: str | None = None) -> None:
+    if contract_types is None:
+        contract_types = (
+            "["
+            + ", ".join(
+                f'"{line.strip()}"' for line in CONTRACT_TYPES.splitlines()[1:] if line.strip()
+            )
+            + "]"
+        )
+    (root / "pyproject.toml").write_text(
+        f'[tool.importlinter]\nroot_packages = ["pkg"]\ncontract_types = {contract_types}\n\n'
+        f"[[tool.importlinter.contracts]]\n{contracts}\n"
+    )
+
+
+R2_TOML = 'id = "c"\nname = "C"\ntype = "backend_isolation"\ncontainer = "pkg.platforms"\n'
+EAGER_TOML = (
+    'id = "c"\nname = "C"\ntype = "eager_imports"\nsource_modules = ["pkg.a"]\n'
+    'follow_modules = ["pkg"]\n'
+)
+RUNTIME_TOML = (
+    'id = "c"\nname = "C"\ntype = "runtime_isolation"\nblocked_modules = ["torch_npu"]\n'
+    'probe_modules = ["pkg.a"]\n'
+)
+NOT_CONFIGURED = 'Contract "C" is not configured correctly: '
+LIST = "give a list of strings."
+
+# TOML gives numbers, tables and dates as they are, where import-linter's fields expect the
+# strings that INI gives: each is one line naming the option, what was found and what to give.
+WRONG_TYPES = {
+    "integer-for-a-list": (
+        R2_TOML + "backends = 5",
+        f"{NOT_CONFIGURED}backends: found 5 (an integer); {LIST}",
+    ),
+    "table-for-a-list": (
+        R2_TOML + "neutral_children = {x = 1}",
+        f"{NOT_CONFIGURED}neutral_children: found {{x = 1}} (a table); {LIST}",
+    ),
+    "integers-in-the-allowlist": (
+        R2_TOML + "ignore_imports = [1, 2]",
+        f"{NOT_CONFIGURED}ignore_imports: found [1, 2] (a list holding an integer); {LIST}",
+    ),
+    "integer-for-a-boolean": (
+        R2_TOML + "require_reasons = 1",
+        f"{NOT_CONFIGURED}require_reasons: found 1 (an integer); give true or false.",
+    ),
+    "number-for-an-enum": (
+        R2_TOML + "unmatched_ignore_imports_alerting = 1.5",
+        f"{NOT_CONFIGURED}unmatched_ignore_imports_alerting: found 1.5 (a number); "
+        'give "none", "warn" or "error".',
+    ),
+    "two-wrong-options-of-eager-imports": (
+        EAGER_TOML + 'forbidden_modules = [["pkg.platforms"]]\ninclude_ancestors = 2024-01-01',
+        f'{NOT_CONFIGURED}forbidden_modules: found [["pkg.platforms"]] (a list holding a list); '
+        f"{LIST}\n{NOT_CONFIGURED}include_ancestors: found 2024-01-01 (a date or time); "
+        "give true or false.",
+    ),
+    "number-for-a-string": (
+        RUNTIME_TOML + "python = 3.11",
+        f"{NOT_CONFIGURED}python: found 3.11 (a number); give a string.",
+    ),
+    "no-type": (
+        'id = "c"\nname = "C"\ncontainer = "pkg.platforms"',
+        f"{NOT_CONFIGURED}type: missing; give a built-in type or one registered under "
+        "contract_types.",
+    ),
+    "integer-for-the-type": (
+        'id = "c"\nname = "C"\ntype = 1\ncontainer = "pkg.platforms"',
+        f"{NOT_CONFIGURED}type: found 1 (an integer); give a built-in type or one registered "
+        "under contract_types.",
+    ),
+    "no-name": (
+        'id = "c"\ntype = "backend_isolation"\ncontainer = "pkg.platforms"',
+        'Contract with id "c" is not configured correctly: name: missing; give the name that '
+        "reports show for it.",
+    ),
+    "no-name-and-no-id": (
+        'type = "backend_isolation"\ncontainer = "pkg.platforms"',
+        "Contract number 1 is not configured correctly: name: missing; give the name that "
+        "reports show for it.",
+    ),
+}
+
+
+@pytest.mark.parametrize(("contract", "message"), WRONG_TYPES.values(), ids=WRONG_TYPES.keys())
+def test_wrongly_typed_toml_options_are_one_line(
+    tree: Project, contract: str, message: str
+) -> None:
+    _write_toml(tree.root, contract)
+    # `allowlist` sets these two options itself, whatever the file says.
+    sets_it = "require_reasons" in contract or "alerting" in contract
+    for command in ("check",) if sets_it else ("check", "allowlist"):
+        result = CliRunner().invoke(main, [command, "--no-cache"], catch_exceptions=False)
+        assert (result.exit_code, result.stdout) == (2, ""), command
+        assert result.stderr == "".join(
+            f"importlinter-contracts: {line}\n" for line in message.splitlines()
+        )
+
+
+def test_a_number_of_seconds_may_be_a_toml_number(tree: Project) -> None:
+    _write_toml(tree.root, RUNTIME_TOML + "timeout = 30")
+    assert check().exit_code == 0
+
+
+CONTRACT_TYPE_ERRORS = {
+    "no-such-class": (
+        '["backend_isolation: importlinter_contracts.NoSuch"]',
+        "contract_types: 'backend_isolation: importlinter_contracts.NoSuch' cannot be loaded: "
+        "AttributeError: module 'importlinter_contracts' has no attribute 'NoSuch'",
+    ),
+    "no-such-module": (
+        '["backend_isolation: nosuchpackage.Contract"]',
+        "contract_types: 'backend_isolation: nosuchpackage.Contract' cannot be loaded: "
+        "ModuleNotFoundError: No module named 'nosuchpackage'",
+    ),
+    "not-a-contract": (
+        '["backend_isolation: pathlib.Path"]',
+        "contract_types: 'backend_isolation: pathlib.Path' cannot be loaded: TypeError: "
+        "<class 'pathlib.Path'> is not a subclass of Contract.",
+    ),
+    "not-a-class": (
+        '["backend_isolation: os.getcwd"]',
+        "contract_types: 'backend_isolation: os.getcwd' names no class.",
+    ),
+    "no-colon-and-space": (
+        '["backend_isolation:importlinter_contracts.BackendIsolationContract"]',
+        "contract_types: 'backend_isolation:importlinter_contracts.BackendIsolationContract' "
+        "is not of the form 'name: package.module.Class'.",
+    ),
+    "not-a-string": (
+        "[{backend_isolation = 1}]",
+        "contract_types: {backend_isolation = 1} (a table) is not of the form "
+        "'name: package.module.Class'.",
+    ),
+    "a-string-not-a-list": (
+        '"backend_isolation: importlinter_contracts.BackendIsolationContract"',
+        'contract_types: found "backend_isolation: importlinter_contracts.'
+        "BackendIsolationContract\" (a string); give a list of 'name: package.module.Class' "
+        "entries (in INI, one per line).",
+    ),
+}
+
+
+@pytest.mark.parametrize(
+    ("contract_types", "message"), CONTRACT_TYPE_ERRORS.values(), ids=CONTRACT_TYPE_ERRORS.keys()
+)
+def test_contract_types_that_cannot_be_loaded_are_one_line(
+    tree: Project, contract_types: str, message: str
+) -> None:
+    _write_toml(tree.root, R2_TOML, contract_types)
+    for command in ("check", "allowlist"):
+        result = CliRunner().invoke(main, [command, "--no-cache"], catch_exceptions=False)
+        assert (result.exit_code, result.stdout) == (2, ""), command
+        assert result.stderr == f"importlinter-contracts: {message}\n"
 
 
 def test_empty_optional_lists_are_fine(tree: Project) -> None:

@@ -189,7 +189,7 @@ def test_a_huge_detector_name_or_exception_is_cut(tree: Project) -> None:
     (violation,) = tree.contract("runtime")["violations"]
     # The exception's text is cut at 2,000 characters, its name included.
     assert violation["message"] == (
-        "the detector pkg.platforms:detect RuntimeError: "
+        "the detector pkg.platforms:detect failed: RuntimeError: "
         + "y" * 1986
         + "... (10000014 characters in all)"
     )

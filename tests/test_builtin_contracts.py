@@ -119,7 +119,7 @@ def test_broken_built_in_contract_reports_every_import_lint_imports_prints(
         for hop in violation.get("chain") or [violation]:
             assert [where["line"] for where in hop["locations"]] == hop["line_numbers"]
 
-    annotations = github_annotations(report, Path(".importlinter"))
+    annotations = github_annotations(report, Path(".importlinter"), Path.cwd())
     assert len(annotations) == len(violations)
     for module, line in printed_pairs:
         assert any(module in a and f"l.{line}" in a for a in annotations), (module, line)

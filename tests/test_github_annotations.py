@@ -2,6 +2,10 @@
 
 from __future__ import annotations
 
+import subprocess
+
+import pytest
+
 from helpers import Project
 
 TREE = {
@@ -49,3 +53,41 @@ def test_kept_contracts_print_nothing(project: Project) -> None:
     project.configure(CONFIG.replace("    pkg.gone -> pkg.platforms.npu  # 100%% retired\n", ""))
     result = project.check("--format", "github")
     assert (result.exit_code, result.stdout) == (0, "")
+
+
+def test_paths_are_relative_to_the_repository_root(
+    project: Project, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Run from a subfolder of a git repository (a monorepo's Python project): GitHub reads
+    the paths from the repository's root."""
+    subprocess.run(["git", "init", "-q"], cwd=project.root, check=True)
+    project.root = project.root / "py"
+    project.root.mkdir()
+    project.write(TREE)
+    project.configure(CONFIG)
+    monkeypatch.chdir(project.root)
+    monkeypatch.syspath_prepend(str(project.root))
+    result = project.check("--format", "github", "--contract", "r2")
+    assert result.exit_code == 1
+    assert [line.partition(",")[0] for line in result.stdout.splitlines()] == [
+        "::error file=py/pkg/a.py",
+        "::error file=py/.importlinter",
+    ]
+
+
+def test_a_stale_entry_that_only_warns_points_at_its_line_too(project: Project) -> None:
+    project.write(TREE)
+    project.configure(
+        CONFIG.replace(
+            "ignore_imports =", "unmatched_ignore_imports_alerting = warn\nignore_imports ="
+        )
+    )
+    result = project.check("--format", "github", "--contract", "r2")
+    assert result.exit_code == 1
+    assert result.stdout.splitlines() == [
+        "::error file=pkg/a.py,line=2,title=R2%2C with commas%3A and colons (r2)::"
+        "pkg.a -> pkg.platforms.npu.models (l.2)",
+        "::warning file=.importlinter,line=14,title=R2%2C with commas%3A and colons (r2)::"
+        "No import matches ignored import pkg.gone -> pkg.platforms.npu # 100%25 retired: "
+        "remove this stale entry.",
+    ]

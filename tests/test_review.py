@@ -201,6 +201,69 @@ def test_a_base_without_the_configuration_counts_every_entry_as_added(project: P
     assert "has no .importlinter: every entry counts as added" in review().stdout
 
 
+def _commit_broken_base(project: Project, old: str, new: str) -> None:
+    """A base revision whose configuration has `old` replaced by `new`, and the working
+    tree's configuration as it was."""
+    edit(project, old, new)
+    git(project.root, "-c", "user.name=t", "-c", "user.email=t@t", "commit", "-qam", "broken")
+    edit(project, new, old)
+
+
+def test_a_base_configuration_that_cannot_be_checked_is_compared_by_its_allowlists_only(
+    project: Project,
+) -> None:
+    # A change that mends the base's configuration is still reviewed.
+    committed(project)
+    _commit_broken_base(project, "type = backend_isolation\n", "type = backend_isolaton\n")
+    edit(project, *ADD_AND_REMOVE)
+    error = (
+        "at HEAD: Contract \"R2\" has type 'backend_isolaton', which is neither built in nor "
+        "registered under contract_types."
+    )
+    warning = (
+        "importlinter-contracts: warning: no findings are compared with the base's "
+        f"configuration, which cannot be checked: {error}\n"
+    )
+    result = review("--format", "json")
+    assert (result.exit_code, result.stderr) == (1, warning)  # 1: an entry was added
+    data = json.loads(result.stdout)
+    assert (data["base_has_configuration"], data["base_error"]) == (True, error)
+    assert (data["loosened"], data["tightened"]) == ([], [])
+    (r2,) = data["allowlists"]
+    assert (r2["before"], r2["after"], len(r2["added"]), len(r2["removed"])) == (2, 2, 1, 1)
+    markdown = review()
+    assert markdown.stdout.splitlines()[2] == (
+        "**The allowlists grew**: 1 added, 1 removed. **The configuration at `HEAD` cannot be "
+        f"checked** and there are no findings of it to compare with: {error}"
+    )
+    assert markdown.stderr == warning
+
+
+def test_a_base_configuration_that_cannot_be_read_counts_every_entry_as_added(
+    project: Project,
+) -> None:
+    committed(project)
+    layers = "[importlinter:contract:layers]\n"
+    _commit_broken_base(project, layers, layers + layers)
+    error = (
+        "at HEAD: .importlinter: cannot be read as a configuration: While reading from "
+        "'<string>' [line 26]: section 'importlinter:contract:layers' already exists"
+    )
+    code, data = review_data()
+    assert code == 1
+    assert (data["base_has_configuration"], data["base_error"]) == (False, error)
+    (r2,) = data["allowlists"]
+    assert (r2["before"], r2["after"], len(r2["added"])) == (0, 2, 2)
+    assert review().stdout.splitlines()[2] == (
+        "**The allowlists grew**: 2 added, 0 removed. **The configuration at `HEAD` cannot be "
+        "checked**, every entry counts as added, and there are no findings of it to compare "
+        f"with: {error}"
+    )
+    history = run_cli("review", "--history", "HEAD")
+    assert (history.exit_code, history.stdout) == (2, "")
+    assert history.stderr == f"importlinter-contracts: {error}\n"
+
+
 def test_not_a_git_repository_is_an_error(project: Project) -> None:
     project.write(TREE)
     project.configure(INI)

@@ -183,7 +183,12 @@ def test_probe_that_fails_to_import_shows_its_exception_and_stderr(tree: Project
     [
         (
             "def detect():\n    raise RuntimeError('no device')\n",
-            "the detector pkg.platforms:detect RuntimeError: no device",
+            "the detector pkg.platforms:detect failed: RuntimeError: no device",
+        ),
+        (
+            # Which backend may load is not known: no backend_loaded finding.
+            "def detect():\n    import pkg.platforms.cuda.platform\n    raise RuntimeError('no')\n",
+            "the detector pkg.platforms:detect failed: RuntimeError: no",
         ),
         (
             "def detect():\n    return None\n",
@@ -194,7 +199,7 @@ def test_probe_that_fails_to_import_shows_its_exception_and_stderr(tree: Project
             "the detector pkg.platforms:detect returned '', not a qualified name or a class",
         ),
     ],
-    ids=["raises", "returns-none", "returns-empty"],
+    ids=["raises", "loads-a-backend-then-raises", "returns-none", "returns-empty"],
 )
 def test_detector_that_fails_or_returns_nothing_breaks_the_contract(
     tree: Project, detector: str, message: str
@@ -571,6 +576,19 @@ def test_stale_entries_follow_unmatched_ignore_imports_alerting(
     report = tree.contract("runtime")
     assert (report["kept"], report["warnings"]) == (kept, warnings)
     assert report["unmatched_ignores"] == (["pkg.platforms.xpu # gone"] if not kept else [])
+    warned = ["pkg.platforms.xpu # gone"] if warnings else []
+    assert report["warned_unmatched_ignores"] == warned
+    # An error or a warning, the annotation points at the entry's line (and only once).
+    where = "file=.importlinter,line=21,title=Optional SDKs stay optional (runtime)"
+    annotations = {
+        "error": [
+            f"::error {where}::pkg.platforms.xpu # gone: no loaded module matches it; "
+            "remove this stale entry"
+        ],
+        "warn": [f"::warning {where}::{warning}" for warning in warnings],
+        "none": [],
+    }
+    assert tree.check("--format", "github").stdout.splitlines() == annotations[alerting]
 
 
 def test_entries_are_not_called_stale_when_the_probe_did_not_run_cleanly(tree: Project) -> None:

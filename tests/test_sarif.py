@@ -138,3 +138,33 @@ def test_paths_are_relative_to_the_repository_root(
         for location in result["locations"]
     }
     assert uris == {"sub/pkg/neutral.py", "sub/.importlinter"}
+
+
+def test_a_stale_entry_that_only_warns_has_its_location(project: Project) -> None:
+    project.write({"pkg/platforms/npu/platform.py": "", "pkg/a.py": ""})
+    project.configure(
+        "[importlinter:contract:r2]\nname = R2\ntype = backend_isolation\n"
+        "container = pkg.platforms\nunmatched_ignore_imports_alerting = warn\n"
+        "ignore_imports =\n    pkg.a -> pkg.platforms.npu.platform  # gone\n"
+    )
+    code, log = sarif()
+    assert code == 0
+    assert_valid(log)
+    assert log["runs"][0]["results"] == [
+        {
+            "ruleId": "r2",
+            "level": "warning",
+            "message": {
+                "text": "No import matches ignored import pkg.a -> pkg.platforms.npu.platform "
+                "# gone: remove this stale entry."
+            },
+            "locations": [
+                {
+                    "physicalLocation": {
+                        "artifactLocation": {"uri": ".importlinter", "uriBaseId": "%SRCROOT%"},
+                        "region": {"startLine": 14},
+                    }
+                }
+            ],
+        }
+    ]

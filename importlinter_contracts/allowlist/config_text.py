@@ -115,14 +115,22 @@ def _edit_toml(text: str, edit: AllowlistEdit) -> str:
     rendered = document.as_string()
     table = _toml_contract(document, edit.contract_id)
     values = table.get(edit.option)
-    if values is None:
-        if not edit.add:
+    if values is None or isinstance(values, tomlkit.items.String):
+        # import-linter reads a string as a list of that one entry: it becomes that list,
+        # the string kept as written unless it is removed, the comment after it kept too.
+        kept = [] if values is None or entry_text(values) in edit.remove else [values]
+        if values is None and not edit.add:
             return text
-        values = tomlkit.array()
-        values.extend(edit.add)
+        array = tomlkit.array()
+        array.extend([*kept, *edit.add])
         # An inline table must stay on one line; a table gets one entry a line.
-        values.multiline(not isinstance(table, tomlkit.items.InlineTable))
-        table[edit.option] = values
+        array.multiline(bool(kept or edit.add) and not isinstance(table, tomlkit.items.InlineTable))
+        if values is not None:
+            array.trivia.comment_ws = values.trivia.comment_ws
+            array.trivia.comment = values.trivia.comment
+            table[edit.option] = array
+        else:
+            _add_before_closing_comments(table, edit.option, array)
     elif not isinstance(values, tomlkit.items.Array):
         raise ConfigurationEditError(
             f"{edit.option} of contract '{edit.contract_id}' is not a list of strings"
@@ -158,6 +166,25 @@ def _toml_contract(document: tomlkit.TOMLDocument, contract_id: str) -> Any:
     if len(found) > 1:
         raise ConfigurationEditError(f"more than one contract has id = {contract_id!r}")
     return found[0]
+
+
+def _add_before_closing_comments(table: Any, option: str, value: Any) -> None:
+    """Add the option to the table after its last value, as the INI edit does: the comments
+    and blank lines that end a table introduce what follows it (`# Ruff settings` above
+    `[tool.ruff]`), and tomlkit would add it after them."""
+    if isinstance(table, tomlkit.items.InlineTable):
+        table[option] = value
+        return
+    body = table.value.body  # tomlkit's own list: the (key, item) pairs in order
+    start = len(body)
+    while start and isinstance(
+        body[start - 1][1], tomlkit.items.Whitespace | tomlkit.items.Comment
+    ):
+        start -= 1
+    closing = body[start:]
+    del body[start:]
+    table[option] = value
+    body.extend(closing)
 
 
 def _toml_item_indent(layout: str) -> str:
@@ -206,7 +233,8 @@ def _check_toml(original: str, edited: str, edits: Sequence[AllowlistEdit]) -> N
             for contract in expected["tool"]["importlinter"]["contracts"]
             if contract.get("id") == edit.contract_id
         ]
-        intended = _intended(table.get(edit.option, []), edit)
+        written = table.get(edit.option, [])
+        intended = _intended([written] if isinstance(written, str) else written, edit)
         if edit.option in table or intended:
             table[edit.option] = intended
     if found != expected:

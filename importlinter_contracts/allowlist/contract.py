@@ -11,6 +11,7 @@ from importlinter import Contract, ContractCheck, fields, output
 from importlinter.domain.contract import InvalidContractOptions
 
 from .._importlinter import AlertLevel, render_broken_contract_guidance
+from ..options import wrongly_typed
 from ..outputs.text import print_finding
 from ..report import (
     ContractFindings,
@@ -34,6 +35,11 @@ from .entries import (
 STALE_ENTRY_ADVICE = "remove this stale entry"
 
 
+def stale_warning(kind: EntryKind, entry: str) -> str:
+    """The warning for a stale entry under `unmatched_ignore_imports_alerting = warn`."""
+    return f"No {kind.finding} matches ignored {kind.finding} {entry}: {STALE_ENTRY_ADVICE}."
+
+
 class ContractWithAllowlist(Contract):
     """A contract whose allowlist (the option `entry_kind.option`) is shrink-only, with
     reasons.
@@ -52,6 +58,16 @@ class ContractWithAllowlist(Contract):
         AlertLevel, default=AlertLevel.ERROR
     )
     broken_contract_guidance: str | None = fields.TextField(required=False)  # type: ignore[assignment]
+
+    def __init__(
+        self, name: str, session_options: dict[str, Any], contract_options: dict[str, Any]
+    ) -> None:
+        # Before import-linter's fields read the options, which fail on a value of another
+        # type with Python's own message.
+        errors = wrongly_typed(type(self), contract_options)
+        if errors:
+            raise InvalidContractOptions(errors)
+        super().__init__(name, session_options, contract_options)
 
     def validate(self) -> None:
         if self.require_reasons:
@@ -98,17 +114,14 @@ class ContractWithAllowlist(Contract):
                 f"The {self.entry_kind.option} entries were not checked for stale ones: "
                 f"{stale_unknown}."
             )
-        if alerting is AlertLevel.WARN:
-            kind = self.entry_kind
-            warnings += [
-                f"No {kind.finding} matches ignored {kind.finding} {entry}: {STALE_ENTRY_ADVICE}."
-                for entry in stale
-            ]
+        warned_stale = stale if alerting is AlertLevel.WARN else []
+        warnings += [stale_warning(self.entry_kind, entry.text) for entry in warned_stale]
         breaking_stale = stale if alerting is AlertLevel.ERROR else []
         findings: ContractFindings = {
             "violations": violations,
             "ignored": list[Ignored](ignored),
             "unmatched_ignores": [entry.text for entry in breaking_stale],
+            "warned_unmatched_ignores": [entry.text for entry in warned_stale],
             **specific,  # type: ignore[typeddict-item]
         }
         return ContractCheck(

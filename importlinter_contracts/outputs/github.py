@@ -3,12 +3,13 @@ changed lines of a pull request."""
 
 from __future__ import annotations
 
+import os
 from collections.abc import Mapping
 from pathlib import Path
 from typing import Any, cast
 
 from ..allowlist.config_text import entry_lines
-from ..allowlist.contract import STALE_ENTRY_ADVICE
+from ..allowlist.contract import STALE_ENTRY_ADVICE, stale_warning
 from ..allowlist.entries import ENTRY_KINDS, IMPORT_ENTRIES, EntryKind
 from ..configuration import is_toml, read_configuration_text
 from ..report import (
@@ -30,10 +31,19 @@ def _escape_property(text: str) -> str:
     return _escape_data(text).replace(":", "%3A").replace(",", "%2C")
 
 
-def _command(message: str, title: str, where: Location | None, kind: str = "error") -> str:
+def repository_path(path: str, root: Path) -> str:
+    """A path relative to `root`, the repository's root, as GitHub and SARIF's `%SRCROOT%`
+    read it: the report's paths are relative to the working directory, which may be a
+    subfolder."""
+    return Path(os.path.relpath(Path(path).resolve(), root.resolve())).as_posix()
+
+
+def _command(
+    message: str, title: str, where: Location | None, root: Path, kind: str = "error"
+) -> str:
     properties = []
     if where is not None:
-        properties.append(f"file={_escape_property(where['path'])}")
+        properties.append(f"file={_escape_property(repository_path(where['path'], root))}")
         if where["line"] is not None:
             properties.append(f"line={where['line']}")
     properties.append(f"title={_escape_property(title)}")
@@ -71,44 +81,56 @@ def _where(finding: Finding) -> Location | None:
 
 def stale_entries(
     contract: ContractResult, config_text: str, config: Path
-) -> list[tuple[str, Location]]:
-    """Each stale allowlist entry of a contract, as a message and where the entry stands in
-    the configuration (an entry not found is still reported, at the file)."""
+) -> list[tuple[str, str, Location]]:
+    """Each stale allowlist entry of a contract, as its level ("error", or "warning" under
+    `unmatched_ignore_imports_alerting = warn`), a message and where the entry stands in the
+    configuration. An entry that breaks the contract and is not found is still reported, at the
+    file; a warned entry not found is left to its warning, which then has no location."""
+    breaking = contract["unmatched_ignores"]
+    warned = contract.get("warned_unmatched_ignores", [])
     # Where each stands, and whether it names imports or loaded modules.
     lines: dict[str, tuple[int | None, EntryKind]] = {}
-    if contract["unmatched_ignores"] and contract["id"]:
+    if (breaking or warned) and contract["id"]:
         for kind in ENTRY_KINDS.values():
             found = entry_lines(
-                config_text,
-                is_toml(config),
-                contract["id"],
-                kind.option,
-                contract["unmatched_ignores"],
+                config_text, is_toml(config), contract["id"], kind.option, [*breaking, *warned]
             )
             lines.update((entry, (line, kind)) for entry, line in found.items())
     stale = []
-    for entry in contract["unmatched_ignores"]:
+    for entry in breaking:
         line, kind = lines.get(entry, (None, IMPORT_ENTRIES))
         stale.append(
             (
+                "error",
                 f"{entry}: no {kind.finding} matches it; {STALE_ENTRY_ADVICE}",
                 Location(path=str(config), line=line),
             )
         )
+    for entry in warned:
+        if entry in lines:
+            line, kind = lines[entry]
+            # The contract's own warning, so that it is not reported twice.
+            stale.append(
+                ("warning", stale_warning(kind, entry), Location(path=str(config), line=line))
+            )
     return stale
 
 
-def github_annotations(report: Report, config: Path) -> list[str]:
+def github_annotations(report: Report, config: Path, root: Path) -> list[str]:
     """One `::error` command per violation and per stale allowlist entry (which points at its
-    line in the configuration file), one `::warning` per warning."""
+    line in the configuration file), one `::warning` per warning; paths relative to `root`,
+    the repository's root."""
     config_text = read_configuration_text(config)
     commands = []
     for contract in report["contracts"]:
         title = f"{contract['name']} ({contract['id']})" if contract["id"] else contract["name"]
         for finding in contract["violations"]:
-            commands.append(_command(finding_message(finding), title, _where(finding)))
-        for message, where in stale_entries(contract, config_text, config):
-            commands.append(_command(message, title, where))
+            commands.append(_command(finding_message(finding), title, _where(finding), root))
+        located = set()
+        for level, message, where in stale_entries(contract, config_text, config):
+            commands.append(_command(message, title, where, root, kind=level))
+            located.add(message)
         for warning in contract["warnings"]:
-            commands.append(_command(warning, title, None, kind="warning"))
+            if warning not in located:
+                commands.append(_command(warning, title, None, root, kind="warning"))
     return commands

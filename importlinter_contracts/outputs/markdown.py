@@ -107,7 +107,13 @@ def review_markdown(report: ReviewReport) -> str:
             f"**The configuration change stops reporting {len(report['loosened'])} "
             f"finding{'s' if len(report['loosened']) != 1 else ''}.**"
         )
-    if not report["base_has_configuration"]:
+    if report["base_error"] is not None:
+        added_all = "" if report["base_has_configuration"] else ", every entry counts as added,"
+        summary.append(
+            f"**The configuration at `{report['base']}` cannot be checked**{added_all} and "
+            f"there are no findings of it to compare with: {_cell(report['base_error'])}"
+        )
+    elif not report["base_has_configuration"]:
         summary.append(
             f"`{report['base']}` has no {report['configuration']}: every entry counts as added, "
             "and there is no earlier configuration to compare findings with."

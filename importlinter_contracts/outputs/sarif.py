@@ -3,22 +3,19 @@ violation, stale allowlist entry and warning, one rule per contract."""
 
 from __future__ import annotations
 
-import os
 from pathlib import Path
 from typing import Any
 
 from ..configuration import read_configuration_text
 from ..report import Finding, Location, Report, contract_key, is_import_finding
-from .github import finding_message, stale_entries
+from .github import finding_message, repository_path, stale_entries
 
 SARIF_SCHEMA = "https://json.schemastore.org/sarif-2.1.0.json"
 INFORMATION_URI = "https://github.com/importlinter-contracts/importlinter-contracts"
 
 
 def _artifact(path: str, root: Path) -> dict[str, Any]:
-    """A path relative to the repository root, as SARIF's `%SRCROOT%` base reads it."""
-    relative = os.path.relpath(Path(path).resolve(), root.resolve())
-    return {"uri": Path(relative).as_posix(), "uriBaseId": "%SRCROOT%"}
+    return {"uri": repository_path(path, root), "uriBaseId": "%SRCROOT%"}
 
 
 def _locations(where: list[Location], root: Path) -> list[dict[str, Any]]:
@@ -65,10 +62,13 @@ def sarif_log(report: Report, config: Path, root: Path) -> dict[str, Any]:
             results.append(
                 _result(rule, "error", finding_message(finding), _finding_locations(finding), root)
             )
-        for message, where in stale_entries(contract, config_text, config):
-            results.append(_result(rule, "error", message, [where], root))
+        located = set()
+        for level, message, where in stale_entries(contract, config_text, config):
+            results.append(_result(rule, level, message, [where], root))
+            located.add(message)
         for warning in contract["warnings"]:
-            results.append(_result(rule, "warning", warning, [], root))
+            if warning not in located:
+                results.append(_result(rule, "warning", warning, [], root))
     return {
         "$schema": SARIF_SCHEMA,
         "version": "2.1.0",

@@ -7,6 +7,7 @@ from pathlib import Path
 from typing import TypedDict
 
 from ..configuration import find_configuration, read_configuration_text
+from ..errors import ConfigurationError
 from ..report import SkippedContract, contract_key
 from ..running import ContractSelection
 from . import allowlists, effects
@@ -19,7 +20,10 @@ class ReviewReport(TypedDict):
     base: str  # the revision as given
     base_commit: str
     configuration: str
-    base_has_configuration: bool
+    base_has_configuration: bool  # a configuration was read at the base
+    # Why the base's configuration cannot be checked (None when it can): no findings are then
+    # compared with it, and when it cannot be read at all, every entry counts as added.
+    base_error: str | None
     allowlists: list[allowlists.ContractAllowlists]
     verdicts: dict[str, bool]  # each contract of the current configuration checked: kept?
     skipped: list[SkippedContract]  # the contracts of the current configuration not checked
@@ -43,7 +47,7 @@ def history(config: str | None, revisions: list[str]) -> list[HistoryPoint]:
     points = []
     for revision in revisions:
         commit = commit_of(revision, root)
-        _, configuration = _configuration_at(commit, path, root)
+        _, configuration = _configuration_at(revision, commit, path, root)
         points.append(
             HistoryPoint(
                 revision=revision,
@@ -79,7 +83,14 @@ def review(
     path = find_configuration(config)
     root = repository_root(path.resolve().parent)
     commit = commit_of(base, root)
-    base_text, base_configuration = _configuration_at(commit, path, root)
+    # A change that mends a base configuration that cannot be checked is still reviewed: its
+    # allowlists against the base's, when they can be read, its findings against none.
+    base_error = None
+    try:
+        base_text, base_configuration = _configuration_at(base, commit, path, root)
+    except ConfigurationError as error:
+        base_text, base_configuration = None, allowlists.Configuration.empty()
+        base_error = str(error)
     current_text = read_configuration_text(path)
     current_configuration = allowlists.Configuration.from_text(current_text, path.name)
     changes = [
@@ -91,11 +102,17 @@ def review(
         current_text, path.name, _selected(contract_ids, current_configuration), cache_dir, select
     )
     found: effects.Effects = {"loosened": [], "tightened": []}
+    base_report = None
     if base_text is not None:
-        found = effects.compare(
-            effects.run_configuration(
+        try:
+            base_report = effects.run_configuration(
                 base_text, path.name, _selected(contract_ids, base_configuration), cache_dir, select
-            ),
+            )
+        except ConfigurationError as error:
+            base_error = f"at {base}: {error}"
+    if base_report is not None:
+        found = effects.compare(
+            base_report,
             current_report,
             base_configuration,
             current_configuration,
@@ -107,6 +124,7 @@ def review(
         base_commit=commit,
         configuration=str(path),
         base_has_configuration=base_text is not None,
+        base_error=base_error,
         allowlists=changes,
         verdicts={
             contract_key(contract): contract["kept"] for contract in current_report["contracts"]
@@ -119,11 +137,18 @@ def review(
 
 
 def _configuration_at(
-    commit: str, path: Path, root: Path
+    revision: str, commit: str, path: Path, root: Path
 ) -> tuple[str | None, allowlists.Configuration]:
     """The configuration file's text at `commit` (None where it had none then), and what its
-    allowlists were (none then)."""
+    allowlists were (none then).
+
+    Raises ConfigurationError, saying that it is `revision`'s, when the file cannot be read as
+    a configuration.
+    """
     text = file_at(commit, path, root)
     if text is None:
         return None, allowlists.Configuration.empty()
-    return text, allowlists.Configuration.from_text(text, path.name)
+    try:
+        return text, allowlists.Configuration.from_text(text, path.name)
+    except ConfigurationError as error:
+        raise ConfigurationError(f"at {revision}: {error}") from error

@@ -293,7 +293,8 @@ class RuntimeIsolationContract(ContractWithAllowlist):
             for p in result["probes"]
             if p["error"] is not None
         ]
-        if self.detector and result["detector_error"] is not None:
+        detector_failed = bool(self.detector) and result["detector_error"] is not None
+        if detector_failed:
             failures.append(
                 (
                     "detector_failed",
@@ -330,8 +331,12 @@ class RuntimeIsolationContract(ContractWithAllowlist):
                     }
             return left
 
-        other_backends = unexcused(
-            self._other_backends_loaded(loaded, result["detected"], backends)
+        # A detector that failed detected nothing, so which backend may load is not known: the
+        # failure breaks the contract, and the next run with a working detector tells.
+        other_backends = (
+            []
+            if detector_failed
+            else unexcused(self._other_backends_loaded(loaded, result["detected"], backends))
         )
         if other_backends:
             findings.append(

@@ -157,7 +157,8 @@ def _detect(detector: str, result: dict[str, Any]) -> None:
     try:
         found = getattr(importlib.import_module(module_name), attribute)()
     except BaseException as error:
-        result["detector_error"], result["detector_missing"] = _failure(error)
+        error_text, result["detector_missing"] = _failure(error)
+        result["detector_error"] = f"failed: {error_text}"  # follows "the detector NAME"
         return
     if isinstance(found, type):
         found = f"{found.__module__}.{found.__qualname__}"
