@@ -8,7 +8,8 @@ import json
 import marshal
 import os
 import shutil
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
 from pathlib import Path
 from typing import Any
 
@@ -519,9 +520,26 @@ def test_our_caches_follow_the_graph_when_grimp_reports_other_imports_for_an_unc
     assert report(project) == fresh
 
 
+@contextmanager
+def after_the_build(action: Callable[[], object]) -> Iterator[None]:
+    """Run `action` after each graph grimp builds while the block runs."""
+    build = grimp.build_graph
+
+    def building(*args: Any, **kwargs: Any) -> Any:
+        graph = build(*args, **kwargs)
+        action()
+        return graph
+
+    grimp.build_graph = building
+    try:
+        yield
+    finally:
+        grimp.build_graph = build
+
+
 @pytest.mark.parametrize("cached", [True, False])
 def test_a_file_edited_after_grimp_read_it_is_named_and_no_cache_keeps_what_was_read_of_it(
-    project: Project, monkeypatch: pytest.MonkeyPatch, cached: bool
+    project: Project, cached: bool
 ) -> None:
     project.write(
         {
@@ -534,39 +552,25 @@ def test_a_file_edited_after_grimp_read_it_is_named_and_no_cache_keeps_what_was_
     project.configure(STALE_GRIMP_CACHE)
     if cached:
         report(project)  # (what was read of pkg/b.py before the edit, kept)
-    build = grimp.build_graph
-
-    def building_then_editing(*args: Any, **kwargs: Any) -> Any:
-        graph = build(*args, **kwargs)
-        # The edit lands after grimp read the file: the lines grimp reports are those of the
-        # file before it, the contract reads the file after it.
-        (project.root / "pkg/b.py").write_text("import pkg.bad\ndef h():\n    import os\n")
-        return graph
-
-    monkeypatch.setattr(grimp, "build_graph", building_then_editing)
-    (contract,) = report(project)["contracts"]
+    # The edit lands after grimp read the file: the lines grimp reports are those of the file
+    # before it, the contract reads the file after it.
+    edit = project.root / "pkg/b.py"
+    with after_the_build(lambda: edit.write_text("import pkg.bad\ndef h():\n    import os\n")):
+        (contract,) = report(project)["contracts"]
     assert contract["warnings"] == [
         "pkg/b.py changed while this check ran, after grimp had read it: the check may have "
         "read it as it is and grimp as it was. Run it again."
     ]
-    monkeypatch.setattr(grimp, "build_graph", build)
     fresh = report(project, cache=False)
     assert not fresh["kept"]
     assert report(project) == fresh
 
 
 def test_without_grimps_record_of_the_files_it_read_nothing_is_kept_and_a_warning_says_so(
-    tree: Project, monkeypatch: pytest.MonkeyPatch
+    tree: Project,
 ) -> None:
-    build = grimp.build_graph
-
-    def building_then_losing_the_record(*args: Any, **kwargs: Any) -> Any:
-        graph = build(*args, **kwargs)
-        (tree.root / cache.DEFAULT_CACHE_DIR / "pkg.meta.json").unlink()
-        return graph
-
-    monkeypatch.setattr(grimp, "build_graph", building_then_losing_the_record)
-    (contract,) = report(tree)["contracts"]
+    with after_the_build((tree.root / cache.DEFAULT_CACHE_DIR / "pkg.meta.json").unlink):
+        (contract,) = report(tree)["contracts"]
     assert contract["warnings"] == [
         "The import-scope cache .import_linter_cache/importlinter_contracts/import-scopes.cache "
         "is not written: grimp's cache beside it does not say when the files it read were "
