@@ -140,3 +140,53 @@ def test_pre_commit_hooks_pass_a_clean_checkout_and_fail_a_violation(tmp_path: P
         "+    vllm_omni.distributed.omni_connectors.utils.config -> "
         "vllm_omni.platforms.npu.platform  # TODO: reason"
     ) in failed.stdout
+
+
+def readme_block(after: str, language: str) -> str:
+    """The first ```language block of the README after the text `after`."""
+    readme = (REPO / "README.md").read_text()
+    start = readme.index(f"```{language}\n", readme.index(after)) + len(language) + 4
+    return readme[start : readme.index("```", start)]
+
+
+SRC_LAYOUT = {
+    "src/acme/__init__.py": "",
+    "src/acme/core.py": "",
+    "src/acme/models/__init__.py": "",
+    "src/acme/platforms/__init__.py": "",
+    "src/acme/platforms/cuda/__init__.py": "",
+    "src/acme/platforms/cuda/platform.py": "",
+    "src/acme/platforms/npu/__init__.py": "",
+    "src/acme/platforms/npu/platform.py": "",
+}
+
+
+def test_a_src_layout_project_configured_in_pyproject_runs_a_local_pre_commit_hook(
+    tmp_path: Path,
+) -> None:
+    project = tmp_path / "acme"
+    for name, text in SRC_LAYOUT.items():
+        (project / name).parent.mkdir(parents=True, exist_ok=True)
+        (project / name).write_text(text)
+    (project / "pyproject.toml").write_text(readme_block("or, in its `pyproject.toml`", "toml"))
+    hooks = readme_block("sets the path itself:", "yaml")
+    dependency = "importlinter-contracts @ git+<this repository's URL>@<tag or commit>"
+    assert dependency in hooks
+    (project / ".pre-commit-config.yaml").write_text(hooks.replace(dependency, str(REPO)))
+    identity = {"GIT_AUTHOR_NAME": "t", "GIT_AUTHOR_EMAIL": "t@example.invalid"}
+    for command in (["git", "init", "--quiet"], ["git", "add", "-A"]):
+        assert run(command, cwd=project, **identity).returncode == 0
+    pre_commit = [sys.executable, "-m", "pre_commit", "run", "--all-files"]
+    home = {"PRE_COMMIT_HOME": str(tmp_path / "pre-commit-home")}
+
+    passed = run(pre_commit, cwd=project, **home)
+    assert passed.returncode == 0, passed.stdout + passed.stderr
+    assert "import boundaries (static)" in passed.stdout
+
+    (project / "src/acme/core.py").write_text("from acme.platforms.npu import platform\n")
+    (project / "src/acme/platforms/cuda/platform.py").write_text("import acme.models\n")
+    failed = run(pre_commit, cwd=project, **home)
+    assert failed.returncode == 1
+    assert "Only a backend imports its own code BROKEN" in failed.stdout
+    assert "Importing a platform loads no model code BROKEN" in failed.stdout
+    assert "src/acme/core.py:1" in failed.stdout
