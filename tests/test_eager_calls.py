@@ -45,6 +45,13 @@ LIBRARY = {
     "pkg/ring/__init__.py": "",
     "pkg/ring/a.py": "from pkg.ring.b import *\ndef load():\n    import pkg.heavy.a\n",
     "pkg/ring/b.py": "from pkg.ring.a import *\n",
+    # A re-export chain of twelve modules, pkg.chain.m0 to m11, then pkg.lib's load.
+    "pkg/chain/__init__.py": "",
+    **{f"pkg/chain/m{i}.py": f"from pkg.chain.m{i + 1} import load\n" for i in range(11)},
+    "pkg/chain/m11.py": "from pkg.lib import load\n",
+    "pkg/other.py": "def load():\n    pass\n",
+    "pkg/allsub/__init__.py": "__all__ = ['loader']\n",
+    "pkg/allsub/loader.py": "import pkg.heavy.a\n",
     "pkg/lazy.py": "def __getattr__(name):\n    import pkg.heavy.a\n",
 }
 
@@ -106,6 +113,25 @@ RUNS = {
     "static method called through its class": (
         "class C:\n    @staticmethod\n" + textwrap.indent(LOAD, "    ") + "C.load()\n"
     ),
+    # Python looks a name up in the class as it stands when the call runs, else in the module
+    # (a nested class or a comprehension sees only the module's).
+    "the module's function, called in a class before the class defines the name": (
+        LOAD + "class C:\n    load()\n    def load():\n        pass\n"
+    ),
+    "the module's function, called in a nested class": (
+        LOAD + "class C:\n    def load():\n        pass\n    class D:\n        load()\n"
+    ),
+    "the module's function, called in a class body's comprehension": (
+        LOAD + "class C:\n    def load():\n        pass\n    xs = [load() for _ in 'a']\n"
+    ),
+    "a function a class body imports, called there": (
+        "class C:\n    from pkg.lib import load\n    load()\n"
+    ),
+    "the module's name, beside a nested function's import of the same name": (
+        "from pkg.lib import load\ndef run():\n    def inner():\n"
+        "        from pkg.other import load\n        load()\n    inner()\n    load()\nrun()\n"
+    ),
+    "through a re-export chain of twelve modules": "from pkg.chain.m0 import load\nload()\n",
     "parameter annotation": LOAD + "def g(x: load()):\n    pass\n",
     "return annotation": LOAD + "def g() -> load():\n    pass\n",
     "nested def the called function calls": (
@@ -136,6 +162,14 @@ NOT_RESOLVED = {
     "method of an object": "from pkg.lib import Loader\nLoader().load()\n",
     "function passed around": LOAD + "run = load\nrun()\n",
     "a module's __getattr__": "from pkg.lazy import anything\n",
+    "a static method inherited by a subclass": (
+        "class C:\n    @staticmethod\n"
+        + textwrap.indent(LOAD, "    ")
+        + "class D(C):\n    pass\nD.load()\n"
+    ),
+    # (An import the graph does not have: a star import imports the submodules `__all__`
+    # names.)
+    "a submodule that __all__ names, by a star import": "from pkg.allsub import *\n",
     "a base class's __init_subclass__": (
         "class Base:\n    def __init_subclass__(cls):\n        import pkg.heavy.a\n"
         "class Sub(Base):\n    pass\n"

@@ -268,8 +268,12 @@ def _read_calls(path: Path, mtime_ns: int, size: int) -> FileCalls:
                 calls += names_called([*decorators, *node.bases, *node.keywords])
                 own: Defs = {}
                 own_calls: list[str] = []
-                run(node.body, own_calls, imports if local else [], own, False)
-                calls += [f"{node.name}.{c}" if c in own else c for c in own_calls]
+                # Its imports bind names its calls (and, taken loosely, the module's) run.
+                run(node.body, own_calls, imports, own, False)
+                # A name the class defines: the class's, or the module's (as the class
+                # stands when the call runs; nested classes and comprehensions see only the
+                # module's).
+                calls += own_calls + [f"{node.name}.{c}" for c in own_calls if c in own]
                 for name, nodes in own.items():
                     defs.setdefault(f"{node.name}.{name}", []).extend(nodes)
             elif isinstance(node, ast.FunctionDef | ast.AsyncFunctionDef):
@@ -388,52 +392,48 @@ def _bound(
                     found.append((name, None))
             elif (asname or imported) == name or imported == "*":
                 base = _absolute(importer, is_package, node)
-                if f"{base}.{name}" in modules:
-                    found.append((f"{base}.{name}", None))
+                attribute = name if imported == "*" else imported
+                if f"{base}.{attribute}" in modules:
+                    found.append((f"{base}.{attribute}", None))
                 elif base in modules:
-                    found.append((base, name))
+                    found.append((base, attribute))
     return found
 
 
 def _functions_run(
-    modules: dict[str, Path],
-    module: str,
-    target: str,
-    local: tuple[ImportStatement, ...],
-    depth: int = 10,
+    modules: dict[str, Path], module: str, target: str, local: tuple[ImportStatement, ...]
 ) -> set[tuple[str, str]]:
-    """The functions (module, def name) that calling `target` in `module` runs: a def of the
-    module (`f`, `C.f`), and whatever its imports bind to the name."""
+    """The functions (module, def name) that calling `target` in `module` may run: what the
+    function's own imports bind to the name, a def of the module (`f`, `C.f`), and what the
+    module's imports bind to it."""
     head, *rest = target.split(".")
     calls = file_calls(modules[module])
-    refs = _bound(modules, module, head, local)
     found = set()
-    if not refs:
-        if target in calls.functions:
-            found.add((module, target))
-        refs = _bound(modules, module, head, calls.bindings)
-    for base, attribute in refs:
-        found |= _in_module(modules, base, ([attribute] if attribute else []) + rest, depth)
+    if target in calls.functions:
+        found.add((module, target))
+    seen: set[tuple[str, tuple[str, ...]]] = set()
+    for imports in (local, calls.bindings):
+        for base, attribute in _bound(modules, module, head, imports):
+            found |= _in_module(modules, base, ([attribute] if attribute else []) + rest, seen)
     return found
 
 
 def _in_module(
-    modules: dict[str, Path], base: str, parts: list[str], depth: int
+    modules: dict[str, Path], base: str, parts: list[str], seen: set[tuple[str, tuple[str, ...]]]
 ) -> set[tuple[str, str]]:
-    """The functions that the dotted `parts` name in module `base`."""
+    """The functions that the dotted `parts` name in module `base` (`seen`: what was looked
+    up already, in which module)."""
     while parts and f"{base}.{parts[0]}" in modules:
         base = f"{base}.{parts.pop(0)}"
-    if not parts:
+    if not parts or (base, tuple(parts)) in seen:
         return set()
+    seen.add((base, tuple(parts)))
     found = set()
     if ".".join(parts) in file_calls(modules[base]).functions:
         found.add((base, ".".join(parts)))
-    if depth:
-        for module, attribute in _bound(
-            modules, base, parts[0], file_calls(modules[base]).bindings
-        ):
-            rest = ([attribute] if attribute else []) + parts[1:]
-            found |= _in_module(modules, module, rest, depth - 1)
+    for module, attribute in _bound(modules, base, parts[0], file_calls(modules[base]).bindings):
+        rest = ([attribute] if attribute else []) + parts[1:]
+        found |= _in_module(modules, module, rest, seen)
     return found
 
 
@@ -478,7 +478,9 @@ def eager_closure(tree: Path, module: str) -> set[str]:
     while queue:
         current = queue.pop()
         called = {imported for _, imported in _called_imports(modules, current)}
-        for target in _parents(current) | _eager_targets(modules, current) | called:
+        # (A parent that is a folder without __init__.py runs no file.)
+        parents = {parent for parent in _parents(current) if parent in modules}
+        for target in parents | _eager_targets(modules, current) | called:
             if target not in seen:
                 seen.add(target)
                 queue.append(target)

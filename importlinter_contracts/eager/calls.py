@@ -270,15 +270,22 @@ class _Reader:
             elif isinstance(node, ast.ClassDef):
                 calls.extend(_calls([*node.decorator_list, *node.bases, *node.keywords]))
                 calls.extend(_decorators(node.decorator_list))
-                # A class body runs where it stands (what its imports bind are attributes of
-                # the class); its functions run only when called, by their name in the body
-                # (which Python looks up in the class first) or as `C.f`.
+                # A class body runs where it stands; its functions run only when called, by
+                # their name in the body or as `C.f`. A name in the body is looked up in the
+                # class as it stands then, else in the module (and a nested class or a
+                # comprehension sees only the module's): a call of a name the class defines
+                # may run either. What its imports bind are attributes of the class, which
+                # its own calls may run: they count with the module's.
                 body_calls: list[Call] = []
                 own: dict[str, list[ast.FunctionDef]] = {}
-                self.run(node.body, body_calls, [], own, imports, annotations=self.annotations)
+                self.run(
+                    node.body, body_calls, bindings, own, imports, annotations=self.annotations
+                )
+                calls.extend(body_calls)
                 calls.extend(
-                    Call(call.line, f"{node.name}.{call.target}") if call.target in own else call
+                    Call(call.line, f"{node.name}.{call.target}")
                     for call in body_calls
+                    if call.target in own
                 )
                 if functions is not None:
                     for name, nodes in own.items():

@@ -23,8 +23,6 @@ from .scopes import ImportScope
 PARENT_PACKAGE = "its parent package runs first"
 # grimp marks PEP 810 lazy imports itself.
 _LAZY = ImportScope(eager=False, reason="lazy import")
-# How many `from m import f` re-exports a call is followed through to the function's module.
-_RE_EXPORTS = 10
 
 
 class Call(NamedTuple):
@@ -260,21 +258,24 @@ class EagerImports:
     def _resolve(
         self, module: str, target: str, local: tuple[Binding, ...]
     ) -> Iterator[tuple[str, str]]:
-        """The functions (module, name) that calling `target` in `module` may run: a
-        function of the module itself (`f`, or `C.f` of a class), and those reached through
-        the names its imports bind (a name both defined and imported may run either)."""
+        """The functions (module, name) that calling `target` in `module` may run: those
+        reached through the names that the calling function's own imports bind (`local`),
+        a function of the module itself (`f`, or `C.f` of a class), and those reached
+        through the names the module's imports bind. (A name both defined and imported may
+        run either; and a function's local names are those of any function defined in it
+        that it calls, too: each is followed.)"""
         head, *rest = target.split(".")
         bound = [binding for binding in local if binding.name == head]
         reading = self._calls_of(module)
-        if not bound and reading is not None:
+        if reading is not None:
             if self._defines(module, target):
                 yield module, target
-            bound = [binding for binding in reading.bindings if binding.name in (head, STAR)]
+            bound += [binding for binding in reading.bindings if binding.name in (head, STAR)]
         followed: set[tuple[str, tuple[str, ...]]] = set()
         for binding in bound:
             found = self._bound(module, binding, head)
             if found is not None:
-                yield from self._attribute(*found, rest, _RE_EXPORTS, followed)
+                yield from self._attribute(*found, rest, followed)
 
     def _bound(self, module: str, binding: Binding, name: str) -> tuple[str, str | None] | None:
         """What an import binds to `name`: a module of the graph (None), or an attribute of
@@ -299,7 +300,6 @@ class EagerImports:
         module: str,
         attribute: str | None,
         rest: list[str],
-        re_exports: int,
         followed: set[tuple[str, tuple[str, ...]]],
     ) -> Iterator[tuple[str, str]]:
         """Follow `attribute` of `module`, then the dotted `rest`, to a function: one the
@@ -317,12 +317,11 @@ class EagerImports:
             return
         if self._defines(module, ".".join(names)):
             yield module, ".".join(names)
-        if re_exports:
-            for binding in reading.bindings:
-                if binding.name in (names[0], STAR):
-                    found = self._bound(module, binding, names[0])
-                    if found is not None:
-                        yield from self._attribute(*found, names[1:], re_exports - 1, followed)
+        for binding in reading.bindings:
+            if binding.name in (names[0], STAR):
+                found = self._bound(module, binding, names[0])
+                if found is not None:
+                    yield from self._attribute(*found, names[1:], followed)
 
     def packages_with_code(self) -> set[str]:
         """The top-level packages whose functions the walks follow."""
