@@ -992,9 +992,10 @@ CONTRACT_TYPE_ERRORS = {
         "ModuleNotFoundError: No module named 'nosuchpackage'",
     ),
     "not-a-contract": (
-        '["backend_isolation: pathlib.Path"]',
-        "contract_types: 'backend_isolation: pathlib.Path' cannot be loaded: TypeError: "
-        "<class 'pathlib.Path'> is not a subclass of Contract.",
+        # (A class whose module every supported Python names alike: 3.13 moved pathlib's.)
+        '["backend_isolation: json.JSONDecoder"]',
+        "contract_types: 'backend_isolation: json.JSONDecoder' cannot be loaded: TypeError: "
+        "<class 'json.decoder.JSONDecoder'> is not a subclass of Contract.",
     ),
     "not-a-class": (
         '["backend_isolation: os.getcwd"]',
