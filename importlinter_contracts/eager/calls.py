@@ -7,12 +7,13 @@ function; that function's body then runs at import time too, its imports include
 module records, per file, the calls made at import time, each function defined at import
 time with the imports and calls of its body, and the names that import statements bind, so
 that `walk` can resolve a call (`f()`, `m.f()`, `n.f()` after `import m as n`, `f()` after
-`from m import f` or `from m import *`) to the function it runs. A function defined in a
-class body at import time is known as `C.f`: a call of `f` in that class body, or of `C.f`,
-runs it. A name defined more than once (a def in each branch of an `if`, a def that a `try`
-imports instead) runs any of them: each is followed. A function defined inside another and
-called by it runs as part of it. Calls of anything else (methods of objects, functions passed
-around, what Python calls implicitly) are not resolved.
+`from m import f` or `from m import *`) to the functions it may run. A function defined in
+a class body at import time is known as `C.f`: a call of `C.f`, or of `f` in that class body
+(which may also be the module's `f`), may run it. A name bound more than once (a def in each
+branch of an `if`, a def that a `try` imports instead) may run any of its bindings: each is
+followed. A function defined inside another and called by it runs as part of it. Calls of
+anything else (methods of objects, functions passed around, what Python calls implicitly) are
+not resolved.
 
 Only `ast` reads calls; a file that the running Python cannot parse has no call reading.
 """
