@@ -167,6 +167,12 @@ NOT_RESOLVED = {
         + textwrap.indent(LOAD, "    ")
         + "class D(C):\n    pass\nD.load()\n"
     ),
+    "a name a class body imports, called through the class": (
+        "class C:\n    from pkg.lib import load\nC.load()\n"
+    ),
+    "a function a called function binds with global": (
+        "def setup():\n    global load\n    from pkg.lib import load\nsetup()\nload()\n"
+    ),
     # (An import the graph does not have: a star import imports the submodules `__all__`
     # names.)
     "a submodule that __all__ names, by a star import": "from pkg.allsub import *\n",

@@ -523,7 +523,8 @@ def eager_violations(
         queue = [source]
         while queue:
             module = queue.pop()
-            parents = {p for p in _parents(module) if _inside(p, {follow})}
+            # (A parent that is a folder without __init__.py runs no file.)
+            parents = {p for p in _parents(module) if _inside(p, {follow}) and p in modules}
             edges = {(module, target) for target in parents | _eager_targets(modules, module)}
             # A function's imports run in its module's code, which is followed only inside
             # `follow` and outside forbidden code.
