@@ -52,6 +52,7 @@ LIBRARY = {
     "pkg/other.py": "def load():\n    pass\n",
     "pkg/allsub/__init__.py": "__all__ = ['loader']\n",
     "pkg/allsub/loader.py": "import pkg.heavy.a\n",
+    "pkg/holder.py": "class C:\n    from pkg import lib\n",
     "pkg/lazy.py": "def __getattr__(name):\n    import pkg.heavy.a\n",
 }
 
@@ -124,6 +125,12 @@ RUNS = {
     "the module's function, called in a class body's comprehension": (
         LOAD + "class C:\n    def load():\n        pass\n    xs = [load() for _ in 'a']\n"
     ),
+    "a name a class body imports, called through the class": (
+        "class C:\n    from pkg.lib import load\nC.load()\n"
+    ),
+    "a module a class body imports, called through the class, imported": (
+        "from pkg.holder import C\nC.lib.load()\n"
+    ),
     "a function a class body imports, called there": (
         "class C:\n    from pkg.lib import load\n    load()\n"
     ),
@@ -166,9 +173,6 @@ NOT_RESOLVED = {
         "class C:\n    @staticmethod\n"
         + textwrap.indent(LOAD, "    ")
         + "class D(C):\n    pass\nD.load()\n"
-    ),
-    "a name a class body imports, called through the class": (
-        "class C:\n    from pkg.lib import load\nC.load()\n"
     ),
     "a function a called function binds with global": (
         "def setup():\n    global load\n    from pkg.lib import load\nsetup()\nload()\n"

@@ -11,6 +11,7 @@ the rules directly.
 from __future__ import annotations
 
 import ast
+import dataclasses
 import sys
 from dataclasses import dataclass
 from functools import cache
@@ -28,6 +29,7 @@ class ImportStatement:
     level: int
     names: tuple[str, ...]
     asnames: tuple[str | None, ...] = ()
+    scope: str = ""  # "C." for a statement of class C's body: it binds C.name too
 
 
 def _statement(node: _Import, type_checking: bool = False, eager: bool = True) -> ImportStatement:
@@ -268,8 +270,14 @@ def _read_calls(path: Path, mtime_ns: int, size: int) -> FileCalls:
                 calls += names_called([*decorators, *node.bases, *node.keywords])
                 own: Defs = {}
                 own_calls: list[str] = []
-                # Its imports bind names its calls (and, taken loosely, the module's) run.
+                # Its imports bind names its calls (and, taken loosely, the module's) run, and
+                # the class's attributes (C.name).
+                before = len(imports)
                 run(node.body, own_calls, imports, own, False)
+                imports += [
+                    dataclasses.replace(st, scope=f"{node.name}.{st.scope}")
+                    for st in imports[before:]
+                ]
                 # A name the class defines: the class's, or the module's (as the class
                 # stands when the call runs; nested classes and comprehensions see only the
                 # module's).
@@ -385,12 +393,13 @@ def _bound(
         for imported, asname in zip(
             node.names, node.asnames or (None,) * len(node.names), strict=True
         ):
+            top = imported.split(".")[0]
             if node.module is None and not node.level:
-                if asname == name and imported in modules:
+                if asname and node.scope + asname == name and imported in modules:
                     found.append((imported, None))
-                elif asname is None and imported.split(".")[0] == name and name in modules:
-                    found.append((name, None))
-            elif (asname or imported) == name or imported == "*":
+                elif asname is None and node.scope + top == name and top in modules:
+                    found.append((top, None))
+            elif node.scope + (asname or imported) == name or (imported == "*" and "." not in name):
                 base = _absolute(importer, is_package, node)
                 attribute = name if imported == "*" else imported
                 if f"{base}.{attribute}" in modules:
@@ -406,15 +415,17 @@ def _functions_run(
     """The functions (module, def name) that calling `target` in `module` may run: what the
     function's own imports bind to the name, a def of the module (`f`, `C.f`), and what the
     module's imports bind to it."""
-    head, *rest = target.split(".")
+    parts = target.split(".")
     calls = file_calls(modules[module])
     found = set()
     if target in calls.functions:
         found.add((module, target))
     seen: set[tuple[str, tuple[str, ...]]] = set()
     for imports in (local, calls.bindings):
-        for base, attribute in _bound(modules, module, head, imports):
-            found |= _in_module(modules, base, ([attribute] if attribute else []) + rest, seen)
+        for k in range(1, len(parts) + 1):  # the name bound: `m`, or `C.m` of a class
+            for base, attribute in _bound(modules, module, ".".join(parts[:k]), imports):
+                rest = ([attribute] if attribute else []) + parts[k:]
+                found |= _in_module(modules, base, rest, seen)
     return found
 
 
@@ -431,9 +442,11 @@ def _in_module(
     found = set()
     if ".".join(parts) in file_calls(modules[base]).functions:
         found.add((base, ".".join(parts)))
-    for module, attribute in _bound(modules, base, parts[0], file_calls(modules[base]).bindings):
-        rest = ([attribute] if attribute else []) + parts[1:]
-        found |= _in_module(modules, module, rest, seen)
+    for k in range(1, len(parts) + 1):
+        bindings = file_calls(modules[base]).bindings
+        for module, attribute in _bound(modules, base, ".".join(parts[:k]), bindings):
+            rest = ([attribute] if attribute else []) + parts[k:]
+            found |= _in_module(modules, module, rest, seen)
     return found
 
 

@@ -279,8 +279,14 @@ class _Reader:
                 # its own calls may run: they count with the module's.
                 body_calls: list[Call] = []
                 own: dict[str, list[ast.FunctionDef]] = {}
+                before = len(bindings)
                 self.run(
                     node.body, body_calls, bindings, own, imports, annotations=self.annotations
+                )
+                # (And as attributes of the class, `C.name`, that a call through it runs.)
+                bindings.extend(
+                    binding._replace(name=f"{node.name}.{binding.name}")
+                    for binding in bindings[before:]
                 )
                 calls.extend(body_calls)
                 calls.extend(

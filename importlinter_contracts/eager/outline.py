@@ -24,6 +24,7 @@ from __future__ import annotations
 import ast
 import functools
 import re
+from collections.abc import Iterator
 from typing import NamedTuple
 
 from .calls import STAR, Body, CallReading, parse, read_calls_outlined
@@ -293,6 +294,9 @@ class _Outliner:
                     current = _scope_of(tuple(self._block(entry) for _, entry in stack))
                 scopes[line] = current
                 imports.append(start + indent)
+                # (What a class body imports, a call through the class may run.)
+                for class_name in _classes(stack):
+                    functions.setdefault(class_name, _Function()).imports.append(start + indent)
             elif keyword == "if":
                 stack.append((indent, (start + indent, line)))
                 current = None
@@ -308,10 +312,8 @@ class _Outliner:
                 if owner is None:
                     owner = functions[name] = _Function()
                 owner.bodies.append(self._bodies[-1])
-                for _, entry in stack:
-                    if isinstance(entry, _Block) and entry.label.startswith(_CLASS_BODY):
-                        class_name = entry.label.removeprefix(_CLASS_BODY)
-                        functions.setdefault(class_name, _Function()).calls.append(name)
+                for class_name in _classes(stack):
+                    functions.setdefault(class_name, _Function()).calls.append(name)
                 body_blocks = [entry for _, entry in stack]
                 body_blocks.append(block)
                 body_scope = None
@@ -463,6 +465,13 @@ class _Outliner:
         return _never_runs(parsed[0].test, set())
 
 
+def _classes(stack: list[tuple[int, _Block | tuple[int, int]]]) -> Iterator[str]:
+    """The names of the classes whose bodies hold the blocks open on `stack`."""
+    for _, entry in stack:
+        if isinstance(entry, _Block) and entry.label.startswith(_CLASS_BODY):
+            yield entry.label.removeprefix(_CLASS_BODY)
+
+
 def _simple_test(test: str) -> tuple[bool, str | None]:
     """For an `if` test that is a name or an attribute of a name: True, and the block it
     makes when its body never runs ("if TYPE_CHECKING", "if False"; None when it may run).
@@ -553,7 +562,7 @@ def _bound_name(item: str, *, from_import: bool) -> str:
 class _Function:
     """A function defined at import time: the offsets of its body (of each, for a name
     defined more than once) and of the import statements in it; or a class, whose functions
-    (`calls`) a call of the class's name may run."""
+    (`calls`) and whose body's imports a call of the class's name may run."""
 
     __slots__ = ("bodies", "calls", "imports")
 

@@ -264,16 +264,16 @@ class EagerImports:
         through the names the module's imports bind. (A name both defined and imported may
         run either; and a function's local names are those of any function defined in it
         that it calls, too: each is followed.)"""
-        head, *rest = target.split(".")
-        bound = [binding for binding in local if binding.name == head]
+        names = target.split(".")
+        bound = list(_naming(local, names))
         reading = self._calls_of(module)
         if reading is not None:
             if self._defines(module, target):
                 yield module, target
-            bound += [binding for binding in reading.bindings if binding.name in (head, STAR)]
+            bound += _naming(reading.bindings, names)
         followed: set[tuple[str, tuple[str, ...]]] = set()
-        for binding in bound:
-            found = self._bound(module, binding, head)
+        for binding, rest in bound:
+            found = self._bound(module, binding, names[0])
             if found is not None:
                 yield from self._attribute(*found, rest, followed)
 
@@ -317,11 +317,10 @@ class EagerImports:
             return
         if self._defines(module, ".".join(names)):
             yield module, ".".join(names)
-        for binding in reading.bindings:
-            if binding.name in (names[0], STAR):
-                found = self._bound(module, binding, names[0])
-                if found is not None:
-                    yield from self._attribute(*found, names[1:], followed)
+        for binding, rest in _naming(reading.bindings, names):
+            found = self._bound(module, binding, names[0])
+            if found is not None:
+                yield from self._attribute(*found, rest, followed)
 
     def packages_with_code(self) -> set[str]:
         """The top-level packages whose functions the walks follow."""
@@ -435,6 +434,18 @@ class EagerImports:
                 display_path(self._scopes.path(module)), reading.calls_unread
             )
         return reading.calls
+
+
+def _naming(bindings: tuple[Binding, ...], names: list[str]) -> Iterator[tuple[Binding, list[str]]]:
+    """The bindings that may bind the dotted `names` (`f`, `m.f`, `C.f`): each with the names
+    that follow what it binds. A star import binds any first name; a class body's import
+    binds `C.name`."""
+    dotted = ".".join(names)
+    for binding in bindings:
+        if binding.name == STAR:
+            yield binding, names[1:]
+        elif dotted == binding.name or dotted.startswith(binding.name + "."):
+            yield binding, names[binding.name.count(".") + 1 :]
 
 
 def calls_unread_warnings(eager_imports: EagerImports) -> list[str]:
