@@ -138,6 +138,12 @@ RUNS = {
         "from pkg.lib import load\ndef run():\n    def inner():\n"
         "        from pkg.other import load\n        load()\n    inner()\n    load()\nrun()\n"
     ),
+    # (The other definition's nested function of that name is not the one this one calls.)
+    "the module's function, called by one definition of a name bound twice": (
+        "def helper():\n    import pkg.heavy.a\nimport sys\nif sys.version_info >= (3,):\n"
+        "    def run():\n        helper()\nelse:\n    def run():\n"
+        "        def helper():\n            pass\n        helper()\nrun()\n"
+    ),
     "through a re-export chain of twelve modules": "from pkg.chain.m0 import load\nload()\n",
     "parameter annotation": LOAD + "def g(x: load()):\n    pass\n",
     "return annotation": LOAD + "def g() -> load():\n    pass\n",

@@ -319,17 +319,20 @@ class _Reader:
         bindings: list[Binding] = []
         imports: list[int] = []
         for node in nodes:
+            # (Each definition's own: a name one defines inside itself is another's module
+            # function.)
+            body_calls: list[Call] = []
             own: dict[str, list[ast.FunctionDef]] = {}
-            self.run(node.body, calls, bindings, own, imports, annotations=False)
+            self.run(node.body, body_calls, bindings, own, imports, annotations=False)
             ran: set[str] = set()
-            while called := [call.target for call in calls if call.target in own.keys() - ran]:
+            while called := [c.target for c in body_calls if c.target in own.keys() - ran]:
                 ran.update(called)
                 for name in called:
                     inner = self.function(own[name])
                     imports.extend(inner.imports)
-                    calls.extend(inner.calls)
+                    body_calls.extend(inner.calls)
                     bindings.extend(inner.bindings)
-            calls[:] = [call for call in calls if call.target not in own]
+            calls.extend(call for call in body_calls if call.target not in own)
         return Function(tuple(sorted(set(imports))), _in_order(calls), tuple(bindings))
 
 
