@@ -40,24 +40,20 @@ class UnseenFolders(NamedTuple):
     def warnings(self) -> list[str]:
         """The warnings every static contract gives: none when the graph sees everything."""
         found = [self._folders_warning()] if self.folders else []
-        if self.shadowed:
-            count = len(self.shadowed)
-            shown = ", ".join(display_path(path) for path in self.shadowed[:SHOWN_FOLDERS])
-            more = f", and {count - SHOWN_FOLDERS} more" if count > SHOWN_FOLDERS else ""
-            found.append(
-                f"{count} module {'file' if count == 1 else 'files'} beside a package of the "
-                f"same name: Python imports the package and never the "
-                f"{'file' if count == 1 else 'files'}, but the import graph reads the "
-                f"{'file' if count == 1 else 'files'} for the module, so no import of the "
-                f"package's __init__.py is checked. Remove {'it' if count == 1 else 'them'} "
-                f"(or rename {'it' if count == 1 else 'them'}): {shown}{more}."
-            )
-        return found
+        return found + ([self._shadowed_warning()] if self.shadowed else [])
+
+    def _shadowed_warning(self) -> str:
+        one = len(self.shadowed) == 1
+        files, them = ("file", "it") if one else ("files", "them")
+        return (
+            f"{len(self.shadowed)} module {files} beside a package of the same name: Python "
+            f"imports the package and never the {files}, but the import graph reads the "
+            f"{files} for the module, so no import of the package's __init__.py is checked. "
+            f"Remove {them} (or rename {them}): {_listed(self.shadowed)}."
+        )
 
     def _folders_warning(self) -> str:
         count = len(self.folders)
-        shown = ", ".join(display_path(folder) for folder in self.folders[:SHOWN_FOLDERS])
-        more = f", and {count - SHOWN_FOLDERS} more" if count > SHOWN_FOLDERS else ""
         return (
             f"{count} {'folder' if count == 1 else 'folders'} below the root packages "
             f"{'holds' if count == 1 else 'hold'} .py files but no __init__.py, so the import "
@@ -66,7 +62,7 @@ class UnseenFolders(NamedTuple):
             f"{'it' if count == 1 else 'them'}: no import into, out of or within "
             f"{'it' if count == 1 else 'them'} is checked. Add an __init__.py to each (or, for "
             "a namespace package, use import-linter's namespace-package support: name its "
-            f"portions as root packages): {shown}{more}."
+            f"portions as root packages): {_listed(self.folders)}."
         )
 
     def explain(self, *names: str) -> str:
@@ -87,6 +83,13 @@ class UnseenFolders(NamedTuple):
             f" ({listed} {'is' if len(files) == 1 else 'are'} missing: the graph leaves out a "
             "folder without one, and everything in it)"
         )
+
+
+def _listed(paths: tuple[Path, ...]) -> str:
+    """The first `SHOWN_FOLDERS` paths, and how many more there are."""
+    shown = ", ".join(display_path(path) for path in paths[:SHOWN_FOLDERS])
+    more = len(paths) - SHOWN_FOLDERS
+    return f"{shown}, and {more} more" if more > 0 else shown
 
 
 def _matching(expression: str, modules: Iterable[str]) -> set[str]:

@@ -305,7 +305,7 @@ class _Reader:
                     )
                 self.run(node.orelse, calls, bindings, functions, imports, annotations=annotations)
             else:
-                if isinstance(node, ast.AnnAssign) and not (annotations and self.annotations):
+                if isinstance(node, ast.AnnAssign) and not annotations:
                     calls.extend(_calls([node.target] + ([node.value] if node.value else [])))
                 else:
                     calls.extend(_calls(_expressions(node)))

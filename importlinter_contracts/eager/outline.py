@@ -754,7 +754,8 @@ def text_calls(source: bytes) -> tuple[tuple[str, str], ...] | None:
     kept.append(text[position:])
     called = _called("".join(kept), [name for name in bound if name.isidentifier()])
     # A star import may bind any name called.
-    called.update(name for name in bound if name == STAR)
+    if STAR in bound:
+        called.add(STAR)
     return tuple(sorted((name, top) for name in called for top in bound[name]))
 
 

@@ -116,6 +116,15 @@ def stale_entries(
     return stale
 
 
+def unlocated_warnings(
+    contract: ContractResult, stale: list[tuple[str, str, Location]]
+) -> list[str]:
+    """The contract's warnings but those of the `stale` entries (`stale_entries`), which are
+    reported at their lines."""
+    located = {message for _, message, _ in stale}
+    return [warning for warning in contract["warnings"] if warning not in located]
+
+
 def github_annotations(report: Report, config: Path, root: Path) -> list[str]:
     """One `::error` command per violation and per stale allowlist entry (which points at its
     line in the configuration file), one `::warning` per warning; paths relative to `root`,
@@ -126,11 +135,9 @@ def github_annotations(report: Report, config: Path, root: Path) -> list[str]:
         title = f"{contract['name']} ({contract['id']})" if contract["id"] else contract["name"]
         for finding in contract["violations"]:
             commands.append(_command(finding_message(finding), title, _where(finding), root))
-        located = set()
-        for level, message, where in stale_entries(contract, config_text, config):
+        stale = stale_entries(contract, config_text, config)
+        for level, message, where in stale:
             commands.append(_command(message, title, where, root, kind=level))
-            located.add(message)
-        for warning in contract["warnings"]:
-            if warning not in located:
-                commands.append(_command(warning, title, None, root, kind="warning"))
+        for warning in unlocated_warnings(contract, stale):
+            commands.append(_command(warning, title, None, root, kind="warning"))
     return commands

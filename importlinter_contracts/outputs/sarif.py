@@ -8,7 +8,7 @@ from typing import Any
 
 from ..configuration import read_configuration_text
 from ..report import Finding, Location, Report, contract_key, is_import_finding
-from .github import finding_message, repository_path, stale_entries
+from .github import finding_message, repository_path, stale_entries, unlocated_warnings
 
 SARIF_SCHEMA = "https://json.schemastore.org/sarif-2.1.0.json"
 INFORMATION_URI = "https://github.com/importlinter-contracts/importlinter-contracts"
@@ -62,13 +62,11 @@ def sarif_log(report: Report, config: Path, root: Path) -> dict[str, Any]:
             results.append(
                 _result(rule, "error", finding_message(finding), _finding_locations(finding), root)
             )
-        located = set()
-        for level, message, where in stale_entries(contract, config_text, config):
+        stale = stale_entries(contract, config_text, config)
+        for level, message, where in stale:
             results.append(_result(rule, level, message, [where], root))
-            located.add(message)
-        for warning in contract["warnings"]:
-            if warning not in located:
-                results.append(_result(rule, "warning", warning, [], root))
+        for warning in unlocated_warnings(contract, stale):
+            results.append(_result(rule, "warning", warning, [], root))
     return {
         "$schema": SARIF_SCHEMA,
         "version": "2.1.0",
