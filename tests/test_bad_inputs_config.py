@@ -83,6 +83,17 @@ type = "backend_isolation"
 container = "pkg.platforms"
 """
 
+
+def inline_contract(ignore_imports: str) -> str:
+    """TOML_HEAD's settings with its contract written inline, its `ignore_imports` as given
+    (TOML text)."""
+    return (
+        TOML_HEAD.split("\n\n")[0]
+        + '\ncontracts = [\n    {id = "r2", name = "R2", type = "backend_isolation", '
+        + f'container = "pkg.platforms", ignore_imports = {ignore_imports}}},\n]\n'
+    )
+
+
 INI_HEAD = """\
 [importlinter]
 root_package = pkg
@@ -133,12 +144,8 @@ EDITS = {
     ),
     "toml-inline-contracts": (
         "pyproject.toml",
-        TOML_HEAD.split("\n\n")[0]
-        + '\ncontracts = [\n    {id = "r2", name = "R2", type = "backend_isolation", '
-        + f'container = "pkg.platforms", ignore_imports = ["{GONE}"]}},\n]\n',
-        TOML_HEAD.split("\n\n")[0]
-        + '\ncontracts = [\n    {id = "r2", name = "R2", type = "backend_isolation", '
-        + f'container = "pkg.platforms", ignore_imports = ["{NEW_A}", "{NEW_B}"]}},\n]\n',
+        inline_contract(f'["{GONE}"]'),
+        inline_contract(f'["{NEW_A}", "{NEW_B}"]'),
     ),
     "toml-spaced-table-header": (
         "pyproject.toml",
@@ -189,12 +196,8 @@ EDITS = {
     ),
     "toml-inline-contract-with-a-string": (
         "pyproject.toml",
-        TOML_HEAD.split("\n\n")[0]
-        + '\ncontracts = [\n    {id = "r2", name = "R2", type = "backend_isolation", '
-        + f'container = "pkg.platforms", ignore_imports = "{A}"}},\n]\n',
-        TOML_HEAD.split("\n\n")[0]
-        + '\ncontracts = [\n    {id = "r2", name = "R2", type = "backend_isolation", '
-        + f'container = "pkg.platforms", ignore_imports = ["{A}", "{NEW_B}"]}},\n]\n',
+        inline_contract(f'"{A}"'),
+        inline_contract(f'["{A}", "{NEW_B}"]'),
     ),
     "toml-mixed-line-endings": (
         "pyproject.toml",
@@ -1073,11 +1076,7 @@ def test_discovered_ini_with_a_duplicate_section(tree: Project) -> None:
 
 
 def test_github_annotations_with_inline_toml_contracts_and_a_stale_entry(tree: Project) -> None:
-    (tree.root / "pyproject.toml").write_text(
-        TOML_HEAD.split("\n\n")[0]
-        + '\ncontracts = [\n    {id = "r2", name = "R2", type = "backend_isolation", '
-        + f'container = "pkg.platforms", ignore_imports = ["{A}", "{B}", "{GONE}"]}},\n]\n'
-    )
+    (tree.root / "pyproject.toml").write_text(inline_contract(f'["{A}", "{B}", "{GONE}"]'))
     result = check("--format", "github")
     assert (result.exit_code, result.stderr) == (1, "")
     assert result.stdout == (
