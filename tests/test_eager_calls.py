@@ -8,12 +8,15 @@ import json
 import subprocess
 import sys
 import textwrap
+from collections import Counter
 
 import pytest
 
+import ast_walk as oracle
 from helpers import Project, files_read, imports_of
 from importlinter_contracts import explore
 from importlinter_contracts.eager.scope_cache import ScopeIndex
+from importlinter_contracts.eager.walk import EagerImports
 from importlinter_contracts.runtime.unexpected import eager_closure
 
 LIBRARY = {
@@ -45,6 +48,11 @@ LIBRARY = {
     "pkg/ring/__init__.py": "",
     "pkg/ring/a.py": "from pkg.ring.b import *\ndef load():\n    import pkg.heavy.a\n",
     "pkg/ring/b.py": "from pkg.ring.a import *\n",
+    # A cycle of three star imports, whose last module star-imports pkg.lib besides.
+    "pkg/cycle/__init__.py": "",
+    "pkg/cycle/a.py": "from pkg.cycle.b import *\n",
+    "pkg/cycle/b.py": "from pkg.cycle.c import *\n",
+    "pkg/cycle/c.py": "from pkg.cycle.a import *\nfrom pkg.lib import *\n",
     # A re-export chain of twelve modules, pkg.chain.m0 to m11, then pkg.lib's load.
     "pkg/chain/__init__.py": "",
     **{f"pkg/chain/m{i}.py": f"from pkg.chain.m{i + 1} import load\n" for i in range(11)},
@@ -91,6 +99,9 @@ RUNS = {
     "from m import *": "from pkg.lib import *\nload()\n",
     "re-exported by a star import": "from pkg.star import load\nload()\n",
     "star imports of each other": "from pkg.ring.b import load\nload()\n",
+    "a cycle of star imports, entered twice": (
+        "from pkg.cycle.a import load\nfrom pkg.cycle.b import load_more\nload()\nload_more()\n"
+    ),
     "module re-exported under a name": "from pkg.alias import lib\nlib.load()\n",
     # A name bound more than once runs whichever binding Python reaches: each is followed.
     "a def that a failed import stands in for": (
@@ -150,6 +161,21 @@ RUNS = {
     "nested def the called function calls": (
         "def outer():\n    def inner():\n        import pkg.heavy.a\n    inner()\nouter()\n"
     ),
+    # A name a function binds with `global` is the module's.
+    "an import that a called function binds with global": (
+        "def setup():\n    global load\n    if True:\n        from pkg.lib import load\n"
+        "setup()\nload()\n"
+    ),
+    "a def that a called function binds with global": (
+        "def setup():\n    global load\n" + textwrap.indent(LOAD, "    ") + "setup()\nload()\n"
+    ),
+    "global on the def's line": (
+        "def setup(): global load; from pkg.lib import load\nsetup()\nload()\n"
+    ),
+    "a function called at import time binds with global, another function calls": (
+        "def setup():\n    global load\n    from pkg.lib import load\n"
+        "def run():\n    load()\nsetup()\nrun()\n"
+    ),
 }
 
 DOES_NOT_RUN = {
@@ -168,6 +194,12 @@ DOES_NOT_RUN = {
     "annotation of a variable of the called function": (
         LOAD + "def outer():\n    x: load() = 1\nouter()\n"
     ),
+    # A function's own name, beside a `global` statement of another name (and one of a
+    # nested function's, whose `global` is its own).
+    "an import of a name a function does not declare global": (
+        "def load():\n    pass\ndef setup():\n    global other\n    from pkg.lib import load\n"
+        "    other = load\n    def inner():\n        global load\nsetup()\nload()\n"
+    ),
 }
 
 # Calls the analysis does not resolve (README: "what is not followed"): Python runs them.
@@ -179,9 +211,6 @@ NOT_RESOLVED = {
         "class C:\n    @staticmethod\n"
         + textwrap.indent(LOAD, "    ")
         + "class D(C):\n    pass\nD.load()\n"
-    ),
-    "a function a called function binds with global": (
-        "def setup():\n    global load\n    from pkg.lib import load\nsetup()\nload()\n"
     ),
     # (An import the graph does not have: a star import imports the submodules `__all__`
     # names.)
@@ -231,7 +260,13 @@ def check_against_python(project: Project, source: str) -> set[str]:
     loaded = loaded_by_python(project, "pkg.source")
     assert set(explore.load(cache_dir=None).eager_closure("pkg.source")) == loaded
     heavy = {m for m in loaded if m.startswith("pkg.heavy.")}
-    assert {imported for _, imported in imports_of(project.contract("r4")["violations"])} == heavy
+    violations = imports_of(project.contract("r4")["violations"])
+    assert {imported for _, imported in violations} == heavy
+    # The independent `ast` walk answers the same.
+    assert (
+        oracle.eager_violations(project.root, {"pkg.source"}, "pkg", {"pkg.heavy"}, set())[0]
+        == violations
+    )
     return heavy
 
 
@@ -397,3 +432,41 @@ def test_the_closure_of_several_sources_follows_a_call_into_a_module_reached_bef
     loaded = loaded_by_python(project, "pkg.source") | loaded_by_python(project, "pkg.second")
     assert closure == loaded
     assert "pkg.heavy" in closure
+
+
+def test_a_name_is_followed_through_star_imports_once_not_once_per_call(
+    project: Project, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # A package's hub star-imports forty modules, each of which star-imports the hub back and
+    # calls five names (in `try` blocks, as none is defined): each call leads through the
+    # whole web. Followed per call, each module's file would be asked whether it defines a
+    # name forty times; kept per name, once, and once more for its own call of that name,
+    # in each of the two analyses (explore's and the contract's).
+    modules = {f"pkg/web/w{i}.py": "from pkg.web.hub import *\n" for i in range(40)}
+    for path in modules:
+        modules[path] += "".join(
+            f"try:\n    nope{n}()\nexcept NameError:\n    pass\n" for n in range(5)
+        )
+    modules["pkg/web/w39.py"] += LOAD
+    hub = "".join(f"from pkg.web.w{i} import *\n" for i in range(40))
+    project.write(
+        {
+            **LIBRARY,
+            **modules,
+            "pkg/web/__init__.py": "",
+            "pkg/web/hub.py": hub,
+        }
+    )
+    project.configure(R4)
+    asked: list[tuple[str, str]] = []
+    defines = EagerImports._defines
+
+    def counting(self: EagerImports, module: str, name: str) -> bool:
+        asked.append((module, name))
+        return defines(self, module, name)
+
+    monkeypatch.setattr(EagerImports, "_defines", counting)
+    assert check_against_python(
+        project, "import pkg.web.hub\nfrom pkg.web.hub import load\nload()\n"
+    )
+    assert max(Counter(asked).values()) == 4

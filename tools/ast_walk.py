@@ -354,8 +354,57 @@ def _read_calls(path: Path, mtime_ns: int, size: int) -> FileCalls:
     bindings: list[ImportStatement] = []
     defs: Defs = {}
     run(module.body, calls, bindings, defs, False)
+    # A name a function declares `global` is the module's: what the function imports or
+    # defines under it binds the module's name (counted whether or not the function runs).
+    for node in ast.walk(module):
+        if isinstance(node, ast.FunctionDef):
+            scope = _function_scope(node)
+            declared = {name for st in scope if isinstance(st, ast.Global) for name in st.names}
+            for st in scope:
+                if isinstance(st, ast.FunctionDef) and st.name in declared:
+                    defs.setdefault(st.name, []).append(st)
+                elif isinstance(st, _Import):
+                    aliases = [
+                        alias
+                        for alias in st.names
+                        if (
+                            alias.asname
+                            or (
+                                alias.name.split(".")[0]
+                                if isinstance(st, ast.Import)
+                                else alias.name
+                            )
+                        )
+                        in declared
+                    ]
+                    if aliases:
+                        bindings.append(_statement(_with_names(st, aliases)))
     functions = {name: function(nodes) for name, nodes in defs.items()}
     return FileCalls(tuple(calls), tuple(bindings), functions)
+
+
+def _function_scope(function: ast.FunctionDef) -> list[ast.stmt]:
+    """Every statement of a function's own scope (not of a def, lambda or class inside it)."""
+    found: list[ast.stmt] = []
+    pending: list[ast.AST] = list(function.body)
+    while pending:
+        node = pending.pop()
+        if isinstance(node, ast.stmt):
+            found.append(node)
+        if isinstance(node, ast.FunctionDef | ast.AsyncFunctionDef | ast.ClassDef):
+            continue
+        pending += [
+            child
+            for child in ast.iter_child_nodes(node)
+            if isinstance(child, ast.stmt | ast.excepthandler | ast.match_case)
+        ]
+    return found
+
+
+def _with_names(node: _Import, aliases: list[ast.alias]) -> _Import:
+    if isinstance(node, ast.Import):
+        return ast.Import(names=aliases, lineno=node.lineno)
+    return ast.ImportFrom(module=node.module, names=aliases, level=node.level, lineno=node.lineno)
 
 
 def _dotted_name(node: ast.expr) -> str | None:

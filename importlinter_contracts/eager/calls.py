@@ -11,7 +11,8 @@ that `walk` can resolve a call (`f()`, `m.f()`, `n.f()` after `import m as n`, `
 a class body at import time is known as `C.f`: a call of `C.f`, or of `f` in that class body
 (which may also be the module's `f`), may run it. A name bound more than once (a def in each
 branch of an `if`, a def that a `try` imports instead) may run any of its bindings: each is
-followed. A function defined inside another and called by it runs as part of it. Calls of
+followed, and so is what a function binds to a module's name with `global`. A function
+defined inside another and called by it runs as part of it. Calls of
 anything else (methods of objects, functions passed around, what Python calls implicitly) are
 not resolved.
 
@@ -21,6 +22,7 @@ Only `ast` reads calls; a file that the running Python cannot parse has no call 
 from __future__ import annotations
 
 import ast
+import re
 import tokenize
 import warnings
 from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
@@ -83,8 +85,59 @@ def read_calls(module: ast.Module, never_runs: NeverRuns) -> CallReading:
     """The call reading of a parsed file."""
     reader = _Reader(never_runs, lazy_annotations(module))
     calls, defined, bindings = reader.read(module)
+    global_bindings, global_functions = _bound_with_global(module)
+    for name, nodes in global_functions.items():
+        defined.setdefault(name, []).extend(nodes)
     functions = {name: reader.function(nodes) for name, nodes in defined.items()}
-    return CallReading(calls, functions, bindings)
+    return CallReading(calls, functions, bindings + global_bindings)
+
+
+def _bound_with_global(
+    module: ast.Module,
+) -> tuple[tuple[Binding, ...], dict[str, list[ast.FunctionDef]]]:
+    """What the functions of a file bind to the module's names with `global` (`def setup():
+    global f; from m import f`, or `def f(): ...` there): the names their imports bind and
+    the functions they define. Each is one more binding of the module's name, whether or not
+    the function runs: a call of `f` at import time that finds `f` bound must come after
+    some binding of it has run."""
+    bindings: list[Binding] = []
+    functions: dict[str, list[ast.FunctionDef]] = {}
+    for function in ast.walk(module):
+        if not isinstance(function, ast.FunctionDef):
+            continue
+        own = list(_own_statements(function.body))
+        names = {name for node in own if isinstance(node, ast.Global) for name in node.names}
+        for node in own if names else ():
+            if isinstance(node, ast.Import | ast.ImportFrom):
+                bindings.extend(b for b in _bindings(node) if b.name in names)
+            elif isinstance(node, ast.FunctionDef) and node.name in names:
+                functions.setdefault(node.name, []).append(node)
+    return tuple(bindings), functions
+
+
+def _own_statements(statements: list[ast.stmt]) -> Iterator[ast.stmt]:
+    """The statements of a function's own scope, in its blocks too: not those of the
+    functions and classes it defines (whose `global` names are their own)."""
+    for node in statements:
+        yield node
+        if not isinstance(node, ast.FunctionDef | ast.AsyncFunctionDef | ast.ClassDef):
+            for block in _blocks(node):
+                yield from _own_statements(block)
+
+
+# A `global` statement, perhaps (in a string or a comment too): where one stands in a
+# function, the file is read whole with `ast` (`_bound_with_global`).
+_GLOBAL = re.compile(r"global[ \t]+[A-Za-z_]")
+
+
+def _may_declare_global(lines: list[str]) -> bool:
+    for line in lines:
+        if "global" in line:
+            for match in _GLOBAL.finditer(line):
+                before = line[: match.start()].rstrip()
+                if not before or before.endswith((":", ";")):
+                    return True
+    return False
 
 
 def lazy_annotations(module: ast.Module) -> bool:
@@ -105,8 +158,11 @@ def read_calls_outlined(
     runs at import time is parsed (each body stands in as `...`), and a function's body is
     read from its own lines when first asked for (`FunctionBodies`): the same reading, at a
     fraction of the cost for a file of many functions. Raises SyntaxError (or ValueError)
-    where the file, so cut, does not parse.
+    where the file, so cut, does not parse. (A file whose functions may bind a module's name
+    with `global` is read whole, as `read_calls` reads it.)
     """
+    if _may_declare_global(lines):
+        return read_calls(parse("\n".join(lines)), never_runs)
     kept = list(lines)
     for _, first, last, indent in bodies:
         if first <= last:
@@ -380,7 +436,7 @@ def _expressions(node: ast.stmt) -> Iterator[ast.AST]:
 
 
 def _blocks(node: ast.stmt) -> Iterator[list[ast.stmt]]:
-    """The blocks of statements of a compound statement that is not a def, class or if."""
+    """The blocks of statements of a compound statement that is not a def or class."""
     for field in ("body", "orelse", "finalbody"):
         block = getattr(node, field, None)
         if isinstance(block, list):

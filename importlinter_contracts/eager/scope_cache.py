@@ -66,7 +66,7 @@ from .scopes import ImportScope, SourceReading
 
 # Raised whenever what is kept, or how a file is read, changes, so that older caches are not
 # reused; the readings depend on the running Python's `ast`, the imports kept on grimp's.
-_CACHE_FORMAT = (9, sys.version_info[:2], grimp.__version__)
+_CACHE_FORMAT = (10, sys.version_info[:2], grimp.__version__)
 CACHE_FILE = Path("importlinter_contracts") / "import-scopes.cache"
 
 

@@ -106,6 +106,9 @@ _MAY_CALL = {True: ("may call", True), False: ("may call", False)}
 _Adjacent = list[Any]
 _Offers = list[_Adjacent]
 
+# A dotted name (of a function, a class, a re-export) in a module of the graph.
+_Name = tuple[str, tuple[str, ...]]
+
 
 class EagerImports:
     """The eager imports of each module of a graph, worked out once per module: the imports
@@ -125,6 +128,7 @@ class EagerImports:
         # (`answers_again`).
         self.answers: Answers = {}
         self._calls_answered: set[str] = set()
+        self._functions_of_name: dict[_Name, tuple[tuple[str, str], ...]] = {}
 
     def of(self, module: str) -> list[EagerHop]:
         """The imports that run when `module` is imported: its own eager imports, sorted by
@@ -267,15 +271,30 @@ class EagerImports:
         names = target.split(".")
         bound = list(_naming(local, names))
         reading = self._calls_of(module)
+        found: dict[tuple[str, str], None] = {}
         if reading is not None:
             if self._defines(module, target):
-                yield module, target
+                found[module, target] = None
             bound += _naming(reading.bindings, names)
-        followed: set[tuple[str, tuple[str, ...]]] = set()
         for binding, rest in bound:
-            found = self._bound(module, binding, names[0])
-            if found is not None:
-                yield from self._attribute(*found, rest, followed)
+            name = self._named(module, binding, names[0], rest)
+            if name is not None:
+                found.update(dict.fromkeys(self._functions_named(name)))
+        return iter(found)
+
+    def _named(self, module: str, binding: Binding, name: str, rest: list[str]) -> _Name | None:
+        """What a binding in `module` of the first of the dotted names followed by `rest`
+        names: a module of the graph and the dotted names of a function (or of a class, a
+        module, a re-export) in it; None where that is a module itself, or outside the
+        graph's code."""
+        found = self._bound(module, binding, name)
+        if found is None:
+            return None
+        module, attribute = found
+        names = ([attribute] if attribute else []) + rest
+        while names and self._has_code(f"{module}.{names[0]}"):
+            module = f"{module}.{names.pop(0)}"
+        return (module, tuple(names)) if names else None
 
     def _bound(self, module: str, binding: Binding, name: str) -> tuple[str, str | None] | None:
         """What an import binds to `name`: a module of the graph (None), or an attribute of
@@ -295,32 +314,56 @@ class EagerImports:
         submodule = f"{base}.{binding.attribute}"
         return (submodule, None) if self._has_code(submodule) else (base, binding.attribute)
 
-    def _attribute(
-        self,
-        module: str,
-        attribute: str | None,
-        rest: list[str],
-        followed: set[tuple[str, tuple[str, ...]]],
-    ) -> Iterator[tuple[str, str]]:
-        """Follow `attribute` of `module`, then the dotted `rest`, to a function: one the
-        module defines (`f`, or `C.f` of a class), or through the name its imports bind (a
-        re-export of a function, a class or a module); `followed`: the names already
-        followed in modules (star imports that import each other's would go round)."""
-        names = ([attribute] if attribute else []) + rest
-        while names and self._has_code(f"{module}.{names[0]}"):
-            module = f"{module}.{names.pop(0)}"
-        if not names or (module, tuple(names)) in followed:
-            return  # a module itself, or followed already
-        followed.add((module, tuple(names)))
-        reading = self._calls_of(module)
-        if reading is None:
-            return
-        if self._defines(module, ".".join(names)):
-            yield module, ".".join(names)
-        for binding, rest in _naming(reading.bindings, names):
-            found = self._bound(module, binding, names[0])
-            if found is not None:
-                yield from self._attribute(*found, rest, followed)
+    def _functions_named(self, start: _Name) -> tuple[tuple[str, str], ...]:
+        """The functions (module, name) that a name may be: one the module defines (`f`, or
+        `C.f` of a class), or one that the names its imports bind lead to (a re-export of a
+        function, a class or a module), through re-exports of any length.
+
+        Kept per name, as many calls name the same function through the same re-exports
+        (a package's `__init__` that star-imports its submodules, which star-import it back,
+        is followed once per name, not once per call). Names that lead to each other (star
+        imports of each other) all lead to the same functions: such a cycle is found once
+        (Tarjan's strongly connected components), and each of its names is kept with all of
+        the cycle's functions."""
+        named = self._functions_of_name
+        if start in named:
+            return named[start]
+        order: dict[_Name, int] = {}
+        low: dict[_Name, int] = {}
+        open_names: list[_Name] = []
+        partial: dict[_Name, dict[tuple[str, str], None]] = {}
+
+        def visit(name: _Name) -> None:
+            order[name] = low[name] = len(order)
+            open_names.append(name)
+            found = partial[name] = {}
+            module, names = name
+            reading = self._calls_of(module)
+            if reading is not None:
+                dotted = ".".join(names)
+                if self._defines(module, dotted):
+                    found[module, dotted] = None
+                for binding, rest in _naming(reading.bindings, list(names)):
+                    then = self._named(module, binding, names[0], rest)
+                    if then is None:
+                        continue
+                    if then not in named and then not in order:
+                        visit(then)
+                    if then in named:  # (a cycle of its own, done)
+                        found.update(dict.fromkeys(named[then]))
+                    elif then in partial:  # (in this name's cycle)
+                        low[name] = min(low[name], low[then])
+                        found.update(partial[then])
+            if low[name] == order[name]:
+                # `name` is the first of its cycle that the search reached: every name of
+                # the cycle, found after it, leads to what it leads to.
+                cycle = open_names[open_names.index(name) :]
+                del open_names[len(open_names) - len(cycle) :]
+                for member in cycle:
+                    named[member] = tuple({**partial.pop(member), **found})
+
+        visit(start)
+        return named[start]
 
     def packages_with_code(self) -> set[str]:
         """The top-level packages whose functions the walks follow."""
