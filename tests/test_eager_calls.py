@@ -62,6 +62,35 @@ LIBRARY = {
     "pkg/allsub/loader.py": "import pkg.heavy.a\n",
     "pkg/holder.py": "class C:\n    from pkg import lib\n",
     "pkg/lazy.py": "def __getattr__(name):\n    import pkg.heavy.a\n",
+    # A decorator factory: `@register(name)` calls the function it returns.
+    "pkg/registry.py": """\
+        def register(name):
+            from pkg.helpers import load_b
+            def deco(f):
+                load_b()
+                return f
+            return deco
+        """,
+    # A module that loads names when first asked for them (PEP 562), as lazy loading does.
+    "pkg/lazynames/__init__.py": """\
+        from typing import TYPE_CHECKING
+        if TYPE_CHECKING:
+            from pkg.heavy.b import B
+        bound = 1
+        def __getattr__(name):
+            if name == "A":
+                import pkg.heavy.a
+                return 1
+            elif name in ("B", "C"):
+                from pkg.heavy import b
+                return 2
+            match name:
+                case "D" | "E":
+                    from pkg.lib import load
+                    load()
+                    return 3
+            raise AttributeError(name)
+        """,
 }
 
 LOAD = "def load():\n    import pkg.heavy.a\n"
@@ -142,6 +171,43 @@ RUNS = {
     "a module a class body imports, called through the class, imported": (
         "from pkg.holder import C\nC.lib.load()\n"
     ),
+    # What a function returns is called by a decorator with arguments, and by `f(x)(y)`.
+    "the function a decorator factory returns": (
+        "def register(name):\n    def deco(f):\n        import pkg.heavy.a\n        return f\n"
+        "    return deco\n@register('x')\ndef g():\n    pass\n"
+    ),
+    "the function a decorator factory of another module returns, on a class": (
+        "from pkg.registry import register\n@register('x')\nclass C:\n    pass\n"
+    ),
+    "a module's function that a decorator factory returns": (
+        "def _deco(f):\n    import pkg.heavy.a\n    return f\n"
+        "def register(name):\n    return _deco\n@register('x')\ndef g():\n    pass\n"
+    ),
+    "the function a call returns, called": (
+        "def make():\n    def run():\n        import pkg.heavy.a\n    return run\nmake()()\n"
+    ),
+    # A `from` import of a name the module does not bind calls its `__getattr__` (PEP 562),
+    # which runs the branches of its tests that the name takes.
+    "a module __getattr__, for a from import": "from pkg.lazy import anything\n",
+    "a module __getattr__, for a name it compares with ==": "from pkg.lazynames import A\n",
+    "a module __getattr__, for a name in a tuple": "from pkg.lazynames import C\n",
+    "a module __getattr__, for a name typed under TYPE_CHECKING": ("from pkg.lazynames import B\n"),
+    "a module __getattr__, for a name of a match case": "from pkg.lazynames import E\n",
+    "a module __getattr__, for a from import over several lines": (
+        "from pkg.lazynames import (\n    bound,\n    A as a,  # (A)\n)\n"
+    ),
+    "a module __getattr__, for a from import after another statement": (
+        "import os; from pkg.lazynames import C\n"
+    ),
+    "a module __getattr__, for a from import on an if's line": (
+        "if True: from pkg.lazynames import A\n"
+    ),
+    "a module __getattr__, for a from import in an else on its line": (
+        "if False:\n    pass\nelse: from pkg.lazynames import A\n"
+    ),
+    "a module __getattr__, for a from import in a called function": (
+        "def f():\n    from pkg.lazynames import A\nf()\n"
+    ),
     "a function a class body imports, called there": (
         "class C:\n    from pkg.lib import load\n    load()\n"
     ),
@@ -194,8 +260,26 @@ DOES_NOT_RUN = {
     "annotation of a variable of the called function": (
         LOAD + "def outer():\n    x: load() = 1\nouter()\n"
     ),
+    # A module `__getattr__` is not called for a name the module binds, and runs only the
+    # branches of its tests that the name asked for takes.
+    "a module __getattr__, for a name the module binds": (
+        "from pkg.lazynames import bound, TYPE_CHECKING\n"
+    ),
+    "a module __getattr__, for a name it refuses": (
+        "try:\n    from pkg.lazynames import Z\nexcept ImportError:\n    pass\n"
+    ),
+    "a module __getattr__, for a from import in a function never called": (
+        "def f():\n    from pkg.lazynames import A\n"
+    ),
     # A function's own name, beside a `global` statement of another name (and one of a
     # nested function's, whose `global` is its own).
+    "a function a call returns, not called": (
+        "def make():\n    def run():\n        import pkg.heavy.a\n    return run\nx = make()\n"
+    ),
+    "a decorator factory's other function": (
+        "def register(name):\n    def deco(f):\n        return f\n    def other(f):\n"
+        "        import pkg.heavy.a\n    return deco\n@register('x')\ndef g():\n    pass\n"
+    ),
     "an import of a name a function does not declare global": (
         "def load():\n    pass\ndef setup():\n    global other\n    from pkg.lib import load\n"
         "    other = load\n    def inner():\n        global load\nsetup()\nload()\n"
@@ -205,8 +289,8 @@ DOES_NOT_RUN = {
 # Calls the analysis does not resolve (README: "what is not followed"): Python runs them.
 NOT_RESOLVED = {
     "method of an object": "from pkg.lib import Loader\nLoader().load()\n",
+    "a module's __getattr__, for an attribute read": "import pkg.lazy\nx = pkg.lazy.anything\n",
     "function passed around": LOAD + "run = load\nrun()\n",
-    "a module's __getattr__": "from pkg.lazy import anything\n",
     "a static method inherited by a subclass": (
         "class C:\n    @staticmethod\n"
         + textwrap.indent(LOAD, "    ")
@@ -470,3 +554,33 @@ def test_a_name_is_followed_through_star_imports_once_not_once_per_call(
         project, "import pkg.web.hub\nfrom pkg.web.hub import load\nload()\n"
     )
     assert max(Counter(asked).values()) == 4
+
+
+def test_a_module_getattr_is_followed_by_cached_runs_and_an_edit_to_it_is_seen(
+    project: Project,
+) -> None:
+    project.write({**LIBRARY, "pkg/source.py": "from pkg.lazynames import A\n"})
+    project.configure(R4)
+
+    def heavy() -> set[str]:
+        result = project.check_with_cache("--format", "json")
+        (contract,) = json.loads(result.stdout)["contracts"]
+        found = {imported for _, imported in imports_of(contract["violations"])}
+        assert found == {m for m in loaded_by_python(project, "pkg.source") if "heavy." in m}
+        return found
+
+    assert heavy() == heavy() == {"pkg.heavy.a"}
+    # The module binds the name now: its `__getattr__` is not called.
+    lazy = (project.root / "pkg/lazynames/__init__.py").read_text()
+    project.write({"pkg/lazynames/__init__.py": lazy.replace("bound = 1", "A = bound = 1")})
+    assert heavy() == set()
+    # The name another branch takes.
+    project.write({"pkg/source.py": "from pkg.lazynames import B\n"})
+    assert heavy() == {"pkg.heavy.b"}
+    # A module that comes to define a module `__getattr__`, and no longer the name.
+    project.write(
+        {"pkg/source.py": "from pkg.values import value\n", "pkg/values.py": "value = 1\n"}
+    )
+    assert heavy() == set()
+    project.write({"pkg/values.py": "def __getattr__(name):\n    import pkg.heavy.a\n"})
+    assert heavy() == {"pkg.heavy.a"}

@@ -13,6 +13,7 @@ from __future__ import annotations
 import ast
 import dataclasses
 import sys
+from collections.abc import Callable
 from dataclasses import dataclass
 from functools import cache
 from pathlib import Path
@@ -229,6 +230,10 @@ class FileCalls:
     at_import: tuple[str, ...]  # the dotted names called while the module is imported
     bindings: tuple[ImportStatement, ...]  # the imports that bind its module-level names
     functions: dict[str, tuple[tuple[ImportStatement, ...], tuple[str, ...]]]  # def: body's
+    names: frozenset[str]  # every name its code binds at import time
+    run_imports: tuple[ImportStatement, ...]  # the import statements that run at import time
+    # Its module `__getattr__`, called for a name: the imports and calls that run.
+    getattr_for: Callable[[str], tuple[tuple[ImportStatement, ...], tuple[str, ...]]]
 
 
 @cache
@@ -253,20 +258,39 @@ def _read_calls(path: Path, mtime_ns: int, size: int) -> FileCalls:
                 continue
             if isinstance(node, ast.Call) and _dotted_name(node.func):
                 found.append(_dotted_name(node.func))
+            elif isinstance(node, ast.Call) and isinstance(node.func, ast.Call):
+                # `f(x)(y)` calls what `f(x)` returns: "f()".
+                inner = _dotted_name(node.func.func)
+                found.append(f"{inner}()" if inner else None)
             pending += list(ast.iter_child_nodes(node))
         return [name for name in found if name]
 
     Defs = dict[str, list[ast.FunctionDef]]
 
-    def run(body: list[ast.stmt], calls: list[str], imports: list, defs: Defs, local: bool):
+    def run(
+        body: list[ast.stmt],
+        calls: list[str],
+        imports: list,
+        defs: Defs,
+        local: bool,
+        asked: tuple[str | None, str] | None = None,
+    ):
         """`local`: inside a function's body, where a variable's annotation is not evaluated;
-        `defs` collects the functions defined (by name; `C.f` for a class body's)."""
+        `defs` collects the functions defined (by name; `C.f` for a class body's). In a
+        module `__getattr__` called for a name, `asked` is its parameter and that name: only
+        the branches of its tests of the parameter that the name takes run."""
         for node in body:
             if isinstance(node, _Import):
                 imports.append(_statement(node))
             elif isinstance(node, ast.ClassDef):
                 decorators = node.decorator_list
                 calls += [name for d in decorators if (name := _dotted_name(d))]
+                # `@f(x)` calls what `f(x)` returns with what it decorates.
+                calls += [
+                    f"{name}()"
+                    for d in decorators
+                    if isinstance(d, ast.Call) and (name := _dotted_name(d.func))
+                ]
                 calls += names_called([*decorators, *node.bases, *node.keywords])
                 own: Defs = {}
                 own_calls: list[str] = []
@@ -287,6 +311,12 @@ def _read_calls(path: Path, mtime_ns: int, size: int) -> FileCalls:
             elif isinstance(node, ast.FunctionDef | ast.AsyncFunctionDef):
                 decorators = node.decorator_list
                 calls += [name for d in decorators if (name := _dotted_name(d))]
+                # `@f(x)` calls what `f(x)` returns with what it decorates.
+                calls += [
+                    f"{name}()"
+                    for d in decorators
+                    if isinstance(d, ast.Call) and (name := _dotted_name(d.func))
+                ]
                 a = node.args
                 evaluated = [*decorators, *(d for d in [*a.defaults, *a.kw_defaults] if d)]
                 if not lazy:
@@ -306,36 +336,56 @@ def _read_calls(path: Path, mtime_ns: int, size: int) -> FileCalls:
             elif isinstance(node, ast.If):
                 calls += names_called([node.test])
                 never = _is_type_checking(node.test) or _is_main_guard(node.test)
-                if not (never or _never_runs(node.test, aliases)):
-                    run(node.body, calls, imports, defs, local)
-                run(node.orelse, calls, imports, defs, local)
+                value = _truth(*asked)(node.test) if asked else None
+                if not (never or _never_runs(node.test, aliases)) and value is not False:
+                    run(node.body, calls, imports, defs, local, asked)
+                if value is not True:
+                    run(node.orelse, calls, imports, defs, local, asked)
+            elif isinstance(node, ast.Match) and asked and _is_name(node.subject, asked[0]):
+                calls += names_called([node.subject] + [c.guard for c in node.cases if c.guard])
+                for case in node.cases:
+                    strings = _literal_strings(case.pattern)
+                    if strings is None or asked[1] in strings:
+                        run(case.body, calls, imports, defs, local, asked)
+                        if strings is not None and case.guard is None:
+                            break
             else:
                 for field, value in ast.iter_fields(node):
                     values = value if isinstance(value, list) else [value]
                     if values and isinstance(values[0], ast.stmt):
-                        run(values, calls, imports, defs, local)
+                        run(values, calls, imports, defs, local, asked)
                     elif field == "handlers":
                         for handler in values:
                             calls += names_called([handler.type] if handler.type else [])
-                            run(handler.body, calls, imports, defs, local)
+                            run(handler.body, calls, imports, defs, local, asked)
                     elif field == "cases":
                         for case in values:
                             calls += names_called([case.guard] if case.guard else [])
-                            run(case.body, calls, imports, defs, local)
+                            run(case.body, calls, imports, defs, local, asked)
                     else:
                         calls += names_called([v for v in values if isinstance(v, ast.AST)])
 
     def function(
-        nodes: list[ast.FunctionDef],
+        nodes: list[ast.FunctionDef], asked: tuple[str] | None = None
     ) -> tuple[tuple[ImportStatement, ...], tuple[str, ...]]:
         """What calling a function runs: each definition's body, with the functions defined
-        in it that it calls by name."""
+        in it that it calls by name; of a module `__getattr__` `asked` for a name, the
+        branches of its tests of its parameter that this name takes."""
         imports: list[ImportStatement] = []
         calls: list[str] = []
         for node in nodes:
             inner: Defs = {}
             body_calls: list[str] = []
-            run(node.body, body_calls, imports, inner, True)
+            arguments = [*node.args.posonlyargs, *node.args.args]
+            parameter = arguments[0].arg if arguments else None
+            run(
+                node.body,
+                body_calls,
+                imports,
+                inner,
+                True,
+                (parameter, asked[0]) if asked else None,
+            )
             done = set()
             pending = [c for c in body_calls if c in inner]
             while pending:
@@ -354,6 +404,8 @@ def _read_calls(path: Path, mtime_ns: int, size: int) -> FileCalls:
     bindings: list[ImportStatement] = []
     defs: Defs = {}
     run(module.body, calls, bindings, defs, False)
+    run_imports = tuple(bindings)
+    names = _bound_names(module.body, aliases)
     # A name a function declares `global` is the module's: what the function imports or
     # defines under it binds the module's name (counted whether or not the function runs).
     for node in ast.walk(module):
@@ -364,7 +416,7 @@ def _read_calls(path: Path, mtime_ns: int, size: int) -> FileCalls:
                 if isinstance(st, ast.FunctionDef) and st.name in declared:
                     defs.setdefault(st.name, []).append(st)
                 elif isinstance(st, _Import):
-                    aliases = [
+                    kept = [
                         alias
                         for alias in st.names
                         if (
@@ -377,10 +429,51 @@ def _read_calls(path: Path, mtime_ns: int, size: int) -> FileCalls:
                         )
                         in declared
                     ]
-                    if aliases:
-                        bindings.append(_statement(_with_names(st, aliases)))
+                    if kept:
+                        bindings.append(_statement(_with_names(st, kept)))
     functions = {name: function(nodes) for name, nodes in defs.items()}
-    return FileCalls(tuple(calls), tuple(bindings), functions)
+
+    def returned(
+        nodes: list[ast.FunctionDef],
+    ) -> tuple[tuple[ImportStatement, ...], tuple[str, ...]]:
+        """What calling what these defs return runs: a def of their own that they return
+        (with their own imports, which that def sees), or a name they return, called."""
+        imports: list[ImportStatement] = []
+        calls: list[str] = []
+        for node in nodes:
+            scope = _function_scope(node)
+            inner = [st for st in scope if isinstance(st, ast.FunctionDef)]
+            for st in scope:
+                if isinstance(st, ast.Return) and st.value is not None:
+                    name = _dotted_name(st.value)
+                    chosen = [d for d in inner if d.name == name]
+                    if chosen:
+                        more_imports, more_calls = function(chosen)
+                        imports += more_imports
+                        calls += more_calls
+                        imports += [_statement(i) for i in scope if isinstance(i, _Import)]
+                    elif name:
+                        calls.append(name)
+        return tuple(imports), tuple(calls)
+
+    functions.update({f"{name}()": returned(nodes) for name, nodes in defs.items()})
+    names |= {name for name in defs if "." not in name}
+    for statement in bindings:
+        if not statement.scope:
+            for imported, asname in zip(
+                statement.names, statement.asnames or (None,) * len(statement.names), strict=True
+            ):
+                from_import = statement.module is not None or statement.level
+                names.add(asname or (imported if from_import else imported.split(".")[0]))
+    getattr_defs = defs.get("__getattr__", [])
+    return FileCalls(
+        tuple(calls),
+        tuple(bindings),
+        functions,
+        frozenset(names),
+        run_imports,
+        cache(lambda name: function(getattr_defs, (name,))),
+    )
 
 
 def _function_scope(function: ast.FunctionDef) -> list[ast.stmt]:
@@ -405,6 +498,145 @@ def _with_names(node: _Import, aliases: list[ast.alias]) -> _Import:
     if isinstance(node, ast.Import):
         return ast.Import(names=aliases, lineno=node.lineno)
     return ast.ImportFrom(module=node.module, names=aliases, level=node.level, lineno=node.lineno)
+
+
+def _is_name(node: ast.expr, name: str | None) -> bool:
+    return isinstance(node, ast.Name) and node.id == name
+
+
+def _literal_strings(pattern: ast.pattern) -> frozenset[str] | None:
+    """The strings a `case` pattern is (`"a"`, `"a" | "b"`); None for any other pattern."""
+    if isinstance(pattern, ast.MatchOr):
+        parts = [_literal_strings(p) for p in pattern.patterns]
+        return None if None in parts else frozenset().union(*parts)  # type: ignore[arg-type]
+    if (
+        isinstance(pattern, ast.MatchValue)
+        and isinstance(pattern.value, ast.Constant)
+        and isinstance(pattern.value.value, str)
+    ):
+        return frozenset([pattern.value.value])
+    return None
+
+
+# What a module `__getattr__`'s tests of its parameter may be made of to be worked out here.
+_DECIDABLE = (
+    ast.Compare,
+    ast.BoolOp,
+    ast.UnaryOp,
+    ast.Name,
+    ast.Constant,
+    ast.Tuple,
+    ast.List,
+    ast.Set,
+    ast.Eq,
+    ast.NotEq,
+    ast.In,
+    ast.NotIn,
+    ast.And,
+    ast.Or,
+    ast.Not,
+    ast.Load,
+)
+
+
+def _truth(parameter: str | None, name: str) -> Callable[[ast.expr], bool | None]:
+    """Works out a test of a `__getattr__` called for `name` where it is made of its
+    parameter, strings and comparisons."""
+
+    def truth(test: ast.expr) -> bool | None:
+        parts = list(ast.walk(test))
+        if (
+            not all(isinstance(part, _DECIDABLE) for part in parts)
+            or not any(_is_name(part, parameter) for part in parts)  # type: ignore[arg-type]
+            or any(isinstance(part, ast.Name) and part.id != parameter for part in parts)
+            or any(
+                isinstance(part, ast.Constant) and not isinstance(part.value, str) for part in parts
+            )
+        ):
+            return None
+        for part in parts:
+            if isinstance(part, ast.Compare):
+                # Only the parameter against strings: not a substring, nor a tuple's equality.
+                if len(part.ops) != 1:
+                    return None
+                sides = [part.left, part.comparators[0]]
+                if isinstance(part.ops[0], ast.In | ast.NotIn):
+                    if not (
+                        _is_name(sides[0], parameter)
+                        and isinstance(sides[1], ast.Tuple | ast.List | ast.Set)
+                    ):
+                        return None
+                elif not (
+                    any(_is_name(side, parameter) for side in sides)
+                    and any(isinstance(side, ast.Constant) for side in sides)
+                ):
+                    return None
+        return bool(_value(test, parameter, name))
+
+    return truth
+
+
+def _value(node: ast.AST, parameter: str | None, name: str) -> object:
+    """The value of a test that `_truth` checked, `parameter` being `name`."""
+    if isinstance(node, ast.Constant):
+        return node.value
+    if isinstance(node, ast.Name):
+        return name
+    if isinstance(node, ast.Tuple | ast.List | ast.Set):
+        return tuple(_value(element, parameter, name) for element in node.elts)
+    if isinstance(node, ast.UnaryOp):
+        return not _value(node.operand, parameter, name)
+    if isinstance(node, ast.BoolOp):
+        values = [bool(_value(v, parameter, name)) for v in node.values]
+        return all(values) if isinstance(node.op, ast.And) else any(values)
+    assert isinstance(node, ast.Compare)
+    left = _value(node.left, parameter, name)
+    right = _value(node.comparators[0], parameter, name)
+    operator = node.ops[0]
+    if isinstance(operator, ast.Eq | ast.NotEq):
+        return (left == right) == isinstance(operator, ast.Eq)
+    return (left in right) == isinstance(operator, ast.In)  # type: ignore[operator]
+
+
+def _bound_names(body: list[ast.stmt], aliases: set[str]) -> set[str]:
+    """The names a module's code binds at import time (not by an import): defs, classes,
+    and any name assigned (`=`, `for`, `with`, `except`, `match`, `:=`), in blocks that run."""
+    found: set[str] = set()
+    for node in body:
+        if isinstance(node, ast.FunctionDef | ast.AsyncFunctionDef | ast.ClassDef):
+            found.add(node.name)
+            continue
+        if isinstance(node, ast.If):
+            never = _is_type_checking(node.test) or _is_main_guard(node.test)
+            if not (never or _never_runs(node.test, aliases)):
+                found |= _bound_names(node.body, aliases)
+            found |= _bound_names(node.orelse, aliases)
+            continue
+        blocks = []
+        for field, value in ast.iter_fields(node):
+            values = value if isinstance(value, list) else [value]
+            if values and isinstance(values[0], ast.stmt):
+                blocks.append(values)
+            elif field in ("handlers", "cases"):
+                blocks += [item.body for item in values]
+                found |= {item.name for item in values if getattr(item, "name", None)}
+                for item in values:
+                    for part in ast.walk(getattr(item, "pattern", ast.Pass())):
+                        if isinstance(part, ast.MatchAs | ast.MatchStar) and part.name:
+                            found.add(part.name)
+                        elif isinstance(part, ast.MatchMapping) and part.rest:
+                            found.add(part.rest)
+            elif field != "body":
+                for value in values:
+                    if isinstance(value, ast.AST):
+                        found |= {
+                            part.id
+                            for part in ast.walk(value)
+                            if isinstance(part, ast.Name) and isinstance(part.ctx, ast.Store)
+                        }
+        for block in blocks:
+            found |= _bound_names(block, aliases)
+    return found
 
 
 def _dotted_name(node: ast.expr) -> str | None:
@@ -463,7 +695,9 @@ def _functions_run(
 ) -> set[tuple[str, str]]:
     """The functions (module, def name) that calling `target` in `module` may run: what the
     function's own imports bind to the name, a def of the module (`f`, `C.f`), and what the
-    module's imports bind to it."""
+    module's imports bind to it. `f()`: what `f` returns, called."""
+    if target.endswith("()"):
+        return {(m, f"{n}()") for m, n in _functions_run(modules, module, target[:-2], local)}
     parts = target.split(".")
     calls = file_calls(modules[module])
     found = set()
@@ -501,24 +735,52 @@ def _in_module(
 
 def _called_imports(modules: dict[str, Path], module: str) -> set[tuple[str, str]]:
     """(importer, imported) of each import in the functions that importing `module` calls,
-    transitively."""
-    pending = [
+    transitively; and in a module `__getattr__` that a `from` import calls (PEP 562)."""
+    at_import = file_calls(modules[module])
+    pending: list[tuple[str, str]] = [
         function
-        for name in file_calls(modules[module]).at_import
+        for name in at_import.at_import
         for function in _functions_run(modules, module, name, ())
     ]
+    pending += _getattr_run(modules, module, at_import.run_imports)
     ran = set(pending)
     found = set()
     while pending:
         owner, name = pending.pop()
-        imports, calls = file_calls(modules[owner]).functions[name]
+        if name.startswith("__getattr__ for "):
+            imports, calls = file_calls(modules[owner]).getattr_for(name[len("__getattr__ for ") :])
+        else:
+            imports, calls = file_calls(modules[owner]).functions[name]
         is_package = modules[owner].name == "__init__.py"
         for node in imports:
             found |= {(owner, m) for m in imported_modules(node, owner, is_package, set(modules))}
-        for called in calls:
-            for function in _functions_run(modules, owner, called, imports) - ran:
+        for function in [
+            *(f for called in calls for f in _functions_run(modules, owner, called, imports)),
+            *_getattr_run(modules, owner, imports),
+        ]:
+            if function not in ran:
                 ran.add(function)
                 pending.append(function)
+    return found
+
+
+def _getattr_run(
+    modules: dict[str, Path], importer: str, imports: tuple[ImportStatement, ...]
+) -> list[tuple[str, str]]:
+    """The module `__getattr__`s that these `from` imports of `importer` call: of the module
+    imported from, for a name it does not bind itself."""
+    found = []
+    is_package = modules[importer].name == "__init__.py"
+    for node in imports:
+        if node.scope or (node.module is None and not node.level):
+            continue
+        base = _absolute(importer, is_package, node)
+        if base not in modules:
+            continue
+        calls = file_calls(modules[base])
+        for name in node.names:
+            if name != "*" and "__getattr__" in calls.functions and name not in calls.names:
+                found.append((base, f"__getattr__ for {name}"))
     return found
 
 

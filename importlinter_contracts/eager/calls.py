@@ -12,9 +12,12 @@ a class body at import time is known as `C.f`: a call of `C.f`, or of `f` in tha
 (which may also be the module's `f`), may run it. A name bound more than once (a def in each
 branch of an `if`, a def that a `try` imports instead) may run any of its bindings: each is
 followed, and so is what a function binds to a module's name with `global`. A function
-defined inside another and called by it runs as part of it. Calls of
-anything else (methods of objects, functions passed around, what Python calls implicitly) are
-not resolved.
+defined inside another and called by it runs as part of it; one it returns runs when what it
+returns is called (`f()`: `@f(x)`, `f(x)(y)`). A module `__getattr__` (PEP 562), which a
+`from` import of a name the module does not bind calls, is read for each string it compares
+its parameter with (`getattr_key`), with the names the module binds. Calls of anything else
+(methods of objects, functions passed around, what else Python calls implicitly) are not
+resolved.
 
 Only `ast` reads calls; a file that the running Python cannot parse has no call reading.
 """
@@ -42,6 +45,7 @@ class Binding(NamedTuple):
     module: str
     level: int = 0
     attribute: str | None = None
+    line: int = 0  # the import statement's
 
 
 class Call(NamedTuple):
@@ -63,11 +67,14 @@ class Function(NamedTuple):
 
 class CallReading(NamedTuple):
     """A file's calls at import time, its functions, and the names its import-time imports
-    bind."""
+    bind; of a file that defines a module `__getattr__`, the other names its code binds at
+    import time (`names`: a def's, a class's, an assignment's), which that function does
+    not answer."""
 
     calls: tuple[Call, ...]
     functions: Mapping[str, Function]
     bindings: tuple[Binding, ...]
+    names: frozenset[str] = frozenset()
 
 
 # Decides whether an `if` body never runs on import (TYPE_CHECKING, main guard, False, 0).
@@ -80,6 +87,22 @@ Body = tuple[int, int, int, int]
 # The name a star import binds (`from m import *`): any name, that `m` may define.
 STAR = "*"
 
+# A module's `__getattr__` (PEP 562), which Python calls for a name the module does not bind
+# (`from m import name`). It is read once for each string it compares its parameter with,
+# and once for any other name: the function `getattr_key(name)` of the reading.
+GETATTR = "__getattr__"
+
+
+# What a function returns, called: `f()` for `f`'s (a decorator with arguments, `@f(x)`, calls
+# what `f(x)` returns with the function it decorates).
+RETURNED = "()"
+
+
+def getattr_key(name: str | None) -> str:
+    """The key of the reading of a module's `__getattr__` asked for `name` (None: for a name
+    it compares its parameter with none of)."""
+    return f"{GETATTR}:{name or ''}"
+
 
 def read_calls(module: ast.Module, never_runs: NeverRuns) -> CallReading:
     """The call reading of a parsed file."""
@@ -89,7 +112,176 @@ def read_calls(module: ast.Module, never_runs: NeverRuns) -> CallReading:
     for name, nodes in global_functions.items():
         defined.setdefault(name, []).extend(nodes)
     functions = {name: reader.function(nodes) for name, nodes in defined.items()}
-    return CallReading(calls, functions, bindings + global_bindings)
+    for name, nodes in defined.items():
+        returned = reader.returned(nodes)
+        if returned.imports or returned.calls:
+            functions[name + RETURNED] = returned
+    names: frozenset[str] = frozenset()
+    if GETATTR in defined:
+        functions.update(_getattr_readings(reader, defined[GETATTR]))
+        names = _module_names(module.body, never_runs, global_functions.keys())
+        names |= {binding.name for binding in global_bindings}
+    return CallReading(calls, functions, bindings + global_bindings, names)
+
+
+# A `from` import on a line of its own, as grimp reports a line (stripped): the dots, the
+# module, the names.
+_SIMPLE_FROM_IMPORT = re.compile(
+    r"from[ \t]+(\.*)[ \t]*([\w.]*)[ \t]+import[ \t]+([\w \t,]+?)[ \t]*"
+)
+
+
+def simple_from_import(text: str, line: int) -> tuple[Binding, ...] | None:
+    """What a `from` import on `line` binds, where `text` (the line) holds nothing else:
+    None for any other line (the statement's own lines then tell, `from_import_bindings`)."""
+    match = _SIMPLE_FROM_IMPORT.fullmatch(text)
+    if match is None:
+        return None
+    dots, module, names = match.groups()
+    found = []
+    for item in names.split(","):
+        words = item.split()
+        if len(words) == 1 and words[0].isidentifier():
+            found.append(Binding(words[0], module, len(dots), words[0], line))
+        elif len(words) == 3 and words[1] == "as" and words[0].isidentifier():
+            found.append(Binding(words[2], module, len(dots), words[0], line))
+        else:
+            return None
+    return tuple(found)
+
+
+def from_import_bindings(lines: list[str], line: int) -> tuple[Binding, ...] | None:
+    """What the `from` import statements that start on `line` of a file bind, read from the
+    statement's own lines (those that follow, where it goes on in brackets or after a
+    backslash); None where they do not parse alone (`else: from m import x`, say): the file's
+    call reading has them then."""
+    text = lines[line - 1].lstrip()
+    for end in range(line, min(line + _STATEMENT_LINES, len(lines)) + 1):
+        try:
+            module = parse(text)
+        except (SyntaxError, ValueError):
+            goes_on = text.rstrip().endswith("\\") or sum(map(text.count, "([{")) > sum(
+                map(text.count, ")]}")
+            )
+            if end == len(lines) or not goes_on:
+                return None
+            text += "\n" + lines[end]
+            continue
+        return tuple(
+            binding._replace(line=line)
+            for node in ast.walk(module)
+            if isinstance(node, ast.ImportFrom) and node.lineno == 1
+            for binding in _bindings(node)
+        )
+    return None
+
+
+# The most lines a statement is read from by `from_import_bindings`.
+_STATEMENT_LINES = 100
+
+
+def _getattr_readings(reader: _Reader, nodes: list[ast.FunctionDef]) -> dict[str, Function]:
+    """A module `__getattr__`'s readings: for each string it compares its parameter with,
+    and for any other name."""
+    compared = sorted({value for node in nodes for value in _compared_strings(node)})
+    return {
+        getattr_key(value): reader.function(nodes, asked=True, attribute=value)
+        for value in [*compared, None]
+    }
+
+
+def _parameter(node: ast.FunctionDef) -> str | None:
+    arguments = [*node.args.posonlyargs, *node.args.args]
+    return arguments[0].arg if arguments else None
+
+
+def _compared_strings(node: ast.FunctionDef) -> set[str]:
+    """The strings a function compares its first parameter with (`name == "x"`, `name in
+    ("x", "y")`, `case "x":`)."""
+    parameter = _parameter(node)
+    found: set[str] = set()
+    for inner in ast.walk(node):
+        if isinstance(inner, ast.Compare):
+            for side in (inner.left, *inner.comparators):
+                found.update(_strings(side) or ())
+        elif isinstance(inner, ast.Match) and _is_name(inner.subject, parameter):
+            for case in inner.cases:
+                found.update(_case_strings(case.pattern) or ())
+    return found
+
+
+def _is_name(node: ast.expr, name: str | None) -> bool:
+    return isinstance(node, ast.Name) and node.id == name
+
+
+def _strings(node: ast.expr) -> set[str] | None:
+    """The strings a literal is, or holds (a tuple, list or set of strings); None for
+    anything else."""
+    if isinstance(node, ast.Constant):
+        return {node.value} if isinstance(node.value, str) else None
+    if isinstance(node, ast.Tuple | ast.List | ast.Set):
+        found: set[str] = set()
+        for element in node.elts:
+            if not (isinstance(element, ast.Constant) and isinstance(element.value, str)):
+                return None
+            found.add(element.value)
+        return found
+    return None
+
+
+def _case_strings(pattern: ast.pattern) -> set[str] | None:
+    """The strings a `case` pattern matches exactly (`"x"`, `"x" | "y"`); None for a
+    pattern that may match others."""
+    if isinstance(pattern, ast.MatchValue):
+        value = pattern.value
+        if isinstance(value, ast.Constant) and isinstance(value.value, str):
+            return {value.value}
+        return None
+    if isinstance(pattern, ast.MatchOr):
+        found: set[str] = set()
+        for alternative in pattern.patterns:
+            strings = _case_strings(alternative)
+            if strings is None:
+                return None
+            found |= strings
+        return found
+    return None
+
+
+def _module_names(
+    statements: list[ast.stmt], never_runs: NeverRuns, also: Iterable[str] = ()
+) -> frozenset[str]:
+    """The names that a module's code binds at import time other than by an import: defs,
+    classes, assignments (and `for`, `with`, `except`, `match` and `:=` targets), and those
+    that `also` names."""
+    found = set(also)
+    pending = list(statements)
+    while pending:
+        node = pending.pop()
+        if isinstance(node, ast.FunctionDef | ast.AsyncFunctionDef | ast.ClassDef):
+            found.add(node.name)
+            expressions: list[ast.AST] = [*node.decorator_list]
+        elif isinstance(node, ast.If):
+            expressions = [node.test]
+            if not never_runs(node.test):
+                pending += node.body
+            pending += node.orelse
+        else:
+            expressions = [*_expressions(node), *(c.pattern for c in getattr(node, "cases", []))]
+            for block in _blocks(node):
+                pending += block
+            for handler in getattr(node, "handlers", []):
+                if handler.name:
+                    found.add(handler.name)
+        for expression in expressions:
+            for inner in ast.walk(expression):
+                if isinstance(inner, ast.Name) and isinstance(inner.ctx, ast.Store):
+                    found.add(inner.id)
+                elif isinstance(inner, ast.MatchAs | ast.MatchStar) and inner.name:
+                    found.add(inner.name)
+                elif isinstance(inner, ast.MatchMapping) and inner.rest:
+                    found.add(inner.rest)
+    return frozenset(found)
 
 
 def _bound_with_global(
@@ -170,7 +362,8 @@ def read_calls_outlined(
             kept[first:last] = [""] * (last - first)
     module = parse("\n".join(kept))
     lazy = lazy_annotations(module)
-    calls, defined, bindings = _Reader(never_runs, lazy).read(module)
+    reader = _Reader(never_runs, lazy)
+    calls, defined, bindings = reader.read(module)
     by_line = {body[0]: body for body in bodies}
     functions = FunctionBodies(
         {name: tuple(by_line[node.lineno] for node in nodes) for name, nodes in defined.items()},
@@ -178,7 +371,15 @@ def read_calls_outlined(
         never_runs,
         lazy,
     )
-    return CallReading(calls, functions, bindings)
+    names: frozenset[str] = frozenset()
+    if GETATTR in defined:
+        # Read now, from its own lines: a module `__getattr__` is read for each name.
+        own = functions.bodies[GETATTR]
+        readings = _getattr_readings(reader, [_def_of(lines, body) for body in own])
+        functions.bodies.update(dict.fromkeys(readings, own))
+        functions.read.update(readings)
+        names = _module_names(module.body, never_runs)
+    return CallReading(calls, functions, bindings, names)
 
 
 class FunctionBodies(Mapping[str, Function]):
@@ -205,8 +406,11 @@ class FunctionBodies(Mapping[str, Function]):
         if found is None:
             lines = self._lines()
             reader = _Reader(self._never_runs, self.lazy_annotations)
+            # (What a function returns, called, is read from the function's lines.)
+            own = name.removesuffix(RETURNED)
+            read = reader.returned if own != name else reader.function
             try:
-                found = reader.function([_def_of(lines, body) for body in self.bodies[name]])
+                found = read([_def_of(lines, body) for body in self.bodies[own]])
             except (SyntaxError, ValueError, RecursionError):
                 # Lines that do not parse alone: read every function from the whole file.
                 try:
@@ -219,7 +423,7 @@ class FunctionBodies(Mapping[str, Function]):
                     ) from None
                 _, defined, _ = reader.read(tree)
                 self.read.update((key, reader.function(nodes)) for key, nodes in defined.items())
-                found = self.read[name]
+                found = read(defined[own]) if own != name else self.read[name]
             self.read[name] = found
         return found
 
@@ -230,7 +434,7 @@ class FunctionBodies(Mapping[str, Function]):
         return len(self.bodies)
 
     def __contains__(self, name: object) -> bool:
-        return name in self.bodies
+        return isinstance(name, str) and name.removesuffix(RETURNED) in self.bodies
 
 
 @overload
@@ -280,6 +484,9 @@ class _Reader:
         self.never_runs = never_runs
         # Whether annotations are evaluated where Python would otherwise evaluate them.
         self.annotations = not lazy_annotations
+        # While a module `__getattr__`'s body is read for one name: its parameter, and the
+        # name (None: one it compares its parameter with no string as).
+        self.asked: tuple[str | None, str | None] | None = None
 
     def read(
         self, module: ast.Module
@@ -355,11 +562,27 @@ class _Reader:
                         functions.setdefault(f"{node.name}.{name}", []).extend(nodes)
             elif isinstance(node, ast.If):
                 calls.extend(_calls([node.test]))
-                if not self.never_runs(node.test):
+                decided = self._decided(node.test)
+                if decided is not False and not self.never_runs(node.test):
                     self.run(
                         node.body, calls, bindings, functions, imports, annotations=annotations
                     )
-                self.run(node.orelse, calls, bindings, functions, imports, annotations=annotations)
+                if decided is not True:
+                    self.run(
+                        node.orelse, calls, bindings, functions, imports, annotations=annotations
+                    )
+            elif (
+                isinstance(node, ast.Match) and self.asked and _is_name(node.subject, self.asked[0])
+            ):
+                calls.extend(_calls(_expressions(node)))
+                for case in node.cases:
+                    strings = _case_strings(case.pattern)
+                    if strings is None or self.asked[1] in strings:
+                        self.run(
+                            case.body, calls, bindings, functions, imports, annotations=annotations
+                        )
+                        if strings is not None and case.guard is None:
+                            break  # (the case that matches: no other runs)
             else:
                 if isinstance(node, ast.AnnAssign) and not annotations:
                     calls.extend(_calls([node.target] + ([node.value] if node.value else [])))
@@ -368,9 +591,76 @@ class _Reader:
                 for block in _blocks(node):
                     self.run(block, calls, bindings, functions, imports, annotations=annotations)
 
-    def function(self, nodes: list[ast.FunctionDef]) -> Function:
+    def returned(self, nodes: list[ast.FunctionDef]) -> Function:
+        """What calling what a function returns runs: a function it defines and returns
+        (`def deco(g): ...` then `return deco`, a decorator factory's), which sees the names
+        its imports bind; a function it returns by name, called."""
+        inner: list[ast.FunctionDef] = []
+        calls: list[Call] = []
+        bindings: list[Binding] = []
+        for node in nodes:
+            own = list(_own_statements(node.body))
+            defined: dict[str, list[ast.FunctionDef]] = {}
+            for statement in own:
+                if isinstance(statement, ast.FunctionDef):
+                    defined.setdefault(statement.name, []).append(statement)
+                elif isinstance(statement, ast.Import | ast.ImportFrom):
+                    bindings.extend(_bindings(statement))
+            for statement in own:
+                if isinstance(statement, ast.Return) and statement.value is not None:
+                    target = _dotted(statement.value)
+                    if target in defined:
+                        inner += defined[target]
+                    elif target is not None:
+                        calls.append(Call(statement.lineno, target))
+        if not inner and not calls:
+            return Function((), (), ())
+        found = self.function(inner) if inner else Function((), (), ())
+        return Function(
+            found.imports, _in_order([*found.calls, *calls]), (*found.bindings, *bindings)
+        )
+
+    def _decided(self, test: ast.expr) -> bool | None:
+        """Whether an `if` test is true, in a module `__getattr__` read for one name, where
+        it compares the parameter with strings (`==`, `!=`, `in`, `not in`, with `and`,
+        `or`, `not`); None where it cannot tell."""
+        if self.asked is None:
+            return None
+        parameter, name = self.asked
+        if isinstance(test, ast.UnaryOp) and isinstance(test.op, ast.Not):
+            inner = self._decided(test.operand)
+            return None if inner is None else not inner
+        if isinstance(test, ast.BoolOp):
+            values = [self._decided(value) for value in test.values]
+            deciding = isinstance(test.op, ast.Or)  # (True decides an `or`, False an `and`)
+            if deciding in values:
+                return deciding
+            return None if None in values else not deciding
+        if not (isinstance(test, ast.Compare) and len(test.ops) == 1):
+            return None
+        (operator,), (right,) = test.ops, test.comparators
+        left = test.left
+        if isinstance(operator, ast.Eq | ast.NotEq) and _is_name(right, parameter):
+            left, right = right, left
+        strings = _strings(right)
+        if not _is_name(left, parameter) or strings is None:
+            return None
+        if isinstance(operator, ast.Eq | ast.NotEq):
+            if not isinstance(right, ast.Constant):
+                return None  # (a string equals no tuple: rare enough not to read)
+            return (name in strings) == isinstance(operator, ast.Eq)
+        if isinstance(operator, ast.In | ast.NotIn) and not isinstance(right, ast.Constant):
+            return (name in strings) == isinstance(operator, ast.In)
+        return None
+
+    def function(
+        self, nodes: list[ast.FunctionDef], *, asked: bool = False, attribute: str | None = None
+    ) -> Function:
         """What calling a function runs: any of its definitions (`nodes`), each with the
-        functions it defines and calls by name (which run as part of it)."""
+        functions it defines and calls by name (which run as part of it). A module
+        `__getattr__` `asked` for `attribute` (None: a name it compares its parameter with no
+        string as) runs only the branches of its tests of its parameter that this name
+        takes."""
         calls: list[Call] = []
         bindings: list[Binding] = []
         imports: list[int] = []
@@ -379,7 +669,9 @@ class _Reader:
             # function.)
             body_calls: list[Call] = []
             own: dict[str, list[ast.FunctionDef]] = {}
+            self.asked = (_parameter(node), attribute) if asked else None
             self.run(node.body, body_calls, bindings, own, imports, annotations=False)
+            self.asked = None
             ran: set[str] = set()
             while called := [c.target for c in body_calls if c.target in own.keys() - ran]:
                 ran.update(called)
@@ -409,13 +701,15 @@ def _bindings(node: ast.Import | ast.ImportFrom) -> Iterator[Binding]:
     if isinstance(node, ast.Import):
         for alias in node.names:
             if alias.asname:
-                yield Binding(alias.asname, alias.name)
+                yield Binding(alias.asname, alias.name, line=node.lineno)
             else:
                 top = alias.name.partition(".")[0]
-                yield Binding(top, top)
+                yield Binding(top, top, line=node.lineno)
     else:
         for alias in node.names:
-            yield Binding(alias.asname or alias.name, node.module or "", node.level, alias.name)
+            yield Binding(
+                alias.asname or alias.name, node.module or "", node.level, alias.name, node.lineno
+            )
 
 
 def _expressions(node: ast.stmt) -> Iterator[ast.AST]:
@@ -458,15 +752,20 @@ def _calls(nodes: Iterable[ast.AST]) -> Iterator[Call]:
             target = _dotted(node.func)
             if target is not None:
                 yield Call(node.lineno, target)
+            elif isinstance(node.func, ast.Call) and (called := _dotted(node.func.func)):
+                yield Call(node.lineno, called + RETURNED)  # `f(x)(y)`: what `f(x)` returns
         stack.extend(ast.iter_child_nodes(node))
 
 
 def _decorators(decorators: list[ast.expr]) -> Iterator[Call]:
-    """A decorator written as a name (`@f`, `@m.f`) is called with what it decorates."""
+    """A decorator written as a name (`@f`, `@m.f`) is called with what it decorates; one
+    written as a call (`@f(x)`) calls what that call returns."""
     for decorator in decorators:
         target = _dotted(decorator)
         if target is not None:
             yield Call(decorator.lineno, target)
+        elif isinstance(decorator, ast.Call) and (called := _dotted(decorator.func)):
+            yield Call(decorator.lineno, called + RETURNED)
 
 
 def _dotted(node: ast.expr) -> str | None:
@@ -508,7 +807,7 @@ def to_tuples(reading: CallReading) -> Stored:
         )
         lazy = False  # (every function is read)
     calls, bindings = calls_to_tuples(reading)
-    return calls, stored, bindings, lazy
+    return calls, stored, bindings, lazy, tuple(sorted(reading.names))
 
 
 def calls_to_tuples(reading: CallReading) -> tuple[Stored, Stored]:
@@ -522,7 +821,7 @@ def calls_to_tuples(reading: CallReading) -> tuple[Stored, Stored]:
 def from_tuples(data: object, lines: Callable[[], list[str]], never_runs: NeverRuns) -> CallReading:
     """The reading `to_tuples` made; `lines` gives the file's lines, for the functions kept
     with their lines and not read yet."""
-    calls, functions, bindings, lazy = _tuple(data, 4)
+    calls, functions, bindings, lazy, names = _tuple(data, 5)
     read: dict[str, Function] = {}
     bodies: dict[str, tuple[Body, ...]] = {}
     for function in _tuple(functions):
@@ -540,6 +839,7 @@ def from_tuples(data: object, lines: Callable[[], list[str]], never_runs: NeverR
         _calls_from_tuples(calls),
         FunctionBodies(bodies, lines, never_runs, lazy, read) if bodies else read,
         _bindings_from_tuples(bindings),
+        frozenset(_str(name) for name in _tuple(names)),
     )
 
 
@@ -570,7 +870,7 @@ def _function_from_tuple(data: object) -> Function:
 
 
 def _bindings_from_tuples(data: object) -> tuple[Binding, ...]:
-    return tuple(Binding._make(_tuple(binding, 4)) for binding in _tuple(data))
+    return tuple(Binding._make(_tuple(binding, 5)) for binding in _tuple(data))
 
 
 def _calls_from_tuples(data: object) -> tuple[Call, ...]:

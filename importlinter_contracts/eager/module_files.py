@@ -16,7 +16,7 @@ from typing import Any
 from ..errors import UnreadableSourceError
 from ..locations import display_path
 from . import calls as call_reading
-from .calls import Body, CallReading
+from .calls import GETATTR, Body, CallReading
 from .outline import read_calls_of, read_outline, text_calls
 from .scopes import ImportScope, SourceReading, read_source
 
@@ -36,8 +36,10 @@ class ModuleFile:
         "calls_unread",
         "checked",
         "eager",
+        "from_lines",
         "imported",
         "lines",
+        "may_getattr",
         "mtime",
         "partial",
         "path",
@@ -53,9 +55,13 @@ class ModuleFile:
         scopes: dict[int, ImportScope],
         callable_names: tuple[tuple[str, str], ...] | None,
         bodies: tuple[Body, ...] | None,
+        may_getattr: bool,
     ) -> None:
         self.path = path
         self.mtime = mtime
+        # Whether the file may define a module `__getattr__` (its text names one), which
+        # imports from it may call.
+        self.may_getattr = may_getattr
         self.scopes = scopes
         self.stored_scopes: bytes | None = None  # the scopes as the cache keeps them, until asked
         # From the outline: the names its import-time code may call, with the top-level
@@ -75,25 +81,32 @@ class ModuleFile:
         # time (`eager_lines`), and those each import statement imports (`imported_on`).
         self.imported: bytes | None = None
         self.eager: EagerLines | None = None
+        # With them, the lines that may be `from` imports, as grimp reports them (stripped).
+        self.from_lines: dict[int, str] | None = None
         self.by_line: dict[int, tuple[str, ...]] | None = None
         self.checked = False  # whether they were found to be what this run's graph reports
 
 
-def read_module_file(path: str, mtime: float) -> ModuleFile:
-    """A module's file, read as little as its first questions need: in part where it is short
-    and its text alone says what its code may call, else its outline, else with `ast`."""
-    source = file_source(path)
+def read_module_file(path: str, mtime: float, source: bytes | None = None) -> ModuleFile:
+    """A module's file (whose text is `source`, where it has been read already), read as
+    little as its first questions need: in part where it is short and its text alone says
+    what its code may call, else its outline, else with `ast`."""
+    if source is None:
+        source = file_source(path)
+    may_getattr = GETATTR.encode() in source
     names = None if b"\r" in source or len(source) > _SHORT else text_calls(source)
     if names is not None:
         # Read in part: each import asked about from the lines around it.
-        record = ModuleFile(path, mtime, {}, names, None)
+        record = ModuleFile(path, mtime, {}, names, None, may_getattr)
         record.partial = True
         record.lines = source.split(b"\n")
         return record
     outline = read_outline(source)
     if outline is not None:
-        return ModuleFile(path, mtime, outline.scopes, outline.callable_names, outline.bodies)
-    record = ModuleFile(path, mtime, {}, None, None)
+        return ModuleFile(
+            path, mtime, outline.scopes, outline.callable_names, outline.bodies, may_getattr
+        )
+    record = ModuleFile(path, mtime, {}, None, None, may_getattr)
     set_reading(record, read_with_ast(path, source))
     return record
 
@@ -186,14 +199,29 @@ def to_entry(record: ModuleFile, table: dict[ImportScope, int]) -> tuple[object,
         record.imported,
         record.eager,
         None if record.by_line is None else tuple(record.by_line.items()),
+        record.may_getattr,
+        None if record.from_lines is None else tuple(record.from_lines.items()),
     )
 
 
 def from_entry(entry: tuple[Any, ...]) -> ModuleFile:
     """The module as a cache entry keeps it (of the shape `to_entry` writes): its scopes are
     numbers in the entry's table until `stored_scopes` turns them back."""
-    path, mtime, flat, names, partial, calls, calls_unread, imported, eager, by_line = entry
-    record = ModuleFile(path, mtime, {}, names, None)
+    (
+        path,
+        mtime,
+        flat,
+        names,
+        partial,
+        calls,
+        calls_unread,
+        imported,
+        eager,
+        by_line,
+        may_getattr,
+        from_lines,
+    ) = entry
+    record = ModuleFile(path, mtime, {}, names, None, may_getattr is True)
     record.stored_scopes = flat
     record.partial = partial is True
     if calls_unread is not None:
@@ -203,6 +231,8 @@ def from_entry(entry: tuple[Any, ...]) -> ModuleFile:
     record.eager = eager
     if by_line is not None:
         record.by_line = dict(by_line)
+    if from_lines is not None:
+        record.from_lines = dict(from_lines)
     return record
 
 
@@ -221,7 +251,7 @@ def stored_scopes(record: ModuleFile, table: list[ImportScope]) -> bool:
     return True
 
 
-ENTRY_SIZE = 10
+ENTRY_SIZE = 12
 
 
 def stored_scopes_table(table: Iterable[ImportScope]) -> tuple[tuple[bool, str], ...]:

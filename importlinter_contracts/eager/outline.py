@@ -592,8 +592,9 @@ _CALL_AFTER_NAME = re.compile(r"(?:\s|\\\n|#[^\n]*+|\)|\.(?:\s|\\\n|#[^\n]*+)*+\
 
 
 def _is_called(text: str, position: int, name: str) -> bool:
-    """Whether `name`, found at `position`, is called there (or used as a decorator): a
-    whole name, not an attribute, not the name a def or class statement binds."""
+    """Whether `name`, found at `position`, is called there (or used as a decorator, or
+    returned): a whole name, not an attribute, not the name a def or class statement
+    binds."""
     end = position + len(name)
     if position and (text[position - 1].isalnum() or text[position - 1] in "_."):
         return False
@@ -601,7 +602,20 @@ def _is_called(text: str, position: int, name: str) -> bool:
         return False
     if text.endswith(("def ", "class "), 0, position):
         return False
-    return _CALL_AFTER_NAME.match(text, end) is not None or _after_at(text, position)
+    return (
+        _CALL_AFTER_NAME.match(text, end) is not None
+        or _after_at(text, position)
+        or _returned(text, position)
+    )
+
+
+def _returned(text: str, position: int) -> bool:
+    """Whether the name at `position` follows `return` (what a function returns may be
+    called: `@f(x)` calls what `f(x)` returns)."""
+    before = text[max(0, position - 64) : position].rstrip(" \t")
+    return before.endswith("return") and not (
+        len(before) > 6 and (before[-7].isalnum() or before[-7] in "_.")
+    )
 
 
 def _after_at(text: str, position: int) -> bool:

@@ -45,6 +45,7 @@ from ..locations import (
 )
 from . import calls as call_reading
 from . import read_ahead
+from .calls import GETATTR
 from .module_files import (
     ENTRY_SIZE,
     EagerLines,
@@ -66,7 +67,7 @@ from .scopes import ImportScope, SourceReading
 
 # Raised whenever what is kept, or how a file is read, changes, so that older caches are not
 # reused; the readings depend on the running Python's `ast`, the imports kept on grimp's.
-_CACHE_FORMAT = (10, sys.version_info[:2], grimp.__version__)
+_CACHE_FORMAT = (11, sys.version_info[:2], grimp.__version__)
 CACHE_FILE = Path("importlinter_contracts") / "import-scopes.cache"
 
 
@@ -87,6 +88,14 @@ class ScopeIndex:
         self._graph: bytes | None = None
         self._stored_graph: object = None
         self._modules: dict[str, ModuleFile] = {}
+        # The lines of the files whose `from` imports were asked about; and, by module, the
+        # lines that may be `from` imports, as grimp reports them (from the cache).
+        self._statement_lines: dict[str, list[str]] = {}
+        self._from_lines: dict[str, dict[int, str]] = {}
+        # The files only searched for a module `__getattr__`: each with its modification
+        # time and what the search found; and their text, until they are read.
+        self._searched: dict[str, tuple[str, float, bool]] = {}
+        self._sources: dict[str, bytes] = {}
         self._stored: dict[Any, Any] | None = None  # the cache's entries, once loaded
         self._table: list[ImportScope] = []  # the scopes the cache's entries refer to
         # The cache's entries of the modules whose file is as it was then (None: it is not).
@@ -154,6 +163,85 @@ class ScopeIndex:
         names = entry[3] if entry is not None else self._module(module).callable_names
         return may_call(names, has_code)
 
+    def may_define_getattr(self, module: str) -> bool:
+        """Whether `module`'s file may define a module `__getattr__` (its text names one;
+        False for a module without a file, a folder without `__init__.py`). Asked of the
+        modules that others import, which the walks may not enter: a file not read yet is
+        only searched for the name (the cache keeps what the search found, as a shorter
+        entry); its text is kept until the walks enter it, as most do."""
+        record = self._modules.get(module)
+        if record is not None:
+            return record.may_getattr
+        entry = self._unchanged(module)
+        if entry is not None:
+            return entry[10] is True
+        found = self._searched.get(module)
+        if found is None:
+            stored = self._load().get(module)
+            if (
+                type(stored) is tuple
+                and len(stored) == 3
+                and type(stored[0]) is str
+                and type(stored[2]) is bool
+                and in_package_folders(stored[0], module)
+                and modification_time(stored[0]) == stored[1]
+            ):
+                found = self._searched[module] = stored
+            else:
+                located = source_file_status(module)
+                if located is None:
+                    return False
+                path, status = located
+                source = file_source(path)
+                found = (path, status.st_mtime, GETATTR.encode() in source)
+                self._searched[module] = found
+                self._sources[module] = source
+                self._dirty = True
+        return found[2]
+
+    def from_lines(self, module: str, graph: ImportGraph) -> dict[int, str]:
+        """The lines of `module` that may be `from` imports, each with its text as grimp
+        reports it (stripped): kept with its eager lines."""
+        entry = self._unchanged(module)
+        if (
+            entry is not None
+            and entry[11] is not None
+            and entry[7] == self.imported_digest(module, graph)
+        ):
+            found = self._from_lines.get(module)
+            if found is None:
+                found = self._from_lines[module] = dict(entry[11])
+            return found
+        record = self._module(module)
+        if record.from_lines is None or not self._reports_the_same(record, module, graph):
+            record.eager = None
+            self.eager_lines(module, graph)
+        assert record.from_lines is not None
+        return record.from_lines
+
+    def from_import_bindings(
+        self, module: str, line: int, text: str
+    ) -> tuple[call_reading.Binding, ...]:
+        """What the `from` import statements of `module` that start on `line` bind: read from
+        the line's `text` (as grimp reports it), or their own lines, else from the file's
+        call reading."""
+        simple = call_reading.simple_from_import(text, line)
+        if simple is not None:
+            return simple
+        lines = self._statement_lines.get(module)
+        if lines is None:
+            record = self._module(module)
+            if record.lines is not None:
+                source = b"\n".join(record.lines)
+            else:
+                source = file_source(record.path)
+            lines = self._statement_lines[module] = source_lines(source)
+        found = call_reading.from_import_bindings(lines, line)
+        if found is None:
+            calls = self.reading(module).calls
+            found = () if calls is None else tuple(b for b in calls.bindings if b.line == line)
+        return found
+
     def eager_lines(self, module: str, graph: ImportGraph) -> EagerLines:
         """The modules `module` imports at import time, by name, each with the lines of its
         own import statements that run then (grimp's lines; lazy imports never do) and why
@@ -169,7 +257,8 @@ class ScopeIndex:
         if record.eager is not None and self._reports_the_same(record, module, graph):
             return record.eager
         eager = []
-        imported, lines_of = _import_lines(module, graph)
+        from_lines: dict[int, str] = {}
+        imported, lines_of = _import_lines(module, graph, from_lines)
         for target, numbers in lines_of:
             scopes = [(line, self.scope(module, line)) for line in numbers]
             lines = tuple(line for line, scope in scopes if scope.eager)
@@ -178,6 +267,7 @@ class ScopeIndex:
                 eager.append((sys.intern(target), lines, reasons))
         record.imported = self._imported[module] = _digest(imported)
         record.eager = tuple(eager)
+        record.from_lines = from_lines
         record.by_line = None
         record.checked = True
         record.lines = None  # no longer needed
@@ -199,6 +289,7 @@ class ScopeIndex:
             if record.imported != imported_digest:
                 record.imported = imported_digest
                 record.eager = None
+                record.from_lines = None
             record.checked = True
             self._dirty = True
         return record.by_line.get(line, ())
@@ -261,6 +352,9 @@ class ScopeIndex:
         for module, record in self._modules.items():
             if module not in edited:
                 entries[module] = to_entry(record, table)
+        for module, searched in self._searched.items():
+            if module not in self._modules and module not in edited:
+                entries[module] = searched
         data = sealed(
             _MAGIC,
             marshal.dumps(
@@ -345,11 +439,12 @@ class ScopeIndex:
     def _times_read(self) -> dict[str, tuple[str, float]]:
         """Each module asked about so far, with its file and that file's modification time
         when it was read (or found unchanged)."""
-        read = {
-            module: (entry[0], entry[1])
+        read = {module: (path, time) for module, (path, time, _) in self._searched.items()}
+        read.update(
+            (module, (entry[0], entry[1]))
             for module, entry in self._unchanged_entries.items()
             if entry is not None
-        }
+        )
         read.update(
             (module, (record.path, record.mtime)) for module, record in self._modules.items()
         )
@@ -371,8 +466,11 @@ class ScopeIndex:
             raise UnreadableSourceError(f"{module}: no source file found for this module.")
         path, status = found
         record = self._ahead.take(module, path, status.st_mtime) if self._ahead else None
+        source = self._sources.pop(module, None)
         if record is None:
-            record = read_module_file(path, status.st_mtime)
+            if self._searched.get(module, (None, None))[1] != status.st_mtime:
+                source = None  # (changed since it was searched)
+            record = read_module_file(path, status.st_mtime, source)
         self._modules[module] = record
         self._dirty = True
         return record
@@ -443,15 +541,22 @@ def _digest(modules: list[str]) -> bytes:
 _MAGIC = b"importlinter-contracts import scopes\n"
 
 
-def _import_lines(module: str, graph: ImportGraph) -> tuple[list[str], list[tuple[str, list[int]]]]:
+def _import_lines(
+    module: str, graph: ImportGraph, from_lines: dict[int, str] | None = None
+) -> tuple[list[str], list[tuple[str, list[int]]]]:
     """The modules grimp reports `module` imports, sorted, and each with the lines of its
-    import statements that are not lazy (a lazy import never runs at import time)."""
+    import statements that are not lazy (a lazy import never runs at import time); and,
+    into `from_lines`, the text of each line that may be a `from` import, as grimp reports
+    it (stripped)."""
     imported = sorted(graph.find_modules_directly_imported_by(module))
     found = []
     for target in imported:
         lazy: dict[int, bool] = {}
         for detail in graph.get_import_details(importer=module, imported=target):
-            lazy[detail["line_number"]] = bool(detail.get("is_lazy"))
+            line = detail["line_number"]
+            lazy[line] = bool(detail.get("is_lazy"))
+            if from_lines is not None and "from" in detail["line_contents"]:
+                from_lines[line] = detail["line_contents"]
         found.append((target, [line for line in sorted(lazy) if not lazy[line]]))
     return imported, found
 

@@ -4,7 +4,7 @@ imports inside the functions it calls at import time."""
 from __future__ import annotations
 
 from collections import deque
-from collections.abc import Callable, Iterator
+from collections.abc import Callable, Iterable, Iterator
 from typing import Any, NamedTuple
 
 from grimp import ImportGraph
@@ -14,7 +14,18 @@ from ..errors import UnreadableSourceError
 from ..locations import display_path, location, locations
 from ..modules import has_module, parents
 from ..report import CallSite, Hop
-from .calls import STAR, Binding, CallReading, Function, calls_to_tuples, function_to_tuple
+from .calls import (
+    GETATTR,
+    RETURNED,
+    STAR,
+    Binding,
+    CallReading,
+    Function,
+    calls_to_tuples,
+    function_to_tuple,
+    getattr_key,
+)
+from .calls import Call as CallReadingCall
 from .module_files import EagerLines
 from .outcomes import Answers
 from .scope_cache import ScopeIndex
@@ -39,9 +50,25 @@ class Call(NamedTuple):
         return {
             "module": self.caller,
             "line": self.line,
-            "function": f"{self.module}:{self.function}",
+            "function": f"{self.module}:{_shown(self.function)}",
             "location": location(self.caller, self.line),
         }
+
+
+def _shown(function: str) -> str:
+    """A function called, as a report names it: `f`, `C.f`, `f()` (what `f` returns, called),
+    or `__getattr__('name')` (a module's, that a `from` import calls for that name)."""
+    if function.startswith(GETATTR + ":"):
+        return f"{GETATTR}({function.partition(':')[2]!r})"
+    return function
+
+
+def _defined(function: str) -> str:
+    """A function called, as the reason of an import in it says it: `def f`, or `the function
+    f returns`."""
+    if function.endswith(RETURNED):
+        return f"the function {function.removesuffix(RETURNED)} returns"
+    return f"def {_shown(function)}"
 
 
 class EagerHop(NamedTuple):
@@ -129,6 +156,8 @@ class EagerImports:
         self.answers: Answers = {}
         self._calls_answered: set[str] = set()
         self._functions_of_name: dict[_Name, tuple[tuple[str, str], ...]] = {}
+        self._getattr_calls_of: dict[str, list[tuple[int, str, str]]] = {}
+        self._getattr_defined: dict[str, bool] = {}
 
     def of(self, module: str) -> list[EagerHop]:
         """The imports that run when `module` is imported: its own eager imports, sorted by
@@ -163,7 +192,7 @@ class EagerImports:
             if parent is not None:
                 offers.append([parent, EagerHop(module, parent), None, None, None])
         hops = self._hops.get(module)
-        if hops is None and not self._may_call(module):
+        if hops is None and not self._runs_functions(module):
             # Only lines that run by themselves: each hop is made when first taken.
             offers.extend(
                 [eager[0], None, None, None, eager] for eager in self._eager_lines(module)
@@ -191,7 +220,7 @@ class EagerImports:
             hops.append(
                 new((module, imported, line_numbers, reasons, _no_calls(len(line_numbers)), module))
             )
-        if not self._may_call(module):
+        if not self._runs_functions(module):
             return hops
         called: dict[tuple[str, str], list[tuple[int, str, tuple[Call, ...]]]] = {}
         for importer, line, why, calls in self._called_imports(module):
@@ -227,9 +256,6 @@ class EagerImports:
         """The import statements that the functions `module` calls at import time run, in
         the order the calls are found (breadth first): each with its module, line, why it
         runs and the calls that run it."""
-        reading = self._calls_of(module)
-        if reading is None:
-            return
         queue: deque[tuple[Call, ...]] = deque()
         ran: set[tuple[str, str]] = set()
 
@@ -238,16 +264,35 @@ class EagerImports:
             function: str | None,
             calls: tuple[Call, ...],
             line: int,
-            target: str,
-            local: tuple[Binding, ...],
+            callees: Iterable[tuple[str, str]],
         ) -> None:
-            for callee, name in self._resolve(caller, target, local):
+            for callee, name in callees:
                 if (callee, name) not in ran:
                     ran.add((callee, name))
                     queue.append((*calls, Call(caller, function, line, callee, name)))
 
-        for found in reading.calls:
-            call(module, None, (), found.line, found.target, ())
+        def run(
+            caller: str,
+            function: str | None,
+            calls: tuple[Call, ...],
+            made: tuple[CallReadingCall, ...],
+            bindings: tuple[Binding, ...],
+            local: tuple[Binding, ...],
+        ) -> None:
+            """Follow what code of `caller` runs: its calls, and the module `__getattr__`
+            that each of its `from` imports (`bindings`) may call."""
+            for found in made:
+                call(
+                    caller, function, calls, found.line, self._resolve(caller, found.target, local)
+                )
+            for binding in bindings:
+                call(caller, function, calls, binding.line, self._getattr_called(caller, binding))
+
+        reading = self._calls_of(module) if self._may_call(module) else None
+        if reading is not None:
+            run(module, None, (), reading.calls, (), ())
+        for line, imported_from, key in self._getattr_calls(module):
+            call(module, None, (), line, [(imported_from, key)])
         while queue:
             calls = queue.popleft()
             last = calls[-1]
@@ -256,8 +301,14 @@ class EagerImports:
                 continue
             for line in function.imports:
                 yield last.module, line, _why(last.module, calls), calls
-            for found in function.calls:
-                call(last.module, last.function, calls, found.line, found.target, function.bindings)
+            run(
+                last.module,
+                last.function,
+                calls,
+                function.calls,
+                function.bindings,
+                function.bindings,
+            )
 
     def _resolve(
         self, module: str, target: str, local: tuple[Binding, ...]
@@ -267,7 +318,10 @@ class EagerImports:
         a function of the module itself (`f`, or `C.f` of a class), and those reached
         through the names the module's imports bind. (A name both defined and imported may
         run either; and a function's local names are those of any function defined in it
-        that it calls, too: each is followed.)"""
+        that it calls, too: each is followed.) `f()`: what the function `f` returns, called."""
+        if target.endswith(RETURNED):
+            called = self._resolve(module, target.removesuffix(RETURNED), local)
+            return iter([(callee, name + RETURNED) for callee, name in called])
         names = target.split(".")
         bound = list(_naming(local, names))
         reading = self._calls_of(module)
@@ -296,17 +350,38 @@ class EagerImports:
             module = f"{module}.{names.pop(0)}"
         return (module, tuple(names)) if names else None
 
-    def _bound(self, module: str, binding: Binding, name: str) -> tuple[str, str | None] | None:
-        """What an import binds to `name`: a module of the graph (None), or an attribute of
-        one (a star import binds any)."""
-        if binding.name == STAR:
-            binding = binding._replace(attribute=name)
+    def _getattr_called(self, module: str, binding: Binding) -> Iterator[tuple[str, str]]:
+        """The module `__getattr__` (PEP 562) that a `from` import of `module` calls (with
+        the key of its reading for the name): that of the module it imports from, where that
+        module does not bind the name at import time (a name it binds only under `if
+        TYPE_CHECKING:`, say, which is how lazy loading is often typed)."""
+        if binding.attribute is None or binding.name == STAR or "." in binding.name:
+            return  # (not a `from` import; or the same import, as an attribute of a class)
+        base = self._imported_from(module, binding)
+        if (
+            self._has_code(base)
+            and self._may_define_getattr(base)
+            and self._defines(base, GETATTR)
+            and not self._binds(base, binding.attribute)
+        ):
+            yield base, getattr_key(binding.attribute)
+
+    def _imported_from(self, module: str, binding: Binding) -> str:
+        """The module an import of `module` imports (from)."""
         base = binding.module
         if binding.level:
             package = module if self._is_package(module) else module.rpartition(".")[0]
             for _ in range(binding.level - 1):
                 package = package.rpartition(".")[0]
             base = f"{package}.{base}" if base else package
+        return base
+
+    def _bound(self, module: str, binding: Binding, name: str) -> tuple[str, str | None] | None:
+        """What an import binds to `name`: a module of the graph (None), or an attribute of
+        one (a star import binds any)."""
+        if binding.name == STAR:
+            binding = binding._replace(attribute=name)
+        base = self._imported_from(module, binding)
         if not self._has_code(base):
             return None
         if binding.attribute is None:
@@ -365,6 +440,29 @@ class EagerImports:
         visit(start)
         return named[start]
 
+    def _runs_functions(self, module: str) -> bool:
+        """Whether importing `module` may run a function: one its code may call, or a module
+        `__getattr__` that one of its `from` imports calls."""
+        return self._may_call(module) or bool(self._getattr_calls(module))
+
+    def _getattr_calls(self, module: str) -> list[tuple[int, str, str]]:
+        """The module `__getattr__`s that the `from` imports of `module` that run at import
+        time call: each with the import's line, the module imported from and the key of the
+        reading of its `__getattr__` (`_getattr_called`). (The line grimp reports for an
+        import says whether it is a `from` import: only those are read.)"""
+        found = self._getattr_calls_of.get(module)
+        if found is None:
+            found = []
+            eager = self._eager_lines(module)
+            texts = self._scopes.from_lines(module, self.graph)
+            for imported, lines, _ in eager:
+                for line in lines if self._has_code(imported) else ():
+                    if line in texts:
+                        for binding in self._from_import_bindings(module, line):
+                            found += [(line, *c) for c in self._getattr_called(module, binding)]
+            found = self._getattr_calls_of[module] = list(dict.fromkeys(found))
+        return found
+
     def packages_with_code(self) -> set[str]:
         """The top-level packages whose functions the walks follow."""
         return {top for top in self.graph.modules if "." not in top and self._has_code(top)}
@@ -389,6 +487,22 @@ class EagerImports:
         self.answers.setdefault(module, []).append(_MAY_CALL[found])
         return found
 
+    def _from_import_bindings(self, module: str, line: int) -> tuple[Binding, ...]:
+        text = self._scopes.from_lines(module, self.graph).get(line, "")
+        found = self._scopes.from_import_bindings(module, line, text)
+        self.answers.setdefault(module, []).append(
+            ("from import", line, tuple(tuple(binding) for binding in found))
+        )
+        return found
+
+    def _may_define_getattr(self, module: str) -> bool:
+        # (Asked of a module once for each module that imports it: kept once.)
+        found = self._getattr_defined.get(module)
+        if found is None:
+            found = self._getattr_defined[module] = self._scopes.may_define_getattr(module)
+            self.answers.setdefault(module, []).append(("may define __getattr__", found))
+        return found
+
     def _eager_lines(self, module: str) -> EagerLines:
         found = self._scopes.eager_lines(module, self.graph)
         self.answers.setdefault(module, []).append(("eager lines", found))
@@ -398,6 +512,10 @@ class EagerImports:
         reading = self._reading(module)
         try:
             found = None if reading is None else reading.functions.get(name)
+            if found is None and reading is not None and name.startswith(GETATTR + ":"):
+                # (A name that the module's `__getattr__` compares its parameter with no
+                # string as.)
+                found = reading.functions.get(getattr_key(None))
         except UnreadableSourceError as error:
             raise UnreadableSourceError(
                 f"{display_path(self._scopes.path(module))}: {error}"
@@ -432,6 +550,18 @@ class EagerImports:
         self.answers.setdefault(module, []).append(("defines", name, found))
         return found
 
+    def _binds(self, module: str, name: str) -> bool:
+        """Whether `module`'s file binds `name` at import time (of a file whose calls are
+        read, that defines a module `__getattr__`)."""
+        reading = self._reading(module)
+        found = reading is not None and (
+            name in reading.names
+            or name in reading.functions
+            or any(binding.name == name for binding in reading.bindings)
+        )
+        self.answers.setdefault(module, []).append(("binds", name, found))
+        return found
+
     def _is_package(self, module: str) -> bool:
         # (Not an answer to keep: it follows from the file's path, which a kept walk keeps.)
         return self._scopes.is_package(module)
@@ -452,6 +582,9 @@ class EagerImports:
         # was not kept by this version: not the same).
         questions: dict[object, tuple[Callable[..., object], tuple[type, ...]]] = {
             "may call": (self._may_call, ()),
+            "may define __getattr__": (self._may_define_getattr, ()),
+            "binds": (self._binds, (str,)),
+            "from import": (self._from_import_bindings, (int,)),
             "eager lines": (self._eager_lines, ()),
             "function": (self._function, (str,)),
             "calls": (self._calls_of, ()),
@@ -504,10 +637,10 @@ def _why(module: str, calls: tuple[Call, ...]) -> str:
     """Why an import inside a function runs at import time: `inside def f, called by def g at
     l.30, called at import time at l.12 of pkg.a` (a call's module named where it is not
     the importer's)."""
-    parts = [f"inside def {calls[-1].function}"]
+    parts = [f"inside {_defined(calls[-1].function)}"]
     for call in reversed(calls):
         of = "" if call.caller == module else f" of {call.caller}"
-        by = f"by def {call.caller_function}" if call.caller_function else "at import time"
+        by = f"by {_defined(call.caller_function)}" if call.caller_function else "at import time"
         parts.append(f"called {by} at l.{call.line}{of}")
     return ", ".join(parts)
 
