@@ -5,9 +5,11 @@ imported in a fresh interpreter, and its `sys.modules` is what the analysis must
 from __future__ import annotations
 
 import json
+import os
 import subprocess
 import sys
 import textwrap
+import time
 from collections import Counter
 
 import pytest
@@ -569,18 +571,27 @@ def test_a_module_getattr_is_followed_by_cached_runs_and_an_edit_to_it_is_seen(
         assert found == {m for m in loaded_by_python(project, "pkg.source") if "heavy." in m}
         return found
 
+    edits = 0
+
+    def edit(files: dict[str, str]) -> None:
+        # Each edit a few seconds after the last: older grimps tell that a file changed by
+        # its modification time to the second.
+        nonlocal edits
+        edits += 1
+        project.write(files)
+        for path in files:
+            os.utime(project.root / path, (time.time() + 5 * edits,) * 2)
+
     assert heavy() == heavy() == {"pkg.heavy.a"}
     # The module binds the name now: its `__getattr__` is not called.
     lazy = (project.root / "pkg/lazynames/__init__.py").read_text()
-    project.write({"pkg/lazynames/__init__.py": lazy.replace("bound = 1", "A = bound = 1")})
+    edit({"pkg/lazynames/__init__.py": lazy.replace("bound = 1", "A = bound = 1")})
     assert heavy() == set()
     # The name another branch takes.
-    project.write({"pkg/source.py": "from pkg.lazynames import B\n"})
+    edit({"pkg/source.py": "from pkg.lazynames import B\n"})
     assert heavy() == {"pkg.heavy.b"}
     # A module that comes to define a module `__getattr__`, and no longer the name.
-    project.write(
-        {"pkg/source.py": "from pkg.values import value\n", "pkg/values.py": "value = 1\n"}
-    )
+    edit({"pkg/source.py": "from pkg.values import value\n", "pkg/values.py": "value = 1\n"})
     assert heavy() == set()
-    project.write({"pkg/values.py": "def __getattr__(name):\n    import pkg.heavy.a\n"})
+    edit({"pkg/values.py": "def __getattr__(name):\n    import pkg.heavy.a\n"})
     assert heavy() == {"pkg.heavy.a"}
