@@ -64,6 +64,46 @@ LIBRARY = {
     "pkg/allsub/loader.py": "import pkg.heavy.a\n",
     "pkg/holder.py": "class C:\n    from pkg import lib\n",
     "pkg/lazy.py": "def __getattr__(name):\n    import pkg.heavy.a\n",
+    # Python asks a module that is not a package for `__path__` on any `from` import.
+    "pkg/lazymod.py": """\
+        A = 1
+        def __getattr__(name):
+            if name == "A":
+                return 1
+            else:
+                import pkg.heavy.a
+                raise AttributeError(name)
+        """,
+    # A `__getattr__` that binds its parameter again: its tests are not worked out.
+    "pkg/lazyrebound/__init__.py": """\
+        def __getattr__(name):
+            name = "B"
+            if name == "B":
+                import pkg.heavy.a
+            return 1
+        """,
+    # Statements that leave a name unbound (or unbind it).
+    "pkg/lazyunbound/__init__.py": """\
+        A: int
+        try:
+            1 / 0
+        except ZeroDivisionError as B:
+            pass
+        C = [D for D in [1]]
+        E = 1
+        del E
+        def __getattr__(name):
+            import pkg.heavy.a
+            return 1
+        """,
+    # A guard that leaves the function for the names it does not load.
+    "pkg/lazyguard/__init__.py": """\
+        def __getattr__(name):
+            if name not in ("A",):
+                raise AttributeError(name)
+            import pkg.heavy.a
+            return 1
+        """,
     # A decorator factory: `@register(name)` calls the function it returns.
     "pkg/registry.py": """\
         def register(name):
@@ -195,6 +235,13 @@ RUNS = {
     "a module __getattr__, for a name in a tuple": "from pkg.lazynames import C\n",
     "a module __getattr__, for a name typed under TYPE_CHECKING": ("from pkg.lazynames import B\n"),
     "a module __getattr__, for a name of a match case": "from pkg.lazynames import E\n",
+    "a module __getattr__ of a module, asked for __path__": "from pkg.lazymod import A\n",
+    "a module __getattr__ that binds its parameter again": "from pkg.lazyrebound import A\n",
+    "a module __getattr__, for names left unbound": "from pkg.lazyunbound import A, B, D, E\n",
+    "a module __getattr__, past a guard": "from pkg.lazyguard import A\n",
+    "a module __getattr__, for a name Python normalises (NFKC)": (
+        "from pkg.lazynames import \uff21\n"
+    ),
     "a module __getattr__, for a from import over several lines": (
         "from pkg.lazynames import (\n    bound,\n    A as a,  # (A)\n)\n"
     ),
@@ -266,6 +313,9 @@ DOES_NOT_RUN = {
     # branches of its tests that the name asked for takes.
     "a module __getattr__, for a name the module binds": (
         "from pkg.lazynames import bound, TYPE_CHECKING\n"
+    ),
+    "a module __getattr__, for a name a guard refuses": (
+        "try:\n    from pkg.lazyguard import B\nexcept ImportError:\n    pass\n"
     ),
     "a module __getattr__, for a name it refuses": (
         "try:\n    from pkg.lazynames import Z\nexcept ImportError:\n    pass\n"

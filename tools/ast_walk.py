@@ -341,6 +341,10 @@ def _read_calls(path: Path, mtime_ns: int, size: int) -> FileCalls:
                     run(node.body, calls, imports, defs, local, asked)
                 if value is not True:
                     run(node.orelse, calls, imports, defs, local, asked)
+                if value is not None:
+                    branch = node.body if value else node.orelse
+                    if branch and isinstance(branch[-1], ast.Return | ast.Raise):
+                        break  # (it leaves the function)
             elif isinstance(node, ast.Match) and asked and _is_name(node.subject, asked[0]):
                 calls += names_called([node.subject] + [c.guard for c in node.cases if c.guard])
                 for case in node.cases:
@@ -378,6 +382,16 @@ def _read_calls(path: Path, mtime_ns: int, size: int) -> FileCalls:
             body_calls: list[str] = []
             arguments = [*node.args.posonlyargs, *node.args.args]
             parameter = arguments[0].arg if arguments else None
+            if any(
+                (
+                    isinstance(part, ast.Name)
+                    and part.id == parameter
+                    and not isinstance(part.ctx, ast.Load)
+                )
+                or (isinstance(part, ast.Global | ast.Nonlocal) and parameter in part.names)
+                for part in ast.walk(node)
+            ):
+                parameter = None  # (bound again: its tests are not worked out)
             run(
                 node.body,
                 body_calls,
@@ -443,17 +457,22 @@ def _read_calls(path: Path, mtime_ns: int, size: int) -> FileCalls:
         for node in nodes:
             scope = _function_scope(node)
             inner = [st for st in scope if isinstance(st, ast.FunctionDef)]
-            for st in scope:
-                if isinstance(st, ast.Return) and st.value is not None:
-                    name = _dotted_name(st.value)
-                    chosen = [d for d in inner if d.name == name]
-                    if chosen:
-                        more_imports, more_calls = function(chosen)
-                        imports += more_imports
-                        calls += more_calls
-                        imports += [_statement(i) for i in scope if isinstance(i, _Import)]
-                    elif name:
-                        calls.append(name)
+            returns = [
+                name
+                for st in scope
+                if isinstance(st, ast.Return) and st.value and (name := _dotted_name(st.value))
+            ]
+            for name in returns:
+                chosen = [d for d in inner if d.name == name]
+                if chosen:
+                    more_imports, more_calls = function(chosen)
+                    imports += more_imports
+                    calls += more_calls
+                else:
+                    calls.append(name)
+            if returns:
+                # (Its own imports, which ran, bind the names of what it returns.)
+                imports += [_statement(i) for i in scope if isinstance(i, _Import)]
         return tuple(imports), tuple(calls)
 
     functions.update({f"{name}()": returned(nodes) for name, nodes in defs.items()})
@@ -600,17 +619,32 @@ def _value(node: ast.AST, parameter: str | None, name: str) -> object:
 
 def _bound_names(body: list[ast.stmt], aliases: set[str]) -> set[str]:
     """The names a module's code binds at import time (not by an import): defs, classes,
-    and any name assigned (`=`, `for`, `with`, `except`, `match`, `:=`), in blocks that run."""
+    and any name assigned (`=`, `for`, `with`, `match`, `:=`; not `except ... as`, which
+    Python deletes after), in blocks that run; less any name deleted at module level."""
+    found = _bound_or_deleted(body, aliases)
+    return {name for name in found if not name.startswith("-")} - {
+        name[1:] for name in found if name.startswith("-")
+    }
+
+
+def _bound_or_deleted(body: list[ast.stmt], aliases: set[str]) -> set[str]:
+    """`_bound_names`, with each name deleted as `-name`."""
     found: set[str] = set()
     for node in body:
         if isinstance(node, ast.FunctionDef | ast.AsyncFunctionDef | ast.ClassDef):
             found.add(node.name)
             continue
+        if isinstance(node, ast.Delete):
+            found |= {f"-{part.id}" for part in ast.walk(node) if isinstance(part, ast.Name)}
+            continue
+        if isinstance(node, ast.AnnAssign) and node.value is None:
+            continue
         if isinstance(node, ast.If):
+            found |= _assigned(node.test)
             never = _is_type_checking(node.test) or _is_main_guard(node.test)
             if not (never or _never_runs(node.test, aliases)):
-                found |= _bound_names(node.body, aliases)
-            found |= _bound_names(node.orelse, aliases)
+                found |= _bound_or_deleted(node.body, aliases)
+            found |= _bound_or_deleted(node.orelse, aliases)
             continue
         blocks = []
         for field, value in ast.iter_fields(node):
@@ -619,7 +653,6 @@ def _bound_names(body: list[ast.stmt], aliases: set[str]) -> set[str]:
                 blocks.append(values)
             elif field in ("handlers", "cases"):
                 blocks += [item.body for item in values]
-                found |= {item.name for item in values if getattr(item, "name", None)}
                 for item in values:
                     for part in ast.walk(getattr(item, "pattern", ast.Pass())):
                         if isinstance(part, ast.MatchAs | ast.MatchStar) and part.name:
@@ -629,14 +662,28 @@ def _bound_names(body: list[ast.stmt], aliases: set[str]) -> set[str]:
             elif field != "body":
                 for value in values:
                     if isinstance(value, ast.AST):
-                        found |= {
-                            part.id
-                            for part in ast.walk(value)
-                            if isinstance(part, ast.Name) and isinstance(part.ctx, ast.Store)
-                        }
+                        found |= _assigned(value)
         for block in blocks:
-            found |= _bound_names(block, aliases)
+            found |= _bound_or_deleted(block, aliases)
     return found
+
+
+def _assigned(expression: ast.AST) -> set[str]:
+    """The names an expression assigns in the module: its targets and `:=`, but not the
+    variables of a comprehension, which are its own."""
+    comprehensions = (ast.ListComp, ast.SetComp, ast.DictComp, ast.GeneratorExp)
+    own = {
+        id(target)
+        for part in ast.walk(expression)
+        if isinstance(part, comprehensions)
+        for generator in part.generators
+        for target in ast.walk(generator.target)
+    }
+    return {
+        part.id
+        for part in ast.walk(expression)
+        if isinstance(part, ast.Name) and isinstance(part.ctx, ast.Store) and id(part) not in own
+    }
 
 
 def _dotted_name(node: ast.expr) -> str | None:
@@ -768,7 +815,8 @@ def _getattr_run(
     modules: dict[str, Path], importer: str, imports: tuple[ImportStatement, ...]
 ) -> list[tuple[str, str]]:
     """The module `__getattr__`s that these `from` imports of `importer` call: of the module
-    imported from, for a name it does not bind itself."""
+    imported from, for each name imported that it does not bind itself (`__all__` for `*`),
+    and first for `__path__`, which Python asks a module that is not a package for."""
     found = []
     is_package = modules[importer].name == "__init__.py"
     for node in imports:
@@ -778,9 +826,12 @@ def _getattr_run(
         if base not in modules:
             continue
         calls = file_calls(modules[base])
-        for name in node.names:
-            if name != "*" and "__getattr__" in calls.functions and name not in calls.names:
-                found.append((base, f"__getattr__ for {name}"))
+        if "__getattr__" not in calls.functions:
+            continue
+        asked = ["__all__" if name == "*" else name for name in node.names]
+        if modules[base].name != "__init__.py":
+            asked.insert(0, "__path__")
+        found += [(base, f"__getattr__ for {name}") for name in asked if name not in calls.names]
     return found
 
 
@@ -799,12 +850,16 @@ def eager_closure(tree: Path, module: str) -> set[str]:
     modules = modules_of(tree, module.split(".")[0])
     seen = {module}
     queue = [module]
+    # Imports in the functions of a module not loaded yet: they run once it is.
+    waiting: set[Edge] = set()
     while queue:
         current = queue.pop()
-        called = {imported for _, imported in _called_imports(modules, current)}
+        waiting |= _called_imports(modules, current)
+        called = {edge for edge in waiting if edge[0] in seen}
+        waiting -= called
         # (A parent that is a folder without __init__.py runs no file.)
         parents = {parent for parent in _parents(current) if parent in modules}
-        for target in parents | _eager_targets(modules, current) | called:
+        for target in parents | _eager_targets(modules, current) | {i for _, i in called}:
             if target not in seen:
                 seen.add(target)
                 queue.append(target)
@@ -845,6 +900,8 @@ def eager_violations(
     for source in sources:
         seen = {source}
         queue = [source]
+        # Imports in the functions of a module not loaded yet: they run once it is.
+        waiting: set[Edge] = set()
         while queue:
             module = queue.pop()
             # (A parent that is a folder without __init__.py runs no file.)
@@ -852,11 +909,13 @@ def eager_violations(
             edges = {(module, target) for target in parents | _eager_targets(modules, module)}
             # A function's imports run in its module's code, which is followed only inside
             # `follow` and outside forbidden code.
-            edges |= {
+            waiting |= {
                 (owner, target)
                 for owner, target in _called_imports(modules, module)
                 if _inside(owner, {follow}) and not is_forbidden(owner)
             }
+            edges |= {edge for edge in waiting if edge[0] in seen}
+            waiting -= edges
             for importer, target in sorted(edges):
                 if target not in parents and (importer, target) in excused:
                     met.add((importer, target))

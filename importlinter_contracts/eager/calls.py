@@ -134,6 +134,8 @@ _SIMPLE_FROM_IMPORT = re.compile(
 def simple_from_import(text: str, line: int) -> tuple[Binding, ...] | None:
     """What a `from` import on `line` binds, where `text` (the line) holds nothing else:
     None for any other line (the statement's own lines then tell, `from_import_bindings`)."""
+    if not text.isascii():
+        return None  # (Python reads names in their NFKC form, which `ast` gives)
     match = _SIMPLE_FROM_IMPORT.fullmatch(text)
     if match is None:
         return None
@@ -191,8 +193,20 @@ def _getattr_readings(reader: _Reader, nodes: list[ast.FunctionDef]) -> dict[str
 
 
 def _parameter(node: ast.FunctionDef) -> str | None:
+    """A function's first parameter, whose tests a module `__getattr__`'s readings work out;
+    None where the function binds that name again (its tests are then not worked out)."""
     arguments = [*node.args.posonlyargs, *node.args.args]
-    return arguments[0].arg if arguments else None
+    if not arguments:
+        return None
+    name = arguments[0].arg
+    for inner in ast.walk(node):
+        if (
+            isinstance(inner, ast.Name)
+            and inner.id == name
+            and isinstance(inner.ctx, ast.Store | ast.Del)
+        ) or (isinstance(inner, ast.Nonlocal | ast.Global) and name in inner.names):
+            return None
+    return name
 
 
 def _compared_strings(node: ast.FunctionDef) -> set[str]:
@@ -248,6 +262,28 @@ def _case_strings(pattern: ast.pattern) -> set[str] | None:
     return None
 
 
+def _stored_names(expression: ast.AST) -> set[str]:
+    """The names an expression (or a target, or a `case` pattern) binds in its scope: not a
+    comprehension's own variables, but what `:=` binds in it."""
+    found: set[str] = set()
+    pending = [expression]
+    while pending:
+        node = pending.pop()
+        if isinstance(node, ast.ListComp | ast.SetComp | ast.DictComp | ast.GeneratorExp):
+            pending += [
+                inner.target for inner in ast.walk(node) if isinstance(inner, ast.NamedExpr)
+            ]
+            continue
+        if isinstance(node, ast.Name) and isinstance(node.ctx, ast.Store):
+            found.add(node.id)
+        elif isinstance(node, ast.MatchAs | ast.MatchStar) and node.name:
+            found.add(node.name)
+        elif isinstance(node, ast.MatchMapping) and node.rest:
+            found.add(node.rest)
+        pending += ast.iter_child_nodes(node)
+    return found
+
+
 def _module_names(
     statements: list[ast.stmt], never_runs: NeverRuns, also: Iterable[str] = ()
 ) -> frozenset[str]:
@@ -255,9 +291,13 @@ def _module_names(
     classes, assignments (and `for`, `with`, `except`, `match` and `:=` targets), and those
     that `also` names."""
     found = set(also)
+    # A name deleted anywhere at module level may be unbound when it is imported.
+    deleted: set[str] = set()
     pending = list(statements)
     while pending:
         node = pending.pop()
+        if isinstance(node, ast.Delete):
+            deleted |= {t.id for t in ast.walk(node) if isinstance(t, ast.Name)}
         if isinstance(node, ast.FunctionDef | ast.AsyncFunctionDef | ast.ClassDef):
             found.add(node.name)
             expressions: list[ast.AST] = [*node.decorator_list]
@@ -266,22 +306,16 @@ def _module_names(
             if not never_runs(node.test):
                 pending += node.body
             pending += node.orelse
+        elif isinstance(node, ast.AnnAssign) and node.value is None:
+            continue  # (`x: int` binds nothing)
         else:
+            # (An `except ... as e` name is deleted when its clause ends.)
             expressions = [*_expressions(node), *(c.pattern for c in getattr(node, "cases", []))]
             for block in _blocks(node):
                 pending += block
-            for handler in getattr(node, "handlers", []):
-                if handler.name:
-                    found.add(handler.name)
         for expression in expressions:
-            for inner in ast.walk(expression):
-                if isinstance(inner, ast.Name) and isinstance(inner.ctx, ast.Store):
-                    found.add(inner.id)
-                elif isinstance(inner, ast.MatchAs | ast.MatchStar) and inner.name:
-                    found.add(inner.name)
-                elif isinstance(inner, ast.MatchMapping) and inner.rest:
-                    found.add(inner.rest)
-    return frozenset(found)
+            found |= _stored_names(expression)
+    return frozenset(found - deleted)
 
 
 def _bound_with_global(
@@ -571,6 +605,9 @@ class _Reader:
                     self.run(
                         node.orelse, calls, bindings, functions, imports, annotations=annotations
                     )
+                taken = node.body if decided else node.orelse
+                if decided is not None and taken and isinstance(taken[-1], ast.Return | ast.Raise):
+                    return  # (the branch taken leaves the function: nothing after it runs)
             elif (
                 isinstance(node, ast.Match) and self.asked and _is_name(node.subject, self.asked[0])
             ):
@@ -627,6 +664,8 @@ class _Reader:
         if self.asked is None:
             return None
         parameter, name = self.asked
+        if _is_name(test, parameter):
+            return True  # (a name is never empty)
         if isinstance(test, ast.UnaryOp) and isinstance(test.op, ast.Not):
             inner = self._decided(test.operand)
             return None if inner is None else not inner

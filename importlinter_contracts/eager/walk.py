@@ -352,19 +352,24 @@ class EagerImports:
 
     def _getattr_called(self, module: str, binding: Binding) -> Iterator[tuple[str, str]]:
         """The module `__getattr__` (PEP 562) that a `from` import of `module` calls (with
-        the key of its reading for the name): that of the module it imports from, where that
-        module does not bind the name at import time (a name it binds only under `if
-        TYPE_CHECKING:`, say, which is how lazy loading is often typed)."""
-        if binding.attribute is None or binding.name == STAR or "." in binding.name:
+        the key of its reading for the name), for each name the module it imports from does
+        not bind at import time (a name it binds only under `if TYPE_CHECKING:`, say, which
+        is how lazy loading is often typed): the name imported (`__all__`, for a star
+        import); and, where that module is not a package, `__path__`, which Python looks up
+        first for any `from` import."""
+        if binding.attribute is None or "." in binding.name:
             return  # (not a `from` import; or the same import, as an attribute of a class)
         base = self._imported_from(module, binding)
-        if (
-            self._has_code(base)
-            and self._may_define_getattr(base)
-            and self._defines(base, GETATTR)
-            and not self._binds(base, binding.attribute)
+        if not (
+            self._has_code(base) and self._may_define_getattr(base) and self._defines(base, GETATTR)
         ):
-            yield base, getattr_key(binding.attribute)
+            return
+        names = ["__all__" if binding.name == STAR else binding.attribute]
+        if not self._is_package(base):
+            names.insert(0, "__path__")
+        for name in names:
+            if not self._binds(base, name):
+                yield base, getattr_key(name)
 
     def _imported_from(self, module: str, binding: Binding) -> str:
         """The module an import of `module` imports (from)."""
