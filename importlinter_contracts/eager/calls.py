@@ -216,8 +216,10 @@ def _compared_strings(node: ast.FunctionDef) -> set[str]:
     found: set[str] = set()
     for inner in ast.walk(node):
         if isinstance(inner, ast.Compare):
-            for side in (inner.left, *inner.comparators):
-                found.update(_strings(side) or ())
+            sides = (inner.left, *inner.comparators)
+            if any(_is_name(side, parameter) for side in sides):
+                for side in sides:
+                    found.update(_strings(side) or ())
         elif isinstance(inner, ast.Match) and _is_name(inner.subject, parameter):
             for case in inner.cases:
                 found.update(_case_strings(case.pattern) or ())

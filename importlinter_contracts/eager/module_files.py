@@ -137,8 +137,7 @@ def read_whole_outline(record: ModuleFile, source: bytes) -> None:
 def read_calls(record: ModuleFile) -> None:
     """Read what the file's code calls at import time, and what each of its functions that
     may then be called runs (`calls`): from its outline, else with `ast`."""
-    # The file's lines are kept while it is read in part.
-    source = file_source(record.path) if record.lines is None else b"\n".join(record.lines)
+    source = record_source(record)
     if record.partial:
         read_whole_outline(record, source)
         if record.calls_unread is not None:
@@ -154,6 +153,11 @@ def read_calls(record: ModuleFile) -> None:
     else:
         record.calls = calls
         record.calls_unread = ""
+
+
+def record_source(record: ModuleFile) -> bytes:
+    """The text of a module's file: its lines, kept while it is read in part, else read."""
+    return file_source(record.path) if record.lines is None else b"\n".join(record.lines)
 
 
 def file_source(path: str) -> bytes:

@@ -56,6 +56,7 @@ from .module_files import (
     read_calls,
     read_module_file,
     read_whole_outline,
+    record_source,
     scopes_from_table,
     stored_scopes,
     stored_scopes_table,
@@ -230,12 +231,9 @@ class ScopeIndex:
             return simple
         lines = self._statement_lines.get(module)
         if lines is None:
-            record = self._module(module)
-            if record.lines is not None:
-                source = b"\n".join(record.lines)
-            else:
-                source = file_source(record.path)
-            lines = self._statement_lines[module] = source_lines(source)
+            lines = self._statement_lines[module] = source_lines(
+                record_source(self._module(module))
+            )
         found = call_reading.from_import_bindings(lines, line)
         if found is None:
             calls = self.reading(module).calls

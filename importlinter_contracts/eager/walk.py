@@ -191,12 +191,14 @@ class EagerImports:
                 )
             if parent is not None:
                 offers.append([parent, EagerHop(module, parent), None, None, None])
-        hops = self._hops.get(module)
-        if hops is None and not self._runs_functions(module):
+        own_lines = None  # (where importing the module runs no function)
+        if self._hops.get(module) is None and not self._may_call(module):
+            own_lines = self._eager_lines(module)
+            if self._getattr_calls(module, own_lines):
+                own_lines = None
+        if own_lines is not None:
             # Only lines that run by themselves: each hop is made when first taken.
-            offers.extend(
-                [eager[0], None, None, None, eager] for eager in self._eager_lines(module)
-            )
+            offers.extend([eager[0], None, None, None, eager] for eager in own_lines)
         else:
             for hop in self.of(module):
                 importer = hop[0]
@@ -216,14 +218,17 @@ class EagerImports:
     def _find(self, module: str) -> list[EagerHop]:
         hops = []
         new = EagerHop._make
-        for imported, line_numbers, reasons in self._eager_lines(module):
+        eager = self._eager_lines(module)
+        for imported, line_numbers, reasons in eager:
             hops.append(
                 new((module, imported, line_numbers, reasons, _no_calls(len(line_numbers)), module))
             )
-        if not self._runs_functions(module):
+        may_call = self._may_call(module)
+        getattr_calls = self._getattr_calls(module, eager)
+        if not (may_call or getattr_calls):
             return hops
         called: dict[tuple[str, str], list[tuple[int, str, tuple[Call, ...]]]] = {}
-        for importer, line, why, calls in self._called_imports(module):
+        for importer, line, why, calls in self._called_imports(module, may_call, getattr_calls):
             for imported in self._imported_on(importer, line):
                 called.setdefault((importer, imported), []).append((line, why, calls))
         if not called:
@@ -252,10 +257,13 @@ class EagerImports:
             )
         return hops
 
-    def _called_imports(self, module: str) -> Iterator[tuple[str, int, str, tuple[Call, ...]]]:
-        """The import statements that the functions `module` calls at import time run, in
-        the order the calls are found (breadth first): each with its module, line, why it
-        runs and the calls that run it."""
+    def _called_imports(
+        self, module: str, may_call: bool, getattr_calls: list[tuple[int, str, str]]
+    ) -> Iterator[tuple[str, int, str, tuple[Call, ...]]]:
+        """The import statements that the functions `module` calls at import time run (where
+        it `may_call` one, and the module `__getattr__`s its `from` imports call), in the
+        order the calls are found (breadth first): each with its module, line, why it runs
+        and the calls that run it."""
         queue: deque[tuple[Call, ...]] = deque()
         ran: set[tuple[str, str]] = set()
 
@@ -288,10 +296,10 @@ class EagerImports:
             for binding in bindings:
                 call(caller, function, calls, binding.line, self._getattr_called(caller, binding))
 
-        reading = self._calls_of(module) if self._may_call(module) else None
+        reading = self._calls_of(module) if may_call else None
         if reading is not None:
             run(module, None, (), reading.calls, (), ())
-        for line, imported_from, key in self._getattr_calls(module):
+        for line, imported_from, key in getattr_calls:
             call(module, None, (), line, [(imported_from, key)])
         while queue:
             calls = queue.popleft()
@@ -445,20 +453,14 @@ class EagerImports:
         visit(start)
         return named[start]
 
-    def _runs_functions(self, module: str) -> bool:
-        """Whether importing `module` may run a function: one its code may call, or a module
-        `__getattr__` that one of its `from` imports calls."""
-        return self._may_call(module) or bool(self._getattr_calls(module))
-
-    def _getattr_calls(self, module: str) -> list[tuple[int, str, str]]:
+    def _getattr_calls(self, module: str, eager: EagerLines) -> list[tuple[int, str, str]]:
         """The module `__getattr__`s that the `from` imports of `module` that run at import
-        time call: each with the import's line, the module imported from and the key of the
-        reading of its `__getattr__` (`_getattr_called`). (The line grimp reports for an
-        import says whether it is a `from` import: only those are read.)"""
+        time (its `eager` lines) call: each with the import's line, the module imported from
+        and the key of the reading of its `__getattr__` (`_getattr_called`). (The line grimp
+        reports for an import says whether it is a `from` import: only those are read.)"""
         found = self._getattr_calls_of.get(module)
         if found is None:
             found = []
-            eager = self._eager_lines(module)
             texts = self._scopes.from_lines(module, self.graph)
             for imported, lines, _ in eager:
                 for line in lines if self._has_code(imported) else ():
@@ -560,9 +562,7 @@ class EagerImports:
         read, that defines a module `__getattr__`)."""
         reading = self._reading(module)
         found = reading is not None and (
-            name in reading.names
-            or name in reading.functions
-            or any(binding.name == name for binding in reading.bindings)
+            name in reading.names or any(binding.name == name for binding in reading.bindings)
         )
         self.answers.setdefault(module, []).append(("binds", name, found))
         return found
