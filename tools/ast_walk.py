@@ -621,21 +621,20 @@ def _bound_names(body: list[ast.stmt], aliases: set[str]) -> set[str]:
     """The names a module's code binds at import time (not by an import): defs, classes,
     and any name assigned (`=`, `for`, `with`, `match`, `:=`; not `except ... as`, which
     Python deletes after), in blocks that run; less any name deleted at module level."""
-    found = _bound_or_deleted(body, aliases)
-    return {name for name in found if not name.startswith("-")} - {
-        name[1:] for name in found if name.startswith("-")
-    }
+    deleted: set[str] = set()
+    return _bound_in(body, aliases, deleted) - deleted
 
 
-def _bound_or_deleted(body: list[ast.stmt], aliases: set[str]) -> set[str]:
-    """`_bound_names`, with each name deleted as `-name`."""
+def _bound_in(body: list[ast.stmt], aliases: set[str], deleted: set[str]) -> set[str]:
+    """The names `body` binds, as `_bound_names` counts them; those it deletes go into
+    `deleted`."""
     found: set[str] = set()
     for node in body:
         if isinstance(node, ast.FunctionDef | ast.AsyncFunctionDef | ast.ClassDef):
             found.add(node.name)
             continue
         if isinstance(node, ast.Delete):
-            found |= {f"-{part.id}" for part in ast.walk(node) if isinstance(part, ast.Name)}
+            deleted |= {part.id for part in ast.walk(node) if isinstance(part, ast.Name)}
             continue
         if isinstance(node, ast.AnnAssign) and node.value is None:
             continue
@@ -643,8 +642,8 @@ def _bound_or_deleted(body: list[ast.stmt], aliases: set[str]) -> set[str]:
             found |= _assigned(node.test)
             never = _is_type_checking(node.test) or _is_main_guard(node.test)
             if not (never or _never_runs(node.test, aliases)):
-                found |= _bound_or_deleted(node.body, aliases)
-            found |= _bound_or_deleted(node.orelse, aliases)
+                found |= _bound_in(node.body, aliases, deleted)
+            found |= _bound_in(node.orelse, aliases, deleted)
             continue
         blocks = []
         for field, value in ast.iter_fields(node):
@@ -664,7 +663,7 @@ def _bound_or_deleted(body: list[ast.stmt], aliases: set[str]) -> set[str]:
                     if isinstance(value, ast.AST):
                         found |= _assigned(value)
         for block in blocks:
-            found |= _bound_or_deleted(block, aliases)
+            found |= _bound_in(block, aliases, deleted)
     return found
 
 
