@@ -529,6 +529,27 @@ def test_calls_in_a_file_ast_cannot_read_here_are_a_warning(project: Project) ->
     assert [str(w.message) for w in caught] == [warning]
 
 
+def test_a_from_import_ast_cannot_read_here_is_a_warning_not_a_pass(project: Project) -> None:
+    # A `from` import of a module that defines a `__getattr__`, on an `else:` line (which does
+    # not parse alone), in a file `ast` cannot read here: what it may call is not seen, and
+    # the contract says so.
+    project.write(
+        {
+            **LIBRARY,
+            "pkg/source.py": "lazy import os\nif False:\n    pass\nelse: from pkg.lazynames import A\n",
+        }
+    )
+    project.configure(R4)
+    if sys.version_info >= (3, 15):
+        pytest.skip("this Python parses lazy imports")
+    report = project.contract("r4")
+    assert report["warnings"] == [
+        "pkg/source.py: calls at import time are not followed in this file, which ast cannot "
+        "read here (line 1: invalid syntax): imports that such calls would run are not seen."
+    ]
+    assert report["kept"]
+
+
 def test_functions_of_external_packages_are_not_followed(
     project: Project, monkeypatch: pytest.MonkeyPatch
 ) -> None:

@@ -222,10 +222,10 @@ class ScopeIndex:
 
     def from_import_bindings(
         self, module: str, line: int, text: str
-    ) -> tuple[call_reading.Binding, ...]:
+    ) -> tuple[call_reading.Binding, ...] | None:
         """What the `from` import statements of `module` that start on `line` bind: read from
-        the line's `text` (as grimp reports it), or their own lines, else from the file's
-        call reading."""
+        the line's `text` (as grimp reports it), or their own lines; None where they do not
+        tell (the file's call reading has them then)."""
         simple = call_reading.simple_from_import(text, line)
         if simple is not None:
             return simple
@@ -234,11 +234,7 @@ class ScopeIndex:
             lines = self._statement_lines[module] = source_lines(
                 record_source(self._module(module))
             )
-        found = call_reading.from_import_bindings(lines, line)
-        if found is None:
-            calls = self.reading(module).calls
-            found = () if calls is None else tuple(b for b in calls.bindings if b.line == line)
-        return found
+        return call_reading.from_import_bindings(lines, line)
 
     def eager_lines(self, module: str, graph: ImportGraph) -> EagerLines:
         """The modules `module` imports at import time, by name, each with the lines of its

@@ -497,6 +497,11 @@ class EagerImports:
     def _from_import_bindings(self, module: str, line: int) -> tuple[Binding, ...]:
         text = self._scopes.from_lines(module, self.graph).get(line, "")
         found = self._scopes.from_import_bindings(module, line, text)
+        if found is None:
+            # (From the file's call reading; one `ast` cannot read here is a warning.)
+            reading = self._reading(module)
+            bindings = () if reading is None else reading.bindings
+            found = tuple(binding for binding in bindings if binding.line == line)
         self.answers.setdefault(module, []).append(
             ("from import", line, tuple(tuple(binding) for binding in found))
         )
