@@ -124,60 +124,80 @@ def scan(roots: list[tuple[str, Path]]) -> UnseenFolders:
     (package name, folder): as grimp walks, a folder without one counts only inside a
     package (above the first `__init__.py`, a root's folders are namespace packages, which
     the graph holds), and folders whose names are not identifiers are skipped."""
-    # Folders are strings while walked (a Path per folder cost the most of the scan), and
-    # Paths where recorded.
-    folders: list[Path] = []
-    missing_inits: dict[str, tuple[Path, ...]] = {}
-    shadowed: list[Path] = []
-    file_count = 0
+    found = _Scan()
+    for package, directory in roots:
+        found.visible(str(directory), package, False)
+    return UnseenFolders(
+        tuple(sorted(found.folders)),
+        found.file_count,
+        found.missing_inits,
+        tuple(sorted(found.shadowed)),
+    )
 
-    def listing(directory: str) -> tuple[list[str], list[str]]:
-        files, subfolders = [], []
-        with os.scandir(directory) as entries:
-            for entry in entries:
-                if entry.is_dir(follow_symlinks=False):
-                    if entry.name.isidentifier():
-                        subfolders.append(entry.name)
-                elif entry.is_file():
-                    files.append(entry.name)
-        return files, sorted(subfolders)
 
-    def left_out(directory: str, module: str, missing: tuple[Path, ...]) -> bool:
+class _Scan:
+    """What `scan` has found so far, and its walk through the folders."""
+
+    # (Methods, not functions nested in `scan`: a nested function that calls itself holds
+    # itself through its closure, a reference cycle, which only the cyclic garbage
+    # collector frees, and the eager-import contract pauses it.)
+
+    def __init__(self) -> None:
+        # Folders are strings while walked (a Path per folder cost the most of the scan),
+        # and Paths where recorded.
+        self.folders: list[Path] = []
+        self.missing_inits: dict[str, tuple[Path, ...]] = {}
+        self.shadowed: list[Path] = []
+        self.file_count = 0
+
+    def left_out(self, directory: str, module: str, missing: tuple[Path, ...]) -> bool:
         """Record the modules below a folder that the graph leaves out; whether it has any."""
-        nonlocal file_count
-        files, subfolders = listing(directory)
+        files, subfolders = _listing(directory)
         if "__init__.py" not in files:
             missing = (*missing, Path(directory))
         found = False
         for name in files:
             if _is_python_file(name):
                 stem = name.removesuffix(".py")
-                missing_inits[module if stem == "__init__" else f"{module}.{stem}"] = missing
-                file_count += 1
+                self.missing_inits[module if stem == "__init__" else f"{module}.{stem}"] = missing
+                self.file_count += 1
                 found = True
         for name in subfolders:
-            found = left_out(os.path.join(directory, name), f"{module}.{name}", missing) or found
+            found = (
+                self.left_out(os.path.join(directory, name), f"{module}.{name}", missing) or found
+            )
         if found and "__init__.py" not in files:
-            folders.append(Path(directory))
-            missing_inits[module] = missing
+            self.folders.append(Path(directory))
+            self.missing_inits[module] = missing
         return found
 
-    def visible(directory: str, module: str, in_package: bool) -> None:
-        files, subfolders = listing(directory)
+    def visible(self, directory: str, module: str, in_package: bool) -> None:
+        """Walk a folder that the graph holds (a root's, or one inside a package with an
+        `__init__.py` all the way)."""
+        files, subfolders = _listing(directory)
         if in_package and "__init__.py" not in files:
-            left_out(directory, module, ())
+            self.left_out(directory, module, ())
             return
         in_package = in_package or "__init__.py" in files
         for name in subfolders:
             if f"{name}.py" in files and os.path.isfile(
                 os.path.join(directory, name, "__init__.py")
             ):
-                shadowed.append(Path(directory, f"{name}.py"))
-            visible(os.path.join(directory, name), f"{module}.{name}", in_package)
+                self.shadowed.append(Path(directory, f"{name}.py"))
+            self.visible(os.path.join(directory, name), f"{module}.{name}", in_package)
 
-    for package, directory in roots:
-        visible(str(directory), package, False)
-    return UnseenFolders(tuple(sorted(folders)), file_count, missing_inits, tuple(sorted(shadowed)))
+
+def _listing(directory: str) -> tuple[list[str], list[str]]:
+    """A folder's files, and its subfolders whose names are identifiers (sorted)."""
+    files, subfolders = [], []
+    with os.scandir(directory) as entries:
+        for entry in entries:
+            if entry.is_dir(follow_symlinks=False):
+                if entry.name.isidentifier():
+                    subfolders.append(entry.name)
+            elif entry.is_file():
+                files.append(entry.name)
+    return files, sorted(subfolders)
 
 
 def _is_python_file(name: str) -> bool:
