@@ -138,6 +138,20 @@ LIBRARY = {
                     return 3
             raise AttributeError(name)
         """,
+    # Names looked up on the module itself (PEP 562), as lazy loading does too.
+    "pkg/lazyfn.py": """\
+        bound = print
+        def _factory(*args):
+            return print
+        def __getattr__(name):
+            if name in ("load", "bound"):  # (`bound` is bound: never asked for)
+                import pkg.heavy.a
+                return _factory
+            if name == "other":
+                import pkg.heavy.b
+                return _factory
+            raise AttributeError(name)
+        """,
 }
 
 LOAD = "def load():\n    import pkg.heavy.a\n"
@@ -244,6 +258,21 @@ RUNS = {
     "a module __getattr__ that binds its parameter again": "from pkg.lazyrebound import A\n",
     "a module __getattr__, for names left unbound": "from pkg.lazyunbound import A, B, D, E\n",
     "a module __getattr__, past a guard": "from pkg.lazyguard import A\n",
+    "a module __getattr__, for a name called on the module": (
+        "import pkg.lazyfn\npkg.lazyfn.load()\n"
+    ),
+    "a module __getattr__, for a name called on the module from import binds": (
+        "from pkg import lazyfn as lf\nlf.load()\n"
+    ),
+    "a module __getattr__, for a decorator looked up on the module": (
+        "import pkg.lazyfn\n@pkg.lazyfn.load\ndef f():\n    pass\n"
+    ),
+    "a module __getattr__, for a name whose result is called": (
+        "import pkg.lazyfn\npkg.lazyfn.load()()\n"
+    ),
+    "a module __getattr__, for a name called by a function called": (
+        "import pkg.lazyfn\ndef setup():\n    pkg.lazyfn.load()\nsetup()\n"
+    ),
     "a module __getattr__, for a name Python normalises (NFKC)": (
         "from pkg.lazynames import \uff21\n"
     ),
@@ -299,6 +328,10 @@ RUNS = {
 }
 
 DOES_NOT_RUN = {
+    "a module __getattr__, for a name called in a function never called": (
+        "import pkg.lazyfn\ndef later():\n    pkg.lazyfn.load()\n"
+    ),
+    "a name the module with a __getattr__ binds, called": "import pkg.lazyfn\npkg.lazyfn.bound()\n",
     "defined, never called": LOAD,
     "called only by an uncalled function": LOAD + "def outer():\n    load()\n",
     "lambda body": LOAD + "later = lambda: load()\n",

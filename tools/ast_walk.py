@@ -743,7 +743,11 @@ def _functions_run(
     function's own imports bind to the name, a def of the module (`f`, `C.f`), and what the
     module's imports bind to it. `f()`: what `f` returns, called."""
     if target.endswith("()"):
-        return {(m, f"{n}()") for m, n in _functions_run(modules, module, target[:-2], local)}
+        # (A module `__getattr__` runs where the name is looked up, whatever it returns.)
+        return {
+            (m, n if n.startswith("__getattr__ for ") else f"{n}()")
+            for m, n in _functions_run(modules, module, target[:-2], local)
+        }
     parts = target.split(".")
     calls = file_calls(modules[module])
     found = set()
@@ -769,8 +773,12 @@ def _in_module(
         return set()
     seen.add((base, tuple(parts)))
     found = set()
-    if ".".join(parts) in file_calls(modules[base]).functions:
+    calls = file_calls(modules[base])
+    if ".".join(parts) in calls.functions:
         found.add((base, ".".join(parts)))
+    if "__getattr__" in calls.functions and parts[0] not in calls.names:
+        # A name the module does not bind, looked up on it: its `__getattr__` runs.
+        found.add((base, f"__getattr__ for {parts[0]}"))
     for k in range(1, len(parts) + 1):
         bindings = file_calls(modules[base]).bindings
         for module, attribute in _bound(modules, base, ".".join(parts[:k]), bindings):

@@ -104,6 +104,11 @@ def getattr_key(name: str | None) -> str:
     return f"{GETATTR}:{name or ''}"
 
 
+def is_getattr_key(function: str) -> bool:
+    """Whether a function's key is that of a reading of a module `__getattr__`."""
+    return function.startswith(GETATTR + ":")
+
+
 def read_calls(module: ast.Module, never_runs: NeverRuns) -> CallReading:
     """The call reading of a parsed file."""
     reader = _Reader(never_runs, lazy_annotations(module))

@@ -24,6 +24,7 @@ from .calls import (
     calls_to_tuples,
     function_to_tuple,
     getattr_key,
+    is_getattr_key,
 )
 from .calls import Call as CallReadingCall
 from .module_files import EagerLines
@@ -57,8 +58,9 @@ class Call(NamedTuple):
 
 def _shown(function: str) -> str:
     """A function called, as a report names it: `f`, `C.f`, `f()` (what `f` returns, called),
-    or `__getattr__('name')` (a module's, that a `from` import calls for that name)."""
-    if function.startswith(GETATTR + ":"):
+    or `__getattr__('name')` (a module's, that a `from` import or a lookup of the name on the
+    module calls)."""
+    if is_getattr_key(function):
         return f"{GETATTR}({function.partition(':')[2]!r})"
     return function
 
@@ -329,7 +331,14 @@ class EagerImports:
         that it calls, too: each is followed.) `f()`: what the function `f` returns, called."""
         if target.endswith(RETURNED):
             called = self._resolve(module, target.removesuffix(RETURNED), local)
-            return iter([(callee, name + RETURNED) for callee, name in called])
+            # (A module `__getattr__` runs where the name is looked up; what it returns is
+            # not known.)
+            return iter(
+                [
+                    (callee, name if is_getattr_key(name) else name + RETURNED)
+                    for callee, name in called
+                ]
+            )
         names = target.split(".")
         bound = list(_naming(local, names))
         reading = self._calls_of(module)
@@ -368,9 +377,7 @@ class EagerImports:
         if binding.attribute is None or "." in binding.name:
             return  # (not a `from` import; or the same import, as an attribute of a class)
         base = self._imported_from(module, binding)
-        if not (
-            self._has_code(base) and self._may_define_getattr(base) and self._defines(base, GETATTR)
-        ):
+        if not self._has_getattr(base):
             return
         names = ["__all__" if binding.name == STAR else binding.attribute]
         if not self._is_package(base):
@@ -378,6 +385,14 @@ class EagerImports:
         for name in names:
             if not self._binds(base, name):
                 yield base, getattr_key(name)
+
+    def _has_getattr(self, module: str) -> bool:
+        """Whether `module` is of the graph's code and defines a module `__getattr__`."""
+        return (
+            self._has_code(module)
+            and self._may_define_getattr(module)
+            and self._defines(module, GETATTR)
+        )
 
     def _imported_from(self, module: str, binding: Binding) -> str:
         """The module an import of `module` imports (from)."""
@@ -455,6 +470,10 @@ class EagerImports:
                 elif then in partial:  # (in this name's cycle)
                     low[name] = min(low[name], low[then])
                     found.update(partial[then])
+            if self._has_getattr(module) and not self._binds(module, names[0]):
+                # Looking up a name the module does not bind calls its `__getattr__`
+                # (`import pkg.lazy; pkg.lazy.Model()`).
+                found[module, getattr_key(names[0])] = None
         if low[name] == order[name]:
             # `name` is the first of its cycle that the search reached: every name of the
             # cycle, found after it, leads to what it leads to.
@@ -534,7 +553,7 @@ class EagerImports:
         reading = self._reading(module)
         try:
             found = None if reading is None else reading.functions.get(name)
-            if found is None and reading is not None and name.startswith(GETATTR + ":"):
+            if found is None and reading is not None and is_getattr_key(name):
                 # (A name that the module's `__getattr__` compares its parameter with no
                 # string as.)
                 found = reading.functions.get(getattr_key(None))
