@@ -420,7 +420,9 @@ class EagerImports:
     def _functions_named(self, start: _Name) -> tuple[tuple[str, str], ...]:
         """The functions (module, name) that a name may be: one the module defines (`f`, or
         `C.f` of a class), or one that the names its imports bind lead to (a re-export of a
-        function, a class or a module), through re-exports of any length.
+        function, a class or a module), through re-exports of any length; and the module
+        `__getattr__` that looking the name up calls, where the module defines one and does
+        not bind the name.
 
         Kept per name, as many calls name the same function through the same re-exports
         (a package's `__init__` that star-imports its submodules, which star-import it back,
