@@ -3,14 +3,17 @@ and how their files are sealed."""
 
 from __future__ import annotations
 
+import functools
 import hashlib
 import json
+import sys
 from collections.abc import Iterable, Iterator
 from contextlib import contextmanager
 from contextvars import ContextVar
 from pathlib import Path
 
 import click
+import grimp
 
 DEFAULT_CACHE_DIR = Path(".import_linter_cache")
 
@@ -85,3 +88,18 @@ def unsealed(magic: bytes, data: bytes) -> bytes:
     if not data.startswith(magic) or data[len(magic) : start] != digest(payload):
         raise ValueError("not a cache file of this version")
     return payload
+
+
+@functools.cache
+def code_identity() -> tuple[object, ...]:
+    """What a cache this package writes depends on besides the files it read: the code that
+    reads and walks them (this package's own files, as installed or edited: each one's name,
+    modification time and size, when first asked, which is about when the code running was
+    imported), how the running Python's `ast` reads files, and how grimp reports imports. A
+    cache written by other code is not used, even where its format looks the same."""
+    package = Path(__file__).parent
+    files = []
+    for path in sorted(package.rglob("*.py")):
+        status = path.stat()
+        files.append((path.relative_to(package).as_posix(), status.st_mtime_ns, status.st_size))
+    return (sys.version_info[:2], grimp.__version__, tuple(files))

@@ -1,10 +1,13 @@
 from __future__ import annotations
 
+import shutil
+from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
 
 from helpers import Project, copy_release
+from importlinter_contracts import cache
 from vllm_omni_tree import NEWEST
 
 
@@ -19,3 +22,15 @@ def project(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Project:
 def copy(project: Project) -> Project:
     """The newest release beside the shipped configuration, to edit."""
     return copy_release(project, NEWEST)
+
+
+@pytest.fixture
+def other_code(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Iterator[Path]:
+    """This package as another version of it would be, which `cache.code_identity` reads: a
+    copy, the same until a test changes it (then `cache.code_identity.cache_clear()`)."""
+    copy = tmp_path / "other" / "importlinter_contracts"
+    shutil.copytree(Path(cache.__file__).parent, copy)
+    monkeypatch.setattr(cache, "__file__", str(copy / "cache.py"))
+    cache.code_identity.cache_clear()
+    yield copy
+    cache.code_identity.cache_clear()  # (before `monkeypatch` puts the package back)

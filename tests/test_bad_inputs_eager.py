@@ -9,7 +9,7 @@ import os
 import stat
 import subprocess
 import sys
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from pathlib import Path
 
 import grimp
@@ -169,7 +169,7 @@ def sealed(data: object) -> bytes:
 
 def stored(root: Path) -> dict[str, object]:
     data = marshal.loads(cache.unsealed(scope_cache._MAGIC, cache_file(root).read_bytes()))
-    assert data["format"] == scope_cache._CACHE_FORMAT
+    assert data["format"] == scope_cache.cache_format()
     modules: dict[str, object] = data["modules"]
     return modules
 
@@ -180,13 +180,13 @@ BAD_CACHES = {
     "a list": marshal.dumps([1, 2]),
     # Unsealed, these bytes would have marshal allocate without end.
     "nested too deep": b"[" * 100_000,
-    "a damaged seal": sealed({"format": scope_cache._CACHE_FORMAT})[:-1] + b"\x00",
+    "a damaged seal": sealed({"format": scope_cache.cache_format()})[:-1] + b"\x00",
     "old format": sealed({"format": (5,), "scopes": (), "modules": {}}),
     "modules not a mapping": sealed(
-        {"format": scope_cache._CACHE_FORMAT, "scopes": (), "modules": [1]}
+        {"format": scope_cache.cache_format(), "scopes": (), "modules": [1]}
     ),
     "scopes of the wrong shape": sealed(
-        {"format": scope_cache._CACHE_FORMAT, "scopes": ((1, 2),), "modules": {}}
+        {"format": scope_cache.cache_format(), "scopes": ((1, 2),), "modules": {}}
     ),
 }
 
@@ -224,6 +224,30 @@ def test_a_cache_entry_that_does_not_fit_the_file_is_read_again(
     cached_run(tree)
     assert read == [(tree.root / PLATFORM).read_bytes()]
     assert stored(tree.root)["pkg.platforms.cuda.platform"] == entry
+
+
+def test_a_cache_that_other_code_wrote_is_not_used(
+    tree: Project, monkeypatch: pytest.MonkeyPatch, other_code: Path
+) -> None:
+    # Another version of this package may keep entries of the same shape that mean something
+    # else: a cache it wrote is not read, whatever format number it has. (Here, this package
+    # with one of its files modified; and another grimp.)
+    write_platform(tree, EAGER_IN_TRY)
+    changes: list[Callable[[], None]] = [
+        lambda: os.utime(other_code / "eager" / "walk.py", (1, 1)),
+        lambda: monkeypatch.setattr(grimp, "__version__", "0.0"),
+    ]
+    for change in changes:
+        cached_run(tree)  # (the cache as the code writes it now)
+        forget_walk_outcomes(tree.root)  # (which would spare the walk, and so any reading)
+        read = files_read(monkeypatch)
+        cached_run(tree)
+        assert read == []
+        change()
+        cache.code_identity.cache_clear()
+        forget_walk_outcomes(tree.root)
+        cached_run(tree)
+        assert (tree.root / PLATFORM).read_bytes() in read
 
 
 def test_scopes_that_refer_to_no_kept_scope_are_read_again_when_asked_for(

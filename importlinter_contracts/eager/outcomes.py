@@ -22,14 +22,11 @@ uses one reads only that file.
 from __future__ import annotations
 
 import marshal
-import sys
 from collections.abc import Callable
 from pathlib import Path
 from typing import NamedTuple
 
-import grimp
-
-from ..cache import DIGEST_SIZE, sealed, unsealed
+from ..cache import DIGEST_SIZE, code_identity, sealed, unsealed
 from ..errors import FileWriteError
 from ..files import write_atomically
 from ..locations import display_path, in_package_folders, modification_time
@@ -166,18 +163,10 @@ class WalkOutcomes:
         return None
 
     def _code(self) -> object:
-        """What the outcomes depend on besides what the key and the graph say: the code that
-        walks (this package's files, as installed or edited), how the running Python's `ast`
-        reads files, and how grimp reports imports."""
+        """What the outcomes depend on besides what the key and the graph say
+        (`code_identity`)."""
         if self._format is None:
-            package = Path(__file__).parent.parent
-            files = []
-            for path in sorted(package.rglob("*.py")):
-                status = path.stat()
-                files.append(
-                    (path.relative_to(package).as_posix(), status.st_mtime_ns, status.st_size)
-                )
-            self._format = (sys.version_info[:2], grimp.__version__, tuple(files))
+            self._format = code_identity()
         return self._format
 
     def _load(self) -> dict[bytes, _Kept]:

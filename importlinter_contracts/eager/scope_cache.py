@@ -31,10 +31,9 @@ from contextlib import contextmanager
 from pathlib import Path
 from typing import Any, cast
 
-import grimp
 from grimp import ImportGraph
 
-from ..cache import digest, grimp_file_times, sealed, unsealed
+from ..cache import code_identity, digest, grimp_file_times, sealed, unsealed
 from ..errors import FileWriteError, UnreadableSourceError
 from ..files import write_atomically
 from ..locations import (
@@ -67,8 +66,16 @@ from .outline import never_runs, scope_of_line, source_lines
 from .scopes import ImportScope, SourceReading
 
 # Raised whenever what is kept, or how a file is read, changes, so that older caches are not
-# reused; the readings depend on the running Python's `ast`, the imports kept on grimp's.
-_CACHE_FORMAT = (11, sys.version_info[:2], grimp.__version__)
+# reused. (Nor is a cache that other code wrote, `cache_format`: another version of this
+# package, or another Python or grimp.)
+_CACHE_FORMAT = 12
+
+
+def cache_format() -> tuple[object, ...]:
+    """What the cache file says it was written by: this format, and `code_identity`."""
+    return (_CACHE_FORMAT, *code_identity())
+
+
 CACHE_FILE = Path("importlinter_contracts") / "import-scopes.cache"
 
 
@@ -111,6 +118,7 @@ class ScopeIndex:
         # grimp's modification time of each module's file, from its cache (`edited`).
         self._grimp_times: dict[str, float] | None = None
         self._dirty = False
+        self._written_by: tuple[object, ...] | None = None  # `cache_format`, once asked
 
     @contextmanager
     def reading_ahead(
@@ -364,7 +372,7 @@ class ScopeIndex:
             _MAGIC,
             marshal.dumps(
                 {
-                    "format": _CACHE_FORMAT,
+                    "format": self._format(),
                     "graph": self._graph,
                     "scopes": stored_scopes_table(table),
                     "modules": entries,
@@ -509,6 +517,11 @@ class ScopeIndex:
         read_calls(record)
         self._dirty = True
 
+    def _format(self) -> tuple[object, ...]:
+        if self._written_by is None:
+            self._written_by = cache_format()
+        return self._written_by
+
     def _load(self) -> dict[Any, Any]:
         if self._stored is not None:
             return self._stored
@@ -519,7 +532,7 @@ class ScopeIndex:
             data = marshal.loads(unsealed(_MAGIC, self._cache_file.read_bytes()))
         except (OSError, EOFError, ValueError, TypeError):
             return self._stored  # no cache yet, or an unreadable one: it is made again
-        if not isinstance(data, dict) or data.get("format") != _CACHE_FORMAT:
+        if not isinstance(data, dict) or data.get("format") != self._format():
             return self._stored
         self._stored_graph = data.get("graph")
         scopes, modules = data.get("scopes"), data.get("modules")
