@@ -152,6 +152,16 @@ LIBRARY = {
                 return _factory
             raise AttributeError(name)
         """,
+    # A package whose submodule is imported when first looked up on it.
+    "pkg/lazysub/__init__.py": """\
+        def __getattr__(name):
+            if name == "sub":
+                import pkg.heavy.a
+                import pkg.lazysub.sub
+                return pkg.lazysub.sub
+            raise AttributeError(name)
+        """,
+    "pkg/lazysub/sub.py": "def load():\n    import pkg.heavy.b\n",
 }
 
 LOAD = "def load():\n    import pkg.heavy.a\n"
@@ -270,6 +280,15 @@ RUNS = {
     "a module __getattr__, for a name whose result is called": (
         "import pkg.lazyfn\npkg.lazyfn.load()()\n"
     ),
+    "a module __getattr__, for a submodule a call looks up": (
+        "import pkg.lazysub\npkg.lazysub.sub.load()\n"
+    ),
+    "a module __getattr__, for a submodule a call looks up from import binds": (
+        "from pkg import lazysub\nlazysub.sub.load()\n"
+    ),
+    "a submodule imported, then called through a package with a __getattr__": (
+        "import pkg.lazysub.sub\npkg.lazysub.sub.load()\n"
+    ),
     "a module __getattr__, for a name called by a function called": (
         "import pkg.lazyfn\ndef setup():\n    pkg.lazyfn.load()\nsetup()\n"
     ),
@@ -330,6 +349,9 @@ RUNS = {
 DOES_NOT_RUN = {
     "a module __getattr__, for a name called in a function never called": (
         "import pkg.lazyfn\ndef later():\n    pkg.lazyfn.load()\n"
+    ),
+    "a module __getattr__, for a submodule looked up in a function never called": (
+        "import pkg.lazysub\ndef later():\n    pkg.lazysub.sub.load()\n"
     ),
     "a name the module with a __getattr__ binds, called": "import pkg.lazyfn\npkg.lazyfn.bound()\n",
     "defined, never called": LOAD,

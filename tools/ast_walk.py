@@ -758,21 +758,37 @@ def _functions_run(
         for k in range(1, len(parts) + 1):  # the name bound: `m`, or `C.m` of a class
             for base, attribute in _bound(modules, module, ".".join(parts[:k]), imports):
                 rest = ([attribute] if attribute else []) + parts[k:]
-                found |= _in_module(modules, base, rest, seen)
+                found |= _in_module(modules, module, base, rest, seen)
     return found
 
 
 def _in_module(
-    modules: dict[str, Path], base: str, parts: list[str], seen: set[tuple[str, tuple[str, ...]]]
+    modules: dict[str, Path],
+    importer: str,
+    base: str,
+    parts: list[str],
+    seen: set[tuple[str, tuple[str, ...]]],
 ) -> set[tuple[str, str]]:
-    """The functions that the dotted `parts` name in module `base` (`seen`: what was looked
-    up already, in which module)."""
+    """The functions that the dotted `parts` name in module `base`, looked up by code of
+    `importer` (`seen`: what was looked up already, in which module)."""
+    found = set()
     while parts and f"{base}.{parts[0]}" in modules:
+        calls = file_calls(modules[base])
+        submodule = f"{base}.{parts[0]}"
+        if (
+            "__getattr__" in calls.functions
+            and parts[0] not in calls.names
+            and not any(_inside(m, {submodule}) for m in _eager_targets(modules, importer))
+        ):
+            # A submodule the package does not bind, which the importer has not imported
+            # (which sets it): its `__getattr__` is called for it (and may import it), then
+            # the rest is looked up in the submodule (as the package's own code would).
+            found.add((base, f"__getattr__ for {parts[0]}"))
+            importer = base
         base = f"{base}.{parts.pop(0)}"
     if not parts or (base, tuple(parts)) in seen:
-        return set()
+        return found
     seen.add((base, tuple(parts)))
-    found = set()
     calls = file_calls(modules[base])
     if ".".join(parts) in calls.functions:
         found.add((base, ".".join(parts)))
@@ -783,7 +799,7 @@ def _in_module(
         bindings = file_calls(modules[base]).bindings
         for module, attribute in _bound(modules, base, ".".join(parts[:k]), bindings):
             rest = ([attribute] if attribute else []) + parts[k:]
-            found |= _in_module(modules, module, rest, seen)
+            found |= _in_module(modules, base, module, rest, seen)
     return found
 
 

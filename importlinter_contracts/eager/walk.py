@@ -12,7 +12,7 @@ from grimp.exceptions import ModuleNotPresent
 
 from ..errors import UnreadableSourceError
 from ..locations import display_path, location, locations
-from ..modules import has_module, parents
+from ..modules import has_module, parents, within
 from ..report import CallSite, Hop
 from .calls import (
     GETATTR,
@@ -160,6 +160,7 @@ class EagerImports:
         self._functions_of_name: dict[_Name, tuple[tuple[str, str], ...]] = {}
         self._getattr_calls_of: dict[str, list[tuple[int, str, str]]] = {}
         self._getattr_defined: dict[str, bool] = {}
+        self._imported_at_import: dict[str, frozenset[str]] = {}  # `_imports`, by importer
 
     def of(self, module: str) -> list[EagerHop]:
         """The imports that run when `module` is imported: its own eager imports, sorted by
@@ -361,11 +362,34 @@ class EagerImports:
         found = self._bound(module, binding, name)
         if found is None:
             return None
-        module, attribute = found
-        names = ([attribute] if attribute else []) + rest
+        base, attribute = found
+        return self._in_module(module, base, ([attribute] if attribute else []) + rest)
+
+    def _in_module(self, importer: str, module: str, names: list[str]) -> _Name | None:
+        """What the dotted `names` name in `module`, looked up by code of `importer`: the
+        submodules they name first, then the dotted names in the last of those; None where
+        they name a module itself. (Not past a module whose `__getattr__` looking up the
+        next name calls: where the module does not bind it, nor has `importer` imported the
+        submodule, which sets it. `_visit_name` follows both that call and the submodule.)"""
         while names and self._has_code(f"{module}.{names[0]}"):
+            submodule = f"{module}.{names[0]}"
+            if (
+                self._has_getattr(module)
+                and not self._binds(module, names[0])
+                and not self._imports(importer, submodule)
+            ):
+                break
             module = f"{module}.{names.pop(0)}"
         return (module, tuple(names)) if names else None
+
+    def _imports(self, importer: str, module: str) -> bool:
+        """Whether the imports of `importer` that run at import time import `module` (or a
+        module inside it), which sets it on its package."""
+        found = self._imported_at_import.get(importer)
+        if found is None:
+            found = frozenset(imported for imported, _, _ in self._eager_lines(importer))
+            self._imported_at_import[importer] = found
+        return any(within(imported, {module}) for imported in found)
 
     def _getattr_called(self, module: str, binding: Binding) -> Iterator[tuple[str, str]]:
         """The module `__getattr__` (PEP 562) that a `from` import of `module` calls (with
@@ -461,8 +485,18 @@ class EagerImports:
             dotted = ".".join(names)
             if self._defines(module, dotted):
                 found[module, dotted] = None
-            for binding, rest in _naming(reading.bindings, list(names)):
-                then = self._named(module, binding, names[0], rest)
+            leads = [
+                self._named(module, binding, names[0], rest)
+                for binding, rest in _naming(reading.bindings, list(names))
+            ]
+            if self._has_getattr(module) and not self._binds(module, names[0]):
+                # Looking up a name the module does not bind calls its `__getattr__`
+                # (`import pkg.lazy; pkg.lazy.Model()`); where the name is a submodule (that
+                # it may import: nothing else need have), the rest is looked up in that.
+                found[module, getattr_key(names[0])] = None
+                if len(names) > 1 and self._has_code(f"{module}.{names[0]}"):
+                    leads.append(self._in_module(module, f"{module}.{names[0]}", list(names[1:])))
+            for then in leads:
                 if then is None:
                     continue
                 if then not in named and then not in order:
@@ -472,10 +506,6 @@ class EagerImports:
                 elif then in partial:  # (in this name's cycle)
                     low[name] = min(low[name], low[then])
                     found.update(partial[then])
-            if self._has_getattr(module) and not self._binds(module, names[0]):
-                # Looking up a name the module does not bind calls its `__getattr__`
-                # (`import pkg.lazy; pkg.lazy.Model()`).
-                found[module, getattr_key(names[0])] = None
         if low[name] == order[name]:
             # `name` is the first of its cycle that the search reached: every name of the
             # cycle, found after it, leads to what it leads to.
