@@ -162,6 +162,53 @@ LIBRARY = {
             raise AttributeError(name)
         """,
     "pkg/lazysub/sub.py": "def load():\n    import pkg.heavy.b\n",
+    # `__getattr__`s that bind their parameter again, by a `case` capture and by an import:
+    # their tests of it are not worked out.
+    "pkg/lazyrebinds/__init__.py": """\
+        def __getattr__(name):
+            match "Other":
+                case name:
+                    pass
+            if name == "A":
+                return 1
+            import pkg.heavy.a
+            return 1
+        """,
+    "pkg/lazyrebinds/aliased/__init__.py": """\
+        def __getattr__(name):
+            from pkg.other import load as name
+            if name == "A":
+                return 1
+            import pkg.heavy.a
+            return 1
+        """,
+    # Names bound only on some ways through the module's code: its `__getattr__` is asked
+    # for them on the others.
+    "pkg/lazycond.py": """\
+        import sys
+        try:
+            from _no_such_module import Tried
+        except ImportError:
+            pass
+        if sys.version_info < (3,):
+            Gated = 1
+        for Looped in ():
+            pass
+        def _setup():
+            global Declared
+            from pkg.other import load as Declared
+        try:
+            from pkg.other import load as Both
+        except ImportError:
+            Both = None
+        def __getattr__(name):
+            if name in ("Tried", "Gated", "Looped", "Declared"):
+                import pkg.heavy.a
+                return print
+            if name == "Both":  # (bound whichever way the `try` goes)
+                import pkg.heavy.b
+            raise AttributeError(name)
+        """,
 }
 
 LOAD = "def load():\n    import pkg.heavy.a\n"
@@ -289,6 +336,24 @@ RUNS = {
     "a submodule imported, then called through a package with a __getattr__": (
         "import pkg.lazysub.sub\npkg.lazysub.sub.load()\n"
     ),
+    "a module __getattr__ that binds its parameter by a case capture": (
+        "from pkg.lazyrebinds import A\n"
+    ),
+    "a module __getattr__ that binds its parameter by an import": (
+        "from pkg.lazyrebinds.aliased import A\n"
+    ),
+    "a module __getattr__, for a name bound only in a try that failed": (
+        "from pkg.lazycond import Tried\n"
+    ),
+    "a module __getattr__, for a name bound only under an if not taken": (
+        "from pkg.lazycond import Gated\n"
+    ),
+    "a module __getattr__, for a name bound only in a loop, called": (
+        "import pkg.lazycond\npkg.lazycond.Looped()\n"
+    ),
+    "a module __getattr__, for a name an uncalled function binds with global": (
+        "from pkg.lazycond import Declared\n"
+    ),
     "a module __getattr__, for a name called by a function called": (
         "import pkg.lazyfn\ndef setup():\n    pkg.lazyfn.load()\nsetup()\n"
     ),
@@ -352,6 +417,9 @@ DOES_NOT_RUN = {
     ),
     "a module __getattr__, for a submodule looked up in a function never called": (
         "import pkg.lazysub\ndef later():\n    pkg.lazysub.sub.load()\n"
+    ),
+    "a module __getattr__, for a name bound in a try and in its except": (
+        "from pkg.lazycond import Both\n"
     ),
     "a name the module with a __getattr__ binds, called": "import pkg.lazyfn\npkg.lazyfn.bound()\n",
     "defined, never called": LOAD,

@@ -389,6 +389,20 @@ def _read_calls(path: Path, mtime_ns: int, size: int) -> FileCalls:
                     and not isinstance(part.ctx, ast.Load)
                 )
                 or (isinstance(part, ast.Global | ast.Nonlocal) and parameter in part.names)
+                or (
+                    part is not node
+                    and isinstance(part, ast.FunctionDef | ast.AsyncFunctionDef | ast.ClassDef)
+                    and part.name == parameter
+                )
+                or (
+                    isinstance(part, ast.ExceptHandler | ast.MatchAs | ast.MatchStar)
+                    and part.name == parameter
+                )
+                or (isinstance(part, ast.MatchMapping) and part.rest == parameter)
+                or (
+                    isinstance(part, ast.alias)
+                    and (part.asname or part.name.split(".")[0]) == parameter
+                )
                 for part in ast.walk(node)
             ):
                 parameter = None  # (bound again: its tests are not worked out)
@@ -476,14 +490,6 @@ def _read_calls(path: Path, mtime_ns: int, size: int) -> FileCalls:
         return tuple(imports), tuple(calls)
 
     functions.update({f"{name}()": returned(nodes) for name, nodes in defs.items()})
-    names |= {name for name in defs if "." not in name}
-    for statement in bindings:
-        if not statement.scope:
-            for imported, asname in zip(
-                statement.names, statement.asnames or (None,) * len(statement.names), strict=True
-            ):
-                from_import = statement.module is not None or statement.level
-                names.add(asname or (imported if from_import else imported.split(".")[0]))
     getattr_defs = defs.get("__getattr__", [])
     return FileCalls(
         tuple(calls),
@@ -618,52 +624,62 @@ def _value(node: ast.AST, parameter: str | None, name: str) -> object:
 
 
 def _bound_names(body: list[ast.stmt], aliases: set[str]) -> set[str]:
-    """The names a module's code binds at import time (not by an import): defs, classes,
-    and any name assigned (`=`, `for`, `with`, `match`, `:=`; not `except ... as`, which
-    Python deletes after), in blocks that run; less any name deleted at module level."""
+    """The names a module's code binds at import time on every way through it (a module
+    `__getattr__` is never asked for them): defs, classes, assignments, `:=`, imports (not
+    `*`), at module level; in both branches of an `if` (in the `else` alone where the test
+    never holds); in a `try` body and in each handler that does not end in `raise`, or in
+    its `finally`; a `with`'s `as` targets. Nothing a loop, a `match` or a `with` body binds;
+    nothing a function binds through `global`; less any name deleted at module level."""
     deleted: set[str] = set()
     return _bound_in(body, aliases, deleted) - deleted
 
 
 def _bound_in(body: list[ast.stmt], aliases: set[str], deleted: set[str]) -> set[str]:
-    """The names `body` binds, as `_bound_names` counts them; those it deletes go into
-    `deleted`."""
+    """The names `body` binds, as `_bound_names` counts them; those it deletes (anywhere in
+    it) go into `deleted`."""
     found: set[str] = set()
     for node in body:
         if isinstance(node, ast.FunctionDef | ast.AsyncFunctionDef | ast.ClassDef):
             found.add(node.name)
-            continue
-        if isinstance(node, ast.Delete):
+        elif isinstance(node, ast.Delete):
             deleted |= {part.id for part in ast.walk(node) if isinstance(part, ast.Name)}
-            continue
-        if isinstance(node, ast.AnnAssign) and node.value is None:
-            continue
-        if isinstance(node, ast.If):
+        elif isinstance(node, ast.Import):
+            found |= {alias.asname or alias.name.split(".")[0] for alias in node.names}
+        elif isinstance(node, ast.ImportFrom):
+            found |= {alias.asname or alias.name for alias in node.names if alias.name != "*"}
+        elif isinstance(node, ast.AnnAssign) and node.value is None:
+            pass
+        elif isinstance(node, ast.If):
             found |= _assigned(node.test)
             never = _is_type_checking(node.test) or _is_main_guard(node.test)
-            if not (never or _never_runs(node.test, aliases)):
-                found |= _bound_in(node.body, aliases, deleted)
-            found |= _bound_in(node.orelse, aliases, deleted)
-            continue
-        blocks = []
-        for field, value in ast.iter_fields(node):
-            values = value if isinstance(value, list) else [value]
-            if values and isinstance(values[0], ast.stmt):
-                blocks.append(values)
-            elif field in ("handlers", "cases"):
-                blocks += [item.body for item in values]
-                for item in values:
-                    for part in ast.walk(getattr(item, "pattern", ast.Pass())):
-                        if isinstance(part, ast.MatchAs | ast.MatchStar) and part.name:
-                            found.add(part.name)
-                        elif isinstance(part, ast.MatchMapping) and part.rest:
-                            found.add(part.rest)
-            elif field != "body":
-                for value in values:
-                    if isinstance(value, ast.AST):
-                        found |= _assigned(value)
-        for block in blocks:
-            found |= _bound_in(block, aliases, deleted)
+            body_names = _bound_in(node.body, aliases, deleted)
+            else_names = _bound_in(node.orelse, aliases, deleted)
+            if never or _never_runs(node.test, aliases):
+                found |= else_names
+            else:
+                found |= body_names & else_names
+        elif isinstance(node, ast.Try | ast.TryStar):
+            every_way = _bound_in(node.body + node.orelse, aliases, deleted)
+            for handler in node.handlers:
+                names = _bound_in(handler.body, aliases, deleted)
+                if not (handler.body and isinstance(handler.body[-1], ast.Raise)):
+                    every_way &= names
+            found |= every_way | _bound_in(node.finalbody, aliases, deleted)
+        elif isinstance(node, ast.With | ast.AsyncWith):
+            for item in node.items:
+                if item.optional_vars is not None:
+                    found |= _assigned(item.optional_vars)
+            _bound_in(node.body, aliases, deleted)
+        elif isinstance(node, ast.For | ast.AsyncFor | ast.While | ast.Match):
+            cases = getattr(node, "cases", [])
+            for block in [
+                getattr(node, "body", []),
+                getattr(node, "orelse", []),
+                *(c.body for c in cases),
+            ]:
+                _bound_in(block, aliases, deleted)
+        else:
+            found |= _assigned(node)
     return found
 
 

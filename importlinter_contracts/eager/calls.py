@@ -67,9 +67,9 @@ class Function(NamedTuple):
 
 class CallReading(NamedTuple):
     """A file's calls at import time, its functions, and the names its import-time imports
-    bind; of a file that defines a module `__getattr__`, the other names its code binds at
-    import time (`names`: a def's, a class's, an assignment's), which that function does
-    not answer."""
+    bind; of a file that defines a module `__getattr__`, the names its code binds at import
+    time whatever happens (`names`, `_certainly_bound`), which that function is never asked
+    for."""
 
     calls: tuple[Call, ...]
     functions: Mapping[str, Function]
@@ -124,8 +124,7 @@ def read_calls(module: ast.Module, never_runs: NeverRuns) -> CallReading:
     names: frozenset[str] = frozenset()
     if GETATTR in defined:
         functions.update(_getattr_readings(reader, defined[GETATTR]))
-        names = _module_names(module.body, never_runs, global_functions.keys())
-        names |= {binding.name for binding in global_bindings}
+        names = _certainly_bound(module.body, never_runs)
     return CallReading(calls, functions, bindings + global_bindings, names)
 
 
@@ -205,13 +204,28 @@ def _parameter(node: ast.FunctionDef) -> str | None:
         return None
     name = arguments[0].arg
     for inner in ast.walk(node):
-        if (
-            isinstance(inner, ast.Name)
-            and inner.id == name
-            and isinstance(inner.ctx, ast.Store | ast.Del)
-        ) or (isinstance(inner, ast.Nonlocal | ast.Global) and name in inner.names):
+        if inner is not node and name in _names_bound_by(inner):
             return None
     return name
+
+
+def _names_bound_by(node: ast.AST) -> tuple[str | None, ...]:
+    """The names that a node binds (or deletes, or declares another scope's) by itself:
+    a target, an `except ... as` name, a def's or a class's, an import's, a `match`
+    capture, a `global` or `nonlocal` name."""
+    if isinstance(node, ast.Name):
+        return () if isinstance(node.ctx, ast.Load) else (node.id,)
+    if isinstance(node, ast.Global | ast.Nonlocal):
+        return tuple(node.names)
+    if isinstance(node, ast.FunctionDef | ast.AsyncFunctionDef | ast.ClassDef):
+        return (node.name,)
+    if isinstance(node, ast.ExceptHandler | ast.MatchAs | ast.MatchStar):
+        return (node.name,)
+    if isinstance(node, ast.MatchMapping):
+        return (node.rest,)
+    if isinstance(node, ast.alias):
+        return (node.asname or node.name.partition(".")[0],)
+    return ()
 
 
 def _compared_strings(node: ast.FunctionDef) -> set[str]:
@@ -291,38 +305,60 @@ def _stored_names(expression: ast.AST) -> set[str]:
     return found
 
 
-def _module_names(
-    statements: list[ast.stmt], never_runs: NeverRuns, also: Iterable[str] = ()
-) -> frozenset[str]:
-    """The names that a module's code binds at import time other than by an import: defs,
-    classes, assignments (and `for`, `with`, `except`, `match` and `:=` targets), and those
-    that `also` names."""
-    found = set(also)
-    # A name deleted anywhere at module level may be unbound when it is imported.
+def _certainly_bound(statements: list[ast.stmt], never_runs: NeverRuns) -> frozenset[str]:
+    """The names that a module's code binds at import time whatever happens while it runs,
+    which a module `__getattr__` is then never asked for: those its statements at module
+    level bind (defs, classes, assignments, `:=`, imports but a star import), those bound
+    in both branches of an `if` (in the `else` alone, of one whose test never runs, such as
+    `if TYPE_CHECKING:`), in a `try` body and each `except` clause that does not end in
+    `raise` (after an import that failed, say), in its `finally`, and the targets of a
+    `with`. Not in a loop, a `match` or a `with` body (which a context manager may leave
+    early), nor by a function with `global`, nor a name deleted anywhere at module level."""
     deleted: set[str] = set()
-    pending = list(statements)
-    while pending:
-        node = pending.pop()
+    found = _bound_in(statements, never_runs, deleted)
+    return frozenset(found - deleted)
+
+
+def _bound_in(statements: list[ast.stmt], never_runs: NeverRuns, deleted: set[str]) -> set[str]:
+    """`_certainly_bound` of a block; what it deletes goes into `deleted`."""
+    found: set[str] = set()
+    for node in statements:
         if isinstance(node, ast.Delete):
             deleted |= {t.id for t in ast.walk(node) if isinstance(t, ast.Name)}
-        if isinstance(node, ast.FunctionDef | ast.AsyncFunctionDef | ast.ClassDef):
+        elif isinstance(node, ast.FunctionDef | ast.AsyncFunctionDef | ast.ClassDef):
             found.add(node.name)
-            expressions: list[ast.AST] = [*node.decorator_list]
+        elif isinstance(node, ast.Import | ast.ImportFrom):
+            found |= {binding.name for binding in _bindings(node) if binding.name != STAR}
         elif isinstance(node, ast.If):
-            expressions = [node.test]
-            if not never_runs(node.test):
-                pending += node.body
-            pending += node.orelse
+            found |= _stored_names(node.test)
+            orelse = _bound_in(node.orelse, never_runs, deleted)
+            found |= (
+                orelse
+                if never_runs(node.test)
+                else _bound_in(node.body, never_runs, deleted) & orelse
+            )
+        elif isinstance(node, ast.Try | ast.TryStar):
+            completed = _bound_in(node.body + node.orelse, never_runs, deleted)
+            for handler in node.handlers:
+                if handler.body and isinstance(handler.body[-1], ast.Raise):
+                    _bound_in(handler.body, never_runs, deleted)  # (for what it deletes)
+                    continue  # (the module's import fails this way)
+                completed &= _bound_in(handler.body, never_runs, deleted)
+            found |= completed | _bound_in(node.finalbody, never_runs, deleted)
+        elif isinstance(node, ast.With | ast.AsyncWith):
+            for item in node.items:
+                if item.optional_vars is not None:
+                    found |= _stored_names(item.optional_vars)
+            _bound_in(node.body, never_runs, deleted)  # (for what it deletes)
         elif isinstance(node, ast.AnnAssign) and node.value is None:
             continue  # (`x: int` binds nothing)
-        else:
-            # (An `except ... as e` name is deleted when its clause ends.)
-            expressions = [*_expressions(node), *(c.pattern for c in getattr(node, "cases", []))]
+        elif isinstance(node, ast.For | ast.AsyncFor | ast.While | ast.Match):
             for block in _blocks(node):
-                pending += block
-        for expression in expressions:
-            found |= _stored_names(expression)
-    return frozenset(found - deleted)
+                _bound_in(block, never_runs, deleted)  # (for what it deletes)
+        else:
+            for expression in _expressions(node):
+                found |= _stored_names(expression)
+    return found
 
 
 def _bound_with_global(
@@ -419,7 +455,7 @@ def read_calls_outlined(
         readings = _getattr_readings(reader, [_def_of(lines, body) for body in own])
         functions.bodies.update(dict.fromkeys(readings, own))
         functions.read.update(readings)
-        names = _module_names(module.body, never_runs)
+        names = _certainly_bound(module.body, never_runs)
     return CallReading(calls, functions, bindings, names)
 
 

@@ -624,12 +624,10 @@ class EagerImports:
         return found
 
     def _binds(self, module: str, name: str) -> bool:
-        """Whether `module`'s file binds `name` at import time (of a file whose calls are
-        read, that defines a module `__getattr__`)."""
+        """Whether `module`'s file binds `name` at import time whatever happens (of a file
+        whose calls are read, that defines a module `__getattr__`: `_certainly_bound`)."""
         reading = self._reading(module)
-        found = reading is not None and (
-            name in reading.names or any(binding.name == name for binding in reading.bindings)
-        )
+        found = reading is not None and name in reading.names
         self.answers.setdefault(module, []).append(("binds", name, found))
         return found
 
