@@ -381,7 +381,8 @@ def _read_calls(path: Path, mtime_ns: int, size: int) -> FileCalls:
             inner: Defs = {}
             body_calls: list[str] = []
             arguments = [*node.args.posonlyargs, *node.args.args]
-            parameter = arguments[0].arg if arguments else None
+            # (Decorated, it may be called with another name than the one looked up.)
+            parameter = arguments[0].arg if arguments and not node.decorator_list else None
             if any(
                 (
                     isinstance(part, ast.Name)
@@ -433,7 +434,7 @@ def _read_calls(path: Path, mtime_ns: int, size: int) -> FileCalls:
     defs: Defs = {}
     run(module.body, calls, bindings, defs, False)
     run_imports = tuple(bindings)
-    names = _bound_names(module.body, aliases)
+    names = _bound_names(module, aliases)
     # A name a function declares `global` is the module's: what the function imports or
     # defines under it binds the module's name (counted whether or not the function runs).
     for node in ast.walk(module):
@@ -623,15 +624,35 @@ def _value(node: ast.AST, parameter: str | None, name: str) -> object:
     return (left in right) == isinstance(operator, ast.In)  # type: ignore[operator]
 
 
-def _bound_names(body: list[ast.stmt], aliases: set[str]) -> set[str]:
+def _bound_names(module: ast.Module, aliases: set[str]) -> set[str]:
     """The names a module's code binds at import time on every way through it (a module
-    `__getattr__` is never asked for them): defs, classes, assignments, `:=`, imports (not
-    `*`), at module level; in both branches of an `if` (in the `else` alone where the test
-    never holds); in a `try` body and in each handler that does not end in `raise`, or in
-    its `finally`; a `with`'s `as` targets. Nothing a loop, a `match` or a `with` body binds;
-    nothing a function binds through `global`; less any name deleted at module level."""
+    `__getattr__` is never asked for them): by `=` (annotated or augmented too), a def, a
+    class or an import (not `*`) at module level; in both branches of an `if` (in the
+    `else` alone where the test never holds); in a `try` body and in each handler that does
+    not end in `raise`, or in its `finally`. Nothing a loop, a `match` or a `with` binds,
+    nor `:=`, nor a function through `global`; less any name deleted at module level, or
+    by a function that declares it `global`, or caught by `except ... as`."""
     deleted: set[str] = set()
-    return _bound_in(body, aliases, deleted) - deleted
+    found = _bound_in(module.body, aliases, deleted)
+    for function in ast.walk(module):
+        if isinstance(function, ast.FunctionDef | ast.AsyncFunctionDef):
+            scope = _function_scope(function)
+            declared = {name for st in scope if isinstance(st, ast.Global) for name in st.names}
+            for st in scope:
+                if isinstance(st, ast.Delete):
+                    deleted |= {n for t in st.targets for n in _plain_names(t)} & declared
+    return found - deleted
+
+
+def _plain_names(target: ast.expr) -> set[str]:
+    """The names an assignment's target binds (not an attribute or an item)."""
+    if isinstance(target, ast.Name):
+        return {target.id}
+    if isinstance(target, ast.Starred):
+        return _plain_names(target.value)
+    if isinstance(target, ast.Tuple | ast.List):
+        return set().union(*(_plain_names(e) for e in target.elts))
+    return set()
 
 
 def _bound_in(body: list[ast.stmt], aliases: set[str], deleted: set[str]) -> set[str]:
@@ -642,15 +663,19 @@ def _bound_in(body: list[ast.stmt], aliases: set[str], deleted: set[str]) -> set
         if isinstance(node, ast.FunctionDef | ast.AsyncFunctionDef | ast.ClassDef):
             found.add(node.name)
         elif isinstance(node, ast.Delete):
-            deleted |= {part.id for part in ast.walk(node) if isinstance(part, ast.Name)}
+            for target in node.targets:
+                deleted |= _plain_names(target)
         elif isinstance(node, ast.Import):
             found |= {alias.asname or alias.name.split(".")[0] for alias in node.names}
         elif isinstance(node, ast.ImportFrom):
             found |= {alias.asname or alias.name for alias in node.names if alias.name != "*"}
-        elif isinstance(node, ast.AnnAssign) and node.value is None:
-            pass
+        elif isinstance(node, ast.Assign):
+            for target in node.targets:
+                found |= _plain_names(target)
+        elif isinstance(node, ast.AugAssign | ast.AnnAssign):
+            if not (isinstance(node, ast.AnnAssign) and node.value is None):
+                found |= _plain_names(node.target)
         elif isinstance(node, ast.If):
-            found |= _assigned(node.test)
             never = _is_type_checking(node.test) or _is_main_guard(node.test)
             body_names = _bound_in(node.body, aliases, deleted)
             else_names = _bound_in(node.orelse, aliases, deleted)
@@ -661,25 +686,18 @@ def _bound_in(body: list[ast.stmt], aliases: set[str], deleted: set[str]) -> set
         elif isinstance(node, ast.Try | ast.TryStar):
             every_way = _bound_in(node.body + node.orelse, aliases, deleted)
             for handler in node.handlers:
+                if handler.name:
+                    deleted.add(handler.name)
                 names = _bound_in(handler.body, aliases, deleted)
                 if not (handler.body and isinstance(handler.body[-1], ast.Raise)):
                     every_way &= names
             found |= every_way | _bound_in(node.finalbody, aliases, deleted)
-        elif isinstance(node, ast.With | ast.AsyncWith):
-            for item in node.items:
-                if item.optional_vars is not None:
-                    found |= _assigned(item.optional_vars)
-            _bound_in(node.body, aliases, deleted)
-        elif isinstance(node, ast.For | ast.AsyncFor | ast.While | ast.Match):
-            cases = getattr(node, "cases", [])
-            for block in [
-                getattr(node, "body", []),
-                getattr(node, "orelse", []),
-                *(c.body for c in cases),
-            ]:
-                _bound_in(block, aliases, deleted)
         else:
-            found |= _assigned(node)
+            cases = getattr(node, "cases", [])
+            for block in [getattr(node, "body", []), getattr(node, "orelse", [])]:
+                _bound_in(block, aliases, deleted)
+            for case in cases:
+                _bound_in(case.body, aliases, deleted)
     return found
 
 
@@ -774,33 +792,23 @@ def _functions_run(
         for k in range(1, len(parts) + 1):  # the name bound: `m`, or `C.m` of a class
             for base, attribute in _bound(modules, module, ".".join(parts[:k]), imports):
                 rest = ([attribute] if attribute else []) + parts[k:]
-                found |= _in_module(modules, module, base, rest, seen)
+                found |= _in_module(modules, base, rest, seen)
     return found
 
 
 def _in_module(
-    modules: dict[str, Path],
-    importer: str,
-    base: str,
-    parts: list[str],
-    seen: set[tuple[str, tuple[str, ...]]],
+    modules: dict[str, Path], base: str, parts: list[str], seen: set[tuple[str, tuple[str, ...]]]
 ) -> set[tuple[str, str]]:
-    """The functions that the dotted `parts` name in module `base`, looked up by code of
-    `importer` (`seen`: what was looked up already, in which module)."""
+    """The functions that the dotted `parts` name in module `base` (`seen`: what was looked
+    up already, in which module)."""
     found = set()
     while parts and f"{base}.{parts[0]}" in modules:
         calls = file_calls(modules[base])
-        submodule = f"{base}.{parts[0]}"
-        if (
-            "__getattr__" in calls.functions
-            and parts[0] not in calls.names
-            and not any(_inside(m, {submodule}) for m in _eager_targets(modules, importer))
-        ):
-            # A submodule the package does not bind, which the importer has not imported
-            # (which sets it): its `__getattr__` is called for it (and may import it), then
-            # the rest is looked up in the submodule (as the package's own code would).
+        if "__getattr__" in calls.functions and parts[0] not in calls.names:
+            # A submodule the package does not bind: its `__getattr__` is called for it
+            # (which may import it; taken loosely: not where it was imported before, which
+            # sets it), then the rest is looked up in the submodule.
             found.add((base, f"__getattr__ for {parts[0]}"))
-            importer = base
         base = f"{base}.{parts.pop(0)}"
     if not parts or (base, tuple(parts)) in seen:
         return found
@@ -815,7 +823,7 @@ def _in_module(
         bindings = file_calls(modules[base]).bindings
         for module, attribute in _bound(modules, base, ".".join(parts[:k]), bindings):
             rest = ([attribute] if attribute else []) + parts[k:]
-            found |= _in_module(modules, base, module, rest, seen)
+            found |= _in_module(modules, module, rest, seen)
     return found
 
 

@@ -124,7 +124,7 @@ def read_calls(module: ast.Module, never_runs: NeverRuns) -> CallReading:
     names: frozenset[str] = frozenset()
     if GETATTR in defined:
         functions.update(_getattr_readings(reader, defined[GETATTR]))
-        names = _certainly_bound(module.body, never_runs)
+        names = _certainly_bound(module.body, never_runs) - _deleted_through_global(module)
     return CallReading(calls, functions, bindings + global_bindings, names)
 
 
@@ -198,10 +198,11 @@ def _getattr_readings(reader: _Reader, nodes: list[ast.FunctionDef]) -> dict[str
 
 def _parameter(node: ast.FunctionDef) -> str | None:
     """A function's first parameter, whose tests a module `__getattr__`'s readings work out;
-    None where the function binds that name again (its tests are then not worked out)."""
+    None where the function binds that name again, or is decorated (its tests are then not
+    worked out)."""
     arguments = [*node.args.posonlyargs, *node.args.args]
-    if not arguments:
-        return None
+    if not arguments or node.decorator_list:
+        return None  # (a decorator may call it with another name than the one looked up)
     name = arguments[0].arg
     for inner in ast.walk(node):
         if inner is not node and name in _names_bound_by(inner):
@@ -307,13 +308,15 @@ def _stored_names(expression: ast.AST) -> set[str]:
 
 def _certainly_bound(statements: list[ast.stmt], never_runs: NeverRuns) -> frozenset[str]:
     """The names that a module's code binds at import time whatever happens while it runs,
-    which a module `__getattr__` is then never asked for: those its statements at module
-    level bind (defs, classes, assignments, `:=`, imports but a star import), those bound
-    in both branches of an `if` (in the `else` alone, of one whose test never runs, such as
-    `if TYPE_CHECKING:`), in a `try` body and each `except` clause that does not end in
-    `raise` (after an import that failed, say), in its `finally`, and the targets of a
-    `with`. Not in a loop, a `match` or a `with` body (which a context manager may leave
-    early), nor by a function with `global`, nor a name deleted anywhere at module level."""
+    which a module `__getattr__` is then never asked for: those that statements at module
+    level assign (`=`, an annotated or augmented assignment), define (a def, a class) or
+    import (not by a star import), and those bound in both branches of an `if` (in the
+    `else` alone, of one whose test never holds, such as `if TYPE_CHECKING:`), in a `try`
+    body and each `except` clause that does not end in `raise` (after an import that failed,
+    say), or in its `finally`. Not in a loop, a `match` or a `with` (which a context manager
+    may leave early), nor by `:=` (which may not run), a `with`'s `as`, or a function's
+    `global`; nor a name deleted or caught (`except ... as name`, which Python deletes)
+    anywhere at module level."""
     deleted: set[str] = set()
     found = _bound_in(statements, never_runs, deleted)
     return frozenset(found - deleted)
@@ -324,13 +327,20 @@ def _bound_in(statements: list[ast.stmt], never_runs: NeverRuns, deleted: set[st
     found: set[str] = set()
     for node in statements:
         if isinstance(node, ast.Delete):
-            deleted |= {t.id for t in ast.walk(node) if isinstance(t, ast.Name)}
+            for target in node.targets:
+                deleted |= _target_names(target)
         elif isinstance(node, ast.FunctionDef | ast.AsyncFunctionDef | ast.ClassDef):
             found.add(node.name)
         elif isinstance(node, ast.Import | ast.ImportFrom):
             found |= {binding.name for binding in _bindings(node) if binding.name != STAR}
+        elif isinstance(node, ast.Assign):
+            for target in node.targets:
+                found |= _target_names(target)
+        elif isinstance(node, ast.AugAssign) or (
+            isinstance(node, ast.AnnAssign) and node.value is not None
+        ):
+            found |= _target_names(node.target)
         elif isinstance(node, ast.If):
-            found |= _stored_names(node.test)
             orelse = _bound_in(node.orelse, never_runs, deleted)
             found |= (
                 orelse
@@ -340,24 +350,41 @@ def _bound_in(statements: list[ast.stmt], never_runs: NeverRuns, deleted: set[st
         elif isinstance(node, ast.Try | ast.TryStar):
             completed = _bound_in(node.body + node.orelse, never_runs, deleted)
             for handler in node.handlers:
+                if handler.name:
+                    deleted.add(handler.name)
                 if handler.body and isinstance(handler.body[-1], ast.Raise):
                     _bound_in(handler.body, never_runs, deleted)  # (for what it deletes)
                     continue  # (the module's import fails this way)
                 completed &= _bound_in(handler.body, never_runs, deleted)
             found |= completed | _bound_in(node.finalbody, never_runs, deleted)
-        elif isinstance(node, ast.With | ast.AsyncWith):
-            for item in node.items:
-                if item.optional_vars is not None:
-                    found |= _stored_names(item.optional_vars)
-            _bound_in(node.body, never_runs, deleted)  # (for what it deletes)
-        elif isinstance(node, ast.AnnAssign) and node.value is None:
-            continue  # (`x: int` binds nothing)
-        elif isinstance(node, ast.For | ast.AsyncFor | ast.While | ast.Match):
+        else:
             for block in _blocks(node):
                 _bound_in(block, never_runs, deleted)  # (for what it deletes)
-        else:
-            for expression in _expressions(node):
-                found |= _stored_names(expression)
+    return found
+
+
+def _target_names(target: ast.expr) -> set[str]:
+    """The names an assignment's target binds itself (not an attribute's, an item's)."""
+    if isinstance(target, ast.Name):
+        return {target.id}
+    if isinstance(target, ast.Tuple | ast.List):
+        return {name for item in target.elts for name in _target_names(item)}
+    if isinstance(target, ast.Starred):
+        return _target_names(target.value)
+    return set()
+
+
+def _deleted_through_global(module: ast.Module) -> set[str]:
+    """The module's names that a function deletes, having declared them `global`."""
+    found: set[str] = set()
+    for function in ast.walk(module):
+        if isinstance(function, ast.FunctionDef | ast.AsyncFunctionDef):
+            own = list(_own_statements(function.body))
+            declared = {name for node in own if isinstance(node, ast.Global) for name in node.names}
+            for node in own if declared else ():
+                if isinstance(node, ast.Delete):
+                    for target in node.targets:
+                        found |= _target_names(target) & declared
     return found
 
 
@@ -452,7 +479,11 @@ def read_calls_outlined(
     if GETATTR in defined:
         # Read now, from its own lines: a module `__getattr__` is read for each name.
         own = functions.bodies[GETATTR]
-        readings = _getattr_readings(reader, [_def_of(lines, body) for body in own])
+        own_defs = [_def_of(lines, body) for body in own]
+        for read_alone, node in zip(own_defs, defined[GETATTR], strict=True):
+            # (Its own lines start at `def`: its decorators are the module's reading's.)
+            read_alone.decorator_list = node.decorator_list
+        readings = _getattr_readings(reader, own_defs)
         functions.bodies.update(dict.fromkeys(readings, own))
         functions.read.update(readings)
         names = _certainly_bound(module.body, never_runs)

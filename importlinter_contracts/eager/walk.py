@@ -12,7 +12,7 @@ from grimp.exceptions import ModuleNotPresent
 
 from ..errors import UnreadableSourceError
 from ..locations import display_path, location, locations
-from ..modules import has_module, parents, within
+from ..modules import has_module, parents
 from ..report import CallSite, Hop
 from .calls import (
     GETATTR,
@@ -160,7 +160,6 @@ class EagerImports:
         self._functions_of_name: dict[_Name, tuple[tuple[str, str], ...]] = {}
         self._getattr_calls_of: dict[str, list[tuple[int, str, str]]] = {}
         self._getattr_defined: dict[str, bool] = {}
-        self._imported_at_import: dict[str, frozenset[str]] = {}  # `_imports`, by importer
 
     def of(self, module: str) -> list[EagerHop]:
         """The imports that run when `module` is imported: its own eager imports, sorted by
@@ -363,33 +362,20 @@ class EagerImports:
         if found is None:
             return None
         base, attribute = found
-        return self._in_module(module, base, ([attribute] if attribute else []) + rest)
+        return self._in_module(base, ([attribute] if attribute else []) + rest)
 
-    def _in_module(self, importer: str, module: str, names: list[str]) -> _Name | None:
-        """What the dotted `names` name in `module`, looked up by code of `importer`: the
-        submodules they name first, then the dotted names in the last of those; None where
-        they name a module itself. (Not past a module whose `__getattr__` looking up the
-        next name calls: where the module does not bind it, nor has `importer` imported the
-        submodule, which sets it. `_visit_name` follows both that call and the submodule.)"""
+    def _in_module(self, module: str, names: list[str]) -> _Name | None:
+        """What the dotted `names` name in `module`: the submodules they name first, then
+        the dotted names in the last of those; None where they name a module itself. (Not
+        past a module whose `__getattr__` looking up the next name calls, where it does not
+        bind it: `_visit_name` follows both that call and the submodule. Python does not
+        call it where the submodule was imported before, which sets it; which modules were
+        is not known here.)"""
         while names and self._has_code(f"{module}.{names[0]}"):
-            submodule = f"{module}.{names[0]}"
-            if (
-                self._has_getattr(module)
-                and not self._binds(module, names[0])
-                and not self._imports(importer, submodule)
-            ):
+            if self._has_getattr(module) and not self._binds(module, names[0]):
                 break
             module = f"{module}.{names.pop(0)}"
         return (module, tuple(names)) if names else None
-
-    def _imports(self, importer: str, module: str) -> bool:
-        """Whether the imports of `importer` that run at import time import `module` (or a
-        module inside it), which sets it on its package."""
-        found = self._imported_at_import.get(importer)
-        if found is None:
-            found = frozenset(imported for imported, _, _ in self._eager_lines(importer))
-            self._imported_at_import[importer] = found
-        return any(within(imported, {module}) for imported in found)
 
     def _getattr_called(self, module: str, binding: Binding) -> Iterator[tuple[str, str]]:
         """The module `__getattr__` (PEP 562) that a `from` import of `module` calls (with
@@ -495,7 +481,7 @@ class EagerImports:
                 # it may import: nothing else need have), the rest is looked up in that.
                 found[module, getattr_key(names[0])] = None
                 if len(names) > 1 and self._has_code(f"{module}.{names[0]}"):
-                    leads.append(self._in_module(module, f"{module}.{names[0]}", list(names[1:])))
+                    leads.append(self._in_module(f"{module}.{names[0]}", list(names[1:])))
             for then in leads:
                 if then is None:
                     continue
