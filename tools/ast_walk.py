@@ -701,24 +701,6 @@ def _bound_in(body: list[ast.stmt], aliases: set[str], deleted: set[str]) -> set
     return found
 
 
-def _assigned(expression: ast.AST) -> set[str]:
-    """The names an expression assigns in the module: its targets and `:=`, but not the
-    variables of a comprehension, which are its own."""
-    comprehensions = (ast.ListComp, ast.SetComp, ast.DictComp, ast.GeneratorExp)
-    own = {
-        id(target)
-        for part in ast.walk(expression)
-        if isinstance(part, comprehensions)
-        for generator in part.generators
-        for target in ast.walk(generator.target)
-    }
-    return {
-        part.id
-        for part in ast.walk(expression)
-        if isinstance(part, ast.Name) and isinstance(part.ctx, ast.Store) and id(part) not in own
-    }
-
-
 def _dotted_name(node: ast.expr) -> str | None:
     if isinstance(node, ast.Name):
         return node.id

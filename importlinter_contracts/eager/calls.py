@@ -113,7 +113,7 @@ def read_calls(module: ast.Module, never_runs: NeverRuns) -> CallReading:
     """The call reading of a parsed file."""
     reader = _Reader(never_runs, lazy_annotations(module))
     calls, defined, bindings = reader.read(module)
-    global_bindings, global_functions = _bound_with_global(module)
+    global_bindings, global_functions, global_deletes = _through_global(module)
     for name, nodes in global_functions.items():
         defined.setdefault(name, []).extend(nodes)
     functions = {name: reader.function(nodes) for name, nodes in defined.items()}
@@ -124,7 +124,7 @@ def read_calls(module: ast.Module, never_runs: NeverRuns) -> CallReading:
     names: frozenset[str] = frozenset()
     if GETATTR in defined:
         functions.update(_getattr_readings(reader, defined[GETATTR]))
-        names = _certainly_bound(module.body, never_runs) - _deleted_through_global(module)
+        names = _certainly_bound(module.body, never_runs) - global_deletes
     return CallReading(calls, functions, bindings + global_bindings, names)
 
 
@@ -284,28 +284,6 @@ def _case_strings(pattern: ast.pattern) -> set[str] | None:
     return None
 
 
-def _stored_names(expression: ast.AST) -> set[str]:
-    """The names an expression (or a target, or a `case` pattern) binds in its scope: not a
-    comprehension's own variables, but what `:=` binds in it."""
-    found: set[str] = set()
-    pending = [expression]
-    while pending:
-        node = pending.pop()
-        if isinstance(node, ast.ListComp | ast.SetComp | ast.DictComp | ast.GeneratorExp):
-            pending += [
-                inner.target for inner in ast.walk(node) if isinstance(inner, ast.NamedExpr)
-            ]
-            continue
-        if isinstance(node, ast.Name) and isinstance(node.ctx, ast.Store):
-            found.add(node.id)
-        elif isinstance(node, ast.MatchAs | ast.MatchStar) and node.name:
-            found.add(node.name)
-        elif isinstance(node, ast.MatchMapping) and node.rest:
-            found.add(node.rest)
-        pending += ast.iter_child_nodes(node)
-    return found
-
-
 def _certainly_bound(statements: list[ast.stmt], never_runs: NeverRuns) -> frozenset[str]:
     """The names that a module's code binds at import time whatever happens while it runs,
     which a module `__getattr__` is then never asked for: those that statements at module
@@ -374,41 +352,34 @@ def _target_names(target: ast.expr) -> set[str]:
     return set()
 
 
-def _deleted_through_global(module: ast.Module) -> set[str]:
-    """The module's names that a function deletes, having declared them `global`."""
-    found: set[str] = set()
-    for function in ast.walk(module):
-        if isinstance(function, ast.FunctionDef | ast.AsyncFunctionDef):
-            own = list(_own_statements(function.body))
-            declared = {name for node in own if isinstance(node, ast.Global) for name in node.names}
-            for node in own if declared else ():
-                if isinstance(node, ast.Delete):
-                    for target in node.targets:
-                        found |= _target_names(target) & declared
-    return found
-
-
-def _bound_with_global(
+def _through_global(
     module: ast.Module,
-) -> tuple[tuple[Binding, ...], dict[str, list[ast.FunctionDef]]]:
-    """What the functions of a file bind to the module's names with `global` (`def setup():
-    global f; from m import f`, or `def f(): ...` there): the names their imports bind and
-    the functions they define. Each is one more binding of the module's name, whether or not
-    the function runs: a call of `f` at import time that finds `f` bound must come after
-    some binding of it has run."""
+) -> tuple[tuple[Binding, ...], dict[str, list[ast.FunctionDef]], set[str]]:
+    """What the functions of a file do to the module's names they declare `global`: the
+    names their imports bind and the functions they define (`def setup(): global f; from m
+    import f`, or `def f(): ...` there), each one more binding of the module's name, whether
+    or not the function runs (a call of `f` at import time that finds `f` bound must come
+    after some binding of it has run); and the names they delete (`del f`), which a module
+    `__getattr__` may then be asked for."""
     bindings: list[Binding] = []
     functions: dict[str, list[ast.FunctionDef]] = {}
+    deleted: set[str] = set()
     for function in ast.walk(module):
-        if not isinstance(function, ast.FunctionDef):
+        if not isinstance(function, ast.FunctionDef | ast.AsyncFunctionDef):
             continue
         own = list(_own_statements(function.body))
         names = {name for node in own if isinstance(node, ast.Global) for name in node.names}
         for node in own if names else ():
-            if isinstance(node, ast.Import | ast.ImportFrom):
+            if isinstance(node, ast.Delete):
+                for target in node.targets:
+                    deleted |= _target_names(target) & names
+            elif not isinstance(function, ast.FunctionDef):
+                continue  # (an `async def` called only makes a coroutine)
+            elif isinstance(node, ast.Import | ast.ImportFrom):
                 bindings.extend(b for b in _bindings(node) if b.name in names)
             elif isinstance(node, ast.FunctionDef) and node.name in names:
                 functions.setdefault(node.name, []).append(node)
-    return tuple(bindings), functions
+    return tuple(bindings), functions, deleted
 
 
 def _own_statements(statements: list[ast.stmt]) -> Iterator[ast.stmt]:
@@ -422,7 +393,7 @@ def _own_statements(statements: list[ast.stmt]) -> Iterator[ast.stmt]:
 
 
 # A `global` statement, perhaps (in a string or a comment too): where one stands in a
-# function, the file is read whole with `ast` (`_bound_with_global`).
+# function, the file is read whole with `ast` (`_through_global`).
 _GLOBAL = re.compile(r"global[ \t]+[A-Za-z_]")
 
 

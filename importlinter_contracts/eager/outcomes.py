@@ -65,7 +65,6 @@ class WalkOutcomes:
     def __init__(self, cache_dir: Path | None, graph_digest: bytes) -> None:
         self._file = cache_dir / OUTCOMES_FILE if cache_dir else None
         self._graph = graph_digest
-        self._format: object = None
         self._kept: dict[bytes, _Kept] | None = None
 
     def get(self, key: bytes, imported_digest: Callable[[str], bytes]) -> KeptOutcome | None:
@@ -147,7 +146,7 @@ class WalkOutcomes:
         kept.pop(key, None)
         kept[key] = outcome
         data = {
-            "format": self._code(),
+            "format": code_identity(),
             "graph": self._graph,
             "outcomes": dict(list(kept.items())[-_KEPT:]),
         }
@@ -161,13 +160,6 @@ class WalkOutcomes:
                 f"({reason or error}): the walks run again on the next run."
             )
         return None
-
-    def _code(self) -> object:
-        """What the outcomes depend on besides what the key and the graph say
-        (`code_identity`)."""
-        if self._format is None:
-            self._format = code_identity()
-        return self._format
 
     def _load(self) -> dict[bytes, _Kept]:
         """The outcomes kept for this graph (none for another: what the walks find depends
@@ -183,7 +175,7 @@ class WalkOutcomes:
             return self._kept  # none yet, or an unreadable file: it is made again
         if (
             isinstance(data, dict)
-            and data.get("format") == self._code()
+            and data.get("format") == code_identity()
             and data.get("graph") == self._graph
             and isinstance(data.get("outcomes"), dict)
         ):

@@ -118,7 +118,6 @@ class ScopeIndex:
         # grimp's modification time of each module's file, from its cache (`edited`).
         self._grimp_times: dict[str, float] | None = None
         self._dirty = False
-        self._written_by: tuple[object, ...] | None = None  # `cache_format`, once asked
 
     @contextmanager
     def reading_ahead(
@@ -372,7 +371,7 @@ class ScopeIndex:
             _MAGIC,
             marshal.dumps(
                 {
-                    "format": self._format(),
+                    "format": cache_format(),
                     "graph": self._graph,
                     "scopes": stored_scopes_table(table),
                     "modules": entries,
@@ -517,11 +516,6 @@ class ScopeIndex:
         read_calls(record)
         self._dirty = True
 
-    def _format(self) -> tuple[object, ...]:
-        if self._written_by is None:
-            self._written_by = cache_format()
-        return self._written_by
-
     def _load(self) -> dict[Any, Any]:
         if self._stored is not None:
             return self._stored
@@ -532,7 +526,7 @@ class ScopeIndex:
             data = marshal.loads(unsealed(_MAGIC, self._cache_file.read_bytes()))
         except (OSError, EOFError, ValueError, TypeError):
             return self._stored  # no cache yet, or an unreadable one: it is made again
-        if not isinstance(data, dict) or data.get("format") != self._format():
+        if not isinstance(data, dict) or data.get("format") != cache_format():
             return self._stored
         self._stored_graph = data.get("graph")
         scopes, modules = data.get("scopes"), data.get("modules")

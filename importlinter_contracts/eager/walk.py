@@ -372,7 +372,7 @@ class EagerImports:
         call it where the submodule was imported before, which sets it; which modules were
         is not known here.)"""
         while names and self._has_code(f"{module}.{names[0]}"):
-            if self._has_getattr(module) and not self._binds(module, names[0]):
+            if self._asks_getattr(module, names[0]):
                 break
             module = f"{module}.{names.pop(0)}"
         return (module, tuple(names)) if names else None
@@ -395,6 +395,11 @@ class EagerImports:
         for name in names:
             if not self._binds(base, name):
                 yield base, getattr_key(name)
+
+    def _asks_getattr(self, module: str, name: str) -> bool:
+        """Whether looking `name` up on `module` calls its module `__getattr__`: it defines
+        one, and does not bind the name."""
+        return self._has_getattr(module) and not self._binds(module, name)
 
     def _has_getattr(self, module: str) -> bool:
         """Whether `module` is of the graph's code and defines a module `__getattr__`."""
@@ -475,7 +480,7 @@ class EagerImports:
                 self._named(module, binding, names[0], rest)
                 for binding, rest in _naming(reading.bindings, list(names))
             ]
-            if self._has_getattr(module) and not self._binds(module, names[0]):
+            if self._asks_getattr(module, names[0]):
                 # Looking up a name the module does not bind calls its `__getattr__`
                 # (`import pkg.lazy; pkg.lazy.Model()`); where the name is a submodule (that
                 # it may import: nothing else need have), the rest is looked up in that.
