@@ -48,7 +48,7 @@ class Binding(NamedTuple):
     line: int = 0  # the import statement's
 
 
-class Call(NamedTuple):
+class CalledName(NamedTuple):
     """A call of a dotted name (`f`, `m.f`, `a.b.f`) on a line."""
 
     line: int
@@ -61,7 +61,7 @@ class Function(NamedTuple):
     a name defined more than once; with those of the functions it defines and calls)."""
 
     imports: tuple[int, ...]
-    calls: tuple[Call, ...]
+    calls: tuple[CalledName, ...]
     bindings: tuple[Binding, ...]
 
 
@@ -71,7 +71,7 @@ class CallReading(NamedTuple):
     time whatever happens (`names`, `_certainly_bound`), which that function is never asked
     for."""
 
-    calls: tuple[Call, ...]
+    calls: tuple[CalledName, ...]
     functions: Mapping[str, Function]
     bindings: tuple[Binding, ...]
     names: frozenset[str] = frozenset()
@@ -569,10 +569,10 @@ class _Reader:
 
     def read(
         self, module: ast.Module
-    ) -> tuple[tuple[Call, ...], dict[str, list[ast.FunctionDef]], tuple[Binding, ...]]:
+    ) -> tuple[tuple[CalledName, ...], dict[str, list[ast.FunctionDef]], tuple[Binding, ...]]:
         """A module's calls at import time, the functions it defines then (each definition
         of a name) and the names its imports bind then."""
-        calls: list[Call] = []
+        calls: list[CalledName] = []
         bindings: list[Binding] = []
         functions: dict[str, list[ast.FunctionDef]] = {}
         self.run(module.body, calls, bindings, functions, annotations=self.annotations)
@@ -581,7 +581,7 @@ class _Reader:
     def run(
         self,
         statements: list[ast.stmt],
-        calls: list[Call],
+        calls: list[CalledName],
         bindings: list[Binding],
         functions: dict[str, list[ast.FunctionDef]] | None,
         imports: list[int] | None = None,
@@ -619,7 +619,7 @@ class _Reader:
                 # comprehension sees only the module's): a call of a name the class defines
                 # may run either. What its imports bind are attributes of the class, which
                 # its own calls may run: they count with the module's.
-                body_calls: list[Call] = []
+                body_calls: list[CalledName] = []
                 own: dict[str, list[ast.FunctionDef]] = {}
                 before = len(bindings)
                 self.run(
@@ -632,7 +632,7 @@ class _Reader:
                 )
                 calls.extend(body_calls)
                 calls.extend(
-                    Call(call.line, f"{node.name}.{call.target}")
+                    CalledName(call.line, f"{node.name}.{call.target}")
                     for call in body_calls
                     if call.target in own
                 )
@@ -678,7 +678,7 @@ class _Reader:
         (`def deco(g): ...` then `return deco`, a decorator factory's), which sees the names
         its imports bind; a function it returns by name, called."""
         inner: list[ast.FunctionDef] = []
-        calls: list[Call] = []
+        calls: list[CalledName] = []
         bindings: list[Binding] = []
         for node in nodes:
             own = list(_own_statements(node.body))
@@ -694,7 +694,7 @@ class _Reader:
                     if target in defined:
                         inner += defined[target]
                     elif target is not None:
-                        calls.append(Call(statement.lineno, target))
+                        calls.append(CalledName(statement.lineno, target))
         if not inner and not calls:
             return Function((), (), ())
         found = self.function(inner) if inner else Function((), (), ())
@@ -745,13 +745,13 @@ class _Reader:
         `__getattr__` `asked` for `attribute` (None: a name it compares its parameter with no
         string as) runs only the branches of its tests of its parameter that this name
         takes."""
-        calls: list[Call] = []
+        calls: list[CalledName] = []
         bindings: list[Binding] = []
         imports: list[int] = []
         for node in nodes:
             # (Each definition's own: a name one defines inside itself is another's module
             # function.)
-            body_calls: list[Call] = []
+            body_calls: list[CalledName] = []
             own: dict[str, list[ast.FunctionDef]] = {}
             self.asked = (_parameter(node), attribute) if asked else None
             self.run(node.body, body_calls, bindings, own, imports, annotations=False)
@@ -777,7 +777,7 @@ def _annotations(node: ast.FunctionDef | ast.AsyncFunctionDef) -> list[ast.expr]
     return found + ([node.returns] if node.returns else [])
 
 
-def _in_order(calls: list[Call]) -> tuple[Call, ...]:
+def _in_order(calls: list[CalledName]) -> tuple[CalledName, ...]:
     return tuple(sorted(set(calls), key=lambda call: (call.line, call.target)))
 
 
@@ -823,7 +823,7 @@ def _blocks(node: ast.stmt) -> Iterator[list[ast.stmt]]:
         yield clause.body
 
 
-def _calls(nodes: Iterable[ast.AST]) -> Iterator[Call]:
+def _calls(nodes: Iterable[ast.AST]) -> Iterator[CalledName]:
     """Every call of a dotted name in these expressions, except in a lambda's body (which
     runs only when called)."""
     stack = list(nodes)
@@ -835,21 +835,21 @@ def _calls(nodes: Iterable[ast.AST]) -> Iterator[Call]:
         if isinstance(node, ast.Call):
             target = _dotted(node.func)
             if target is not None:
-                yield Call(node.lineno, target)
+                yield CalledName(node.lineno, target)
             elif isinstance(node.func, ast.Call) and (called := _dotted(node.func.func)):
-                yield Call(node.lineno, called + RETURNED)  # `f(x)(y)`: what `f(x)` returns
+                yield CalledName(node.lineno, called + RETURNED)  # `f(x)(y)`: what `f(x)` returns
         stack.extend(ast.iter_child_nodes(node))
 
 
-def _decorators(decorators: list[ast.expr]) -> Iterator[Call]:
+def _decorators(decorators: list[ast.expr]) -> Iterator[CalledName]:
     """A decorator written as a name (`@f`, `@m.f`) is called with what it decorates; one
     written as a call (`@f(x)`) calls what that call returns."""
     for decorator in decorators:
         target = _dotted(decorator)
         if target is not None:
-            yield Call(decorator.lineno, target)
+            yield CalledName(decorator.lineno, target)
         elif isinstance(decorator, ast.Call) and (called := _dotted(decorator.func)):
-            yield Call(decorator.lineno, called + RETURNED)
+            yield CalledName(decorator.lineno, called + RETURNED)
 
 
 def _dotted(node: ast.expr) -> str | None:
@@ -957,8 +957,8 @@ def _bindings_from_tuples(data: object) -> tuple[Binding, ...]:
     return tuple(Binding._make(_tuple(binding, 5)) for binding in _tuple(data))
 
 
-def _calls_from_tuples(data: object) -> tuple[Call, ...]:
-    return tuple(Call._make(_tuple(call, 2)) for call in _tuple(data))
+def _calls_from_tuples(data: object) -> tuple[CalledName, ...]:
+    return tuple(CalledName._make(_tuple(call, 2)) for call in _tuple(data))
 
 
 def _tuple(value: object, length: int | None = None) -> Stored:

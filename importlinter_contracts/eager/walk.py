@@ -19,6 +19,7 @@ from .calls import (
     RETURNED,
     STAR,
     Binding,
+    CalledName,
     CallReading,
     Function,
     calls_to_tuples,
@@ -26,7 +27,6 @@ from .calls import (
     getattr_key,
     is_getattr_key,
 )
-from .calls import Call as CallReadingCall
 from .module_files import EagerLines
 from .outcomes import Answers
 from .scope_cache import ScopeIndex
@@ -285,7 +285,7 @@ class EagerImports:
             caller: str,
             function: str | None,
             calls: tuple[Call, ...],
-            made: tuple[CallReadingCall, ...],
+            made: tuple[CalledName, ...],
             bindings: tuple[Binding, ...],
             local: tuple[Binding, ...],
         ) -> None:
