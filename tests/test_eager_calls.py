@@ -44,6 +44,16 @@ LIBRARY = {
                 import pkg.heavy.a
         """,
     "pkg/helpers.py": "def load_b():\n    import pkg.heavy.b\n",
+    "pkg/decorators.py": """\
+        import functools
+
+        def logged(f):
+            @functools.wraps(f)
+            def wrapper(*args, **kwargs):
+                import pkg.heavy.a
+                return f(*args, **kwargs)
+            return wrapper
+        """,
     "pkg/api/__init__.py": "from pkg.api.impl import load\n",
     "pkg/api/impl.py": "def load():\n    import pkg.heavy.a\n",
     "pkg/sub/__init__.py": "from pkg.sub import impl\n",
@@ -235,6 +245,8 @@ LIBRARY = {
 
 LOAD = "def load():\n    import pkg.heavy.a\n"
 DECORATOR = "def register(f):\n    import pkg.heavy.a\n    return f\n"
+# A decorator whose wrapper, which calling what it decorates runs, imports.
+WRAPS = "def deco(f):\n    def wrapper():\n        import pkg.heavy.a\n    return wrapper\n"
 
 # Each form: the source module's text; the comment says what Python does.
 RUNS = {
@@ -437,6 +449,21 @@ RUNS = {
     "global on the def's line": (
         "def setup(): global load; from pkg.lib import load\nsetup()\nload()\n"
     ),
+    "a decorated function called: the wrapper its decorator made": (
+        WRAPS + "@deco\ndef g():\n    pass\ng()\n"
+    ),
+    "a decorated function called: a function its decorator returns by name": (
+        LOAD + "def deco(f):\n    return load\n@deco\ndef g():\n    pass\ng()\n"
+    ),
+    "a decorated function called in a class body": (
+        WRAPS + "class C:\n    @deco\n    def g():\n        pass\n    g()\n"
+    ),
+    "a function decorated by another module's decorator (functools.wraps), called": (
+        "from pkg.decorators import logged\n@logged\ndef g():\n    pass\ng()\n"
+    ),
+    "a decorated function called, in a file read whole (a function declares global)": (
+        WRAPS + "def setup():\n    global x\n    x = 1\n@deco\ndef g():\n    pass\ng()\n"
+    ),
     "a function called at import time binds with global, another function calls": (
         "def setup():\n    global load\n    from pkg.lib import load\n"
         "def run():\n    load()\nsetup()\nrun()\n"
@@ -455,6 +482,7 @@ DOES_NOT_RUN = {
     ),
     "a name the module with a __getattr__ binds, called": "import pkg.lazyfn\npkg.lazyfn.bound()\n",
     "defined, never called": LOAD,
+    "a decorated function never called": WRAPS + "@deco\ndef g():\n    pass\n",
     "called only by an uncalled function": LOAD + "def outer():\n    load()\n",
     "lambda body": LOAD + "later = lambda: load()\n",
     "TYPE_CHECKING": LOAD + "from typing import TYPE_CHECKING\nif TYPE_CHECKING:\n    load()\n",

@@ -9,7 +9,9 @@ import textwrap
 import pytest
 from test_scopes import DEFERRED, EAGER
 
+from importlinter_contracts.eager.calls import CalledName, from_tuples, to_tuples
 from importlinter_contracts.eager.outline import (
+    never_runs,
     read_calls_of,
     read_outline,
     scope_of_line,
@@ -224,6 +226,12 @@ def test_calls_read_from_the_outline_equal_those_of_the_whole_file() -> None:
                 helper(
                     2,
                 )
+
+
+        @helper
+        @register.each
+        def third():
+            pass
         first()
         '''
     ).encode()
@@ -234,8 +242,28 @@ def test_calls_read_from_the_outline_equal_those_of_the_whole_file() -> None:
     assert outlined is not None and whole is not None
     assert (outlined.calls, outlined.bindings) == (whole.calls, whole.bindings)
     # (A function of a class body is known by the class's name and its own.)
-    assert sorted(outlined.functions) == sorted(whole.functions) == ["C.method", "first", "second"]
+    assert (
+        sorted(outlined.functions)
+        == sorted(whole.functions)
+        == [
+            "C.method",
+            "first",
+            "second",
+            "third",
+        ]
+    )
     assert {name: outlined.functions[name] for name in outlined.functions} == dict(whole.functions)
+    # Calling `third` calls what its decorators returned: its def's own lines do not show
+    # them, the outline's reading of the file does, and the cache keeps them for a function
+    # not read yet.
+    assert outlined.functions["third"].calls == (
+        CalledName(28, "helper()"),
+        CalledName(29, "register.each()"),
+    )
+    unread = read_calls_of(source, outline.bodies)
+    assert unread is not None
+    kept = from_tuples(to_tuples(unread), source.decode().splitlines, never_runs)
+    assert dict(kept.functions) == dict(whole.functions)
 
 
 # Found by the differential test (`test_outline_fuzz.py`): forms that both readings of the

@@ -415,6 +415,9 @@ def _read_calls(path: Path, mtime_ns: int, size: int) -> FileCalls:
                 True,
                 (parameter, asked[0]) if asked else None,
             )
+            # Called, a decorated def runs what each of its decorators returned (`@d`: the
+            # wrapper `d(g)` made), as well as its body; not for `@d(x)`, one level deeper.
+            body_calls += [f"{name}()" for d in node.decorator_list if (name := _dotted_name(d))]
             done = set()
             pending = [c for c in body_calls if c in inner]
             while pending:

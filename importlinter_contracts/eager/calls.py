@@ -445,6 +445,12 @@ def read_calls_outlined(
         lambda: lines,
         never_runs,
         lazy,
+        # (A def read from its own lines starts at `def`: its decorators are read here.)
+        decorated={
+            name: found
+            for name, nodes in defined.items()
+            if (found := tuple(call for node in nodes for call in _decorated(node)))
+        },
     )
     names: frozenset[str] = frozenset()
     if GETATTR in defined:
@@ -464,7 +470,8 @@ def read_calls_outlined(
 class FunctionBodies(Mapping[str, Function]):
     """A file's functions defined at import time, each read (with `ast`) from its own lines
     (each definition's, for a name defined more than once) when first asked for;
-    `lazy_annotations` as the file has it."""
+    `lazy_annotations` as the file has it; and what calling each decorated one calls for its
+    decorators (`_decorated`, read with the file: its own lines start at `def`)."""
 
     def __init__(
         self,
@@ -473,9 +480,11 @@ class FunctionBodies(Mapping[str, Function]):
         never_runs: NeverRuns,
         lazy_annotations: bool,
         read: dict[str, Function] | None = None,
+        decorated: dict[str, tuple[CalledName, ...]] | None = None,
     ) -> None:
         self.bodies = bodies
         self.read = read if read is not None else {}
+        self.decorated = decorated if decorated is not None else {}
         self.lazy_annotations = lazy_annotations
         self._lines = lines
         self._never_runs = never_runs
@@ -490,6 +499,8 @@ class FunctionBodies(Mapping[str, Function]):
             read = reader.returned if own != name else reader.function
             try:
                 found = read([_def_of(lines, body) for body in self.bodies[own]])
+                if own == name and own in self.decorated:
+                    found = found._replace(calls=_in_order([*found.calls, *self.decorated[own]]))
             except (SyntaxError, ValueError, RecursionError):
                 # Lines that do not parse alone: read every function from the whole file.
                 try:
@@ -756,6 +767,7 @@ class _Reader:
             self.asked = (_parameter(node), attribute) if asked else None
             self.run(node.body, body_calls, bindings, own, imports, annotations=False)
             self.asked = None
+            body_calls.extend(_decorated(node))
             ran: set[str] = set()
             while called := [c.target for c in body_calls if c.target in own.keys() - ran]:
                 ran.update(called)
@@ -775,6 +787,17 @@ def _annotations(node: ast.FunctionDef | ast.AsyncFunctionDef) -> list[ast.expr]
     every += [argument for argument in (arguments.vararg, arguments.kwarg) if argument]
     found = [argument.annotation for argument in every if argument.annotation]
     return found + ([node.returns] if node.returns else [])
+
+
+def _decorated(node: ast.FunctionDef) -> list[CalledName]:
+    """What calling a decorated function calls besides its body: what each of its decorators
+    returned (`@deco`: the wrapper `deco(g)` made, which mostly calls the body). Not for
+    `@deco(x)`, whose function is what `deco(x)` returns called: one level deeper."""
+    return [
+        CalledName(decorator.lineno, name + RETURNED)
+        for decorator in node.decorator_list
+        if (name := _dotted(decorator))
+    ]
 
 
 def _in_order(calls: list[CalledName]) -> tuple[CalledName, ...]:
@@ -881,13 +904,14 @@ def to_tuples(reading: CallReading) -> Stored:
                 name,
                 bodies,
                 function_to_tuple(functions.read[name]) if name in functions.read else None,
+                tuple(tuple(call) for call in functions.decorated.get(name, ())),
             )
             for name, bodies in functions.bodies.items()
         )
         lazy = functions.lazy_annotations
     else:
         stored = tuple(
-            (name, None, function_to_tuple(function)) for name, function in functions.items()
+            (name, None, function_to_tuple(function), ()) for name, function in functions.items()
         )
         lazy = False  # (every function is read)
     calls, bindings = calls_to_tuples(reading)
@@ -908,9 +932,12 @@ def from_tuples(data: object, lines: Callable[[], list[str]], never_runs: NeverR
     calls, functions, bindings, lazy, names = _tuple(data, 5)
     read: dict[str, Function] = {}
     bodies: dict[str, tuple[Body, ...]] = {}
+    decorated: dict[str, tuple[CalledName, ...]] = {}
     for function in _tuple(functions):
-        name, lines_of, stored = _tuple(function, 3)
+        name, lines_of, stored, decorators = _tuple(function, 4)
         name = _str(name)
+        if decorators:
+            decorated[name] = _calls_from_tuples(decorators)
         if lines_of is not None:
             bodies[name] = tuple(_body(body) for body in _tuple(lines_of))
         if stored is not None:
@@ -921,7 +948,7 @@ def from_tuples(data: object, lines: Callable[[], list[str]], never_runs: NeverR
         raise ValueError("not a boolean")
     return CallReading(
         _calls_from_tuples(calls),
-        FunctionBodies(bodies, lines, never_runs, lazy, read) if bodies else read,
+        FunctionBodies(bodies, lines, never_runs, lazy, read, decorated) if bodies else read,
         _bindings_from_tuples(bindings),
         frozenset(_str(name) for name in _tuple(names)),
     )
