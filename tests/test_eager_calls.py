@@ -526,7 +526,8 @@ DOES_NOT_RUN = {
     ),
 }
 
-# Calls the analysis does not resolve (README: "what is not followed"): Python runs them.
+# Calls the analysis does not resolve, and `if` tests it takes never to hold (README: "what is
+# not followed"): Python runs them.
 NOT_RESOLVED = {
     "method of an object": "from pkg.lib import Loader\nLoader().load()\n",
     "a module's __getattr__, for an attribute read": "import pkg.lazy\nx = pkg.lazy.anything\n",
@@ -542,6 +543,21 @@ NOT_RESOLVED = {
     "a base class's __init_subclass__": (
         "class Base:\n    def __init_subclass__(cls):\n        import pkg.heavy.a\n"
         "class Sub(Base):\n    pass\n"
+    ),
+    "a descriptor's __set_name__": (
+        "class D:\n    def __set_name__(self, owner, name):\n        import pkg.heavy.a\n"
+        "class C:\n    x = D()\n"
+    ),
+    "a class's __class_getitem__": (
+        "class C:\n    def __class_getitem__(cls, item):\n        import pkg.heavy.a\nC[int]\n"
+    ),
+    "a decorator that is not a dotted name": DECORATOR
+    + "ds = [register]\n@ds[0]\ndef g():\n    pass\n",
+    "an attribute TYPE_CHECKING of a class of the file's": (
+        "class Config:\n    TYPE_CHECKING = True\nif Config.TYPE_CHECKING:\n    import pkg.heavy.a\n"
+    ),
+    "__name__ assigned before the main guard": (
+        "__name__ = '__main__'\nif __name__ == '__main__':\n    import pkg.heavy.a\n"
     ),
 }
 
@@ -632,7 +648,7 @@ def test_a_function_that_does_not_run_at_import_time_runs_no_import(
 
 
 @pytest.mark.parametrize("source", NOT_RESOLVED.values(), ids=NOT_RESOLVED.keys())
-def test_calls_that_are_not_resolved_are_not_followed(project: Project, source: str) -> None:
+def test_forms_documented_as_not_followed_are_not_followed(project: Project, source: str) -> None:
     project.write({**LIBRARY, "pkg/source.py": source})
     project.configure(R4)
     assert "pkg.heavy.a" in loaded_by_python(project, "pkg.source")
