@@ -42,7 +42,9 @@ class Hop(TypedDict):
     importer: str
     imported: str
     line_numbers: list[int]
-    why: list[str]  # per line, why it runs at import time or not; empty where not known
+    # Per line, why it runs at import time or not; empty where not known. (backend_isolation's
+    # re-export chains: the name the line imports or re-exports.)
+    why: list[str]
     locations: list[Location]
     eager: NotRequired[list[bool]]  # per line, whether it runs at import time (explore, why)
     # eager_imports, per line: the calls that run an import inside a function at import
