@@ -91,11 +91,30 @@ def source_file_status_in(
 
 
 def display_path(path: Path) -> str:
-    """A path as editors and CI logs link it: relative to the working directory."""
+    """A path as editors and CI logs link it: relative to the working directory; or, when
+    the working directory is outside the tree that holds the file (a configuration kept
+    elsewhere), relative to that tree's root (the folder on sys.path the file is found in),
+    not climbing out of the working directory and into the tree with `../../..`."""
     try:
-        return os.path.relpath(path)
+        shown = os.path.relpath(path)
     except ValueError:  # another drive, on Windows
         return str(path)
+    if shown.partition(os.sep)[0] == os.pardir:
+        root = _tree_root(os.path.abspath(path), tuple(sys.path))
+        if root is not None and not _inside(os.getcwd(), root):
+            return os.path.relpath(path, root)
+    return shown
+
+
+def _tree_root(path: str, search_path: tuple[str, ...]) -> str | None:
+    """The folder of sys.path that holds `path` (the innermost, for folders inside one
+    another), if one does."""
+    folders = (os.path.abspath(entry) for entry in search_path if entry)
+    return max((f for f in folders if _inside(path, f) and path != f), key=len, default=None)
+
+
+def _inside(path: str, folder: str) -> bool:
+    return path == folder or path.startswith(os.path.join(folder, ""))
 
 
 def location(module: str, line_number: int | None) -> Location | None:

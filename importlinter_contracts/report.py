@@ -20,7 +20,9 @@ SCHEMA_FILE = Path(__file__).with_name("report.schema.json")
 
 class Location(TypedDict):
     """Where an import (or a module) stands: a path relative to the working directory, as
-    editors and CI logs link it, and the line (None for a whole module)."""
+    editors and CI logs link it (relative to the tree's root, the folder on sys.path that
+    holds it, when the working directory is outside that tree), and the line (None for a
+    whole module)."""
 
     path: str
     line: int | None

@@ -21,7 +21,7 @@ from ..errors import ContractConfigurationError, UnreadableSourceError
 from ..locations import display_path
 from ..modules import has_module, matching_modules, parents, within
 from ..options import NonEmptyListField
-from ..outputs.text import describe_hop, hop_locations, print_finding, print_import
+from ..outputs.text import chain_steps, print_finding, print_import
 from ..report import ContractFindings, Finding, IgnoredImport, ImportFinding
 from ..unseen import unseen_folders
 from .outcomes import Answers, WalkOutcomes
@@ -266,7 +266,8 @@ class EagerImportContract(AllowlistedContract):
             )
             output.new_line()
             for hop in violation["chain"]:
-                print_import(describe_hop(hop), hop_locations(hop))
+                for text, where in chain_steps(hop):
+                    print_import(text, where)
             output.new_line()
         self._render_stale_entries_and_guidance(check)
 
