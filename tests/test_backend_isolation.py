@@ -583,3 +583,18 @@ def test_a_star_import_of_the_container_is_followed_where_nothing_names_the_name
     )
     configure_reexports(reexports, "count_reexports = true")
     assert {v["imported"] for v in reexports.contract("r2")["violations"]} == imported
+
+
+def test_a_star_import_from_the_container_is_a_warning_with_count_reexports(
+    reexports: Project,
+) -> None:
+    reexports.write({"pkg/trainer.py": "import os\nfrom pkg.accelerators import *  # noqa\n"})
+    configure_reexports(reexports)
+    assert reexports.contract("r2")["warnings"] == []
+    configure_reexports(reexports, "count_reexports = true")
+    report = reexports.contract("r2")
+    assert report["kept"]
+    assert report["warnings"] == [
+        "pkg/trainer.py:2: 'from pkg.accelerators import *' is not counted by count_reexports, "
+        "as which names it binds is not known statically: import the names it uses."
+    ]

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import re
 from typing import NamedTuple
 
 from grimp import ImportGraph
@@ -64,6 +65,9 @@ class ReexportImport(NamedTuple):
 
 
 EVERY_CHILD = "*"
+
+# The text grimp reports of a star import's line: `from m import *`, a comment after it.
+_STAR_IMPORT = re.compile(r"\bimport\s+\*\s*(#.*)?$")
 
 
 def find_backends(
@@ -185,16 +189,18 @@ def find_reexport_imports(
     eager_imports: EagerImports,
     *,
     cross_backend_imports: bool,
-) -> list[ReexportImport]:
+) -> tuple[list[ReexportImport], list[tuple[str, int]]]:
     """Every import of a name from `container` by a module outside a backend that leads,
     through the re-exports of the container's `__init__` (and of the modules it re-exports
     from), to a module of that backend: importing the name runs that module, and the
-    importer uses it. Checked as `find_backend_imports` checks direct imports."""
+    importer uses it. Checked as `find_backend_imports` checks direct imports. Also the
+    star imports of the container (importer, line), whose names are not known."""
 
     def backend_of(module: str) -> Backend | None:
         return next((backend for backend in backends if backend.contains(module)), None)
 
     found = []
+    stars = []
     for importer in sorted(graph.find_modules_that_directly_import(container)):
         own = backend_of(importer)
         if importer == container or (own is not None and cross_backend_imports):
@@ -205,6 +211,11 @@ def find_reexport_imports(
             return any(backend.contains(module) for backend in others)
 
         details = graph.get_import_details(importer=importer, imported=container)
+        stars += sorted(
+            (importer, detail["line_number"])
+            for detail in details
+            if _STAR_IMPORT.search(detail["line_contents"])
+        )
         for line in sorted({detail["line_number"] for detail in details}):
             for imported, way in eager_imports.reexports(importer, line, in_another_backend):
                 backend = backend_of(imported)
@@ -218,4 +229,4 @@ def find_reexport_imports(
                         reexports=tuple(Reexport(*step) for step in way),
                     )
                 )
-    return found
+    return found, stars

@@ -16,7 +16,7 @@ from ..cache import cache_directory
 from ..eager.scope_cache import ScopeIndex
 from ..eager.walk import EagerImports, calls_unread_warnings
 from ..errors import ContractConfigurationError
-from ..locations import locations
+from ..locations import link_text, location, locations
 from ..options import NonEmptyListField
 from ..outputs.text import describe_import, print_finding, print_import
 from ..report import ContractFindings, Finding, Hop, IgnoredImport, ImportFinding
@@ -50,7 +50,7 @@ class BackendIsolationContract(AllowlistedContract):
     with `forbid` it may not. With `count_reexports`, `from container import Name` counts as
     an import of the backend module that binds `Name` where the container's `__init__`
     re-exports it (through re-exports of any length, as the eager contract follows them; a
-    star import of the container's binds names not known here, and is not counted).
+    star import of the container binds names not known statically: a warning says so).
 
     Options:
         - container: the package that holds the backends.
@@ -150,7 +150,7 @@ class BackendIsolationContract(AllowlistedContract):
         warnings of the files whose imports could not be read."""
         scopes = ScopeIndex(cache_directory(), self.session_options)
         eager_imports = EagerImports(graph, scopes)
-        found = find_reexport_imports(
+        found, stars = find_reexport_imports(
             graph,
             self.container.name,
             backends,
@@ -158,6 +158,13 @@ class BackendIsolationContract(AllowlistedContract):
             cross_backend_imports=cross_backend_imports,
         )
         warnings = [scopes.save(), *calls_unread_warnings(eager_imports)]
+        for importer, line in stars:
+            where = location(importer, line)
+            warnings.append(
+                f"{link_text(where) if where else importer}: 'from {self.container} import *' "
+                "is not counted by count_reexports, as which names it binds is not known "
+                "statically: import the names it uses."
+            )
         return found, [warning for warning in warnings if warning]
 
     def render_broken_contract(self, check: ContractCheck) -> None:
