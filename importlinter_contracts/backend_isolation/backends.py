@@ -6,10 +6,12 @@ import re
 from typing import NamedTuple
 
 from grimp import ImportGraph
+from importlinter import fields
 
 from ..eager.walk import EagerImports
 from ..errors import ImportlinterContractsError
 from ..modules import has_module, is_within
+from ..options import NonEmptyListField
 from ..unseen import UnseenFolders
 
 
@@ -65,6 +67,18 @@ class ReexportImport(NamedTuple):
 
 
 EVERY_CHILD = "*"
+
+
+def children_field() -> NonEmptyListField:
+    """The field of the `backends` and `neutral_children` options of the contracts that
+    take backends: optional names of children of the container."""
+    return NonEmptyListField(subfield=fields.StringField(), required=False)
+
+
+def marker_field() -> fields.StringField:
+    """The field of the `backend_marker` option: the module that marks a backend."""
+    return fields.StringField(default="platform")
+
 
 # The text grimp reports of a star import's line: `from m import *`, a comment after it.
 _STAR_IMPORT = re.compile(r"\bimport\s+\*\s*(#.*)?$")

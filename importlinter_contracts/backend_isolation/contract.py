@@ -17,7 +17,6 @@ from ..eager.scope_cache import ScopeIndex
 from ..eager.walk import EagerImports, calls_unread_warnings
 from ..errors import ContractConfigurationError
 from ..locations import link_text, location, locations
-from ..options import NonEmptyListField
 from ..outputs.text import describe_import, print_finding, print_import
 from ..report import ContractFindings, Finding, Hop, IgnoredImport, ImportFinding
 from ..unseen import unseen_folders
@@ -25,9 +24,11 @@ from .backends import (
     Backend,
     BackendLookupError,
     ReexportImport,
+    children_field,
     find_backend_imports,
     find_backends,
     find_reexport_imports,
+    marker_field,
     option_conflicts,
 )
 
@@ -69,13 +70,9 @@ class BackendIsolationContract(AllowlistedContract):
     type_name = "backend_isolation"
 
     container: Module = fields.ModuleField()  # type: ignore[assignment]
-    backends: list[str] | None = NonEmptyListField(  # type: ignore[assignment]
-        subfield=fields.StringField(), required=False
-    )
-    backend_marker: str = fields.StringField(default="platform")  # type: ignore[assignment]
-    neutral_children: list[str] | None = NonEmptyListField(  # type: ignore[assignment]
-        subfield=fields.StringField(), required=False
-    )
+    backends: list[str] | None = children_field()  # type: ignore[assignment]
+    backend_marker: str = marker_field()  # type: ignore[assignment]
+    neutral_children: list[str] | None = children_field()  # type: ignore[assignment]
     cross_backend_imports: CrossBackendImports = fields.EnumField(  # type: ignore[assignment]
         CrossBackendImports, default=CrossBackendImports.ALLOW
     )

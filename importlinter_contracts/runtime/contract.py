@@ -24,7 +24,9 @@ from ..allowlist.entries import (
 from ..backend_isolation.backends import (
     EVERY_CHILD,
     BackendLookupError,
+    children_field,
     find_backends,
+    marker_field,
     option_conflicts,
 )
 from ..cache import cache_directory
@@ -111,13 +113,9 @@ class RuntimeIsolationContract(ContractWithAllowlist):
     probe_modules: list[str] = NonEmptyListField(subfield=fields.StringField())  # type: ignore[assignment]
     detector: str | None = fields.StringField(required=False)  # type: ignore[assignment]
     container: str | None = fields.StringField(required=False)  # type: ignore[assignment]
-    backends: list[str] | None = NonEmptyListField(  # type: ignore[assignment]
-        subfield=fields.StringField(), required=False
-    )
-    backend_marker: str = fields.StringField(default="platform")  # type: ignore[assignment]
-    neutral_children: list[str] | None = NonEmptyListField(  # type: ignore[assignment]
-        subfield=fields.StringField(), required=False
-    )
+    backends: list[str] | None = children_field()  # type: ignore[assignment]
+    backend_marker: str = marker_field()  # type: ignore[assignment]
+    neutral_children: list[str] | None = children_field()  # type: ignore[assignment]
     forbidden_loaded_modules: list[ModuleExpression] | None = fields.ListField(  # type: ignore[assignment]
         subfield=fields.ModuleExpressionField(), required=False
     )
