@@ -2,6 +2,9 @@
 
 from __future__ import annotations
 
+import subprocess
+import sys
+
 import pytest
 
 from helpers import Project, configure_r2, imports_of, run_cli
@@ -598,3 +601,44 @@ def test_a_star_import_from_the_container_is_a_warning_with_count_reexports(
         "pkg/trainer.py:2: 'from pkg.accelerators import *' is not counted by count_reexports, "
         "as which names it binds is not known statically: import the names it uses."
     ]
+
+
+def test_the_backend_module_a_reexport_names_is_where_python_finds_the_name(
+    reexports: Project,
+) -> None:
+    # Expectations from the interpreter: the module that defines what the name is bound to.
+    names = ["Accelerator", "CPUAccelerator", "CUDAAccelerator", "XLAAccelerator"]
+    reexports.write(
+        {"pkg/trainer.py": "".join(f"from pkg.accelerators import {n}\n" for n in names)}
+    )
+    configure_reexports(reexports, "count_reexports = true")
+    found = {(v["line_numbers"][0], v["imported"]) for v in reexports.contract("r2")["violations"]}
+    ran = subprocess.run(
+        [
+            sys.executable,
+            "-c",
+            "import importlib, sys\n"
+            "for n in sys.argv[1:]:\n"
+            "    print(getattr(importlib.import_module('pkg.accelerators'), n).__module__)\n",
+            *names,
+        ],
+        cwd=reexports.root,
+        capture_output=True,
+        text=True,
+        check=True,
+    )
+    backends = {"pkg.accelerators.cpu", "pkg.accelerators.cuda", "pkg.accelerators.xla"}
+    expected = {
+        (line, module)
+        for line, module in enumerate(ran.stdout.split(), start=1)
+        if module in backends
+    }
+    assert (
+        found
+        == expected
+        == {
+            (2, "pkg.accelerators.cpu"),
+            (3, "pkg.accelerators.cuda"),
+            (4, "pkg.accelerators.xla"),
+        }
+    )
