@@ -395,7 +395,9 @@ def closure(
 ) -> None:
     """What importing MODULE runs: every module, with the chain of steps that loads it."""
     with _quiet_stdout(verbose), _warnings_on_stderr():
-        found = explore.load(config, cache).eager_closure(module)
+        explorer = explore.load(config, cache)
+        module = explorer.module(module)  # a file's path names its module
+        found = explorer.eager_closure(module)
     _echo_found(
         output_format,
         f"importing {module}",
@@ -424,7 +426,9 @@ def why(
     Exit status: 0 when a chain exists, 1 when none does, 2 on an error.
     """
     with _quiet_stdout(verbose), _warnings_on_stderr():
-        chains = explore.load(config, cache).why(importer, imported)
+        explorer = explore.load(config, cache)
+        importer, imported = explorer.module(importer), explorer.module(imported)
+        chains = explorer.why(importer, imported)
     shortest = chains[0].hops if chains else None
     eager = next((chain.hops for chain in chains if chain.eager), None)
     _echo_found(

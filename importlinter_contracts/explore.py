@@ -23,6 +23,7 @@ from grimp import ImportGraph
 
 from . import _importlinter
 from .cache import DEFAULT_CACHE_DIR
+from .configuration import find_configuration
 from .eager.scope_cache import ScopeIndex
 from .eager.walk import (
     PARENT_PACKAGE,
@@ -32,11 +33,12 @@ from .eager.walk import (
     chain_to,
     walk,
 )
-from .errors import UnknownModuleError
-from .locations import link_text, locations
-from .modules import has_module
+from .errors import UnknownModuleError, UsageError
+from .locations import link_text, locations, module_of_path
+from .modules import has_module, nearest_module
 from .report import Hop, Location, Report
 from .running import run_contracts
+from .unseen import unseen_folders
 
 
 @dataclass(frozen=True)
@@ -176,7 +178,8 @@ class Explorer:
         self.graph = graph
         self._config = config
         self._cache_dir = cache_dir
-        self._scopes = ScopeIndex(cache_dir, session_options or {})
+        self._session_options = session_options or {}
+        self._scopes = ScopeIndex(cache_dir, self._session_options)
         self._eager = EagerImports(graph, self._scopes)
         self._warned: set[str] = set()
 
@@ -184,7 +187,7 @@ class Explorer:
         """Every module of the graph that runs when `module` is imported: the module, its
         parent packages, and what their eager imports (and the functions called at import
         time) run, followed everywhere."""
-        self._require(module)
+        module = self.module(module)
         reached, _ = walk(module, self._eager, _enter, include_parents=True)
         for warning in calls_unread_warnings(self._eager):
             if warning not in self._warned:
@@ -200,7 +203,11 @@ class Explorer:
         """The shortest chain of imports from `importer` to `imported`, each step with its
         lines and whether each runs at import time; and the shortest chain that does run at
         import time, when that is another."""
-        self._require(importer, imported)
+        importer, imported = self.module(importer), self.module(imported)
+        if importer == imported:
+            raise UsageError(
+                f"{importer} is both the importer and the imported: give two different modules."
+            )
         chains = []
         shortest = self.graph.find_shortest_chain(importer, imported)
         if shortest:
@@ -212,7 +219,7 @@ class Explorer:
 
     def imports(self, module: str, as_package: bool = False) -> Steps:
         """What `module` (with `as_package`, any module in it) imports directly."""
-        self._require(module)
+        module = self.module(module)
         return self._steps(
             (importer, imported)
             for importer in self._members(module, as_package)
@@ -221,7 +228,7 @@ class Explorer:
 
     def importers(self, module: str, as_package: bool = False) -> Steps:
         """What imports `module` (with `as_package`, any module in it) directly."""
-        self._require(module)
+        module = self.module(module)
         return self._steps(
             (importer, imported)
             for imported in self._members(module, as_package)
@@ -260,10 +267,35 @@ class Explorer:
         if cache_warning is not None:
             warnings.warn(cache_warning, stacklevel=3)
 
-    def _require(self, *modules: str) -> None:
-        for module in modules:
-            if not has_module(self.graph, module):
-                raise UnknownModuleError(f"{module} is not a module of the graph")
+    def module(self, name: str) -> str:
+        """Return the module that `name` names: a module of the graph, or a path to the file
+        (or package folder) of one.
+
+        Raises UnknownModuleError saying why it is not in the graph where a folder without
+        `__init__.py` is the cause, else with the nearest module of the graph's name.
+        """
+        if has_module(self.graph, name):
+            return name
+        module, shown = name, name
+        roots = self._session_options.get("root_packages", [])
+        if name.endswith(".py") or "/" in name or os.sep in name:
+            found = module_of_path(name, roots)
+            if found is None:
+                raise UnknownModuleError(
+                    f"{name} is neither a module of the graph nor a path below the root "
+                    f"packages' folders ({', '.join(roots)}): give a module's name, or the "
+                    "path of its file."
+                )
+            if has_module(self.graph, found):
+                return found
+            module, shown = found, f"{name} (module {found})"
+        explanation = unseen_folders(self._session_options).explain(module) if roots else ""
+        if explanation:
+            raise UnknownModuleError(f"{shown} is not a module of the graph{explanation}.")
+        near = nearest_module(self.graph, module)
+        raise UnknownModuleError(
+            f"{shown} is not a module of the graph" + (f": did you mean {near}?" if near else ".")
+        )
 
     def __repr__(self) -> str:
         return (
@@ -289,6 +321,7 @@ def load(config: str | None = None, cache_dir: Path | None = DEFAULT_CACHE_DIR) 
     options) and build its graph once, with the same cache (None: no cache)."""
     if os.getcwd() not in sys.path:
         sys.path.insert(0, os.getcwd())
+    find_configuration(config)  # there is one, and it parses: or one line that says why not
     user_options = _importlinter.read_user_options(config)
     graph = _importlinter.build_graph(user_options, None if cache_dir is None else str(cache_dir))
     return Explorer(graph, config, cache_dir, user_options.session_options)

@@ -125,7 +125,7 @@ def test_why_without_a_chain_exits_1(tree: Project) -> None:
 def test_unknown_module_is_a_one_line_error(tree: Project) -> None:
     result = run_cli("closure", "--no-cache", "pkg.nope")
     assert (result.exit_code, result.stdout) == (2, "")
-    assert result.stderr == "importlinter-contracts: pkg.nope is not a module of the graph\n"
+    assert result.stderr == "importlinter-contracts: pkg.nope is not a module of the graph.\n"
 
 
 def test_mermaid_is_a_flowchart_with_one_node_per_module(tree: Project) -> None:
