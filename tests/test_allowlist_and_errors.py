@@ -293,8 +293,7 @@ def test_file_that_does_not_parse_is_a_one_line_error(tree: Project) -> None:
     assert (result.exit_code, result.stdout, result.stderr) == (
         2,
         "",
-        "importlinter-contracts: Syntax error in pkg/consumers/broken.py, "
-        "line 1: def f(:\n",
+        "importlinter-contracts: Syntax error in pkg/consumers/broken.py, line 1: def f(:\n",
     )
 
 

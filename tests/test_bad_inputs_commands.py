@@ -229,4 +229,3 @@ def test_a_missing_required_option_without_a_near_misspelling_is_still_said(
         'importlinter-contracts: Contract "R4" is not configured correctly: unrelated_thing: '
         "Unrecognized option.\n"
     )
-
