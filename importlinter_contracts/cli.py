@@ -398,11 +398,21 @@ def closure(
         explorer = explore.load(config, cache)
         module = explorer.module(module)  # a file's path names its module
         found = explorer.eager_closure(module)
+    steps = {name: found.step_to(name) for name in found}
     _echo_found(
         output_format,
         f"importing {module}",
-        [found[name].hops[-1] for name in found if found[name]],
-        {"module": module, "modules": {name: found[name].hops for name in found}},
+        [step.hop for step in steps.values() if step is not None],
+        {
+            "module": module,
+            "modules": {
+                name: {
+                    "reached_from": found.reached_from(name),
+                    "hop": None if step is None else step.hop,
+                }
+                for name, step in steps.items()
+            },
+        },
         found,
     )
 

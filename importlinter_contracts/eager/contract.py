@@ -384,7 +384,10 @@ def _add_source(
                 "chain": [],
             }
         )
-    finding["sources"].append(source)
+    # Once: a walk may stop at one import several times (by calls from several modules), and
+    # the walks run one source after the other.
+    if finding["sources"][-1:] != [source]:
+        finding["sources"].append(source)
     # Keep the shortest chain, from the first source in name order among equals.
     if not finding["chain"] or len(chain) < len(finding["chain"]):
         finding["chain"] = [link.as_data() for link in chain]
