@@ -34,7 +34,7 @@ from .eager.walk import (
 )
 from .errors import UnknownModuleError, UsageError
 from .locations import link_text, locations, module_of_path
-from .modules import has_module, nearest_module
+from .modules import has_module
 from .report import Hop, Location, Report
 from .running import run_contracts
 from .unseen import unseen_folders
@@ -319,12 +319,9 @@ class Explorer:
             if has_module(self.graph, found):
                 return found
             module, shown = found, f"{name} (module {found})"
-        explanation = unseen_folders(self._session_options).explain(module) if roots else ""
-        if explanation:
-            raise UnknownModuleError(f"{shown} is not a module of the graph{explanation}.")
-        near = nearest_module(self.graph, module)
         raise UnknownModuleError(
-            f"{shown} is not a module of the graph" + (f": did you mean {near}?" if near else ".")
+            f"{shown} is not a module of the graph"
+            + unseen_folders(self._session_options).why_absent(self.graph, module)
         )
 
     def __repr__(self) -> str:

@@ -22,6 +22,7 @@ from typing import Any, NamedTuple
 from grimp import ImportGraph
 
 from .locations import display_path, package_directories
+from .modules import nearest_module
 
 # The paths a warning shows; the count says how many more there are.
 SHOWN_FOLDERS = 5
@@ -84,6 +85,16 @@ class UnseenFolders(NamedTuple):
             f" ({listed} {'is' if len(files) == 1 else 'are'} missing: the graph leaves out a "
             "folder without one, and everything in it)"
         )
+
+    def why_absent(self, graph: ImportGraph, module: str, quote: str = "") -> str:
+        """Return what follows "... is not a module of the graph" for `module` (a name, not an
+        expression): why, where a folder without `__init__.py` is the cause, or else the
+        nearest module's name (in `quote`s), as the end of the sentence."""
+        explanation = self.explain(module)
+        if explanation:
+            return f"{explanation}."
+        near = nearest_module(graph, module)
+        return f": did you mean {quote}{near}{quote}?" if near else "."
 
 
 def _listed(paths: tuple[Path, ...]) -> str:

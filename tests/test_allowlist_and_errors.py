@@ -249,7 +249,11 @@ def test_missing_container_option(tree: Project) -> None:
 @pytest.mark.parametrize(
     ("options", "message"),
     [
-        ("container = pkg.platformz", "container: 'pkg.platformz' is not a module of the graph."),
+        (
+            "container = pkg.platformz",
+            "container: 'pkg.platformz' is not a module of the graph: did you mean "
+            "'pkg.platforms'?",
+        ),
         (
             "container = pkg.consumers",
             "backends: no child package of 'pkg.consumers' has a 'platform' module; "

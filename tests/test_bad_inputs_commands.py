@@ -229,3 +229,51 @@ def test_a_missing_required_option_without_a_near_misspelling_is_still_said(
         'importlinter-contracts: Contract "R4" is not configured correctly: unrelated_thing: '
         "Unrecognized option.\n"
     )
+
+
+R4 = """\
+[importlinter:contract:r4]
+name = R4
+type = eager_imports
+source_modules = {source}
+follow_modules = {follow}
+forbidden_modules = pkg.models
+"""
+CONTRACT_LOOKUPS = {
+    "source": (
+        R4.format(source="pkg.platforms.cuda.platfrom", follow="pkg"),
+        "R4",
+        "source_modules: 'pkg.platforms.cuda.platfrom' matches no module of the graph: did you "
+        "mean 'pkg.platforms.cuda.platform'?",
+    ),
+    "source-wildcard": (  # an expression has no nearest module
+        R4.format(source="pkg.platfroms.*.platform", follow="pkg"),
+        "R4",
+        "source_modules: 'pkg.platfroms.*.platform' matches no module of the graph.",
+    ),
+    "follow": (
+        R4.format(source="pkg.platforms.cuda.platform", follow="pkg.platfroms"),
+        "R4",
+        "follow_modules: 'pkg.platfroms' is not a module of the graph: did you mean "
+        "'pkg.platforms'?",
+    ),
+    "container": (
+        "[importlinter:contract:r2]\nname = R2\ntype = backend_isolation\n"
+        "container = pkg.platfrom\n",
+        "R2",
+        "container: 'pkg.platfrom' is not a module of the graph: did you mean 'pkg.platforms'?",
+    ),
+}
+
+
+@pytest.mark.parametrize(
+    ("contract", "name", "message"), CONTRACT_LOOKUPS.values(), ids=CONTRACT_LOOKUPS.keys()
+)
+def test_a_contract_option_naming_no_module_suggests_the_nearest(
+    project: Project, contract: str, name: str, message: str
+) -> None:
+    project.write(TREE)
+    project.configure(contract)
+    assert error_line(run_cli("check", "--no-cache")) == (
+        f'importlinter-contracts: Contract "{name}" is not configured correctly: {message}\n'
+    )

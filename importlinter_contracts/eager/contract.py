@@ -234,11 +234,17 @@ class EagerImportContract(AllowlistedContract):
         for expression in self.source_modules:
             matched = matching_modules(graph, expression)
             if not matched:
+                unseen = unseen_folders(self.session_options)
+                name = str(expression)
                 raise ContractConfigurationError(
                     self.name,
                     "source_modules",
-                    f"'{expression}' matches no module of the graph"
-                    f"{unseen_folders(self.session_options).explain(str(expression))}.",
+                    f"'{name}' matches no module of the graph"
+                    + (
+                        f"{unseen.explain(name)}."
+                        if expression.has_wildcard_expression()
+                        else unseen.why_absent(graph, name, quote="'")
+                    ),
                 )
             sources |= matched
         return sorted(sources)
@@ -252,7 +258,7 @@ class EagerImportContract(AllowlistedContract):
                 self.name,
                 "follow_modules",
                 f"'{missing[0]}' is not a module of the graph"
-                f"{unseen_folders(self.session_options).explain(missing[0])}.",
+                + unseen_folders(self.session_options).why_absent(graph, missing[0], quote="'"),
             )
         return {module.name for module in self.follow_modules}
 
