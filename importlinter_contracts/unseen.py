@@ -22,7 +22,7 @@ from typing import Any, NamedTuple
 from grimp import ImportGraph
 
 from .locations import display_path, package_directories
-from .modules import nearest_module
+from .modules import nearest_module, parents
 
 # The paths a warning shows; the count says how many more there are.
 SHOWN_FOLDERS = 5
@@ -89,8 +89,9 @@ class UnseenFolders(NamedTuple):
     def why_absent(self, graph: ImportGraph, module: str, quote: str = "") -> str:
         """Return what follows "... is not a module of the graph" for `module` (a name, not an
         expression): why, where a folder without `__init__.py` is the cause, or else the
-        nearest module's name (in `quote`s), as the end of the sentence."""
-        explanation = self.explain(module)
+        nearest module's name (in `quote`s), as the end of the sentence. (A module that is
+        not there at all may be in a package that the graph leaves out.)"""
+        explanation = next(filter(None, map(self.explain, (module, *parents(module)))), "")
         if explanation:
             return f"{explanation}."
         near = nearest_module(graph, module)

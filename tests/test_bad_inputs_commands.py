@@ -142,6 +142,12 @@ LOOKUPS = {
         "(pkg/vendored/__init__.py is missing: the graph leaves out a folder without one, and "
         "everything in it).",
     ),
+    "no-file-in-a-folder-without-init": (
+        "pkg/vendored/nothere.py",
+        "pkg/vendored/nothere.py (module pkg.vendored.nothere) is not a module of the graph "
+        "(pkg/vendored/__init__.py is missing: the graph leaves out a folder without one, and "
+        "everything in it).",
+    ),
 }
 
 
