@@ -6,6 +6,7 @@ import importlib.machinery
 import os
 import stat
 import sys
+from collections.abc import Iterable
 from functools import cache
 from pathlib import Path
 
@@ -138,3 +139,21 @@ def locations(module: str, line_numbers: list[int]) -> list[Location]:
 def link_text(where: Location) -> str:
     """`path:line` (or just the path), as editors and CI logs link it."""
     return where["path"] if where["line"] is None else f"{where['path']}:{where['line']}"
+
+
+def module_of_path(path: str, root_packages: Iterable[str]) -> str | None:
+    """Return the module that a Python file (or a package's folder) below one of the root
+    packages' folders defines, or None when it lies below none of them."""
+    target = Path(path).resolve()
+    for package in root_packages:
+        for directory in package_directories(package):
+            try:
+                parts = list(target.relative_to(directory.resolve()).parts)
+            except ValueError:
+                continue
+            if parts and parts[-1].endswith(".py"):
+                parts[-1] = parts[-1].removesuffix(".py")
+                if parts[-1] == "__init__":
+                    parts.pop()
+            return ".".join([package, *parts])
+    return None

@@ -100,7 +100,9 @@ def find_backends(
     """
     if not has_module(graph, container):
         raise BackendLookupError(
-            "container", f"'{container}' is not a module of the graph{unseen.explain(container)}."
+            "container",
+            f"'{container}' is not a module of the graph"
+            + unseen.why_absent(graph, container, quote="'"),
         )
     children = {child.rpartition(".")[2] for child in graph.find_children(container)}
     neutral_children = set(neutral or [])
