@@ -559,6 +559,22 @@ NOT_RESOLVED = {
     "__name__ assigned before the main guard": (
         "__name__ = '__main__'\nif __name__ == '__main__':\n    import pkg.heavy.a\n"
     ),
+    "a class's __init__, when the class is instantiated": (
+        "class C:\n    def __init__(self):\n        import pkg.heavy.a\nC()\n"
+    ),
+    "a property": (
+        "class C:\n    @property\n    def p(self):\n        import pkg.heavy.a\nC().p\n"
+    ),
+    "a metaclass": (
+        "class Meta(type):\n    def __new__(mcs, *args):\n        import pkg.heavy.a\n"
+        "        return super().__new__(mcs, *args)\nclass C(metaclass=Meta):\n    pass\n"
+    ),
+    "functools.partial": LOAD + "import functools\nfunctools.partial(load)()\n",
+    "the body of an async def, run by asyncio": (
+        LOAD + "import asyncio\nasync def main():\n    load()\nasyncio.run(main())\n"
+    ),
+    "importlib.import_module": "import importlib\nimportlib.import_module('pkg.heavy.a')\n",
+    "__import__": "__import__('pkg.heavy.a')\n",
 }
 
 
