@@ -168,7 +168,9 @@ def test_a_src_layout_project_configured_in_pyproject_runs_a_local_pre_commit_ho
     for name, text in SRC_LAYOUT.items():
         (project / name).parent.mkdir(parents=True, exist_ok=True)
         (project / name).write_text(text)
-    (project / "pyproject.toml").write_text(getting_started_block("or, in its `pyproject.toml`", "toml"))
+    (project / "pyproject.toml").write_text(
+        getting_started_block("or, in its `pyproject.toml`", "toml")
+    )
     hooks = getting_started_block("sets the path itself:", "yaml")
     dependency = (
         "importlinter-contracts @ git+https://github.com/vllm-project/importlinter-contracts@v0.1.0"
