@@ -526,8 +526,8 @@ DOES_NOT_RUN = {
     ),
 }
 
-# Calls the analysis does not resolve, and `if` tests it takes never to hold (README: "what is
-# not followed"): Python runs them.
+# Calls the analysis does not resolve, and `if` tests it takes never to hold (docs/eager-rules.md,
+# "Not followed"): Python runs them.
 NOT_RESOLVED = {
     "method of an object": "from pkg.lib import Loader\nLoader().load()\n",
     "a module's __getattr__, for an attribute read": "import pkg.lazy\nx = pkg.lazy.anything\n",
@@ -626,7 +626,7 @@ def check_against_python(project: Project, source: str) -> set[str]:
     return heavy
 
 
-# Forms the analysis takes loosely (README): it follows a module `__getattr__` that Python
+# Forms the analysis takes loosely (docs/eager-rules.md): it follows a module `__getattr__` that Python
 # does not call there, as the module's submodule was imported before. What it reports is
 # more than Python loads, never less.
 TAKEN_LOOSELY = {
