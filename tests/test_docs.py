@@ -168,6 +168,29 @@ def test_the_tests_the_docs_name_exist() -> None:
     assert missing == []
 
 
+# Tests whose every case the eager-import rules must list: what is not followed, or taken
+# loosely, is what a user cannot see otherwise.
+LISTED_WHOLE = (
+    "test_eager_calls.py::test_forms_documented_as_not_followed_are_not_followed",
+    "test_eager_calls.py::test_forms_taken_loosely_report_more_than_python_loads",
+)
+
+
+@pytest.mark.parametrize("test", LISTED_WHOLE)
+def test_the_rules_list_every_form_not_followed_or_taken_loosely(test: str) -> None:
+    collection = subprocess.run(
+        [sys.executable, "-m", "pytest", "--collect-only", "-q", f"tests/{test}"],
+        cwd=REPO,
+        capture_output=True,
+        text=True,
+        check=True,
+    )
+    cases = [line for line in collection.stdout.splitlines() if line.startswith("tests/")]
+    assert cases
+    rules = (REPO / "docs" / "eager-rules.md").read_text()
+    assert [case for case in cases if f"`{case.removeprefix('tests/')}`" not in rules] == []
+
+
 def checked(tree_name: str) -> list[Block]:
     return [block for block in BLOCKS if block.marker == "test" and block.tree == tree_name]
 
