@@ -526,8 +526,8 @@ DOES_NOT_RUN = {
     ),
 }
 
-# Calls the analysis does not resolve, and `if` tests it takes never to hold (README: "what is
-# not followed"): Python runs them.
+# Calls the analysis does not resolve, and `if` tests it takes never to hold (docs/eager-rules.md,
+# "Not followed"): Python runs them.
 NOT_RESOLVED = {
     "method of an object": "from pkg.lib import Loader\nLoader().load()\n",
     "a module's __getattr__, for an attribute read": "import pkg.lazy\nx = pkg.lazy.anything\n",
@@ -559,6 +559,22 @@ NOT_RESOLVED = {
     "__name__ assigned before the main guard": (
         "__name__ = '__main__'\nif __name__ == '__main__':\n    import pkg.heavy.a\n"
     ),
+    "a class's __init__, when the class is instantiated": (
+        "class C:\n    def __init__(self):\n        import pkg.heavy.a\nC()\n"
+    ),
+    "a property": (
+        "class C:\n    @property\n    def p(self):\n        import pkg.heavy.a\nC().p\n"
+    ),
+    "a metaclass": (
+        "class Meta(type):\n    def __new__(mcs, *args):\n        import pkg.heavy.a\n"
+        "        return super().__new__(mcs, *args)\nclass C(metaclass=Meta):\n    pass\n"
+    ),
+    "functools.partial": LOAD + "import functools\nfunctools.partial(load)()\n",
+    "the body of an async def, run by asyncio": (
+        LOAD + "import asyncio\nasync def main():\n    load()\nasyncio.run(main())\n"
+    ),
+    "importlib.import_module": "import importlib\nimportlib.import_module('pkg.heavy.a')\n",
+    "__import__": "__import__('pkg.heavy.a')\n",
 }
 
 
@@ -610,7 +626,7 @@ def check_against_python(project: Project, source: str) -> set[str]:
     return heavy
 
 
-# Forms the analysis takes loosely (README): it follows a module `__getattr__` that Python
+# Forms the analysis takes loosely (docs/eager-rules.md): it follows a module `__getattr__` that Python
 # does not call there, as the module's submodule was imported before. What it reports is
 # more than Python loads, never less.
 TAKEN_LOOSELY = {

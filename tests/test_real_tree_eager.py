@@ -47,7 +47,7 @@ def oracle_violations(project: Project) -> set[tuple[str, str]]:
 
 def spec_walk(project: Project) -> Project:
     """The spec's narrower R4: imports followed through vllm_omni.platforms only, no
-    allowlist (as the README shows it)."""
+    allowlist (as docs/contracts/eager-imports.md shows it)."""
     config = project.root / ".importlinter"
     text = config.read_text()
     start = text.index("# The chains into forbidden code")
