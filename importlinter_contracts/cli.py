@@ -15,7 +15,7 @@ from typing import Any, NoReturn
 
 import click
 
-from . import _importlinter, explore
+from . import __version__, _importlinter, explore
 from .allowlist.sync import sync
 from .cache import DEFAULT_CACHE_DIR
 from .errors import ImportlinterContractsError, UsageError
@@ -47,11 +47,8 @@ def _print_version(context: click.Context, _: click.Parameter, value: bool) -> N
         return
     import importlib.metadata
 
-    ours, linter, grimp = (
-        importlib.metadata.version(name)
-        for name in ("importlinter-contracts", "import-linter", "grimp")
-    )
-    click.echo(f"importlinter-contracts {ours} (import-linter {linter}, grimp {grimp})")
+    linter, grimp = (importlib.metadata.version(name) for name in ("import-linter", "grimp"))
+    click.echo(f"importlinter-contracts {__version__} (import-linter {linter}, grimp {grimp})")
     context.exit()
 
 
