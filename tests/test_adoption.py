@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import json
 import os
+import re
 import shutil
 import subprocess
 import sys
@@ -88,6 +89,20 @@ def test_the_wheel_in_a_clean_environment_lints_a_checkout(tmp_path: Path) -> No
         "importlinter-contracts: skipped optional-sdks-stay-optional (runtime_isolation): "
         "it runs the code it checks, which --static skips.\n"
     )
+
+
+def test_the_shipped_configuration_names_only_files_of_a_vllm_omni_checkout() -> None:
+    # Its comments and its guidance (printed when a contract breaks) are read in vllm-omni's
+    # repository: a file they name must be there, not in this one.
+    text = (REPO / ".importlinter").read_text()
+    named = re.findall(r"[\w.-]+(?:/[\w.-]+)*\.py\b", text)
+    assert "vllm_omni/__init__.py" in named
+    root = tree(NEWEST)
+    assert [
+        name
+        for name in named
+        if not (root / name).is_file() and not (root / "vllm_omni" / name).is_file()
+    ] == []
 
 
 def test_static_json_check_of_the_release_passes_in_the_set_up_environment(
