@@ -6,6 +6,7 @@ from __future__ import annotations
 import importlib.metadata
 import re
 import tomllib
+from pathlib import Path
 
 import importlinter_contracts
 from helpers import REPO
@@ -59,3 +60,29 @@ def test_the_python_classifiers_are_the_pythons_ci_tests() -> None:
     # PEP 639: the license expression, and no license classifier beside it.
     assert PROJECT["license"] == "Apache-2.0"
     assert not [c for c in PROJECT["classifiers"] if c.startswith("License ::")]
+
+
+def documents() -> list[Path]:
+    """The Markdown files whose snippets are checked. (README.md joins them once it no longer
+    holds the placeholders below.)"""
+    return sorted((REPO / "docs").rglob("*.md"))
+
+
+def test_snippets_name_the_repository_and_the_release_tag() -> None:
+    tag = f"v{importlinter_contracts.__version__}"
+    named = 0
+    for path in documents():
+        text = path.read_text()
+        where = path.relative_to(REPO)
+        for placeholder in ("<this repository's URL>", "<tag or commit>"):
+            assert placeholder not in text, where
+        for url, ref in re.findall(r"git\+(\S+?)@([^\s\"'`]+)", text):
+            assert (url, ref) == (REPOSITORY, tag), where
+            named += 1
+        for repo, rev in re.findall(r"- repo: (\S+)\n\s+rev: (\S+)", text):
+            if "importlinter-contracts" in repo:
+                assert (repo, rev) == (REPOSITORY, tag), where
+                named += 1
+        for link in re.findall(r"https?://[^\s)\"'`<>]*importlinter-contracts[^\s)\"'`<>]*", text):
+            assert link.startswith((REPOSITORY, PROJECT["urls"]["Documentation"])), (where, link)
+    assert named >= 2  # docs/incoming/i30package.md names both

@@ -748,7 +748,9 @@ def test_allowlist_command_adds_loaded_modules_and_removes_stale_entries(tree: P
     tree.write(NPU_LOADED)
     configure(tree, "ignore_loaded_modules =\n    pkg.platforms.xpu  # retired\n")
     before = (tree.root / ".importlinter").read_text()
-    shown = CliRunner().invoke(main, ["allowlist", "--no-cache"], catch_exceptions=False)
+    shown = CliRunner().invoke(
+        main, ["allowlist", "--no-cache", "--add-violations"], catch_exceptions=False
+    )
     assert shown.exit_code == 1
     assert [line for line in shown.stdout.splitlines() if line[:1] in "+-"][2:] == [
         "-    pkg.platforms.xpu  # retired",
@@ -756,7 +758,7 @@ def test_allowlist_command_adds_loaded_modules_and_removes_stale_entries(tree: P
         "+    pkg.platforms.npu.ops  # TODO: reason",
     ]
     assert (tree.root / ".importlinter").read_text() == before
-    written = CliRunner().invoke(main, ["allowlist", "--no-cache", "--write"])
+    written = CliRunner().invoke(main, ["allowlist", "--no-cache", "--add-violations", "--write"])
     assert written.exit_code == 0
     assert (tree.root / ".importlinter").read_text() == before.replace(
         "    pkg.platforms.xpu  # retired\n",
@@ -767,7 +769,7 @@ def test_allowlist_command_adds_loaded_modules_and_removes_stale_entries(tree: P
 
 def test_allowlist_command_writes_the_option_when_there_is_none(tree: Project) -> None:
     tree.write(NPU_LOADED)
-    written = CliRunner().invoke(main, ["allowlist", "--no-cache", "--write"])
+    written = CliRunner().invoke(main, ["allowlist", "--no-cache", "--add-violations", "--write"])
     assert written.exit_code == 0
     assert (
         (tree.root / ".importlinter")
@@ -893,7 +895,7 @@ def test_allowlist_command_edits_a_toml_list_of_loaded_modules(tree: Project) ->
         '    "pkg.platforms.xpu  # gone",\n'
         "]\n"
     )
-    written = CliRunner().invoke(main, ["allowlist", "--no-cache", "--write"])
+    written = CliRunner().invoke(main, ["allowlist", "--no-cache", "--add-violations", "--write"])
     assert written.exit_code == 0, written.output
     assert pyproject.read_text().endswith(
         "ignore_loaded_modules = [\n"
