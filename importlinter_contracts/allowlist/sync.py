@@ -94,10 +94,10 @@ def needed_changes(
     static: bool = False,
     add_violations: bool = False,
 ) -> NeededChanges:
-    """For each selected contract with an allowlist: the stale entries to remove; with
-    `add_violations`, the imports (or loaded modules) to add, each with a reason still to be
-    written, else how many there are; and the entries that give no reason where the contract
-    requires one.
+    """Return, for each selected contract with an allowlist, the stale entries to remove;
+    with `add_violations`, the imports (or loaded modules) to add, each with a reason still
+    to be written, else how many there are; and the entries that give no reason where the
+    contract requires one.
 
     Raises ConfigurationError when a contract's findings cannot tell what its allowlist
     needs (a runtime contract whose probe failed).
