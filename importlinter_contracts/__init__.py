@@ -1,5 +1,9 @@
 """import-linter contract types for codebases with one package per hardware backend."""
 
+# The one version literal: pyproject.toml reads it (tool.setuptools.dynamic), so the
+# distribution's metadata and `importlinter-contracts --version` cannot disagree.
+__version__ = "0.1.0"
+
 from .working_directory import working_directory_off_sys_path
 
 # lint-imports imports this package with the working directory first on sys.path: nothing
@@ -9,4 +13,9 @@ with working_directory_off_sys_path():
     from .eager.contract import EagerImportContract
     from .runtime.contract import RuntimeIsolationContract
 
-__all__ = ["BackendIsolationContract", "EagerImportContract", "RuntimeIsolationContract"]
+__all__ = [
+    "BackendIsolationContract",
+    "EagerImportContract",
+    "RuntimeIsolationContract",
+    "__version__",
+]

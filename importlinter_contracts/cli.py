@@ -15,7 +15,8 @@ from typing import Any, NoReturn
 
 import click
 
-from . import _importlinter, explore
+from . import __version__, _importlinter, explore
+from .allowlist.entries import PLACEHOLDER_REASON
 from .allowlist.sync import sync
 from .cache import DEFAULT_CACHE_DIR
 from .errors import ImportlinterContractsError, UsageError
@@ -47,11 +48,8 @@ def _print_version(context: click.Context, _: click.Parameter, value: bool) -> N
         return
     import importlib.metadata
 
-    ours, linter, grimp = (
-        importlib.metadata.version(name)
-        for name in ("importlinter-contracts", "import-linter", "grimp")
-    )
-    click.echo(f"importlinter-contracts {ours} (import-linter {linter}, grimp {grimp})")
+    linter, grimp = (importlib.metadata.version(name) for name in ("import-linter", "grimp"))
+    click.echo(f"importlinter-contracts {__version__} (import-linter {linter}, grimp {grimp})")
     context.exit()
 
 
@@ -250,6 +248,12 @@ def check(
 @_session_options
 @_static_option
 @click.option("--write", is_flag=True, help="Apply the change to the configuration file.")
+@click.option(
+    "--add-violations",
+    is_flag=True,
+    help=f"Also add an entry for each violation, with a '# {PLACEHOLDER_REASON}' placeholder: "
+    "to record existing debt when a contract is adopted, not to excuse a new import.",
+)
 def allowlist(
     config: str | None,
     contracts: tuple[str, ...],
@@ -257,28 +261,44 @@ def allowlist(
     verbose: bool,
     static: bool,
     write: bool,
+    add_violations: bool,
 ) -> None:
-    """Show, as a unified diff of the configuration file, how each contract's allowlist
-    (ignore_imports; ignore_loaded_modules) must change for the tree as it is: stale entries
-    removed, new violations added with a '# TODO: reason' placeholder. With --write, apply
-    it; nothing else in the file changes. Only the contracts that have an allowlist are
-    checked.
+    """Show how each contract's allowlist (ignore_imports; ignore_loaded_modules) is not
+    exact for the tree as it is: its stale entries removed, as a unified diff of the
+    configuration file, and, where require_reasons is set, the entries that give no reason.
+    A violation is left to fix (check shows it); with --add-violations, an entry is added
+    for it. With --write, apply the diff; nothing else in the file changes. Only the
+    contracts that have an allowlist are checked.
 
-    Exit status: 0 when nothing needs to change (or it was written), 1 when a change is
-    shown, 2 on a configuration or usage error.
+    Exit status: 0 when the allowlists are exact (or the diff was written and every entry
+    gives its reason), 1 when a change is shown or an entry lacks its reason, 2 on a
+    configuration or usage error.
     """
     with _quiet_stdout(verbose):
-        path, text, diff, skipped = sync(config, contracts, cache, verbose, static)
-    _say_skipped(skipped)
-    if not diff:
-        click.echo(f"{path}: every allowlist matches the tree.", err=True)
-        sys.exit(EXIT_KEPT)
-    click.echo(diff, nl=False)
-    if write:
-        write_atomically(path, text.encode("utf-8"))
+        found = sync(config, contracts, cache, verbose, static, add_violations)
+    _say_skipped(found.skipped)
+    path = found.path
+    click.echo(found.diff, nl=False)
+    for entry, line in found.unreasoned:
+        where = f"{path}:{line}" if line is not None else str(path)
+        click.echo(
+            f"{where}: {entry}: no reason given, which require_reasons asks for: end the entry "
+            "with '# why it is allowed'."
+        )
+    if found.diff and write:
+        write_atomically(path, found.text.encode("utf-8"))
         click.echo(f"{path}: written.", err=True)
-        sys.exit(EXIT_KEPT)
-    sys.exit(EXIT_BROKEN)
+    unlisted = found.unlisted_violations
+    if unlisted:
+        violations = f"{unlisted} violation{'s' if unlisted > 1 else ''} that no entry excuses"
+        click.echo(
+            f"{path}: {violations}: left to fix (importlinter-contracts check shows "
+            "where), not added (--add-violations adds an entry for each).",
+            err=True,
+        )
+    elif not found.diff and not found.unreasoned:
+        click.echo(f"{path}: every allowlist matches the tree.", err=True)
+    sys.exit(EXIT_BROKEN if found.unreasoned or (found.diff and not write) else EXIT_KEPT)
 
 
 @main.command()

@@ -97,9 +97,12 @@ class RuntimeFinding(TypedDict):
     kind: RuntimeFindingKind
     message: str
     module: NotRequired[str]
+    # The loaded modules (blocked_module_loaded, backend_loaded, forbidden_loaded); with
+    # missing_dependency, the probes, and the detector as module:attribute, that it stopped
     modules: NotRequired[list[str]]
     # probe_failed, detector_failed: a module of the environment (not of the analysed
-    # package) that could not be imported, so that the environment lacks a dependency
+    # package) that could not be imported, so that the environment lacks a dependency; one
+    # finding says so for every probe that missed it
     missing_dependency: NotRequired[str]
     stderr_tail: NotRequired[list[str]]
 

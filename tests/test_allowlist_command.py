@@ -50,8 +50,85 @@ def tree(project: Project) -> Project:
     return project
 
 
-def test_diff_removes_stale_entries_and_adds_new_violations(tree: Project) -> None:
+def test_diff_removes_stale_entries_and_leaves_a_violation_to_fix(tree: Project) -> None:
     result = allowlist()
+    assert result.exit_code == 1
+    assert result.stdout == (
+        "--- a/.importlinter\n"
+        "+++ b/.importlinter\n"
+        "@@ -13,7 +13,6 @@\n"
+        " require_reasons = true\n"
+        " ignore_imports =\n"
+        "         pkg.a -> pkg.platforms.npu.models    # NPU group 1\n"
+        "-        pkg.gone -> pkg.platforms.npu.models # retired in step 9\n"
+        " \n"
+        " [importlinter:contract:forbidden]\n"
+        " name = Built-in\n"
+    )
+    assert result.stderr == (
+        ".importlinter: 1 violation that no entry excuses: left to fix (importlinter-contracts "
+        "check shows where), not added (--add-violations adds an entry for each).\n"
+    )
+
+
+def test_an_exact_allowlist_with_a_violation_to_fix_passes(tree: Project) -> None:
+    config = tree.root / ".importlinter"
+    config.write_text(
+        config.read_text().replace(
+            "        pkg.gone -> pkg.platforms.npu.models # retired in step 9\n", ""
+        )
+    )
+    tree.write({"pkg/c.py": "import pkg.platforms.npu.platform\n"})
+    before = config.read_bytes()
+    for args in ((), ("--write",)):
+        result = allowlist(*args)
+        assert (result.exit_code, result.stdout) == (0, "")
+        assert result.stderr == (
+            ".importlinter: 2 violations that no entry excuses: left to fix "
+            "(importlinter-contracts check shows where), not added (--add-violations adds an "
+            "entry for each).\n"
+        )
+    assert config.read_bytes() == before
+
+
+def test_entries_without_reasons_are_named_at_their_lines(tree: Project) -> None:
+    config = tree.root / ".importlinter"
+    config.write_text(
+        config.read_text()
+        .replace(
+            "        pkg.a -> pkg.platforms.npu.models    # NPU group 1\n",
+            "        pkg.a -> pkg.platforms.npu.models    # TODO: reason\n"
+            "        pkg.a -> pkg.platforms.npu\n",
+        )
+        .replace(" # retired in step 9", "")
+    )
+    tree.write({"pkg/a.py": "from pkg.platforms.npu import models\nimport pkg.platforms.npu\n"})
+    result = allowlist("--contract", "r2")
+    assert result.exit_code == 1
+    # The stale entry is removed by the diff, so only the others are named.
+    assert result.stdout.splitlines()[-2:] == [
+        ".importlinter:15: pkg.a -> pkg.platforms.npu.models # TODO: reason: no reason given, "
+        "which require_reasons asks for: end the entry with '# why it is allowed'.",
+        ".importlinter:16: pkg.a -> pkg.platforms.npu: no reason given, which require_reasons "
+        "asks for: end the entry with '# why it is allowed'.",
+    ]
+    assert config.read_text().splitlines()[14:16] == [
+        "        pkg.a -> pkg.platforms.npu.models    # TODO: reason",
+        "        pkg.a -> pkg.platforms.npu",
+    ]
+    # Written, the stale entry goes; the reasons are still to be given.
+    written = allowlist("--contract", "r2", "--write")
+    assert written.exit_code == 1
+    assert written.stderr.startswith(".importlinter: written.\n")
+    assert len(allowlist("--contract", "r2").stdout.splitlines()) == 2
+    # Without require_reasons, an entry need not give one.
+    config.write_text(config.read_text().replace("require_reasons = true\n", ""))
+    result = allowlist("--contract", "r2")
+    assert (result.exit_code, result.stdout) == (0, "")
+
+
+def test_add_violations_adds_an_entry_with_a_placeholder_for_each(tree: Project) -> None:
+    result = allowlist("--add-violations")
     assert result.exit_code == 1
     assert result.stdout == (
         "--- a/.importlinter\n"
@@ -71,7 +148,7 @@ def test_diff_removes_stale_entries_and_adds_new_violations(tree: Project) -> No
 def test_write_changes_nothing_but_the_entries_concerned(tree: Project) -> None:
     config = tree.root / ".importlinter"
     before = config.read_bytes()
-    result = allowlist("--write")
+    result = allowlist("--add-violations", "--write")
     assert result.exit_code == 0
     assert config.read_bytes() == before.replace(
         b"        pkg.gone -> pkg.platforms.npu.models # retired in step 9\n",
@@ -121,7 +198,7 @@ def test_pyproject_toml_is_edited_in_place(project: Project) -> None:
         )
     )
     before = pyproject.read_text()
-    assert allowlist("--write").exit_code == 0
+    assert allowlist("--add-violations", "--write").exit_code == 0
     assert pyproject.read_text() == before.replace(
         '    "pkg.gone -> pkg.platforms.npu.models",  # stale\n',
         '    "pkg.b -> pkg.platforms.cuda.platform  # TODO: reason",\n',

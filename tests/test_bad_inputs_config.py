@@ -46,7 +46,10 @@ NEW_B = f"{B}  # TODO: reason"
 
 
 def allowlist(*args: str) -> Result:
-    return CliRunner().invoke(main, ["allowlist", "--no-cache", *args], catch_exceptions=False)
+    """The allowlist command as a contract's adoption runs it: new violations added too."""
+    return CliRunner().invoke(
+        main, ["allowlist", "--no-cache", "--add-violations", *args], catch_exceptions=False
+    )
 
 
 def check(*args: str) -> Result:
@@ -502,6 +505,7 @@ def _run_allowlist_write(
             str(BIN / "importlinter-contracts"),
             "allowlist",
             "--no-cache",
+            "--add-violations",
             "--write",
         ],
         cwd=cwd,

@@ -80,9 +80,12 @@ def test_version_names_this_package_import_linter_and_grimp() -> None:
 def test_the_configuration_file_is_an_argument_or_config(tree: Project, command: str) -> None:
     (tree.root / ".importlinter").rename(tree.root / "boundaries.ini")
     assert run(command, "--no-cache").exit_code == 2  # no file where lint-imports looks
-    as_argument = run(command, "--no-cache", "boundaries.ini", "--contract", "r2")
-    as_option = run(command, "--no-cache", "--config", "boundaries.ini", "--contract", "r2")
-    # check: r2 is broken; allowlist: r2's allowlist needs the import.
+    # check: r2 is broken; allowlist, adding violations: r2's allowlist needs the import.
+    adding = ["--add-violations"] if command == "allowlist" else []
+    as_argument = run(command, "--no-cache", *adding, "boundaries.ini", "--contract", "r2")
+    as_option = run(
+        command, "--no-cache", *adding, "--config", "boundaries.ini", "--contract", "r2"
+    )
     assert as_argument.exit_code == as_option.exit_code == 1
     assert as_argument.stdout == as_option.stdout != ""
 
@@ -193,23 +196,23 @@ def test_verbose_lines_go_to_stderr_and_stdout_keeps_only_the_report(tree: Proje
 
 
 def test_allowlist_takes_verbose_too(tree: Project) -> None:
-    result = run("allowlist", "--no-cache", "--verbose")
+    result = run("allowlist", "--no-cache", "--add-violations", "--verbose")
     assert "Checking R2..." in result.stderr
     assert result.stdout.startswith("--- a/.importlinter\n")
-    assert "Checking R2..." not in run("allowlist", "--no-cache").stderr
+    assert "Checking R2..." not in run("allowlist", "--no-cache", "--add-violations").stderr
 
 
 def test_allowlist_checks_only_the_contracts_that_have_an_allowlist(tree: Project) -> None:
     # The layers contract has none: it is not checked.
-    result = run("allowlist", "--no-cache", "--static", "--verbose")
+    result = run("allowlist", "--no-cache", "--add-violations", "--static", "--verbose")
     assert "Checking R2..." in result.stderr
     assert "Checking Layers..." not in result.stderr
     # The runtime contract has one (ignore_loaded_modules): its probe runs, unless --static.
-    result = run("allowlist", "--no-cache", "--static")
+    result = run("allowlist", "--no-cache", "--add-violations", "--static")
     assert (
         result.exit_code == 1 and "+    pkg.neutral -> pkg.platforms.npu.platform" in result.stdout
     )
     assert result.stderr.startswith(SKIPPED_RUNTIME)
     assert not (tree.root / "probe-ran").exists()
-    assert run("allowlist", "--no-cache").exit_code == 1
+    assert run("allowlist", "--no-cache", "--add-violations").exit_code == 1
     assert (tree.root / "probe-ran").exists()

@@ -137,10 +137,11 @@ def test_a_missing_dependency_says_that_the_contract_runs_the_code_and_how_to_go
     assert violation["message"] == (
         "importing pkg.connectors failed: ModuleNotFoundError: No module named "
         "'torch_not_installed_here'. This contract imports the code it checks, so it needs "
-        "that code's dependencies where it runs, and 'torch_not_installed_here' is not "
-        "installed here: install them, or leave this contract out "
+        "that code's dependencies where it runs: install the one that provides "
+        "'torch_not_installed_here', or leave this contract out "
         "(importlinter-contracts check --static)"
     )
+    assert violation["modules"] == ["pkg.connectors"]
 
 
 def test_a_missing_module_of_the_analysed_package_is_not_called_a_dependency(
@@ -472,7 +473,7 @@ def test_another_interpreter_gets_the_working_directory_but_not_our_site_package
     assert violation["message"] == (
         "importing pkg.connectors failed: ModuleNotFoundError: No module named 'click'. This "
         "contract imports the code it checks, so it needs that code's dependencies where it "
-        "runs, and 'click' is not installed here: install them, or leave this contract out "
+        "runs: install the one that provides 'click', or leave this contract out "
         "(importlinter-contracts check --static)"
     )
 
@@ -747,7 +748,9 @@ def test_allowlist_command_adds_loaded_modules_and_removes_stale_entries(tree: P
     tree.write(NPU_LOADED)
     configure(tree, "ignore_loaded_modules =\n    pkg.platforms.xpu  # retired\n")
     before = (tree.root / ".importlinter").read_text()
-    shown = CliRunner().invoke(main, ["allowlist", "--no-cache"], catch_exceptions=False)
+    shown = CliRunner().invoke(
+        main, ["allowlist", "--no-cache", "--add-violations"], catch_exceptions=False
+    )
     assert shown.exit_code == 1
     assert [line for line in shown.stdout.splitlines() if line[:1] in "+-"][2:] == [
         "-    pkg.platforms.xpu  # retired",
@@ -755,7 +758,7 @@ def test_allowlist_command_adds_loaded_modules_and_removes_stale_entries(tree: P
         "+    pkg.platforms.npu.ops  # TODO: reason",
     ]
     assert (tree.root / ".importlinter").read_text() == before
-    written = CliRunner().invoke(main, ["allowlist", "--no-cache", "--write"])
+    written = CliRunner().invoke(main, ["allowlist", "--no-cache", "--add-violations", "--write"])
     assert written.exit_code == 0
     assert (tree.root / ".importlinter").read_text() == before.replace(
         "    pkg.platforms.xpu  # retired\n",
@@ -766,7 +769,7 @@ def test_allowlist_command_adds_loaded_modules_and_removes_stale_entries(tree: P
 
 def test_allowlist_command_writes_the_option_when_there_is_none(tree: Project) -> None:
     tree.write(NPU_LOADED)
-    written = CliRunner().invoke(main, ["allowlist", "--no-cache", "--write"])
+    written = CliRunner().invoke(main, ["allowlist", "--no-cache", "--add-violations", "--write"])
     assert written.exit_code == 0
     assert (
         (tree.root / ".importlinter")
@@ -793,19 +796,83 @@ def test_github_annotation_points_at_a_stale_loaded_module_entry(tree: Project) 
     ]
 
 
-def test_a_dependency_missing_for_several_probes_is_explained_once(tree: Project) -> None:
+def test_a_dependency_that_every_probe_misses_is_one_line_that_says_what_to_do(
+    tree: Project,
+) -> None:
+    # As in a checkout without torch: the package's __init__ and another probe import it, so
+    # every probe and the detector fail the same way.
     tree.write(
         {
-            "pkg/platforms/interface.py": "import torch_not_installed_here\n",
+            "pkg/platforms/__init__.py": "import torch_not_installed_here\n\ndef detect():\n    pass\n",
             "pkg/connectors/__init__.py": "import torch_not_installed_here\n",
         }
     )
+    (violation,) = tree.contract("runtime")["violations"]
+    message = (
+        "importing pkg.platforms failed: ModuleNotFoundError: No module named "
+        "'torch_not_installed_here' (so did 2 other probes and the detector). This contract "
+        "imports the code it checks, so it needs that code's dependencies where it runs: "
+        "install the one that provides 'torch_not_installed_here', or leave this contract out "
+        "(importlinter-contracts check --static)"
+    )
+    assert {k: v for k, v in violation.items() if k != "stderr_tail"} == {
+        "kind": "probe_failed",
+        "module": "pkg.platforms",
+        "modules": [
+            "pkg.platforms",
+            "pkg.platforms.interface",
+            "pkg.connectors",
+            "pkg.platforms:detect",
+        ],
+        "missing_dependency": "torch_not_installed_here",
+        "message": message,
+    }
+    output = tree.lint_imports().output
+    broken = output[output.index("Optional SDKs stay optional\n---") :].splitlines()
+    assert [line for line in broken if line.startswith("-   ")] == [f"-   {message}"]
+
+
+def test_each_missing_dependency_is_one_finding_and_other_failures_stay_apart(
+    tree: Project,
+) -> None:
+    tree.write(
+        {
+            "pkg/platforms/__init__.py": "def detect():\n    import fakesdk\n",
+            "pkg/platforms/interface.py": "import first_not_installed_here\n",
+            "pkg/connectors/__init__.py": "import second_not_installed_here\n",
+        }
+    )
     violations = tree.contract("runtime")["violations"]
-    assert [v["missing_dependency"] for v in violations] == ["torch_not_installed_here"] * 2
+    assert [(v["module"], v.get("missing_dependency")) for v in violations] == [
+        ("pkg.platforms.interface", "first_not_installed_here"),
+        ("pkg.connectors", "second_not_installed_here"),
+        ("pkg.platforms:detect", None),  # blocked on purpose, not missing
+    ]
     assert [v["message"].partition(". ")[2][:30] for v in violations] == [
+        "This contract imports the code",
         "This contract imports the code",
         "",
     ]
+    assert not any("(so did" in v["message"] for v in violations)
+    assert "modules" not in violations[2]
+
+
+def test_a_dependency_only_the_detector_misses_is_its_own_finding(tree: Project) -> None:
+    tree.write(
+        {
+            "pkg/platforms/__init__.py": "def detect():\n    import torch_not_installed_here\n",
+        }
+    )
+    (violation,) = tree.contract("runtime")["violations"]
+    assert (violation["kind"], violation["module"], violation["modules"]) == (
+        "detector_failed",
+        "pkg.platforms:detect",
+        ["pkg.platforms:detect"],
+    )
+    assert violation["message"].startswith(
+        "the detector pkg.platforms:detect failed: ModuleNotFoundError: No module named "
+        "'torch_not_installed_here'. This contract imports the code it checks"
+    )
 
 
 def test_allowlist_command_edits_a_toml_list_of_loaded_modules(tree: Project) -> None:
@@ -828,7 +895,7 @@ def test_allowlist_command_edits_a_toml_list_of_loaded_modules(tree: Project) ->
         '    "pkg.platforms.xpu  # gone",\n'
         "]\n"
     )
-    written = CliRunner().invoke(main, ["allowlist", "--no-cache", "--write"])
+    written = CliRunner().invoke(main, ["allowlist", "--no-cache", "--add-violations", "--write"])
     assert written.exit_code == 0, written.output
     assert pyproject.read_text().endswith(
         "ignore_loaded_modules = [\n"
@@ -849,8 +916,8 @@ def test_allowlist_command_refuses_to_edit_after_a_failed_probe(tree: Project) -
         "ignore_loaded_modules cannot be brought in step, as the probe did not run cleanly "
         "(importing pkg.connectors failed: ModuleNotFoundError: No module named "
         "'torch_not_installed_here'. This contract imports the code it checks, so it needs "
-        "that code's dependencies where it runs, and 'torch_not_installed_here' is not "
-        "installed here: install them, or leave this contract out (importlinter-contracts "
+        "that code's dependencies where it runs: install the one that provides "
+        "'torch_not_installed_here', or leave this contract out (importlinter-contracts "
         "check --static)). Fix that first, or leave the contract out with --static.\n"
     )
     assert (tree.root / ".importlinter").read_text() == before

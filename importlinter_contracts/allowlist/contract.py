@@ -71,7 +71,7 @@ class ContractWithAllowlist(Contract):
 
     def validate(self) -> None:
         if self.require_reasons:
-            missing = entries_missing_reasons(self._entries())
+            missing = self.entries_without_reasons()
             if missing:
                 listed = ", ".join(f"'{entry}'" for entry in missing)
                 raise InvalidContractOptions(
@@ -83,6 +83,10 @@ class ContractWithAllowlist(Contract):
 
     def _entries(self) -> list[AllowlistEntry]:
         return list(getattr(self, self.entry_kind.option) or [])
+
+    def entries_without_reasons(self) -> list[AllowlistEntry]:
+        """Return the allowlist's entries that give no reason, or only the placeholder."""
+        return entries_missing_reasons(self._entries())
 
     def missing_entries(self, findings: ContractFindings) -> list[str]:
         """The entries (without reasons) that would excuse every violation that an entry can

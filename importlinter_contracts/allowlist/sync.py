@@ -4,24 +4,63 @@ from __future__ import annotations
 
 import difflib
 from pathlib import Path
-from typing import Any, cast
+from typing import Any, NamedTuple, cast
+
+from importlinter import fields
 
 from ..configuration import find_configuration, is_toml, read_configuration_text
 from ..errors import ConfigurationEditError, ConfigurationError, NothingToCheckError
 from ..report import ContractFindings, SkippedContract
 from ..running import run_contracts, static_only
-from .config_text import AllowlistEdit, edit_allowlists
+from .config_text import AllowlistEdit, edit_allowlists, entry_lines
 from .contract import ContractWithAllowlist
 from .entries import PLACEHOLDER_REASON
 
 NO_ALLOWLIST = "has no allowlist"
 
 
-def _report_everything(contract_options: dict[str, Any], contract_class: type | None) -> None:
-    # Placeholder reasons must not stop the sync, and stale entries must be listed.
-    if contract_class is not None and issubclass(contract_class, ContractWithAllowlist):
+class Unreasoned(NamedTuple):
+    """An entry that gives no reason (or the placeholder) in a contract with
+    require_reasons, and its 1-based line in the configuration file, if found."""
+
+    entry: str
+    line: int | None
+
+
+class AllowlistState(NamedTuple):
+    """What `sync` found: the configuration file, its text with the allowlists in step, the
+    unified diff, the entries that lack a reason, how many violations no entry excuses (and
+    none was added for), and the contracts that `static` left out."""
+
+    path: Path
+    text: str
+    diff: str
+    unreasoned: list[Unreasoned]
+    unlisted_violations: int
+    skipped: list[SkippedContract]
+
+
+def _report_everything(requires_reasons: dict[str, bool]) -> Any:
+    """An `adjust` for run_contracts: placeholder reasons must not stop the sync, and stale
+    entries must be listed; whether each contract required reasons goes into
+    `requires_reasons`, by contract id (or name)."""
+
+    def adjust(contract_options: dict[str, Any], contract_class: type | None) -> None:
+        if contract_class is None or not issubclass(contract_class, ContractWithAllowlist):
+            return
+        value = contract_options.get("require_reasons", "false")
+        try:
+            # import-linter's reader gives a TOML boolean as a string, as INI gives it.
+            required = fields.BooleanField().parse(value) if isinstance(value, str) else None
+        except fields.ValidationError:
+            required = None
+        if required is None:
+            return  # a value that the contract rejects, as lint-imports does
+        requires_reasons[str(contract_options.get("id") or contract_options.get("name"))] = required
         contract_options["require_reasons"] = "false"
         contract_options["unmatched_ignore_imports_alerting"] = "error"
+
+    return adjust
 
 
 def _selection(static: bool) -> Any:
@@ -36,40 +75,66 @@ def _selection(static: bool) -> Any:
     return select
 
 
+class NeededChanges(NamedTuple):
+    """The edits of each allowlist, its entries without a reason (where reasons are
+    required), as (contract id or None, option, entry), how many violations are left
+    unlisted, and the contracts left out."""
+
+    edits: list[AllowlistEdit]
+    unreasoned: list[tuple[str | None, str, str]]
+    unlisted_violations: int
+    skipped: list[SkippedContract]
+
+
 def needed_changes(
     config: str | None,
     contract_ids: tuple[str, ...],
     cache_dir: Path | None,
     verbose: bool = False,
     static: bool = False,
-) -> tuple[list[AllowlistEdit], list[SkippedContract]]:
-    """For each selected contract with an allowlist, the stale entries to remove and the
-    imports (or loaded modules) to add, each with a reason still to be written; and the
-    contracts that `static` left out.
+    add_violations: bool = False,
+) -> NeededChanges:
+    """Return, for each selected contract with an allowlist, the stale entries to remove;
+    with `add_violations`, the imports (or loaded modules) to add, each with a reason still
+    to be written, else how many there are; and the entries that give no reason where the
+    contract requires one.
 
     Raises ConfigurationError when a contract's findings cannot tell what its allowlist
     needs (a runtime contract whose probe failed).
     """
+    requires_reasons: dict[str, bool] = {}
     try:
         result = run_contracts(
             config,
             contract_ids,
             cache_dir,
-            adjust=_report_everything,
+            adjust=_report_everything(requires_reasons),
             select=_selection(static),
             verbose=verbose,
         )
     except NothingToCheckError:  # no selected contract has an allowlist: nothing to change
-        return [], []
+        return NeededChanges([], [], 0, [])
     changes = []
+    unreasoned = []
+    unlisted = 0
     for contract, check in result.report.get_contracts_and_checks():
         if not isinstance(contract, ContractWithAllowlist):
             continue
         findings = cast(ContractFindings, check.metadata)
         missing = contract.missing_entries(findings)
         stale = findings["unmatched_ignores"]
+        contract_id = contract.contract_options.get("id")
+        if requires_reasons.get(str(contract_id or contract.name)):
+            option = contract.entry_kind.option
+            unreasoned += [
+                (contract_id, option, entry.text)
+                for entry in contract.entries_without_reasons()
+                if entry.text not in stale
+            ]
+        if not add_violations:
+            unlisted += len(missing)
+            missing = []
         if missing or stale:
-            contract_id = contract.contract_options.get("id")
             if contract_id is None:
                 raise ConfigurationError(
                     f'Contract "{contract.name}" has no id, which the allowlist edit needs.'
@@ -83,7 +148,7 @@ def needed_changes(
                 )
             )
     left_out = [skipped for skipped in result.skipped if skipped["reason"] != NO_ALLOWLIST]
-    return changes, left_out
+    return NeededChanges(changes, unreasoned, unlisted, left_out)
 
 
 def sync(
@@ -92,17 +157,19 @@ def sync(
     cache_dir: Path | None,
     verbose: bool = False,
     static: bool = False,
-) -> tuple[Path, str, str, list[SkippedContract]]:
-    """The configuration file, its text with every allowlist in step, the unified diff, and
-    the contracts that `static` left out.
+    add_violations: bool = False,
+) -> AllowlistState:
+    """Return the configuration file, its text with every allowlist in step (stale entries
+    removed; with `add_violations`, an entry with a placeholder reason added for each
+    violation), the unified diff, and what else keeps the allowlists from being exact.
 
     Raises ConfigurationEditError when the edit cannot be made safely.
     """
     path = find_configuration(config)
     original = read_configuration_text(path)
-    changes, left_out = needed_changes(config, contract_ids, cache_dir, verbose, static)
+    needed = needed_changes(config, contract_ids, cache_dir, verbose, static, add_violations)
     try:
-        text = edit_allowlists(original, is_toml(path), changes)
+        text = edit_allowlists(original, is_toml(path), needed.edits)
     except ConfigurationEditError as error:
         raise ConfigurationEditError(
             f"{path}: the allowlists cannot be edited safely: {error}; the file is unchanged."
@@ -116,4 +183,13 @@ def sync(
             tofile=f"b/{path}" if not path.is_absolute() else str(path),
         )
     )
-    return path, text, diff, left_out
+    unreasoned = [
+        Unreasoned(
+            entry,
+            entry_lines(original, is_toml(path), contract_id, option, [entry]).get(entry)
+            if contract_id is not None
+            else None,
+        )
+        for contract_id, option, entry in needed.unreasoned
+    ]
+    return AllowlistState(path, text, diff, unreasoned, needed.unlisted_violations, needed.skipped)

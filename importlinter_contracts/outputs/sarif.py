@@ -7,12 +7,13 @@ from pathlib import Path
 from typing import Any
 from urllib.parse import quote
 
+from .. import __version__
 from ..configuration import read_configuration_text
 from ..report import Finding, Location, Report, contract_key, is_import_finding
 from .github import finding_message, repository_path, stale_entries, unlocated_warnings
 
 SARIF_SCHEMA = "https://json.schemastore.org/sarif-2.1.0.json"
-INFORMATION_URI = "https://github.com/importlinter-contracts/importlinter-contracts"
+INFORMATION_URI = "https://github.com/vllm-project/importlinter-contracts"
 
 
 def _artifact(path: str, root: Path) -> dict[str, Any]:
@@ -46,8 +47,6 @@ def _finding_locations(finding: Finding) -> list[Location]:
 
 def sarif_log(report: Report, config: Path, root: Path) -> dict[str, Any]:
     """The SARIF log of a report; paths relative to `root`, the repository's root."""
-    import importlib.metadata  # here: only a SARIF run pays for it
-
     config_text = read_configuration_text(config)
     rules = []
     results = []
@@ -78,7 +77,7 @@ def sarif_log(report: Report, config: Path, root: Path) -> dict[str, Any]:
                 "tool": {
                     "driver": {
                         "name": "importlinter-contracts",
-                        "version": importlib.metadata.version("importlinter-contracts"),
+                        "version": __version__,
                         "informationUri": INFORMATION_URI,
                         "rules": rules,
                     }

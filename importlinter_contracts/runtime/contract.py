@@ -51,7 +51,7 @@ if TYPE_CHECKING:
 
 MISSING_DEPENDENCY_ADVICE = (
     "This contract imports the code it checks, so it needs that code's dependencies where "
-    "it runs, and '{}' is not installed here: install them, or leave this contract out "
+    "it runs: install the one that provides '{}', or leave this contract out "
     "(importlinter-contracts check --static)"
 )
 
@@ -388,19 +388,31 @@ class RuntimeIsolationContract(ContractWithAllowlist):
         run: ProbeRun,
     ) -> list[RuntimeFinding]:
         """The probes and the detector that failed (kind, module, message, the module it
-        found missing). When what one missed is a module of the environment, neither blocked
-        nor of the analysed packages, the first to miss it says what to do."""
+        found missing). Those that miss the same module of the environment, neither blocked
+        nor of the analysed packages (a dependency not installed here), make one finding that
+        says what to do: one cause, however many probes need it."""
         findings = []
-        advised = set()
+        by_dependency: dict[str, RuntimeFinding] = {}
         for kind, module, message, missing in failures:
+            dependency = (
+                missing
+                if missing and not within(missing, [*self.blocked_modules, *packages])
+                else None
+            )
+            if dependency in by_dependency:
+                by_dependency[dependency]["modules"].append(module)
+                continue
             finding = cast(RuntimeFinding, {"kind": kind, "module": module, "message": message})
-            if missing and not within(missing, [*self.blocked_modules, *packages]):
-                finding["missing_dependency"] = missing
-                if missing not in advised:
-                    finding["message"] += ". " + MISSING_DEPENDENCY_ADVICE.format(missing)
-                    advised.add(missing)
+            if dependency is not None:
+                finding["modules"] = [module]
+                finding["missing_dependency"] = dependency
+                by_dependency[dependency] = finding
             finding["stderr_tail"] = run.stderr_tail
             findings.append(finding)
+        for dependency, finding in by_dependency.items():
+            finding["message"] += _others_failed(finding["modules"][1:], self.detector) + (
+                ". " + MISSING_DEPENDENCY_ADVICE.format(dependency)
+            )
         return findings
 
     def _unexpected_loads(
@@ -494,6 +506,15 @@ class RuntimeIsolationContract(ContractWithAllowlist):
                 print_finding(line, indent=1)
         output.new_line()
         self._render_stale_entries_and_guidance(check)
+
+
+def _others_failed(others: list[str], detector: str | None) -> str:
+    """What a missing dependency's finding adds to its first failure: how many other probes,
+    and whether the detector, failed the same way."""
+    probes = len([other for other in others if other != detector])
+    also = [f"{probes} other probe{'s' if probes > 1 else ''}"] if probes else []
+    also += ["the detector"] if detector in others else []
+    return f" (so did {' and '.join(also)})" if also else ""
 
 
 def _comparison_shown(verbose: bool) -> bool:
