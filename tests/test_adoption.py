@@ -10,11 +10,13 @@ import re
 import shutil
 import subprocess
 import sys
+import tomllib
 import venv
 from pathlib import Path
 
 import pytest
 
+import importlinter_contracts
 from helpers import REPO
 from vllm_omni_tree import NEWEST, tree
 
@@ -187,8 +189,10 @@ def test_a_src_layout_project_configured_in_pyproject_runs_a_local_pre_commit_ho
         getting_started_block("or, in its `pyproject.toml`", "toml")
     )
     hooks = getting_started_block("sets the path itself:", "yaml")
+    # The canonical requirement: the repository of pyproject.toml's URLs, at the release tag.
+    urls = tomllib.loads((REPO / "pyproject.toml").read_text())["project"]["urls"]
     dependency = (
-        "importlinter-contracts @ git+https://github.com/vllm-project/importlinter-contracts@v0.1.0"
+        f"importlinter-contracts @ git+{urls['Repository']}@v{importlinter_contracts.__version__}"
     )
     assert dependency in hooks
     (project / ".pre-commit-config.yaml").write_text(hooks.replace(dependency, str(REPO)))

@@ -12,7 +12,6 @@ import shlex
 import shutil
 import subprocess
 import sys
-import tomllib
 from collections.abc import Iterator
 from dataclasses import dataclass
 from pathlib import Path
@@ -20,6 +19,7 @@ from pathlib import Path
 import pytest
 import yaml
 
+import importlinter_contracts
 from helpers import REPO
 from vllm_omni_tree import NEWEST, runtime_environment, tree
 
@@ -28,7 +28,7 @@ DOCUMENTS = [
     *sorted(p for p in (REPO / "docs").rglob("*.md") if "incoming" not in p.parts),
 ]
 URL = "https://github.com/vllm-project/importlinter-contracts"
-TAG = "v" + tomllib.loads((REPO / "pyproject.toml").read_text())["project"]["version"]
+TAG = "v" + importlinter_contracts.__version__
 REQUIREMENT = f"importlinter-contracts @ git+{URL}@{TAG}"
 
 # Trees whose blocks run in a scenario (in order, in one copy of the tree), and those whose

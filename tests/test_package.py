@@ -63,9 +63,8 @@ def test_the_python_classifiers_are_the_pythons_ci_tests() -> None:
 
 
 def documents() -> list[Path]:
-    """The Markdown files whose snippets are checked. (README.md joins them once it no longer
-    holds the placeholders below.)"""
-    return sorted((REPO / "docs").rglob("*.md"))
+    """The Markdown files whose snippets are checked: the README and the site's pages."""
+    return [REPO / "README.md", *sorted((REPO / "docs").rglob("*.md"))]
 
 
 def test_snippets_name_the_repository_and_the_release_tag() -> None:
@@ -85,4 +84,4 @@ def test_snippets_name_the_repository_and_the_release_tag() -> None:
                 named += 1
         for link in re.findall(r"https?://[^\s)\"'`<>]*importlinter-contracts[^\s)\"'`<>]*", text):
             assert link.startswith((REPOSITORY, PROJECT["urls"]["Documentation"])), (where, link)
-    assert named >= 2  # docs/incoming/i30package.md names both
+    assert named >= 2  # the README's install command and pre-commit configuration
