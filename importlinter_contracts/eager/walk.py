@@ -27,14 +27,14 @@ from .calls import (
     getattr_key,
     is_getattr_key,
 )
+from .lazy import reason_of_call
 from .module_files import EagerLines
 from .outcomes import Answers
 from .scope_cache import ScopeIndex
 from .scopes import ImportScope
+from .target import target_python
 
 PARENT_PACKAGE = "its parent package runs first"
-# grimp marks PEP 810 lazy imports itself.
-_LAZY = ImportScope(eager=False, reason="lazy import")
 
 
 class Call(NamedTuple):
@@ -214,7 +214,14 @@ class EagerImports:
         found = {}
         for detail in self.graph.get_import_details(importer=importer, imported=imported):
             line = detail["line_number"]
-            found[line] = _LAZY if detail.get("is_lazy") else self._scopes.scope(importer, line)
+            if detail.get("is_lazy") and not target_python().lazy:
+                # (grimp marks PEP 810 lazy imports itself.)
+                path = display_path(self._scopes.path(importer))
+                raise UnreadableSourceError(
+                    f"{path}:{line}: `lazy import` is a syntax error before Python 3.15, and "
+                    f"python_version is {target_python().shown}."
+                )
+            found[line] = self._scopes.scope(importer, line)
         return sorted(found.items())
 
     def _find(self, module: str) -> list[EagerHop]:
@@ -310,7 +317,11 @@ class EagerImports:
             if function is None:
                 continue
             for line in function.imports:
-                yield last.module, line, _why(last.module, calls), calls
+                why = _why(last.module, calls)
+                scope = self._scopes.scope(last.module, line)
+                if not scope.eager:
+                    why = reason_of_call(scope.reason, line, why) or why
+                yield last.module, line, why, calls
             run(
                 last.module,
                 last.function,

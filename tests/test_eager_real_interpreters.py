@@ -1,0 +1,199 @@
+"""Python 3.14 and 3.15 as the real interpreters run them: PEP 810 lazy imports, PEP 649/749
+deferred annotations, PEP 758's `except A, B:` and t-strings. Each form is a synthetic
+package imported by the running interpreter in a fresh process, and its `sys.modules` is
+compared with the static closure analysed for that Python (`python_version` left to its
+default, the running one). The tests need the interpreter they test: they run where the
+suite runs on 3.14 or 3.15 (`tools/debian_testing.sh pytest 3.15`, which `.ci/run` does),
+and skip, saying so, elsewhere."""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+import textwrap
+
+import pytest
+
+from helpers import Project
+from importlinter_contracts import explore
+
+LIBRARY = {
+    "pkg/__init__.py": "",
+    "pkg/heavy/__init__.py": "",
+    "pkg/heavy/a.py": "X = 1\nclass Y:\n    pass\ndef deco(f):\n    return f\n",
+    "pkg/heavy/b.py": "X = 2\n",
+    "pkg/loader.py": "def g():\n    import pkg.heavy.a\n    return int\n",
+}
+
+R4 = """\
+[importlinter:contract:r4]
+name = Loads nothing heavy
+type = eager_imports
+source_modules =
+    pkg.source
+follow_modules =
+    pkg
+forbidden_modules =
+    pkg.heavy
+"""
+
+needs_314 = pytest.mark.skipif(
+    sys.version_info < (3, 14),
+    reason=f"needs Python 3.14 to compare with (this is {sys.version_info[0]}.{sys.version_info[1]}): "
+    "tools/debian_testing.sh pytest 3.14 runs it",
+)
+needs_315 = pytest.mark.skipif(
+    sys.version_info < (3, 15),
+    reason=f"needs Python 3.15 to compare with (this is {sys.version_info[0]}.{sys.version_info[1]}): "
+    "tools/debian_testing.sh pytest 3.15 runs it",
+)
+
+
+def loaded_by_python(project: Project, module: str, *options: str) -> set[str]:
+    """The modules of `pkg` that importing `module` loads, in a fresh interpreter (with the
+    interpreter's `options`: `-X lazy_imports=all`). (`importlib`, as a plain `import` is
+    itself lazy under `-X lazy_imports=all`.)"""
+    code = textwrap.dedent(
+        f"""\
+        import importlib, json, sys
+        importlib.import_module({module!r})
+        print(json.dumps(sorted(m for m in sys.modules if m == "pkg" or m.startswith("pkg."))))
+        """
+    )
+    completed = subprocess.run(
+        [sys.executable, *options, "-c", code],
+        cwd=project.root,
+        capture_output=True,
+        text=True,
+        check=True,
+    )
+    return set(json.loads(completed.stdout.splitlines()[-1]))
+
+
+def closure(project: Project, source: str, session: str = "") -> tuple[set[str], set[str]]:
+    """What the analysis says importing `pkg.source` loads, and what Python loads."""
+    project.write({**LIBRARY, "pkg/source.py": source})
+    project.configure(R4, session=session)
+    options = ["-X", "lazy_imports=all"] if "lazy_imports = all" in session else []
+    loaded = loaded_by_python(project, "pkg.source", *options)
+    return set(explore.load(cache_dir=None).eager_closure("pkg.source")), loaded
+
+
+LAZY = {
+    "an unused lazy import": "lazy import pkg.heavy.a\n",
+    "an unused lazy from": "lazy from pkg.heavy.a import X\n",
+    "a lazy import in an if": "if True:\n    lazy import pkg.heavy.a\n",
+    "a lazy import in a with": (
+        "import contextlib\nwith contextlib.nullcontext():\n    lazy import pkg.heavy.a\n"
+    ),
+    "used by an attribute read": "lazy import pkg.heavy.a\nv = pkg.heavy.a.Y\n",
+    "used as a base class": "lazy from pkg.heavy.a import Y\nclass C(Y):\n    pass\n",
+    "used as a decorator": "lazy from pkg.heavy.a import deco\n@deco\ndef f():\n    pass\n",
+    "used as a default": "lazy from pkg.heavy import a\ndef f(x=a):\n    pass\n",
+    "used by a function called": "lazy from pkg.heavy import a\ndef f():\n    return a.X\nf()\n",
+    "used by a function not called": "lazy from pkg.heavy import a\ndef f():\n    return a.X\n",
+    "used in a class body": "lazy from pkg.heavy import a\nclass C:\n    x = a.X\n",
+    "used only in a lambda": "lazy from pkg.heavy import a\nf = lambda: a.X\n",
+    "used only in an annotation": "lazy from pkg.heavy.a import Y\ndef f(x: Y) -> Y:\n    pass\n",
+    "__lazy_modules__": '__lazy_modules__ = ["pkg.heavy.a"]\nimport pkg.heavy.a\n',
+    "__lazy_modules__ in an if": 'if True:\n    __lazy_modules__ = ("pkg.heavy.a",)\nimport pkg.heavy.a\n',
+    "__lazy_modules__ of a from import": '__lazy_modules__ = ["pkg.heavy"]\nfrom pkg.heavy import a\n',
+    "__lazy_modules__ not of the submodule": '__lazy_modules__ = ["pkg"]\nimport pkg.heavy.a\n',
+    "__lazy_modules__, in a try": (
+        '__lazy_modules__ = ["pkg.heavy.a"]\ntry:\n    import pkg.heavy.a\nexcept ImportError:\n'
+        "    pass\n"
+    ),
+    "__lazy_modules__, in a with": (
+        '__lazy_modules__ = ["pkg.heavy.a"]\nimport contextlib\n'
+        "with contextlib.nullcontext():\n    import pkg.heavy.a\n"
+    ),
+    "__lazy_modules__, a star import": '__lazy_modules__ = ["pkg.heavy.a"]\nfrom pkg.heavy.a import *\n',
+    "__lazy_modules__, used": '__lazy_modules__ = ["pkg.heavy.a"]\nimport pkg.heavy.a\nx = pkg.heavy.a.X\n',
+    "__lazy_modules__ set after": 'import pkg.heavy.a\n__lazy_modules__ = ["pkg.heavy.a"]\n',
+}
+
+
+@needs_315
+@pytest.mark.parametrize("source", LAZY.values(), ids=LAZY.keys())
+def test_lazy_imports_load_what_python_loads(project: Project, source: str) -> None:
+    static, loaded = closure(project, source)
+    assert static == loaded
+
+
+ALL = {
+    "module level": "import pkg.heavy.a\n",
+    "in a try": "try:\n    import pkg.heavy.a\nexcept ImportError:\n    pass\n",
+    "a star import": "from pkg.heavy.a import *\n",
+    "in a class body": "class C:\n    import pkg.heavy.a\n",
+    "in a function called": "def f():\n    import pkg.heavy.a\nf()\n",
+    "used": "import pkg.heavy.a\nx = pkg.heavy.a.X\n",
+}
+
+
+@needs_315
+@pytest.mark.parametrize("source", ALL.values(), ids=ALL.keys())
+def test_lazy_imports_all_loads_what_python_loads_with_it(project: Project, source: str) -> None:
+    static, loaded = closure(project, source, "lazy_imports = all\n")
+    assert static == loaded
+
+
+# Taken loosely (more loaded than Python, never less): a filter that may refuse any lazy
+# import makes every import after it eager.
+LAZY_LOOSELY = {
+    "after set_lazy_imports_filter": (
+        "import sys\nsys.set_lazy_imports_filter(lambda *names: True)\nlazy import pkg.heavy.a\n"
+    ),
+}
+
+
+@needs_315
+@pytest.mark.parametrize("source", LAZY_LOOSELY.values(), ids=LAZY_LOOSELY.keys())
+def test_lazy_forms_taken_loosely_load_more_never_less(project: Project, source: str) -> None:
+    static, loaded = closure(project, source)
+    assert static > loaded
+
+
+ANNOTATIONS = {
+    "of a def": "from pkg.loader import g\ndef f(x: g()) -> g():\n    pass\n",
+    "of a class body": "from pkg.loader import g\nclass C:\n    y: g()\n",
+    "of the module": "from pkg.loader import g\nz: g()\n",
+    "of a dataclass": (
+        "import dataclasses\nfrom pkg.loader import g\n@dataclasses.dataclass\nclass C:\n"
+        "    y: g()\n"
+    ),
+    "asked for by inspect": (
+        "import inspect\nfrom pkg.loader import g\ndef f(x: g()):\n    pass\n"
+        "inspect.get_annotations(f)\n"
+    ),
+    "as strings": (
+        "from __future__ import annotations\nimport dataclasses\nfrom pkg.loader import g\n"
+        "@dataclasses.dataclass\nclass C:\n    y: g()\n"
+    ),
+    "PEP 758 except": "try:\n    import pkg.heavy.a\nexcept ValueError, TypeError:\n    pass\n",
+    "a t-string": 'from pkg.loader import g\nx = t"{g()}"\n',
+}
+
+
+@needs_314
+@pytest.mark.parametrize("source", ANNOTATIONS.values(), ids=ANNOTATIONS.keys())
+def test_annotations_and_new_syntax_load_what_python_loads(project: Project, source: str) -> None:
+    static, loaded = closure(project, source)
+    assert static == loaded
+
+
+# Taken loosely: a decorated def, a class with a decorator or a base, may ask for its
+# annotations (a base's `__init_subclass__`, a metaclass, `singledispatch.register`).
+ANNOTATIONS_LOOSELY = {
+    "of a decorated def": (
+        "import functools\nfrom pkg.loader import g\n@functools.cache\ndef f(x: g()):\n    pass\n"
+    ),
+    "of a class with a base": "from pkg.loader import g\nclass C(object):\n    y: g()\n",
+}
+
+
+@needs_314
+@pytest.mark.parametrize("source", ANNOTATIONS_LOOSELY.values(), ids=ANNOTATIONS_LOOSELY.keys())
+def test_annotations_taken_loosely_load_more_never_less(project: Project, source: str) -> None:
+    static, loaded = closure(project, source)
+    assert static > loaded
