@@ -796,7 +796,7 @@ def test_calls_in_a_file_ast_cannot_read_here_are_a_warning(project: Project) ->
     # `lazy import` (PEP 810) is newer than this Python: the tokenizer reads its imports, but
     # not its calls.
     project.write({**LIBRARY, "pkg/source.py": "lazy import os\n" + LOAD + "load()\n"})
-    project.configure(R4)
+    project.configure(R4, session="python_version = 3.15\n")
     if sys.version_info >= (3, 15):
         pytest.skip("this Python parses lazy imports")
     warning = (
@@ -821,7 +821,7 @@ def test_a_from_import_ast_cannot_read_here_is_a_warning_not_a_pass(project: Pro
             "pkg/source.py": "lazy import os\nif False:\n    pass\nelse: from pkg.lazynames import A\n",
         }
     )
-    project.configure(R4)
+    project.configure(R4, session="python_version = 3.15\n")
     if sys.version_info >= (3, 15):
         pytest.skip("this Python parses lazy imports")
     report = project.contract("r4")

@@ -20,6 +20,7 @@ from __future__ import annotations
 import ast
 import contextlib
 import io
+import re
 import tokenize
 from collections import Counter
 from collections.abc import Iterator
@@ -226,10 +227,8 @@ def import_scopes_from_tokens(source: bytes) -> dict[int, ImportScope]:
     pending: _Block | None = None  # a header whose indented body has not started yet
     aliases: set[str] = set()  # names bound by `from typing import TYPE_CHECKING as NAME`
     lazy: list[tuple[int, list[str], Counter[str]]] = []  # each lazy import: line, names bound
-    names: Counter[str] = Counter()  # how often each name stands in the file
     try:
         for kind, tokens in _lines(source):
-            names.update(token.string for token in tokens if token.type == tokenize.NAME)
             if kind == tokenize.INDENT:
                 depth += 1
                 if pending is not None:
@@ -246,10 +245,13 @@ def import_scopes_from_tokens(source: bytes) -> dict[int, ImportScope]:
         raise
     except (tokenize.TokenError, SyntaxError, UnicodeDecodeError) as error:
         raise UnreadableSourceError(parse_error(error)) from None
+    # How often each word stands in the file, in strings and comments too (a replacement
+    # field of an f-string is one string token before Python 3.12).
+    words = Counter(re.findall(r"\w+", source.decode("utf-8", "replace")))
     for line, bound, _ in lazy:
         # A lazy import whose names stand nowhere else in the file is used by none of its
         # code: it runs at no time that this file decides. Otherwise only `ast` can tell.
-        used = [name for name in bound if names[name] > sum(o[2][name] for o in lazy)]
+        used = [name for name in bound if words[name] > sum(o[2][name] for o in lazy)]
         if used:
             raise UnreadableSourceError(
                 f"line {line}: Python {RUNNING.shown} cannot parse this `lazy import`, and "
