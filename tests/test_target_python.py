@@ -113,3 +113,38 @@ def test_bad_target_options_are_one_line(project: Project, session: str, message
     project.write({**LIBRARY, "pkg/platform.py": "import os\n"})
     project.configure(R4, session=session)
     one_line_error(project, message)
+
+
+RUNTIME = """\
+[importlinter:contract:runtime]
+name = Models stay unloaded
+type = runtime_isolation
+blocked_modules =
+    fakesdk
+probe_modules =
+    pkg.platform
+forbidden_loaded_modules =
+    pkg.models
+"""
+
+
+@pytest.mark.skipif(sys.version_info >= (3, 15), reason="this Python has lazy imports")
+def test_the_runtime_contract_says_when_its_child_has_no_lazy_imports(project: Project) -> None:
+    project.write({**LIBRARY, "pkg/platform.py": "import pkg.models.llama\n"})
+    project.configure(RUNTIME, session="python_version = 3.15\nlazy_imports = all\n")
+    one_line_error(
+        project,
+        'Contract "Models stay unloaded" is not configured correctly: python: '
+        f"'{sys.executable}' has no lazy imports (Python 3.15 has them): its child cannot run "
+        "with -X lazy_imports=all, as the [importlinter] section's lazy_imports says.",
+    )
+
+
+@pytest.mark.skipif(sys.version_info < (3, 15), reason="needs Python 3.15's lazy imports")
+@pytest.mark.parametrize(("mode", "kept"), [("normal", False), ("all", True)])
+def test_the_runtime_contract_runs_its_child_in_the_lazy_imports_mode(
+    project: Project, mode: str, kept: bool
+) -> None:
+    project.write({**LIBRARY, "pkg/platform.py": "import pkg.models.llama\n"})
+    project.configure(RUNTIME, session=f"lazy_imports = {mode}\n")
+    assert project.contract("runtime")["kept"] is kept
