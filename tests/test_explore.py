@@ -7,7 +7,7 @@ from pathlib import Path
 
 import pytest
 
-from helpers import Project, run_cli
+from helpers import Project, calls_unread_warning, run_cli
 from importlinter_contracts import explore
 
 TREE = {
@@ -49,7 +49,7 @@ def explorer(project: Project) -> explore.Explorer:
 def test_eager_closure_lists_what_python_runs_with_the_chain_to_each(
     explorer: explore.Explorer,
 ) -> None:
-    with pytest.warns(UserWarning, match=UTIL_CALLS_UNREAD):
+    with calls_unread_warning(UTIL_CALLS_UNREAD):
         closure = explorer.eager_closure("pkg.platforms.cuda.platform")
     assert list(closure) == [
         "pkg",
@@ -87,7 +87,7 @@ def test_eager_closure_lists_what_python_runs_with_the_chain_to_each(
 def test_why_gives_the_shortest_chain_with_eager_and_deferred_lines(
     explorer: explore.Explorer,
 ) -> None:
-    with pytest.warns(UserWarning, match=UTIL_CALLS_UNREAD):
+    with calls_unread_warning(UTIL_CALLS_UNREAD):
         why = explorer.why("pkg.platforms.cuda.platform", "pkg.models.big")
     (chain,) = why
     assert not chain.eager

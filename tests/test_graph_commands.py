@@ -12,7 +12,7 @@ import sys
 import pytest
 from test_explore import TREE
 
-from helpers import Project, run_cli
+from helpers import Project, calls_unread_warning, run_cli
 from importlinter_contracts import explore
 
 DOT = shutil.which("dot")
@@ -36,7 +36,7 @@ def test_closure_json_maps_each_module_to_its_chain_of_hops(tree: Project) -> No
     result = run_cli("closure", "--no-cache", "pkg.platforms.cuda.platform", "--format", "json")
     assert result.exit_code == 0, result.output
     data = json.loads(result.stdout)
-    with pytest.warns(UserWarning):
+    with calls_unread_warning():
         expected = explore.load(cache_dir=None).eager_closure("pkg.platforms.cuda.platform")
     assert data["module"] == "pkg.platforms.cuda.platform"
     assert data["modules"] == {module: expected[module].hops for module in expected}
@@ -62,7 +62,7 @@ def test_closure_json_maps_each_module_to_its_chain_of_hops(tree: Project) -> No
 
 def test_closure_text_is_what_the_repl_shows(tree: Project) -> None:
     result = run_cli("closure", "--no-cache", "pkg.platforms.cuda.platform")
-    with pytest.warns(UserWarning):
+    with calls_unread_warning():
         expected = explore.load(cache_dir=None).eager_closure("pkg.platforms.cuda.platform")
     assert result.stdout == repr(expected) + "\n"
     # pkg/util.py holds a `lazy import`, which this Python's ast cannot read.
@@ -140,7 +140,7 @@ def test_mermaid_is_a_flowchart_with_one_node_per_module(tree: Project) -> None:
     assert lines[:4] == ["---", "title: importing pkg.platforms.cuda.platform", "---", "graph LR"]
     nodes = dict(re.findall(r'^  (m\d+)\["([\w.]+)"\]$', result.stdout, re.M))
     edges = re.findall(r'^  (m\d+) (-->|-\.->)\|"([^"]+)"\| (m\d+)$', result.stdout, re.M)
-    with pytest.warns(UserWarning):
+    with calls_unread_warning():
         expected = explore.load(cache_dir=None).eager_closure("pkg.platforms.cuda.platform")
     assert sorted(nodes.values()) == list(expected)
     named = {(nodes[a], arrow, label, nodes[b]) for a, arrow, label, b in edges}

@@ -106,6 +106,20 @@ def getattr_key(name: str | None) -> str:
     return f"{GETATTR}:{name or ''}"
 
 
+# A name that a lazy import binds and code at import time does not use (PEP 810): a `from`
+# import of it from another module loads it, as calling this "function" runs the import.
+LAZY_IMPORT = "lazy import"
+
+
+def lazy_key(name: str) -> str:
+    """The key of the reading of what looking up a lazily bound `name` runs."""
+    return f"{LAZY_IMPORT}:{name}"
+
+
+def is_lazy_key(function: str) -> bool:
+    return function.startswith(LAZY_IMPORT + ":")
+
+
 def is_getattr_key(function: str) -> bool:
     """Whether a function's key is that of a reading of a module `__getattr__`."""
     return function.startswith(GETATTR + ":")
@@ -122,6 +136,8 @@ def read_calls(
     for name, nodes in global_functions.items():
         defined.setdefault(name, []).extend(nodes)
     functions = {name: reader.function(nodes) for name, nodes in defined.items()}
+    for name, lines in (lazy_names or {}).items():
+        functions[lazy_key(name)] = Function(lines, (), ())
     for name, nodes in defined.items():
         returned = reader.returned(nodes)
         if returned.imports or returned.calls:

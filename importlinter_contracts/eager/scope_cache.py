@@ -46,6 +46,7 @@ from ..locations import (
 from . import calls as call_reading
 from . import read_ahead
 from .calls import GETATTR
+from .lazy import reason_of_call
 from .module_files import (
     ENTRY_SIZE,
     EagerLines,
@@ -179,6 +180,14 @@ class ScopeIndex:
         entry = self._unchanged(module)
         names = entry[3] if entry is not None else self._module(module).callable_names
         return may_call(names, has_code)
+
+    def has_unused_lazy(self, module: str) -> bool:
+        """Whether `module`'s file has a lazy import (PEP 810) that its code at import time
+        does not use, which another module's `from` import of its name would load."""
+        return any(
+            not scope.eager and reason_of_call(scope.reason, 0, "") is not None
+            for scope in self._scopes(self._module(module)).values()
+        )
 
     def may_define_getattr(self, module: str) -> bool:
         """Whether `module`'s file may define a module `__getattr__` (its text names one;

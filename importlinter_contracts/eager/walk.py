@@ -26,6 +26,8 @@ from .calls import (
     function_to_tuple,
     getattr_key,
     is_getattr_key,
+    is_lazy_key,
+    lazy_key,
 )
 from .lazy import reason_of_call
 from .module_files import EagerLines
@@ -62,6 +64,8 @@ def _shown(function: str) -> str:
     module calls)."""
     if is_getattr_key(function):
         return f"{GETATTR}({function.partition(':')[2]!r})"
+    if is_lazy_key(function):
+        return f"{function.partition(':')[2]} (lazily imported)"
     return function
 
 
@@ -160,6 +164,7 @@ class EagerImports:
         self._functions_of_name: dict[_Name, tuple[tuple[str, str], ...]] = {}
         self._getattr_calls_of: dict[str, list[tuple[int, str, str]]] = {}
         self._getattr_defined: dict[str, bool] = {}
+        self._lazy_bound_of: dict[str, tuple[str, ...]] = {}
 
     def of(self, module: str) -> list[EagerHop]:
         """The imports that run when `module` is imported: its own eager imports, sorted by
@@ -304,6 +309,7 @@ class EagerImports:
                 )
             for binding in bindings:
                 call(caller, function, calls, binding.line, self._getattr_called(caller, binding))
+                call(caller, function, calls, binding.line, self._lazy_loaded(caller, binding))
 
         reading = self._calls_of(module) if may_call else None
         if reading is not None:
@@ -317,7 +323,14 @@ class EagerImports:
             if function is None:
                 continue
             for line in function.imports:
-                why = _why(last.module, calls)
+                if is_lazy_key(last.function):
+                    # (Looking the name up from another module loads it.)
+                    of = f" of {last.caller}" if last.caller != last.module else ""
+                    why = f"by the import at l.{last.line}{of}"
+                    if len(calls) > 1:
+                        why += ", " + _why(last.caller, calls[:-1])
+                else:
+                    why = _why(last.module, calls)
                 scope = self._scopes.scope(last.module, line)
                 if not scope.eager:
                     why = reason_of_call(scope.reason, line, why) or why
@@ -406,6 +419,20 @@ class EagerImports:
         for name in names:
             if not self._binds(base, name):
                 yield base, getattr_key(name)
+
+    def _lazy_loaded(self, module: str, binding: Binding) -> Iterator[tuple[str, str]]:
+        """What a `from` import of `module` loads of the lazy imports (PEP 810) of the module
+        it imports from, that nothing there uses: the name it imports (every one, for a star
+        import), with the key of its reading."""
+        if not target_python().lazy or binding.attribute is None or "." in binding.name:
+            return  # (not a `from` import; or the same import, as an attribute of a class)
+        base = self._imported_from(module, binding)
+        if not self._has_code(base):
+            return
+        names = self._lazily_bound(base)
+        for name in names if binding.name == STAR else [binding.attribute]:
+            if name in names:
+                yield base, lazy_key(name)
 
     def _asks_getattr(self, module: str, name: str) -> bool:
         """Whether looking `name` up on `module` calls its module `__getattr__`: it defines
@@ -530,6 +557,7 @@ class EagerImports:
                     if line in texts:
                         for binding in self._from_import_bindings(module, line):
                             found += [(line, *c) for c in self._getattr_called(module, binding)]
+                            found += [(line, *c) for c in self._lazy_loaded(module, binding)]
             found = self._getattr_calls_of[module] = list(dict.fromkeys(found))
         return found
 
@@ -576,6 +604,21 @@ class EagerImports:
         if found is None:
             found = self._getattr_defined[module] = self._scopes.may_define_getattr(module)
             self.answers.setdefault(module, []).append(("may define __getattr__", found))
+        return found
+
+    def _lazily_bound(self, module: str) -> tuple[str, ...]:
+        """The names `module`'s lazy imports bind that its code at import time does not use
+        (Python 3.15)."""
+        # (Asked of a module once for each module that imports from it: kept once.)
+        found = self._lazy_bound_of.get(module)
+        if found is None:
+            found = ()
+            if self._scopes.has_unused_lazy(module):
+                reading = self._reading(module)
+                functions = () if reading is None else reading.functions
+                found = tuple(sorted(k.partition(":")[2] for k in functions if is_lazy_key(k)))
+            self._lazy_bound_of[module] = found
+            self.answers.setdefault(module, []).append(("lazily bound", found))
         return found
 
     def _eager_lines(self, module: str) -> EagerLines:
@@ -657,6 +700,7 @@ class EagerImports:
             "binds": (self._binds, (str,)),
             "from import": (self._from_import_bindings, (int,)),
             "eager lines": (self._eager_lines, ()),
+            "lazily bound": (self._lazily_bound, ()),
             "function": (self._function, (str,)),
             "calls": (self._calls_of, ()),
             "defines": (self._defines, (str,)),
