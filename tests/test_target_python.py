@@ -32,10 +32,12 @@ def analysed(project: Project, source: str, version: str) -> set[tuple[str, str]
     return imports_of(project.contract("r4")["violations"])
 
 
+LAZY_MODULES = '__lazy_modules__ = ["pkg.models.llama"]\nimport pkg.models.llama\n'
+
+
 def test_lazy_modules_keep_r4_for_315_and_not_for_312(project: Project) -> None:
-    source = '__lazy_modules__ = ["pkg.models.llama"]\nimport pkg.models.llama\n'
-    assert analysed(project, source, "3.15") == set()
-    assert analysed(project, source, "3.12") == BROKEN
+    assert analysed(project, LAZY_MODULES, "3.15") == set()
+    assert analysed(project, LAZY_MODULES, "3.12") == BROKEN
 
 
 def test_a_lazy_module_used_at_import_time_breaks_r4_for_315(project: Project) -> None:
@@ -148,3 +150,10 @@ def test_the_runtime_contract_runs_its_child_in_the_lazy_imports_mode(
     project.write({**LIBRARY, "pkg/platform.py": "import pkg.models.llama\n"})
     project.configure(RUNTIME, session=f"lazy_imports = {mode}\n")
     assert project.contract("runtime")["kept"] is kept
+
+
+def test_what_the_caches_keep_is_kept_per_target(project: Project) -> None:
+    project.write({**LIBRARY, "pkg/platform.py": LAZY_MODULES})
+    for version, exit_code in [("3.15", 0), ("3.12", 1), ("3.15", 0), ("3.12", 1)]:
+        project.configure(R4, session=f"python_version = {version}\n")
+        assert project.check_with_cache().exit_code == exit_code, version
