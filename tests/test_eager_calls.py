@@ -701,10 +701,11 @@ def test_a_hop_run_by_a_call_names_the_call_in_json_text_and_explore(project: Pr
         ],
     }
     output = project.lint_imports().output
+    # The call first, where it stands; then the import, in the function.
     assert (
-        f"-   pkg.source -> pkg.heavy.a (l.6, {why})\n    pkg/source.py:6\n    pkg/source.py:11\n"
-        in output
-    )
+        "-   pkg.source calls pkg.source:_patch (l.11, at import time)\n    pkg/source.py:11\n"
+        f"-   pkg.source -> pkg.heavy.a (l.6, {why})\n    pkg/source.py:6\n"
+    ) in output
     step = explore.load(cache_dir=None).eager_closure("pkg.source")["pkg.heavy.a"][-1]
     assert repr(step) == f"pkg.source -> pkg.heavy.a: l.6 eager, {why} (pkg/source.py:6)"
 
@@ -728,6 +729,16 @@ def test_a_call_into_another_module_names_where_the_call_stands(project: Project
         "pkg.lib:load_more",
         "pkg.helpers:load_b",
     ]
+    # The text reads from the calling module on: each call at its line, then the import.
+    assert (
+        "-   pkg.source calls pkg.lib:load_more (l.3, at import time)\n"
+        "    pkg/source.py:3\n"
+        "-   pkg.lib:load_more calls pkg.helpers:load_b (l.6)\n"
+        "    pkg/lib.py:6\n"
+        "-   pkg.helpers -> pkg.heavy.b (l.2, inside def load_b, called by def load_more at l.6 "
+        "of pkg.lib, called at import time at l.3 of pkg.source)\n"
+        "    pkg/helpers.py:2\n"
+    ) in project.lint_imports().output
 
 
 def test_a_check_leaves_nothing_for_the_cyclic_garbage_collector(project: Project) -> None:
