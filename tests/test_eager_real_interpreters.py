@@ -1,24 +1,67 @@
 """Python 3.14 and 3.15 as the real interpreters run them: PEP 810 lazy imports, PEP 649/749
 deferred annotations, PEP 758's `except A, B:` and t-strings. Each form is a synthetic
-package imported by the running interpreter in a fresh process, and its `sys.modules` is
-compared with the static closure analysed for that Python (`python_version` left to its
-default, the running one). The tests need the interpreter they test: they run where the
-suite runs on 3.14 or 3.15 (`tools/debian_testing.sh pytest 3.15`, which `.ci/run` does),
-and skip, saying so, elsewhere."""
+package imported by CPython 3.14 or 3.15 in a fresh process, and its `sys.modules` is
+compared with the static closure analysed for that Python (`python_version`), and with the
+independent walk in `tools/`. The interpreter is the one running the tests
+(`tools/debian_testing.sh pytest 3.15`, which `.ci/run` runs), or else Debian testing's, in
+the chroot `tools/debian_testing.sh` prepares; where neither can be had, or where this
+Python cannot parse the form to analyse it, the test skips and says why."""
 
 from __future__ import annotations
 
+import ast
 import json
+import os
+import shutil
 import subprocess
 import sys
+import tempfile
 import textwrap
 from collections.abc import Iterator
+from pathlib import Path
 
 import pytest
 
 import ast_walk as oracle
-from helpers import Project
+from helpers import REPO, Project
 from importlinter_contracts import explore
+
+RUNNING = (sys.version_info[0], sys.version_info[1])
+SCRIPT = REPO / "tools/debian_testing.sh"
+CHROOT = Path(
+    os.environ.get("IMPORTLINTER_CONTRACTS_DEBIAN")
+    or Path.home() / ".cache/importlinter-contracts/debian-testing"
+)
+
+
+def interpreter(version: tuple[int, int]) -> list[str]:
+    """The command that runs CPython `version`: this one, one on PATH, or the chroot's."""
+    if version == RUNNING:
+        return [sys.executable]
+    shown = f"{version[0]}.{version[1]}"
+    on_path = shutil.which(f"python{shown}")
+    if on_path:
+        return [on_path, "-I"]
+    if not (os.geteuid() == 0 and (CHROOT / ".ready").exists() and shutil.which("unshare")):
+        pytest.skip(
+            f"CPython {shown} cannot be had here: the tests run on {RUNNING[0]}.{RUNNING[1]}, "
+            "and the Debian testing chroot is not prepared (as root: tools/debian_testing.sh "
+            "prepare)"
+        )
+    return [str(SCRIPT), "run", f"python{shown}"]
+
+
+@pytest.fixture
+def project(monkeypatch: pytest.MonkeyPatch) -> Iterator[Project]:
+    """A synthetic package inside the repository, which the chroot mounts."""
+    parent = REPO / ".cache" / "real-interpreters"
+    parent.mkdir(parents=True, exist_ok=True)
+    root = Path(tempfile.mkdtemp(dir=parent))
+    monkeypatch.chdir(root)
+    monkeypatch.syspath_prepend(str(root))
+    yield Project(root)
+    shutil.rmtree(root, ignore_errors=True)
+
 
 LIBRARY = {
     "pkg/__init__.py": "",
@@ -43,31 +86,28 @@ forbidden_modules =
     pkg.heavy
 """
 
-needs_314 = pytest.mark.skipif(
-    sys.version_info < (3, 14),
-    reason=f"needs Python 3.14 to compare with (this is {sys.version_info[0]}.{sys.version_info[1]}): "
-    "tools/debian_testing.sh pytest 3.14 runs it",
-)
-needs_315 = pytest.mark.skipif(
-    sys.version_info < (3, 15),
-    reason=f"needs Python 3.15 to compare with (this is {sys.version_info[0]}.{sys.version_info[1]}): "
-    "tools/debian_testing.sh pytest 3.15 runs it",
-)
+ON_314_AND_315 = pytest.mark.parametrize("version", [(3, 14), (3, 15)], ids=["3.14", "3.15"])
+ON_315 = pytest.mark.parametrize("version", [(3, 15)], ids=["3.15"])
 
 
-def loaded_by_python(project: Project, module: str, *options: str) -> set[str]:
-    """The modules of `pkg` that importing `module` loads, in a fresh interpreter (with the
-    interpreter's `options`: `-X lazy_imports=all`). (`importlib`, as a plain `import` is
-    itself lazy under `-X lazy_imports=all`.)"""
+def loaded_by_python(
+    project: Project, module: str, version: tuple[int, int], *options: str
+) -> set[str]:
+    """The modules of `pkg` that importing `module` loads, in a fresh CPython `version`
+    (with the interpreter's `options`: `-X lazy_imports=all`). (`importlib`, as a plain
+    `import` is itself lazy under `-X lazy_imports=all`; the folder is put on sys.path by
+    hand, as `-I` leaves it out.)"""
     code = textwrap.dedent(
         f"""\
-        import importlib, json, sys
+        import importlib, json, os, sys
+        os.chdir({str(project.root)!r})
+        sys.path.insert(0, {str(project.root)!r})
         importlib.import_module({module!r})
         print(json.dumps(sorted(m for m in sys.modules if m == "pkg" or m.startswith("pkg."))))
         """
     )
     completed = subprocess.run(
-        [sys.executable, *options, "-c", code],
+        [*interpreter(version), *options, "-c", code],
         cwd=project.root,
         capture_output=True,
         text=True,
@@ -79,19 +119,27 @@ def loaded_by_python(project: Project, module: str, *options: str) -> set[str]:
 @pytest.fixture(autouse=True)
 def _oracle_for_the_running_python() -> Iterator[None]:
     yield
-    oracle.analyse_for((sys.version_info[0], sys.version_info[1]))
+    oracle.analyse_for(RUNNING)
 
 
-def closure(project: Project, source: str, session: str = "") -> tuple[set[str], set[str]]:
-    """What the analysis says importing `pkg.source` loads (and the independent `ast` walk
-    in `tools/` says the same), and what Python loads."""
-    project.write({**LIBRARY, **LAZY_MODULE, "pkg/source.py": source})
-    project.configure(R4, session=session)
-    mode = "all" if "lazy_imports = all" in session else "normal"
+def closure(
+    project: Project, source: str, version: tuple[int, int], mode: str = "normal"
+) -> tuple[set[str], set[str]]:
+    """What the analysis for Python `version` says importing `pkg.source` loads (and the
+    independent `ast` walk in `tools/` says the same), and what that Python loads."""
+    files = {**LIBRARY, **(LAZY_MODULE if "lazymod" in source else {}), "pkg/source.py": source}
+    for text in files.values():
+        try:
+            ast.parse(text)
+        except SyntaxError:
+            pytest.skip(f"this Python ({RUNNING[0]}.{RUNNING[1]}) cannot parse the form")
+    project.write(files)
+    shown = f"{version[0]}.{version[1]}"
+    project.configure(R4, session=f"python_version = {shown}\nlazy_imports = {mode}\n")
     options = ["-X", "lazy_imports=all"] if mode == "all" else []
-    loaded = loaded_by_python(project, "pkg.source", *options)
+    loaded = loaded_by_python(project, "pkg.source", version, *options)
     static = set(explore.load(cache_dir=None).eager_closure("pkg.source"))
-    oracle.analyse_for((sys.version_info[0], sys.version_info[1]), mode)
+    oracle.analyse_for(version, mode)
     assert oracle.eager_closure(project.root, "pkg.source") == static
     return static, loaded
 
@@ -145,21 +193,25 @@ LAZY_NOT_FOLLOWED = {
 }
 
 
-@needs_315
+@ON_315
 @pytest.mark.parametrize("source", LAZY_NOT_FOLLOWED.values(), ids=LAZY_NOT_FOLLOWED.keys())
-def test_lazy_forms_not_followed_load_more_in_python(project: Project, source: str) -> None:
-    static, loaded = closure(project, source)
+def test_lazy_forms_not_followed_load_more_in_python(
+    project: Project, source: str, version: tuple[int, int]
+) -> None:
+    static, loaded = closure(project, source, version)
     assert static < loaded
 
 
-@needs_315
+@ON_315
 @pytest.mark.parametrize("source", LAZY.values(), ids=LAZY.keys())
-def test_lazy_imports_load_what_python_loads(project: Project, source: str) -> None:
-    static, loaded = closure(project, source)
+def test_lazy_imports_load_what_python_loads(
+    project: Project, source: str, version: tuple[int, int]
+) -> None:
+    static, loaded = closure(project, source, version)
     assert static == loaded
 
 
-@needs_315
+@pytest.mark.skipif(RUNNING < (3, 15), reason="only Python 3.15 parses `lazy import`")
 def test_the_chain_says_where_a_lazy_import_is_first_used(project: Project) -> None:
     source = "lazy from pkg.heavy import a\ndef f():\n    return a.X\nv = 1\nf()\n"
     project.write(
@@ -191,10 +243,12 @@ ALL = {
 }
 
 
-@needs_315
+@ON_315
 @pytest.mark.parametrize("source", ALL.values(), ids=ALL.keys())
-def test_lazy_imports_all_loads_what_python_loads_with_it(project: Project, source: str) -> None:
-    static, loaded = closure(project, source, "lazy_imports = all\n")
+def test_lazy_imports_all_loads_what_python_loads_with_it(
+    project: Project, source: str, version: tuple[int, int]
+) -> None:
+    static, loaded = closure(project, source, version, "all")
     assert static == loaded
 
 
@@ -207,10 +261,12 @@ LAZY_LOOSELY = {
 }
 
 
-@needs_315
+@ON_315
 @pytest.mark.parametrize("source", LAZY_LOOSELY.values(), ids=LAZY_LOOSELY.keys())
-def test_lazy_forms_taken_loosely_load_more_never_less(project: Project, source: str) -> None:
-    static, loaded = closure(project, source)
+def test_lazy_forms_taken_loosely_load_more_never_less(
+    project: Project, source: str, version: tuple[int, int]
+) -> None:
+    static, loaded = closure(project, source, version)
     assert static > loaded
 
 
@@ -235,10 +291,12 @@ ANNOTATIONS = {
 }
 
 
-@needs_314
+@ON_314_AND_315
 @pytest.mark.parametrize("source", ANNOTATIONS.values(), ids=ANNOTATIONS.keys())
-def test_annotations_and_new_syntax_load_what_python_loads(project: Project, source: str) -> None:
-    static, loaded = closure(project, source)
+def test_annotations_and_new_syntax_load_what_python_loads(
+    project: Project, source: str, version: tuple[int, int]
+) -> None:
+    static, loaded = closure(project, source, version)
     assert static == loaded
 
 
@@ -252,8 +310,10 @@ ANNOTATIONS_LOOSELY = {
 }
 
 
-@needs_314
+@ON_314_AND_315
 @pytest.mark.parametrize("source", ANNOTATIONS_LOOSELY.values(), ids=ANNOTATIONS_LOOSELY.keys())
-def test_annotations_taken_loosely_load_more_never_less(project: Project, source: str) -> None:
-    static, loaded = closure(project, source)
+def test_annotations_taken_loosely_load_more_never_less(
+    project: Project, source: str, version: tuple[int, int]
+) -> None:
+    static, loaded = closure(project, source, version)
     assert static > loaded
