@@ -311,6 +311,7 @@ class EagerImports:
                 call(caller, function, calls, binding.line, self._getattr_called(caller, binding))
                 call(caller, function, calls, binding.line, self._lazy_loaded(caller, binding))
 
+        lazy = target_python().lazy
         reading = self._calls_of(module) if may_call else None
         if reading is not None:
             run(module, None, (), reading.calls, (), ())
@@ -331,9 +332,10 @@ class EagerImports:
                         why += ", " + _why(last.caller, calls[:-1])
                 else:
                     why = _why(last.module, calls)
-                scope = self._scopes.scope(last.module, line)
-                if not scope.eager:
-                    why = reason_of_call(scope.reason, line, why) or why
+                if lazy:  # (a lazy import that the function's use of its name runs)
+                    scope = self._scopes.scope(last.module, line)
+                    if not scope.eager:
+                        why = reason_of_call(scope.reason, line, why) or why
                 yield last.module, line, why, calls
             run(
                 last.module,
