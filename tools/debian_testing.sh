@@ -18,8 +18,9 @@ set -euo pipefail
 repo=$(cd "$(dirname "$0")/.." && pwd)
 root=${IMPORTLINTER_CONTRACTS_DEBIAN:-$HOME/.cache/importlinter-contracts/debian-testing}
 mirror=http://deb.debian.org/debian
-# git: the review's tests read revisions with it; e2fsprogs: chattr, for a read-only cache.
-packages=python3.14,python3.15,python3.14-venv,python3.15-venv,ca-certificates,git,e2fsprogs
+# git: the review's tests read revisions with it; e2fsprogs: chattr, for a read-only cache;
+# strace: the tests that count the files a check opens.
+packages=python3.14,python3.15,python3.14-venv,python3.15-venv,ca-certificates,git,e2fsprogs,strace
 
 cannot() {
   echo "debian_testing.sh: Python 3.14 and 3.15 cannot be had here: $1" >&2
@@ -31,6 +32,7 @@ prepare() {
     # A chroot made before a package joined the list gets it now.
     [ -x "$root/usr/bin/git" ] || add_packages git
     [ -x "$root/usr/bin/chattr" ] || add_packages e2fsprogs
+    [ -x "$root/usr/bin/strace" ] || add_packages strace
     return 0
   fi
   [ "$(id -u)" = 0 ] || cannot "making the chroot needs root"
