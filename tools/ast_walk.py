@@ -12,11 +12,167 @@ from __future__ import annotations
 
 import ast
 import dataclasses
+import re
 import sys
 from collections.abc import Callable
 from dataclasses import dataclass
 from functools import cache
 from pathlib import Path
+
+# The Python the analysed code runs on (`analyse_for`): from 3.14 annotations run only when
+# asked for (PEP 649), from 3.15 imports may be lazy (PEP 810).
+TARGET = {"version": sys.version_info[:2], "lazy_imports": "normal"}
+
+
+def analyse_for(version: tuple[int, int], lazy_imports: str = "normal") -> None:
+    """Read every file as the Python `version` runs it, in the global lazy-imports mode."""
+    TARGET.update(version=version, lazy_imports=lazy_imports)
+    _read.cache_clear()
+    _read_calls.cache_clear()
+
+
+_ASKS = re.compile(
+    r"\b(?:__annotations__|__annotate__|get_annotations|get_type_hints|annotationlib|signature)\b"
+)
+
+
+def _annotations_rule(module: ast.Module, text: bytes) -> Callable[[ast.AST], bool]:
+    """Whether a def's, a class body's or the module's annotations are evaluated: never
+    under `from __future__ import annotations`; always before 3.14 or where the file names a
+    way to ask for them; from 3.14, for a decorated def and a class with a decorator, a base
+    or a keyword (which may ask), taken loosely."""
+    if any(
+        isinstance(node, ast.ImportFrom)
+        and node.module == "__future__"
+        and "annotations" in [alias.name for alias in node.names]
+        for node in module.body
+    ):
+        return lambda node: False
+    if TARGET["version"] < (3, 14) or _ASKS.search(text.decode("utf-8", "replace")):
+        return lambda node: True
+
+    def asked(node: ast.AST) -> bool:
+        if isinstance(node, ast.ClassDef):
+            return bool(node.decorator_list or node.bases or node.keywords)
+        return isinstance(node, ast.FunctionDef | ast.AsyncFunctionDef) and bool(
+            node.decorator_list
+        )
+
+    return asked
+
+
+def _names_bound(node: ast.Import | ast.ImportFrom) -> set[str]:
+    return {
+        a.asname or (a.name.split(".")[0] if isinstance(node, ast.Import) else a.name)
+        for a in node.names
+    }
+
+
+def _lazy(module: ast.Module, text: bytes) -> dict[int, set[str]]:
+    """For Python 3.15: the lazy import statements (by line) that nothing at import time
+    uses, with the names they bind. Lazy: `lazy import`, a module `__lazy_modules__` lists
+    (a literal), or any under `lazy_imports = all`; only at module level outside `try`, and
+    not a star import. A lazy import whose name a load at import time (outside function and
+    lambda bodies, in annotations only where evaluated) uses runs then. After
+    `set_lazy_imports_filter`, none is lazy."""
+    if TARGET["version"] < (3, 15) or (TARGET["lazy_imports"] == "normal" and b"lazy" not in text):
+        return {}
+    lazy: dict[int, tuple[ast.AST, set[str]]] = {}
+    listed: set[str] | None = None
+    filtered = False
+
+    def visit(body: list[ast.stmt], in_try: bool) -> None:
+        nonlocal listed, filtered
+        for node in body:
+            if isinstance(node, ast.Import | ast.ImportFrom):
+                if filtered or in_try or any(a.name == "*" for a in node.names):
+                    continue
+                if isinstance(node, ast.Import):
+                    keys = [a.name for a in node.names]
+                else:
+                    keys = [node.module] if node.module and not node.level else []
+                if (
+                    getattr(node, "is_lazy", 0)
+                    or TARGET["lazy_imports"] == "all"
+                    or (listed is not None and keys and set(keys) <= listed)
+                ):
+                    lazy[node.lineno] = (node, _names_bound(node))
+                continue
+            if isinstance(node, ast.FunctionDef | ast.AsyncFunctionDef | ast.ClassDef):
+                continue
+            if "set_lazy_imports_filter" in ast.unparse(node):
+                filtered = True
+            if isinstance(node, ast.Assign) and any(
+                isinstance(t, ast.Name) and t.id == "__lazy_modules__" for t in node.targets
+            ):
+                value = node.value
+                ok = isinstance(value, ast.List | ast.Tuple | ast.Set) and all(
+                    isinstance(e, ast.Constant) and isinstance(e.value, str) for e in value.elts
+                )
+                listed = {e.value for e in value.elts} if ok else None  # type: ignore[attr-defined]
+            in_block = in_try or isinstance(node, ast.Try | ast.TryStar)
+            for field in ("body", "orelse", "finalbody"):
+                if not isinstance(node, ast.With | ast.AsyncWith) or field == "body":
+                    visit(getattr(node, field, []), in_block)
+            for clause in [*getattr(node, "handlers", []), *getattr(node, "cases", [])]:
+                visit(clause.body, in_block)
+
+    visit(module.body, False)
+    if not lazy:
+        return {}
+    evaluated = _annotations_rule(module, text)
+    loads: set[str] = set()
+
+    def load(node: ast.AST | None) -> None:
+        if node is None:
+            return
+        pending = [node]
+        while pending:
+            part = pending.pop()
+            if isinstance(part, ast.Lambda):
+                pending += [d for d in [*part.args.defaults, *part.args.kw_defaults] if d]
+                continue
+            if isinstance(part, ast.Name) and isinstance(part.ctx, ast.Load):
+                loads.add(part.id)
+            pending += list(ast.iter_child_nodes(part))
+
+    def run(body: list[ast.stmt], annotations: bool) -> None:
+        for node in body:
+            if isinstance(node, ast.FunctionDef | ast.AsyncFunctionDef):
+                a = node.args
+                for part in [*node.decorator_list, *a.defaults, *a.kw_defaults]:
+                    load(part)
+                if evaluated(node):
+                    arguments = [*a.posonlyargs, *a.args, *a.kwonlyargs, a.vararg, a.kwarg]
+                    for x in arguments:
+                        load(x.annotation if x else None)
+                    load(node.returns)
+            elif isinstance(node, ast.ClassDef):
+                for part in [*node.decorator_list, *node.bases, *node.keywords]:
+                    load(part)
+                run(node.body, evaluated(node))
+            elif isinstance(node, ast.AnnAssign):
+                load(node.target)
+                load(node.value)
+                if annotations:
+                    load(node.annotation)
+            else:
+                for _field, value in ast.iter_fields(node):
+                    for part in value if isinstance(value, list) else [value]:
+                        if isinstance(part, ast.stmt):
+                            run([part], annotations)
+                        elif isinstance(part, ast.ExceptHandler | ast.match_case):
+                            if isinstance(part, ast.ExceptHandler):
+                                load(part.type)
+                            else:
+                                load(part.guard)
+                                load(part.pattern)
+                            run(part.body, annotations)
+                        elif isinstance(part, ast.AST):
+                            load(part)
+
+    run(module.body, evaluated(module))
+    return {line: names for line, (_, names) in lazy.items() if not names & loads}
 
 
 @dataclass(frozen=True)
@@ -48,9 +204,12 @@ def _statement(node: _Import, type_checking: bool = False, eager: bool = True) -
 @cache
 def _read(path: Path, mtime_ns: int, size: int) -> tuple[ImportStatement, ...]:
     # Only what is needed is kept: holding every syntax tree would slow the garbage collector.
+    text = path.read_bytes()
+    module = ast.parse(text, str(path))
+    unused = _lazy(module, text)
     return tuple(
-        _statement(node, type_checking, eager)
-        for node, type_checking, eager in _imports(ast.parse(path.read_bytes(), str(path)))
+        _statement(node, type_checking, eager and node.lineno not in unused)
+        for node, type_checking, eager in _imports(module)
     )
 
 
@@ -234,19 +393,26 @@ class FileCalls:
     run_imports: tuple[ImportStatement, ...]  # the import statements that run at import time
     # Its module `__getattr__`, called for a name: the imports and calls that run.
     getattr_for: Callable[[str], tuple[tuple[ImportStatement, ...], tuple[str, ...]]]
+    # Its lazy imports that nothing uses at import time, by the names they bind (3.15): a
+    # `from` import of the name loads it.
+    lazily_bound: dict[str, tuple[ImportStatement, ...]] = dataclasses.field(default_factory=dict)
 
 
 @cache
 def _read_calls(path: Path, mtime_ns: int, size: int) -> FileCalls:
-    module = ast.parse(path.read_bytes(), str(path))
+    text = path.read_bytes()
+    module = ast.parse(text, str(path))
     aliases = _type_checking_aliases(module)
-    # `from __future__ import annotations`: no annotation is evaluated.
-    lazy = any(
-        isinstance(node, ast.ImportFrom)
-        and node.module == "__future__"
-        and "annotations" in [alias.name for alias in node.names]
-        for node in module.body
-    )
+    evaluated = _annotations_rule(module, text)
+    # Lazy imports that nothing at import time uses (Python 3.15): a function that loads a
+    # name one binds runs it.
+    unused = _lazy(module, text)
+    lazily_bound = {
+        name: node
+        for node in ast.walk(module)
+        if isinstance(node, _Import) and node.lineno in unused
+        for name in unused[node.lineno]
+    }
 
     def names_called(roots: list[ast.AST]) -> list[str]:
         found = []
@@ -274,6 +440,7 @@ def _read_calls(path: Path, mtime_ns: int, size: int) -> FileCalls:
         defs: Defs,
         local: bool,
         asked: tuple[str | None, str] | None = None,
+        annotations: bool = False,
     ):
         """`local`: inside a function's body, where a variable's annotation is not evaluated;
         `defs` collects the functions defined (by name; `C.f` for a class body's). In a
@@ -297,7 +464,7 @@ def _read_calls(path: Path, mtime_ns: int, size: int) -> FileCalls:
                 # Its imports bind names its calls (and, taken loosely, the module's) run, and
                 # the class's attributes (C.name).
                 before = len(imports)
-                run(node.body, own_calls, imports, own, False)
+                run(node.body, own_calls, imports, own, False, annotations=evaluated(node))
                 imports += [
                     dataclasses.replace(st, scope=f"{node.name}.{st.scope}")
                     for st in imports[before:]
@@ -318,18 +485,18 @@ def _read_calls(path: Path, mtime_ns: int, size: int) -> FileCalls:
                     if isinstance(d, ast.Call) and (name := _dotted_name(d.func))
                 ]
                 a = node.args
-                evaluated = [*decorators, *(d for d in [*a.defaults, *a.kw_defaults] if d)]
-                if not lazy:
+                parts = [*decorators, *(d for d in [*a.defaults, *a.kw_defaults] if d)]
+                if evaluated(node):
                     arguments = [*a.posonlyargs, *a.args, *a.kwonlyargs, a.vararg, a.kwarg]
-                    evaluated += [x.annotation for x in arguments if x and x.annotation]
-                    evaluated += [node.returns] if node.returns else []
-                calls += names_called(evaluated)
+                    parts += [x.annotation for x in arguments if x and x.annotation]
+                    parts += [node.returns] if node.returns else []
+                calls += names_called(parts)
                 if isinstance(node, ast.FunctionDef):
                     defs.setdefault(node.name, []).append(node)
             elif isinstance(node, ast.AnnAssign):
                 parts = (
                     [node.target, node.value]
-                    if local or lazy
+                    if local or not annotations
                     else [node.target, node.value, node.annotation]
                 )
                 calls += names_called([x for x in parts if x])
@@ -338,9 +505,9 @@ def _read_calls(path: Path, mtime_ns: int, size: int) -> FileCalls:
                 never = _is_type_checking(node.test) or _is_main_guard(node.test)
                 value = _truth(*asked)(node.test) if asked else None
                 if not (never or _never_runs(node.test, aliases)) and value is not False:
-                    run(node.body, calls, imports, defs, local, asked)
+                    run(node.body, calls, imports, defs, local, asked, annotations)
                 if value is not True:
-                    run(node.orelse, calls, imports, defs, local, asked)
+                    run(node.orelse, calls, imports, defs, local, asked, annotations)
                 if value is not None:
                     branch = node.body if value else node.orelse
                     if branch and isinstance(branch[-1], ast.Return | ast.Raise):
@@ -350,22 +517,22 @@ def _read_calls(path: Path, mtime_ns: int, size: int) -> FileCalls:
                 for case in node.cases:
                     strings = _literal_strings(case.pattern)
                     if strings is None or asked[1] in strings:
-                        run(case.body, calls, imports, defs, local, asked)
+                        run(case.body, calls, imports, defs, local, asked, annotations)
                         if strings is not None and case.guard is None:
                             break
             else:
                 for field, value in ast.iter_fields(node):
                     values = value if isinstance(value, list) else [value]
                     if values and isinstance(values[0], ast.stmt):
-                        run(values, calls, imports, defs, local, asked)
+                        run(values, calls, imports, defs, local, asked, annotations)
                     elif field == "handlers":
                         for handler in values:
                             calls += names_called([handler.type] if handler.type else [])
-                            run(handler.body, calls, imports, defs, local, asked)
+                            run(handler.body, calls, imports, defs, local, asked, annotations)
                     elif field == "cases":
                         for case in values:
                             calls += names_called([case.guard] if case.guard else [])
-                            run(case.body, calls, imports, defs, local, asked)
+                            run(case.body, calls, imports, defs, local, asked, annotations)
                     else:
                         calls += names_called([v for v in values if isinstance(v, ast.AST)])
 
@@ -430,13 +597,20 @@ def _read_calls(path: Path, mtime_ns: int, size: int) -> FileCalls:
                 body_calls += more_calls
                 pending += [c for c in more_calls if c in inner]
             calls += [c for c in body_calls if c not in inner]
+            # A lazily bound name it loads runs the lazy import now.
+            imports += [
+                _statement(lazily_bound[part.id])
+                for part in ast.walk(node)
+                if isinstance(part, ast.Name) and part.id in lazily_bound
+            ]
         return tuple(imports), tuple(calls)
 
     calls: list[str] = []
     bindings: list[ImportStatement] = []
     defs: Defs = {}
-    run(module.body, calls, bindings, defs, False)
-    run_imports = tuple(bindings)
+    run(module.body, calls, bindings, defs, False, annotations=evaluated(module))
+    # (A lazy import nothing uses looks up nothing in the module it imports from.)
+    run_imports = tuple(st for st in bindings if st.line not in unused)
     names = _bound_names(module, aliases)
     # A name a function declares `global` is the module's: what the function imports or
     # defines under it binds the module's name (counted whether or not the function runs).
@@ -502,6 +676,7 @@ def _read_calls(path: Path, mtime_ns: int, size: int) -> FileCalls:
         frozenset(names),
         run_imports,
         cache(lambda name: function(getattr_defs, (name,))),
+        {name: (_statement(node),) for name, node in lazily_bound.items()},
     )
 
 
@@ -822,12 +997,15 @@ def _called_imports(modules: dict[str, Path], module: str) -> set[tuple[str, str
         for function in _functions_run(modules, module, name, ())
     ]
     pending += _getattr_run(modules, module, at_import.run_imports)
+    pending += _lazy_run(modules, module, at_import.run_imports)
     ran = set(pending)
     found = set()
     while pending:
         owner, name = pending.pop()
         if name.startswith("__getattr__ for "):
             imports, calls = file_calls(modules[owner]).getattr_for(name[len("__getattr__ for ") :])
+        elif name.startswith("lazy "):
+            imports, calls = file_calls(modules[owner]).lazily_bound[name[len("lazy ") :]], ()
         else:
             imports, calls = file_calls(modules[owner]).functions[name]
         is_package = modules[owner].name == "__init__.py"
@@ -836,6 +1014,7 @@ def _called_imports(modules: dict[str, Path], module: str) -> set[tuple[str, str
         for function in [
             *(f for called in calls for f in _functions_run(modules, owner, called, imports)),
             *_getattr_run(modules, owner, imports),
+            *_lazy_run(modules, owner, imports),
         ]:
             if function not in ran:
                 ran.add(function)
@@ -864,6 +1043,26 @@ def _getattr_run(
         if modules[base].name != "__init__.py":
             asked.insert(0, "__path__")
         found += [(base, f"__getattr__ for {name}") for name in asked if name not in calls.names]
+    return found
+
+
+def _lazy_run(
+    modules: dict[str, Path], importer: str, imports: tuple[ImportStatement, ...]
+) -> list[tuple[str, str]]:
+    """The lazy imports (PEP 810) of other modules that these `from` imports of `importer`
+    load: of each name imported (every one, for `*`) that the module imported from binds
+    lazily, and does not use itself at import time."""
+    found = []
+    is_package = modules[importer].name == "__init__.py"
+    for node in imports:
+        if node.scope or (node.module is None and not node.level):
+            continue
+        base = _absolute(importer, is_package, node)
+        if base not in modules:
+            continue
+        lazy = file_calls(modules[base]).lazily_bound
+        names = lazy if "*" in node.names else [n for n in node.names if n in lazy]
+        found += [(base, f"lazy {name}") for name in names]
     return found
 
 

@@ -32,6 +32,8 @@ from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from typing import Literal, NamedTuple, cast, overload
 
 from ..errors import UnreadableSourceError
+from .lazy import LazyNames
+from .target import target_python
 
 # Named tuples: a reading kept in the cache is made of thousands of them.
 
@@ -104,19 +106,38 @@ def getattr_key(name: str | None) -> str:
     return f"{GETATTR}:{name or ''}"
 
 
+# A name that a lazy import binds and code at import time does not use (PEP 810): a `from`
+# import of it from another module loads it, as calling this "function" runs the import.
+LAZY_IMPORT = "lazy import"
+
+
+def lazy_key(name: str) -> str:
+    """The key of the reading of what looking up a lazily bound `name` runs."""
+    return f"{LAZY_IMPORT}:{name}"
+
+
+def is_lazy_key(function: str) -> bool:
+    return function.startswith(LAZY_IMPORT + ":")
+
+
 def is_getattr_key(function: str) -> bool:
     """Whether a function's key is that of a reading of a module `__getattr__`."""
     return function.startswith(GETATTR + ":")
 
 
-def read_calls(module: ast.Module, never_runs: NeverRuns) -> CallReading:
-    """The call reading of a parsed file."""
-    reader = _Reader(never_runs, lazy_annotations(module))
+def read_calls(
+    module: ast.Module, never_runs: NeverRuns, text: str, lazy_names: LazyNames | None = None
+) -> CallReading:
+    """The call reading of a parsed file, whose `text` is given; `lazy_names`: the names its
+    lazy imports bind that code at import time does not use (`lazy.read_lazy`)."""
+    reader = _Reader(never_runs, lazy_annotations(module, text), lazy_names or {})
     calls, defined, bindings = reader.read(module)
     global_bindings, global_functions, global_deletes = _through_global(module)
     for name, nodes in global_functions.items():
         defined.setdefault(name, []).extend(nodes)
     functions = {name: reader.function(nodes) for name, nodes in defined.items()}
+    for name, lines in (lazy_names or {}).items():
+        functions[lazy_key(name)] = Function(lines, (), ())
     for name, nodes in defined.items():
         returned = reader.returned(nodes)
         if returned.imports or returned.calls:
@@ -407,15 +428,41 @@ def _may_declare_global(lines: list[str]) -> bool:
     return False
 
 
-def lazy_annotations(module: ast.Module) -> bool:
-    """Whether the file's annotations are left unevaluated (`from __future__ import
-    annotations`, which Python allows only at the top of a file)."""
-    return any(
+def lazy_annotations(module: ast.Module, text: str) -> bool | None:
+    """Whether the file's annotations are left unevaluated: True under `from __future__
+    import annotations` (which Python allows only at the top of a file), False where Python
+    evaluates them where they stand (before 3.14, or where the file's `text` names a way to
+    ask for them, `__annotations__`, `inspect.get_annotations`, `typing.get_type_hints`,
+    `annotationlib`, `inspect.signature`), None where they run only when asked for (PEP 649,
+    from Python 3.14): those of a decorated def or class, or of a class with a base or a
+    keyword (`@dataclass`, `NamedTuple`, a metaclass may ask), are taken as asked for."""
+    if any(
         isinstance(node, ast.ImportFrom)
         and node.module == "__future__"
         and any(alias.name == "annotations" for alias in node.names)
         for node in module.body
-    )
+    ):
+        return True
+    if not target_python().deferred_annotations or _ASKS_FOR_ANNOTATIONS.search(text):
+        return False
+    return None
+
+
+_ASKS_FOR_ANNOTATIONS = re.compile(
+    r"\b(__annotations__|__annotate__|get_annotations|get_type_hints|annotationlib|signature)\b"
+)
+
+
+def annotations_run(policy: bool | None, node: ast.AST) -> bool:
+    """Whether the annotations of a def, of a class body or of the module body run at import
+    time, under the file's `lazy_annotations` policy."""
+    if policy is not None:
+        return not policy
+    if isinstance(node, ast.ClassDef):
+        return bool(node.decorator_list or node.bases or node.keywords)
+    if isinstance(node, ast.FunctionDef | ast.AsyncFunctionDef):
+        return bool(node.decorator_list)
+    return False
 
 
 def read_calls_outlined(
@@ -429,15 +476,15 @@ def read_calls_outlined(
     with `global` is read whole, as `read_calls` reads it.)
     """
     if _may_declare_global(lines):
-        return read_calls(parse("\n".join(lines)), never_runs)
+        return read_calls(parse("\n".join(lines)), never_runs, "\n".join(lines))
     kept = list(lines)
     for _, first, last, indent in bodies:
         if first <= last:
             kept[first - 1] = " " * (indent + 1) + "..."
             kept[first:last] = [""] * (last - first)
     module = parse("\n".join(kept))
-    lazy = lazy_annotations(module)
-    reader = _Reader(never_runs, lazy)
+    lazy = lazy_annotations(module, "\n".join(lines))
+    reader = _Reader(never_runs, lazy, {})
     calls, defined, bindings = reader.read(module)
     by_line = {body[0]: body for body in bodies}
     functions = FunctionBodies(
@@ -478,7 +525,7 @@ class FunctionBodies(Mapping[str, Function]):
         bodies: dict[str, tuple[Body, ...]],
         lines: Callable[[], list[str]],
         never_runs: NeverRuns,
-        lazy_annotations: bool,
+        lazy_annotations: bool | None,
         read: dict[str, Function] | None = None,
         decorated: dict[str, tuple[CalledName, ...]] | None = None,
     ) -> None:
@@ -493,7 +540,7 @@ class FunctionBodies(Mapping[str, Function]):
         found = self.read.get(name)
         if found is None:
             lines = self._lines()
-            reader = _Reader(self._never_runs, self.lazy_annotations)
+            reader = _Reader(self._never_runs, self.lazy_annotations, {})
             # (What a function returns, called, is read from the function's lines.)
             own = name.removesuffix(RETURNED)
             read = reader.returned if own != name else reader.function
@@ -570,10 +617,13 @@ def _def_of(lines: list[str], body: Body) -> ast.FunctionDef:
 
 
 class _Reader:
-    def __init__(self, never_runs: NeverRuns, lazy_annotations: bool) -> None:
+    def __init__(
+        self, never_runs: NeverRuns, lazy_annotations: bool | None, lazy_names: LazyNames
+    ) -> None:
         self.never_runs = never_runs
-        # Whether annotations are evaluated where Python would otherwise evaluate them.
-        self.annotations = not lazy_annotations
+        # Whether annotations are evaluated where they stand (`lazy_annotations`).
+        self.policy = lazy_annotations
+        self.lazy_names = lazy_names
         # While a module `__getattr__`'s body is read for one name: its parameter, and the
         # name (None: one it compares its parameter with no string as).
         self.asked: tuple[str | None, str | None] | None = None
@@ -586,7 +636,13 @@ class _Reader:
         calls: list[CalledName] = []
         bindings: list[Binding] = []
         functions: dict[str, list[ast.FunctionDef]] = {}
-        self.run(module.body, calls, bindings, functions, annotations=self.annotations)
+        self.run(
+            module.body,
+            calls,
+            bindings,
+            functions,
+            annotations=annotations_run(self.policy, module),
+        )
         return _in_order(calls), functions, tuple(bindings)
 
     def run(
@@ -615,7 +671,7 @@ class _Reader:
                 arguments = node.args
                 run = [*node.decorator_list, *arguments.defaults]
                 run += [default for default in arguments.kw_defaults if default]
-                if self.annotations:
+                if annotations_run(self.policy, node):
                     run += _annotations(node)
                 calls.extend(_calls(run))
                 calls.extend(_decorators(node.decorator_list))
@@ -634,7 +690,12 @@ class _Reader:
                 own: dict[str, list[ast.FunctionDef]] = {}
                 before = len(bindings)
                 self.run(
-                    node.body, body_calls, bindings, own, imports, annotations=self.annotations
+                    node.body,
+                    body_calls,
+                    bindings,
+                    own,
+                    imports,
+                    annotations=annotations_run(self.policy, node),
                 )
                 # (And as attributes of the class, `C.name`, that a call through it runs.)
                 bindings.extend(
@@ -777,6 +838,11 @@ class _Reader:
                     body_calls.extend(inner.calls)
                     bindings.extend(inner.bindings)
             calls.extend(call for call in body_calls if call.target not in own)
+            if self.lazy_names:
+                # A name a lazy import binds, loaded here: the import runs now (PEP 810).
+                for found in ast.walk(node):
+                    if isinstance(found, ast.Name) and found.id in self.lazy_names:
+                        imports.extend(self.lazy_names[found.id])
         return Function(tuple(sorted(set(imports))), _in_order(calls), tuple(bindings))
 
 
@@ -944,7 +1010,7 @@ def from_tuples(data: object, lines: Callable[[], list[str]], never_runs: NeverR
             read[name] = _function_from_tuple(stored)
         elif lines_of is None:
             raise ValueError("a function neither read nor with its lines")
-    if type(lazy) is not bool:
+    if lazy is not None and type(lazy) is not bool:
         raise ValueError("not a boolean")
     return CallReading(
         _calls_from_tuples(calls),

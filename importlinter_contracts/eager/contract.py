@@ -26,6 +26,7 @@ from ..report import ContractFindings, Finding, IgnoredImport, ImportFinding
 from ..unseen import unseen_folders
 from .outcomes import Answers, WalkOutcomes
 from .scope_cache import ScopeIndex
+from .target import target_python
 from .walk import EagerHop, EagerImports, calls_unread_warnings, chain_to, walk
 
 
@@ -295,6 +296,7 @@ def _outcome_key(
         include_ancestors,
         [entry.text for entry in allowlist.entries],
         os.getcwd(),
+        tuple(target_python()),  # (what runs at import time depends on the target Python)
     )
     return digest(repr(options).encode())
 

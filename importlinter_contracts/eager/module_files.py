@@ -19,6 +19,7 @@ from . import calls as call_reading
 from .calls import GETATTR, Body, CallReading
 from .outline import read_calls_of, read_outline, text_calls
 from .scopes import ImportScope, SourceReading, read_source
+from .target import target_python
 
 # The modules a module imports at import time, each with the lines that do and why each
 # runs then.
@@ -94,6 +95,12 @@ def read_module_file(path: str, mtime: float, source: bytes | None = None) -> Mo
     if source is None:
         source = file_source(path)
     may_getattr = GETATTR.encode() in source
+    chosen = target_python()
+    if chosen.lazy and (chosen.lazy_imports != "normal" or b"lazy" in source):
+        # Which imports are lazy, and which of those code at import time uses, takes `ast`.
+        record = ModuleFile(path, mtime, {}, None, None, may_getattr)
+        set_reading(record, read_with_ast(path, source))
+        return record
     names = None if b"\r" in source or len(source) > _SHORT else text_calls(source)
     if names is not None:
         # Read in part: each import asked about from the lines around it.

@@ -26,15 +26,17 @@ from .calls import (
     function_to_tuple,
     getattr_key,
     is_getattr_key,
+    is_lazy_key,
+    lazy_key,
 )
+from .lazy import reason_of_call
 from .module_files import EagerLines
 from .outcomes import Answers
 from .scope_cache import ScopeIndex
 from .scopes import ImportScope
+from .target import target_python
 
 PARENT_PACKAGE = "its parent package runs first"
-# grimp marks PEP 810 lazy imports itself.
-_LAZY = ImportScope(eager=False, reason="lazy import")
 
 
 class Call(NamedTuple):
@@ -62,6 +64,8 @@ def _shown(function: str) -> str:
     module calls)."""
     if is_getattr_key(function):
         return f"{GETATTR}({function.partition(':')[2]!r})"
+    if is_lazy_key(function):
+        return f"{function.partition(':')[2]} (lazily imported)"
     return function
 
 
@@ -160,6 +164,7 @@ class EagerImports:
         self._functions_of_name: dict[_Name, tuple[tuple[str, str], ...]] = {}
         self._getattr_calls_of: dict[str, list[tuple[int, str, str]]] = {}
         self._getattr_defined: dict[str, bool] = {}
+        self._lazy_bound_of: dict[str, tuple[str, ...]] = {}
 
     def of(self, module: str) -> list[EagerHop]:
         """The imports that run when `module` is imported: its own eager imports, sorted by
@@ -214,7 +219,14 @@ class EagerImports:
         found = {}
         for detail in self.graph.get_import_details(importer=importer, imported=imported):
             line = detail["line_number"]
-            found[line] = _LAZY if detail.get("is_lazy") else self._scopes.scope(importer, line)
+            if detail.get("is_lazy") and not target_python().lazy:
+                # (grimp marks PEP 810 lazy imports itself.)
+                path = display_path(self._scopes.path(importer))
+                raise UnreadableSourceError(
+                    f"{path}:{line}: `lazy import` is a syntax error before Python 3.15, and "
+                    f"python_version is {target_python().shown}."
+                )
+            found[line] = self._scopes.scope(importer, line)
         return sorted(found.items())
 
     def _find(self, module: str) -> list[EagerHop]:
@@ -297,7 +309,9 @@ class EagerImports:
                 )
             for binding in bindings:
                 call(caller, function, calls, binding.line, self._getattr_called(caller, binding))
+                call(caller, function, calls, binding.line, self._lazy_loaded(caller, binding))
 
+        lazy = target_python().lazy
         reading = self._calls_of(module) if may_call else None
         if reading is not None:
             run(module, None, (), reading.calls, (), ())
@@ -310,7 +324,19 @@ class EagerImports:
             if function is None:
                 continue
             for line in function.imports:
-                yield last.module, line, _why(last.module, calls), calls
+                if is_lazy_key(last.function):
+                    # (Looking the name up from another module loads it.)
+                    of = f" of {last.caller}" if last.caller != last.module else ""
+                    why = f"by the import at l.{last.line}{of}"
+                    if len(calls) > 1:
+                        why += ", " + _why(last.caller, calls[:-1])
+                else:
+                    why = _why(last.module, calls)
+                if lazy:  # (a lazy import that the function's use of its name runs)
+                    scope = self._scopes.scope(last.module, line)
+                    if not scope.eager:
+                        why = reason_of_call(scope.reason, line, why) or why
+                yield last.module, line, why, calls
             run(
                 last.module,
                 last.function,
@@ -442,6 +468,20 @@ class EagerImports:
             if not self._binds(base, name):
                 yield base, getattr_key(name)
 
+    def _lazy_loaded(self, module: str, binding: Binding) -> Iterator[tuple[str, str]]:
+        """What a `from` import of `module` loads of the lazy imports (PEP 810) of the module
+        it imports from, that nothing there uses: the name it imports (every one, for a star
+        import), with the key of its reading."""
+        if not target_python().lazy or binding.attribute is None or "." in binding.name:
+            return  # (not a `from` import; or the same import, as an attribute of a class)
+        base = self._imported_from(module, binding)
+        if not self._has_code(base):
+            return
+        names = self._lazily_bound(base)
+        for name in names if binding.name == STAR else [binding.attribute]:
+            if name in names:
+                yield base, lazy_key(name)
+
     def _asks_getattr(self, module: str, name: str) -> bool:
         """Whether looking `name` up on `module` calls its module `__getattr__`: it defines
         one, and does not bind the name."""
@@ -565,6 +605,7 @@ class EagerImports:
                     if line in texts:
                         for binding in self._from_import_bindings(module, line):
                             found += [(line, *c) for c in self._getattr_called(module, binding)]
+                            found += [(line, *c) for c in self._lazy_loaded(module, binding)]
             found = self._getattr_calls_of[module] = list(dict.fromkeys(found))
         return found
 
@@ -611,6 +652,21 @@ class EagerImports:
         if found is None:
             found = self._getattr_defined[module] = self._scopes.may_define_getattr(module)
             self.answers.setdefault(module, []).append(("may define __getattr__", found))
+        return found
+
+    def _lazily_bound(self, module: str) -> tuple[str, ...]:
+        """The names `module`'s lazy imports bind that its code at import time does not use
+        (Python 3.15)."""
+        # (Asked of a module once for each module that imports from it: kept once.)
+        found = self._lazy_bound_of.get(module)
+        if found is None:
+            found = ()
+            if self._scopes.has_unused_lazy(module):
+                reading = self._reading(module)
+                functions = () if reading is None else reading.functions
+                found = tuple(sorted(k.partition(":")[2] for k in functions if is_lazy_key(k)))
+            self._lazy_bound_of[module] = found
+            self.answers.setdefault(module, []).append(("lazily bound", found))
         return found
 
     def _eager_lines(self, module: str) -> EagerLines:
@@ -692,6 +748,7 @@ class EagerImports:
             "binds": (self._binds, (str,)),
             "from import": (self._from_import_bindings, (int,)),
             "eager lines": (self._eager_lines, ()),
+            "lazily bound": (self._lazily_bound, ()),
             "function": (self._function, (str,)),
             "calls": (self._calls_of, ()),
             "defines": (self._defines, (str,)),

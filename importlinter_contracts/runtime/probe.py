@@ -251,6 +251,8 @@ def main() -> None:
         if isinstance(name, str) and module is not None
     )
     result["importers"] = dict(recorder.importers)
+    # (Python 3.15's lazy imports: the global mode this interpreter ran with.)
+    result["lazy_imports"] = sys.get_lazy_imports() if hasattr(sys, "get_lazy_imports") else None
     files, folders = _loaded_files_and_folders()
     result["environment"] = {
         "sys_path": [entry for entry in sys.path if isinstance(entry, str)],
