@@ -2,25 +2,28 @@
 
 The key has two parts. What the parent knows before any run: the probe's own code, the
 interpreter's path, the working directory and the request (sys.path, blocked modules, probe
-modules, detector). And what only the run can tell, which the child reports and a later run
-re-checks without starting a process: the content digest of every file the child loaded (its
-modules' files and the interpreter's executable); what each folder of its sys.path holds that
-an import could find (modules, packages, `.pth` files, and the distributions installed there,
-`name-version.dist-info`); the modification time of every loaded package's folders (a module
-added or removed there changes it); and the value each environment variable had that the
-code read by name.
+modules, detector). And what only the run can tell, which the child reports (see
+`probe.Observations`) and a later run checks again without starting a process: the content
+of every file the run read or tried (modules whose import raised, modules executed from their
+path, data files; the files of the loaded modules; the interpreter's executable), and which
+of them were absent; what each folder the import system searched holds that an import could
+find, and everything in each folder the code itself listed; what each folder of its sys.path
+holds (modules, packages, `.pth` files, the installed distributions); and the value each
+environment variable had that the code read, with the names of all of them when the code
+iterated over them. A run that did something this cannot capture (it started a process) is
+not kept.
 
-A file whose size and modification time are unchanged is taken as unchanged, as git does,
-except a file modified within two seconds of the run, which is always read again; a file
-modified during the run makes the result not cached. Anything unreadable or of another
-shape in the cache is ignored, and the probe runs.
+A file whose size and modification time are unchanged is taken as unchanged, and so is a
+folder whose modification time is, as git does, except one modified within two seconds of
+the run, which is always read again; a file or folder that changed during the run makes the
+result not cached. Anything unreadable or of another shape in the cache is ignored, and the
+probe runs.
 """
 
 from __future__ import annotations
 
 import contextlib
 import hashlib
-import importlib.machinery
 import json
 import os
 import time
@@ -30,10 +33,11 @@ from typing import Any
 from ..cache import DIGEST_SIZE, digest
 from ..errors import FileWriteError
 from ..files import write_atomically
+from .probe import folder_listing
 from .process import PROBE_SOURCE, ProbeRun
 
 # Raised whenever what is stored, or how the key is made, changes.
-_FORMAT = 1
+_FORMAT = 2
 # A file modified this close to the run may change again within its clock's resolution.
 _RACY_NANOSECONDS = 2_000_000_000
 
@@ -50,30 +54,6 @@ def _modified(path: str) -> int | None:
         return os.stat(path).st_mtime_ns
     except OSError:
         return None
-
-
-_MODULE_SUFFIXES = (*importlib.machinery.all_suffixes(), ".pth")
-
-
-def importable_entries(folder: str) -> list[str] | None:
-    """What of a sys.path folder an import could find: folders named like a module (packages,
-    namespace packages), module files (`.py`, `.pyc`, extension modules), `.pth` files, and the
-    installed distributions, as their metadata folders name them (`name-version.dist-info`,
-    which importlib.metadata reads too). Not other files, nor hidden ones such as
-    import-linter's own cache. None for a folder that cannot be listed."""
-    try:
-        with os.scandir(folder or ".") as entries:
-            found = []
-            for entry in entries:
-                name = entry.name
-                if name.endswith((".dist-info", ".egg-info")) or (
-                    name.partition(".")[0].isidentifier()
-                    and (name.endswith(_MODULE_SUFFIXES) or ("." not in name and entry.is_dir()))
-                ):
-                    found.append(name)
-    except OSError:
-        return None
-    return sorted(found)
 
 
 class ProbeCache:
@@ -111,17 +91,32 @@ class ProbeCache:
     def _check(self, entry: dict[str, Any]) -> tuple[ProbeRun | None, str]:
         if entry["format"] != _FORMAT:
             return None, "the cached result is of another format"
+        if entry["every_variable"] is not None and sorted(os.environ) != entry["every_variable"]:
+            return None, "the environment has changed (the code under test read all of it)"
         for name, value in entry["variables"].items():
             if os.environ.get(name) != value:
                 return None, f"the environment variable {name} has changed"
-        for folder, entries in entry["sys_path"].items():
-            if importable_entries(folder) != entries:
+        suffixes = entry["suffixes"]
+        for folder, listing in entry["sys_path"].items():
+            if folder_listing(folder, suffixes) != listing:
                 return None, f"what {folder or '.'} holds has changed"
-        for folder, modified in entry["folders"].items():
-            if _modified(folder) != modified:
-                return None, f"{folder} has changed"
         entry["refreshed"] = False
-        for path, (size, modified, contents) in entry["files"].items():
+        for kind, chosen in (("searched", suffixes), ("listed", None)):
+            for folder, state in entry[kind].items():
+                modified, listing = state
+                if modified is not None and _modified(folder) == modified:
+                    continue
+                status = _status(folder)
+                if folder_listing(folder, chosen) != listing:
+                    return None, f"what {folder} holds has changed"
+                entry[kind][folder] = _folder_state(status, listing)
+                entry["refreshed"] = True
+        for path, state in entry["files"].items():
+            if state is None:
+                if _status(path) is not None:
+                    return None, f"{path} has appeared"
+                continue
+            size, modified, contents = state
             try:
                 status = os.stat(path)
                 if modified is not None and (status.st_size, status.st_mtime_ns) == (
@@ -133,32 +128,58 @@ class ProbeCache:
                     return None, f"{path} has changed"
             except OSError:
                 return None, f"{path} has changed"
-            entry["files"][path] = _file_state(path, status, contents)
+            entry["files"][path] = _file_state(status, contents)
             entry["refreshed"] = True
         run = entry["run"]
         return ProbeRun(
             run["result"], run["returncode"], False, run["stderr_tail"], None, run["started"]
         ), "nothing it depends on has changed"
 
-    def store(self, run: ProbeRun) -> str | None:
-        """Keep a run that reported a result; a warning when that cannot be done."""
+    def store(self, run: ProbeRun) -> tuple[str | None, str | None]:
+        """Keep a run that reported a result. Return why it was not kept, if it was not (the
+        key cannot capture what it did, or what it read changed during the run), and a
+        warning when it could not be written."""
         assert run.result is not None
         environment = run.result["environment"]
+        if environment["uncaptured"] is not None:
+            return environment["uncaptured"], None
         started_ns = int(run.started * 1e9)
-        files = {}
-        try:
-            for path in environment["files"]:
-                status = os.stat(path)
-                if status.st_mtime_ns >= started_ns:
-                    return None  # it changed during the run: which version the run saw is unknown
-                files[path] = _file_state(path, status, _digest(path), started_ns)
-        except OSError:
-            return None  # a file the run loaded is gone already: nothing to keep
+        suffixes = environment["suffixes"]
+        files: dict[str, list[Any] | None] = {}
+        for path, seen in environment["files"].items():
+            status = _status(path)
+            if seen is None:
+                if status is not None:
+                    return f"{path} appeared during the run", None
+                files[path] = None
+                continue
+            if (
+                status is None
+                or [status.st_size, status.st_mtime_ns] != seen
+                or status.st_mtime_ns >= started_ns
+            ):
+                return f"{path} changed during the run", None
+            try:
+                files[path] = _file_state(status, _digest(path), started_ns)
+            except OSError:
+                return f"{path} changed during the run", None
+        folders: dict[str, dict[str, list[Any]]] = {}
+        for kind, chosen in (("searched", suffixes), ("listed", None)):
+            folders[kind] = {}
+            for folder, seen in environment[kind].items():
+                status = _status(folder)
+                if folder_listing(folder, chosen) != seen:
+                    return f"what {folder} holds changed during the run", None
+                folders[kind][folder] = _folder_state(status, seen, started_ns)
         entry = {
             "format": _FORMAT,
             "variables": environment["variables"],
-            "sys_path": {folder: importable_entries(folder) for folder in environment["sys_path"]},
-            "folders": {folder: _modified(folder) for folder in environment["folders"]},
+            "every_variable": environment["every_variable"],
+            "suffixes": suffixes,
+            "sys_path": {
+                folder: folder_listing(folder, suffixes) for folder in environment["sys_path"]
+            },
+            **folders,
             "files": files,
             "run": {
                 "result": {k: v for k, v in run.result.items() if k != "environment"},
@@ -171,8 +192,8 @@ class ProbeCache:
             self._write(entry)
         except (OSError, FileWriteError) as error:
             reason = error.reason if isinstance(error, FileWriteError) else error
-            return f"The runtime result could not be cached in {self.path.parent}: {reason}."
-        return None
+            return None, f"The runtime result could not be cached in {self.path.parent}: {reason}."
+        return None, None
 
     def _write(self, entry: dict[str, Any]) -> None:
         """Write the entry whole or not at all (a cache: lost in a crash, it is made again)."""
@@ -181,11 +202,31 @@ class ProbeCache:
         write_atomically(self.path, json.dumps(entry).encode(), durable=False)
 
 
-def _file_state(
-    path: str, status: os.stat_result, contents: str, now_ns: int | None = None
-) -> list[Any]:
+def _status(path: str) -> os.stat_result | None:
+    try:
+        return os.stat(path)
+    except OSError:
+        return None
+
+
+def _racy(modified_ns: int, now_ns: int | None) -> bool:
+    """Whether a modification time is too recent to trust: the file may change again within
+    its clock's resolution, keeping its time."""
+    now_ns = time.time_ns() if now_ns is None else now_ns
+    return modified_ns >= now_ns - _RACY_NANOSECONDS
+
+
+def _file_state(status: os.stat_result, contents: str, now_ns: int | None = None) -> list[Any]:
     """[size, modification time, digest of the contents]; no time for a file modified too
     recently to trust it, which is then read again on every check."""
-    now_ns = time.time_ns() if now_ns is None else now_ns
-    racy = status.st_mtime_ns >= now_ns - _RACY_NANOSECONDS
+    racy = _racy(status.st_mtime_ns, now_ns)
     return [status.st_size, None if racy else status.st_mtime_ns, contents]
+
+
+def _folder_state(
+    status: os.stat_result | None, listing: str | None, now_ns: int | None = None
+) -> list[Any]:
+    """[modification time, digest of the listing]; no time for a folder that is missing or
+    was modified too recently to trust it, which is then listed again on every check."""
+    trusted = status is not None and not _racy(status.st_mtime_ns, now_ns)
+    return [status.st_mtime_ns if trusted and status is not None else None, listing]
