@@ -18,6 +18,7 @@ from test_runtime_isolation import TREE, configure
 from helpers import Project
 
 Verdict = tuple[bool, list[str]]
+COMMAND = [sys.executable, "-m", "importlinter_contracts", "check", "--contract", "runtime"]
 
 
 def command_environment(**variables: str) -> dict[str, str]:
@@ -29,8 +30,7 @@ def command_environment(**variables: str) -> dict[str, str]:
 def check(root: Path, *args: str, **environment: str) -> dict[str, Any]:
     """The runtime contract's part of the JSON report of `importlinter-contracts check`."""
     result = subprocess.run(
-        [sys.executable, "-m", "importlinter_contracts", "check", "--format", "json"]
-        + ["--contract", "runtime", *args],
+        [*COMMAND, "--format", "json", *args],
         cwd=root,
         env=command_environment(**environment),
         capture_output=True,
@@ -91,7 +91,10 @@ def test_a_probe_that_failed_and_is_restored_runs_again(tree: Project) -> None:
         original + "import importlib\nimportlib.import_module('pkg.platforms.rocm.platform')\n"
     )
     failed = check(tree.root)
-    assert (verdict(failed), failed["cached"]) == ((False, ["backend_loaded", "probe_failed"]), False)
+    assert (verdict(failed), failed["cached"]) == (
+        (False, ["backend_loaded", "probe_failed"]),
+        False,
+    )
     connectors.write_text(original)
     cached, fresh = cached_and_fresh(tree.root)
     assert (verdict(cached), cached["cached"], fresh) == (KEPT, False, KEPT)
@@ -225,6 +228,22 @@ def test_a_file_the_code_read_is_in_the_key(tree: Project) -> None:
     assert (verdict(cached), cached["cached"], fresh) == (BACKEND_LOADED, False, BACKEND_LOADED)
 
 
+def test_a_path_the_code_checked_for_is_in_the_key(tree: Project) -> None:
+    tree.write(
+        {
+            "pkg/connectors/__init__.py": """\
+                import os
+                if os.path.exists(os.path.join(os.path.dirname(__file__), "use-npu")):
+                    import pkg.platforms.npu.ops
+                """,
+        }
+    )
+    assert verdict(check(tree.root)) == KEPT
+    (tree.root / "pkg/connectors/use-npu").mkdir()
+    cached, fresh = cached_and_fresh(tree.root)
+    assert (verdict(cached), cached["cached"], fresh) == (BACKEND_LOADED, False, BACKEND_LOADED)
+
+
 def test_a_run_that_started_a_process_is_not_remembered_and_verbose_says_why(
     tree: Project,
 ) -> None:
@@ -239,8 +258,7 @@ def test_a_run_that_started_a_process_is_not_remembered_and_verbose_says_why(
     for _ in range(2):
         assert not check(tree.root)["cached"]
     result = subprocess.run(
-        [sys.executable, "-m", "importlinter_contracts", "check", "--verbose"]
-        + ["--contract", "runtime"],
+        [*COMMAND, "--verbose"],
         cwd=tree.root,
         env=command_environment(COLUMNS="300"),  # one line, not wrapped by the console
         capture_output=True,

@@ -28,19 +28,19 @@ if __name__ == "__main__":
     # put in place before the probes are imported.
     sys.path[:] = [entry for entry in sys.path if entry not in ("", ".")]
 
-import _thread  # noqa: E402
-import contextlib  # noqa: E402
-import hashlib  # noqa: E402
-import importlib  # noqa: E402
-import importlib.machinery  # noqa: E402
-import importlib.util  # noqa: E402
-import json  # noqa: E402
-import os  # noqa: E402
-import reprlib  # noqa: E402
-import stat  # noqa: E402
-import traceback  # noqa: E402
-from types import FrameType  # noqa: E402
-from typing import Any  # noqa: E402
+import _thread
+import contextlib
+import hashlib
+import importlib
+import importlib.machinery
+import importlib.util
+import json
+import os
+import reprlib
+import stat
+import traceback
+from types import FrameType
+from typing import Any
 
 # Any text the probe reports is cut to this many characters: a detector may return anything.
 MAX_TEXT = 2000
@@ -173,6 +173,8 @@ class Observations:
       Python checks the bytecode against);
     - every folder listed: by the import system looking a module up (found or not), what an
       import could find there; by the code under test, every entry;
+    - the kind of every path the code checked with os.stat or os.lstat (os.path.exists,
+      isfile, isdir): a file, a folder, something else, or nothing;
     - every environment variable read (its value at the start), and all their names when
       the code iterated over them;
     - the first thing the code did that the parent cannot check again: it started a process.
@@ -184,6 +186,8 @@ class Observations:
         self.files: dict[str, list[int] | None] = {}
         self.searched: dict[str, str | None] = {}
         self.listed: dict[str, str | None] = {}
+        self.checked: dict[str, str | None] = {}
+        self.checked_links: dict[str, str | None] = {}
         self.uncaptured: str | None = None
         self._busy: set[int] = set()  # threads inside the hook (its own listings are audited)
 
@@ -260,9 +264,38 @@ class Observations:
         else:
             self.uncaptured = self.uncaptured or f"the code under test read {path}, not a file"
 
+    def check(
+        self,
+        checked: dict[str, str | None],
+        path: Any,
+        options: dict[str, Any],
+        status: os.stat_result | None,
+    ) -> None:
+        if options.get("follow_symlinks", True) is False:
+            checked = self.checked_links
+        try:
+            path = os.path.abspath(os.fsdecode(path))
+        except Exception:  # never let the record change what the code under test sees
+            self.uncaptured = self.uncaptured or "the probe could not record a path checked"
+            return
+        if path not in checked and not (path + os.sep).startswith(MACHINE_FOLDERS):
+            checked[path] = path_kind(status)
+
+    def watch_status_checks(self) -> None:
+        """Note the kind of every path the code under test checks with os.stat or os.lstat
+        (os.path.exists, isfile, isdir, pathlib's exists: a file looked for, found or not).
+        The import system calls its own stat, not these."""
+        for name, checked in (("stat", self.checked), ("lstat", self.checked_links)):
+            real = getattr(os, name)
+            watching = _watching(real, checked, self)
+            setattr(os, name, watching)
+            for functions in (os.supports_fd, os.supports_dir_fd, os.supports_follow_symlinks):
+                if real in functions:
+                    functions.add(watching)
+
     def list_folder(self, folder: str, suffixes: list[str] | None) -> None:
         noted = self.searched if suffixes is not None else self.listed
-        if folder not in noted:
+        if folder not in noted and not (folder + os.sep).startswith(MACHINE_FOLDERS):
             noted[folder] = folder_listing(folder, suffixes)
 
     def note_loaded_modules(self) -> None:
@@ -280,6 +313,32 @@ class Observations:
             except Exception:  # a module object may refuse any attribute
                 continue
         self.read(os.path.realpath(sys.executable))
+
+
+def path_kind(status: os.stat_result | None) -> str | None:
+    """What a path is, as a check of it sees: a file, a folder, something else, or nothing."""
+    if status is None:
+        return None
+    if stat.S_ISREG(status.st_mode):
+        return "file"
+    return "folder" if stat.S_ISDIR(status.st_mode) else "other"
+
+
+def _watching(real: Any, checked: dict[str, str | None], observations: Observations) -> Any:
+    def watching(path: Any, *args: Any, **options: Any) -> Any:
+        noted = observations.recording and not args and options.get("dir_fd") is None
+        noted = noted and isinstance(path, (str, bytes, os.PathLike))
+        try:
+            status = real(path, *args, **options)
+        except OSError:
+            if noted:
+                observations.check(checked, path, options, None)
+            raise
+        if noted:
+            observations.check(checked, path, options, status)
+        return status
+
+    return watching
 
 
 AUDITED = frozenset(
@@ -305,7 +364,7 @@ class EnvironmentReads:
 
     def __init__(self) -> None:
         self.original = dict(os.environ)
-        self.values = {
+        self.values: dict[str, str | None] = {
             name: value for name, value in self.original.items() if name.startswith(READ_AT_START)
         }
         self.every_name = False
@@ -393,6 +452,7 @@ def main() -> None:
     environment.install()
     observations = Observations(module_suffixes())
     sys.addaudithook(observations.audit)
+    observations.watch_status_checks()
     observations.recording = True
     recorder = ImportRecorder(request["record_packages"])
     sys.meta_path.insert(0, recorder)
@@ -434,6 +494,8 @@ def main() -> None:
         "files": observations.files,
         "searched": observations.searched,
         "listed": observations.listed,
+        "checked": observations.checked,
+        "checked_links": observations.checked_links,
         "variables": environment.values,
         "every_variable": sorted(environment.original) if environment.every_name else None,
         "uncaptured": observations.uncaptured,

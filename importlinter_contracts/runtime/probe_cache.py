@@ -33,7 +33,7 @@ from typing import Any
 from ..cache import DIGEST_SIZE, digest
 from ..errors import FileWriteError
 from ..files import write_atomically
-from .probe import folder_listing
+from .probe import folder_listing, path_kind
 from .process import PROBE_SOURCE, ProbeRun
 
 # Raised whenever what is stored, or how the key is made, changes.
@@ -111,6 +111,10 @@ class ProbeCache:
                     return None, f"what {folder} holds has changed"
                 entry[kind][folder] = _folder_state(status, listing)
                 entry["refreshed"] = True
+        for kind, status_of in (("checked", _status), ("checked_links", _link_status)):
+            for path, found in entry[kind].items():
+                if path_kind(status_of(path)) != found:
+                    return None, f"{path} has changed"
         for path, state in entry["files"].items():
             if state is None:
                 if _status(path) is not None:
@@ -171,6 +175,10 @@ class ProbeCache:
                 if folder_listing(folder, chosen) != seen:
                     return f"what {folder} holds changed during the run", None
                 folders[kind][folder] = _folder_state(status, seen, started_ns)
+        for kind, status_of in (("checked", _status), ("checked_links", _link_status)):
+            for path, found in environment[kind].items():
+                if path_kind(status_of(path)) != found:
+                    return f"{path} changed during the run", None
         entry = {
             "format": _FORMAT,
             "variables": environment["variables"],
@@ -180,6 +188,8 @@ class ProbeCache:
                 folder: folder_listing(folder, suffixes) for folder in environment["sys_path"]
             },
             **folders,
+            "checked": environment["checked"],
+            "checked_links": environment["checked_links"],
             "files": files,
             "run": {
                 "result": {k: v for k, v in run.result.items() if k != "environment"},
@@ -205,6 +215,13 @@ class ProbeCache:
 def _status(path: str) -> os.stat_result | None:
     try:
         return os.stat(path)
+    except OSError:
+        return None
+
+
+def _link_status(path: str) -> os.stat_result | None:
+    try:
+        return os.lstat(path)
     except OSError:
         return None
 
