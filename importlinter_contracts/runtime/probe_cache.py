@@ -109,8 +109,10 @@ class ProbeCache:
                 status = _status(folder)
                 if folder_listing(folder, chosen) != listing:
                     return None, f"what {folder} holds has changed"
-                entry[kind][folder] = _folder_state(status, listing)
-                entry["refreshed"] = True
+                refreshed = _folder_state(status, listing)
+                if refreshed != state:
+                    entry[kind][folder] = refreshed
+                    entry["refreshed"] = True
         for kind, status_of in (("checked", _status), ("checked_links", _link_status)):
             for path, found in entry[kind].items():
                 if path_kind(status_of(path)) != found:
