@@ -33,7 +33,8 @@ MODULES = [f"pkg/extra/m{i}.py" for i in range(4)]
 DATA = "pkg/extra/data.txt"
 FLAG = "pkg/extra/flag"
 PLUGIN = "pkg/extra/plugin.txt"  # executed by its path: no import finds it
-VARIABLES = ["RP_A", "RP_B", "RP_UNREAD"]
+# PYTHONOPTIMIZE is read by the interpreter only (it drops asserts).
+VARIABLES = ["RP_A", "RP_B", "RP_UNREAD", "PYTHONOPTIMIZE"]
 BACKEND = "import pkg.platforms.npu.ops\n"
 
 
@@ -46,6 +47,7 @@ def bodies(index: int) -> list[str]:
         BACKEND,
         "raise ImportError('not on this machine')\n",
         "assert False, 'no device'\n",
+        "try:\n    assert False\nexcept AssertionError:\n    pass\nelse:\n" + "    " + BACKEND,
         "import os\nif os.environ.get('RP_A') == '1':\n    import pkg.platforms.npu.ops\n",
         "import os\nif 'RP_B' in list(os.environ):\n    import pkg.platforms.npu.ops\n",
         "import os\nif dict(os.environ).get('RP_B') == '1':\n    import pkg.platforms.npu.ops\n",

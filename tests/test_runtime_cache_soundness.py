@@ -186,6 +186,25 @@ def test_a_variable_the_code_never_read_is_not_in_the_key(tree: Project) -> None
     assert not check(tree.root, RP_FLAG="1")["cached"]
 
 
+def test_the_variables_the_interpreter_reads_at_its_start_are_in_the_key(tree: Project) -> None:
+    # No Python code reads PYTHONOPTIMIZE: the interpreter does, and it drops asserts.
+    tree.write(
+        {
+            "pkg/connectors/__init__.py": """\
+                try:
+                    assert False
+                except AssertionError:
+                    pass
+                else:
+                    import pkg.platforms.npu.ops
+                """,
+        }
+    )
+    assert verdict(check(tree.root)) == KEPT
+    cached, fresh = cached_and_fresh(tree.root, PYTHONOPTIMIZE="1")
+    assert (verdict(cached), cached["cached"], fresh) == (BACKEND_LOADED, False, BACKEND_LOADED)
+
+
 def test_a_module_looked_up_and_not_found_is_found_once_it_appears(tree: Project) -> None:
     tree.write(
         {

@@ -127,6 +127,13 @@ STANDARD_LIBRARY = os.path.dirname(os.__file__)
 PLATFORM_MODULE = os.path.join(STANDARD_LIBRARY, "platform.py")
 # Read by the interpreter, the C library and the dynamic linker, which no Python code sees.
 READ_AT_START = ("PYTHON", "LC_", "LANG", "LD_", "TZ")
+
+
+def read_at_start(environment: Any) -> dict[str, str]:
+    """The variables whose names start with READ_AT_START, with their values."""
+    return {name: value for name, value in environment.items() if name.startswith(READ_AT_START)}
+
+
 # The probe's own checks, which the code under test's (os.stat once watched) must not note.
 _stat = os.stat
 PROCESS_EVENTS = ("subprocess.Popen", "os.system", "os.exec", "os.posix_spawn", "os.spawn")
@@ -361,14 +368,12 @@ class EnvironmentReads:
     """The value each environment variable had at the start, for every variable the code
     read (by name, through `in`, os.getenv, or while iterating: .items(), .copy(),
     dict(os.environ), through os.environ or os.environb); and whether it iterated over
-    them, when the names of all of them count. Variables the interpreter, the C library and
-    the dynamic linker read are always counted as read."""
+    them, when the names of all of them count. (The variables the interpreter, the C library
+    and the dynamic linker read, set or not, the parent always counts: `read_at_start`.)"""
 
     def __init__(self) -> None:
         self.original = dict(os.environ)
-        self.values: dict[str, str | None] = {
-            name: value for name, value in self.original.items() if name.startswith(READ_AT_START)
-        }
+        self.values: dict[str, str | None] = {}
         self.every_name = False
 
     def install(self) -> None:
@@ -499,6 +504,7 @@ def main() -> None:
         "checked": observations.checked,
         "checked_links": observations.checked_links,
         "variables": environment.values,
+        "read_at_start": read_at_start(environment.original),
         "every_variable": sorted(environment.original) if environment.every_name else None,
         "uncaptured": observations.uncaptured,
     }
