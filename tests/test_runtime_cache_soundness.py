@@ -179,6 +179,17 @@ def test_code_that_read_the_whole_environment_depends_on_every_variable(
     assert not check(tree.root, RP_FLAG="1", UNRELATED="x")["cached"]
 
 
+def test_the_results_of_four_environments_are_kept_side_by_side(tree: Project) -> None:
+    # A shell, a Makefile, an IDE: code that reads the whole environment sees each apart.
+    tree.write({"pkg/connectors/__init__.py": "import os\nos.environ.copy()\n"})
+    for shell in ["1", "2", "3", "4"]:
+        assert not check(tree.root, SHELL_LEVEL=shell)["cached"]
+    assert [check(tree.root, SHELL_LEVEL=shell)["cached"] for shell in "4321"] == [True] * 4
+    assert not check(tree.root, SHELL_LEVEL="5")["cached"]  # drops the least recently used
+    assert not check(tree.root, SHELL_LEVEL="4")["cached"]
+    assert check(tree.root, SHELL_LEVEL="1")["cached"]
+
+
 def test_a_variable_the_code_never_read_is_not_in_the_key(tree: Project) -> None:
     tree.write({"pkg/connectors/__init__.py": "import os\nos.environ.get('RP_FLAG')\n"})
     check(tree.root)

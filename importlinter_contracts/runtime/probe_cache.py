@@ -7,11 +7,12 @@ modules, detector). And what only the run can tell, which the child reports (see
 of every file the run read or tried (modules whose import raised, modules executed from their
 path, data files; the files of the loaded modules; the interpreter's executable), and which
 of them were absent; what each folder the import system searched holds that an import could
-find, and everything in each folder the code itself listed; what each folder of its sys.path
-holds (modules, packages, `.pth` files, the installed distributions); and the value each
-environment variable had that the code read, with the names of all of them when the code
-iterated over them. A run that did something this cannot capture (it started a process) is
-not kept.
+find, and everything in each folder the code itself listed; the kind of each path the code
+checked with os.stat or os.lstat (a file, a folder, nothing); what each folder of its
+sys.path holds (modules, packages, `.pth` files, the installed distributions); and the value
+each environment variable had that the code read, with the names of all of them when the
+code iterated over them, and every variable the interpreter reads at its start. A run that
+did something this cannot capture (it started a process) is not kept.
 
 A file whose size and modification time are unchanged is taken as unchanged, and so is a
 folder whose modification time is, as git does, except one modified within two seconds of
@@ -39,6 +40,9 @@ from .process import PROBE_SOURCE, ProbeRun
 
 # Raised whenever what is stored, or how the key is made, changes.
 _FORMAT = 2
+# Entries kept per key: one per environment the code saw, so that runs from a shell, a
+# Makefile and an IDE, whose environments differ, do not replace each other's.
+_ENVIRONMENTS_KEPT = 4
 # A file modified this close to the run may change again within its clock's resolution.
 _RACY_NANOSECONDS = 2_000_000_000
 
@@ -66,21 +70,44 @@ class ProbeCache:
                 sort_keys=True,
             ).encode()
         ).hex()
-        self.path = cache_dir / "importlinter_contracts" / "runtime" / f"{key}.json"
+        self.folder = cache_dir / "importlinter_contracts" / "runtime"
+        self.key = key
+
+    def _entries(self) -> list[Path]:
+        """This key's entries, one per environment the code saw, the most recently used
+        first."""
+        try:
+            with os.scandir(self.folder) as found:
+                named = [
+                    (entry.stat().st_mtime_ns, Path(entry.path))
+                    for entry in found
+                    if entry.name.startswith(f"{self.key}.") and entry.name.endswith(".json")
+                ]
+        except OSError:
+            return []
+        return [path for _, path in sorted(named, reverse=True)]
 
     def load(self) -> tuple[ProbeRun | None, str]:
-        """The cached run if nothing it depends on has changed, else None; and why not."""
-        try:
-            entry = json.loads(self.path.read_bytes())
-            run, why = self._check(entry)
-        except FileNotFoundError:
-            return None, "nothing cached for these options yet"
-        except (OSError, ValueError, KeyError, TypeError, AttributeError):
-            return None, "the cached result cannot be read"
-        if run is not None and entry.get("refreshed"):
+        """The cached run if nothing it depends on has changed, else None; and why not (as
+        the most recently used entry tells)."""
+        entries = self._entries()
+        reasons = []
+        for path in entries:
+            try:
+                entry = json.loads(path.read_bytes())
+                run, why = self._check(entry)
+            except (OSError, ValueError, KeyError, TypeError, AttributeError):
+                run, why = None, "the cached result cannot be read"
+            if run is None:
+                reasons.append(why)
+                continue
             with contextlib.suppress(OSError, FileWriteError):  # only the next check's speed
-                self._write(entry)
-        return run, why
+                if entry.get("refreshed"):
+                    self._write(path, entry)
+                elif path != entries[0]:
+                    os.utime(path)  # the most recently used: the last to be dropped
+            return run, why
+        return None, reasons[0] if reasons else "nothing cached for these options yet"
 
     def _check(self, entry: dict[str, Any]) -> tuple[ProbeRun | None, str]:
         if entry["format"] != _FORMAT:
@@ -207,18 +234,29 @@ class ProbeCache:
                 "started": run.started,
             },
         }
+        # One entry per environment the code saw (the shell's, CI's, an IDE's: code that
+        # reads all of the environment sees each one differently), the oldest dropped.
+        variant = digest(
+            json.dumps(
+                [entry["variables"], entry["read_at_start"], entry["every_variable"]],
+                sort_keys=True,
+            ).encode()
+        ).hex()
         try:
-            self._write(entry)
+            self._write(self.folder / f"{self.key}.{variant}.json", entry)
         except (OSError, FileWriteError) as error:
             reason = error.reason if isinstance(error, FileWriteError) else error
-            return None, f"The runtime result could not be cached in {self.path.parent}: {reason}."
+            return None, f"The runtime result could not be cached in {self.folder}: {reason}."
+        for dropped in self._entries()[_ENVIRONMENTS_KEPT:]:
+            with contextlib.suppress(OSError):
+                dropped.unlink()
         return None, None
 
-    def _write(self, entry: dict[str, Any]) -> None:
+    def _write(self, path: Path, entry: dict[str, Any]) -> None:
         """Write the entry whole or not at all (a cache: lost in a crash, it is made again)."""
         entry.pop("refreshed", None)
-        self.path.parent.mkdir(parents=True, exist_ok=True)
-        write_atomically(self.path, json.dumps(entry).encode(), durable=False)
+        self.folder.mkdir(parents=True, exist_ok=True)
+        write_atomically(path, json.dumps(entry).encode(), durable=False)
 
 
 def _status(path: str, link: bool = False) -> os.stat_result | None:
