@@ -219,7 +219,11 @@ class RuntimeIsolationContract(ContractWithAllowlist):
             raise ContractConfigurationError(
                 self.name, "python", f"'{python}' cannot be run: {error}."
             ) from None
-        warning = cache.store(run) if cache is not None and run.result is not None else None
+        if cache is None or run.result is None:
+            return run, False, []
+        not_kept, warning = cache.store(run)
+        if not_kept is not None:
+            output.verbose_print(verbose, f"The probe's result is not cached: {not_kept}.")
         return run, False, [warning] if warning else []
 
     def _backends(self, graph: ImportGraph) -> list[str]:
