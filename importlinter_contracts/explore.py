@@ -30,6 +30,7 @@ from .eager.walk import (
     EagerImports,
     calls_unread_warnings,
     chain_to,
+    dynamic_import_warnings,
     walk,
 )
 from .errors import UnknownModuleError
@@ -186,7 +187,7 @@ class Explorer:
         time) run, followed everywhere."""
         self._require(module)
         reached, _ = walk(module, self._eager, _enter, include_parents=True)
-        for warning in calls_unread_warnings(self._eager):
+        for warning in calls_unread_warnings(self._eager) + dynamic_import_warnings(self._eager):
             if warning not in self._warned:
                 self._warned.add(warning)
                 warnings.warn(warning, stacklevel=2)

@@ -68,7 +68,7 @@ from .scopes import ImportScope, SourceReading
 # Raised whenever what is kept, or how a file is read, changes, so that older caches are not
 # reused. (Nor is a cache that other code wrote, `cache_format`: another version of this
 # package, or another Python or grimp.)
-_CACHE_FORMAT = 14
+_CACHE_FORMAT = 15
 
 
 def cache_format() -> tuple[object, ...]:
