@@ -412,8 +412,8 @@ def iterated(
     elif isinstance(iterable, ast.Dict):
         keys = _literal_strings(iterable)
         dict_values = _dict_string_values(iterable) or None
-    elif method is None:
-        keys = _literal_strings(iterable)
+    elif method is None and not isinstance(iterable, ast.Constant):
+        keys = _literal_strings(iterable)  # (a string iterates its characters: not read)
     else:
         keys = None
     if method == "items" and isinstance(target, ast.Tuple) and len(target.elts) == 2:

@@ -497,7 +497,7 @@ class EagerImports:
             name = self._named(module, binding, names[0], rest)
             if name is not None:
                 found.update(dict.fromkeys(self._functions_named(name)))
-        if reading is not None and (reading.classes or reading.aliases):
+        if reading is not None:
             found.update(dict.fromkeys(self._through_names(module, tuple(names), reading)))
             # (A method known with the class it runs for is not followed again without it.)
             through = {

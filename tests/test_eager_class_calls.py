@@ -1,0 +1,266 @@
+"""Calls that run through classes at import time (`cls.f()`, `self.f()`, `super().f()`, a
+method a base defines), names bound to alternatives (`X = A if c else B`, `or`, a literal
+registry subscripted), callees that are expressions, and `importlib.import_module` /
+`__import__` with names the text spells out. Every expectation comes from Python itself:
+the synthetic package is imported in a fresh interpreter, and its `sys.modules` is what the
+analysis (and the independent `ast` walk of `tools/`) must predict."""
+
+from __future__ import annotations
+
+import pytest
+
+import ast_walk as oracle
+from helpers import Project, imports_of
+from importlinter_contracts import explore
+from test_eager_calls import LIBRARY, R4, loaded_by_python
+
+# A platform base class whose classmethods call each other through `cls`, and two
+# platforms that override what it calls (each importing a heavy module of its own).
+PLATFORMS = {
+    "pkg/heavy/c.py": "",
+    "pkg/plat/__init__.py": "",
+    "pkg/plat/base.py": """\
+        class Platform:
+            @classmethod
+            def setup(cls):
+                cls.import_kernels()
+
+            @classmethod
+            def import_kernels(cls):
+                pass
+
+            def check(self):
+                self.import_kernels()
+
+            @staticmethod
+            def helper(cls):
+                cls.import_kernels()
+        """,
+    "pkg/plat/cuda.py": """\
+        from pkg.plat.base import Platform
+
+        class CudaPlatform(Platform):
+            @classmethod
+            def import_kernels(cls):
+                import pkg.heavy.a
+
+        class RocmPlatform(Platform):
+            @classmethod
+            def import_kernels(cls):
+                import pkg.heavy.b
+                super().import_kernels()
+
+        class TunedRocm(RocmPlatform):
+            @classmethod
+            def import_kernels(cls):
+                super().import_kernels()
+        """,
+    "pkg/plat/chosen.py": """\
+        import sys
+        from pkg.plat.cuda import CudaPlatform, RocmPlatform
+
+        Chosen = CudaPlatform if sys.platform == "never" else RocmPlatform
+        """,
+    "pkg/fns.py": "def fast():\n    import pkg.heavy.a\n\ndef slow():\n    import pkg.heavy.b\n",
+    "pkg/dyn/__init__.py": "",
+    "pkg/dyn/x.py": "",
+    "pkg/dyn/y.py": "",
+    "pkg/dyn/z.py": "",
+    "pkg/dyn/pkgrel/__init__.py": (
+        "import importlib\nimportlib.import_module('.inner', package=__name__)\n"
+    ),
+    "pkg/dyn/pkgrel/inner.py": "import pkg.heavy.a\n",
+    "pkg/heavy/sub/__init__.py": "",
+    "pkg/heavy/sub/m.py": "",
+}
+
+LOADS = {
+    "a classmethod calling another through cls": (
+        "from pkg.plat.cuda import CudaPlatform\nCudaPlatform.setup()\n"
+    ),
+    "a classmethod inherited, called through the subclass": (
+        "from pkg.plat import cuda\ncuda.RocmPlatform.setup()\n"
+    ),
+    "super() in an override, two levels": (
+        "from pkg.plat.cuda import TunedRocm\nTunedRocm.import_kernels()\n"
+    ),
+    "a method calling another through self, called through the class": (
+        "from pkg.plat.cuda import CudaPlatform\nCudaPlatform.check(CudaPlatform)\n"
+    ),
+    "a class chosen with or": (
+        "from pkg.plat.cuda import CudaPlatform, RocmPlatform\n"
+        "P = None or RocmPlatform\nP.import_kernels()\n"
+    ),
+    "a function assigned to another name": "from pkg.fns import slow\nrun = slow\nrun()\n",
+    "a static method inherited by a subclass": (
+        "class C:\n    @staticmethod\n    def load():\n        import pkg.heavy.a\n"
+        "class D(C):\n    pass\nD.load()\n"
+    ),
+    "import_module with a literal name": "import importlib\nimportlib.import_module('pkg.dyn.x')\n",
+    "import_module imported by name": (
+        "from importlib import import_module\nimport_module('pkg.heavy.a')\n"
+    ),
+    "importlib.__import__ with a literal name": (
+        "import importlib\nimportlib.__import__('pkg.heavy.a')\n"
+    ),
+    "__import__ with a literal name and a fromlist": "__import__('pkg.heavy.sub', fromlist=['m'])\n",
+    "import_module relative to __package__": (
+        "import importlib\nimportlib.import_module('.heavy.a', __package__)\n"
+    ),
+    "import_module relative to __name__ in a package": "import pkg.dyn.pkgrel\n",
+    "import_module of a prefix and each name of a literal tuple": (
+        "import importlib\nfor name in ('x', 'y'):\n"
+        "    importlib.import_module(f'pkg.dyn.{name}')\n"
+    ),
+    "import_module with + and a module's literal list": (
+        "import importlib\nNAMES = ['x', 'z']\nfor name in NAMES:\n"
+        "    importlib.import_module('pkg.dyn.' + name)\n"
+    ),
+    "import_module with % over a dict's keys, in a comprehension": (
+        "import importlib\nKINDS = {'y': 1, 'z': 2}\n"
+        "mods = [importlib.import_module('pkg.dyn.%s' % k) for k in KINDS]\n"
+    ),
+    "import_module with .format over a dict's items": (
+        "import importlib\nKINDS = {'a': 'x', 'b': 'y'}\nfor key, value in KINDS.items():\n"
+        "    importlib.import_module('pkg.dyn.{}'.format(value))\n"
+    ),
+    "import_module of a dict's string values": (
+        "import importlib\nBACKENDS = {'a': 'pkg.heavy.a', 'b': 'pkg.heavy.b'}\n"
+        "for module in BACKENDS.values():\n    importlib.import_module(module)\n"
+    ),
+    "import_module in a function called at import time": (
+        "import importlib\ndef load():\n    importlib.import_module('pkg.heavy.b')\nload()\n"
+    ),
+    "import_module in a classmethod called through cls": (
+        "import importlib\nclass P:\n    @classmethod\n    def setup(cls):\n"
+        "        cls.load()\n    @classmethod\n    def load(cls):\n"
+        "        importlib.import_module('pkg.heavy.a')\nP.setup()\n"
+    ),
+}
+
+# What Python does not run, and the analysis must not load: the method the class it was
+# called through does not have, a function only defined, a dynamic import in a function
+# never called or under `if TYPE_CHECKING:`.
+DOES_NOT_LOAD = {
+    "the method of a sibling class": (
+        "from pkg.plat.cuda import CudaPlatform\nCudaPlatform.setup()\n"
+    ),
+    "the base's method, not the override's": (
+        "from pkg.plat.base import Platform\nPlatform.setup()\n"
+    ),
+    "a static method's first parameter is not the class": (
+        "from pkg.plat.base import Platform\nPlatform.helper(Platform)\n"
+    ),
+    "a dynamic import in a function never called": (
+        "import importlib\ndef load():\n    importlib.import_module('pkg.heavy.a')\n"
+    ),
+    "a dynamic import under TYPE_CHECKING": (
+        "import importlib\nfrom typing import TYPE_CHECKING\nif TYPE_CHECKING:\n"
+        "    importlib.import_module('pkg.heavy.a')\n"
+    ),
+    "a dynamic import in a lambda": (
+        "import importlib\nload = lambda: importlib.import_module('pkg.heavy.a')\n"
+    ),
+}
+
+# Taken loosely: every alternative is followed, whichever Python takes.
+TAKEN_LOOSELY = {
+    "a class chosen by a conditional expression, then called": (
+        "from pkg.plat.chosen import Chosen\nChosen.setup()\n"
+    ),
+    "a class chosen in this module, then called": (
+        "import sys\nfrom pkg.plat.cuda import CudaPlatform, RocmPlatform\n"
+        "P = CudaPlatform if sys.platform == 'never' else RocmPlatform\nP.setup()\n"
+    ),
+    "a literal registry of classes, subscripted": (
+        "from pkg.plat.cuda import CudaPlatform, RocmPlatform\n"
+        "REGISTRY = {'cuda': CudaPlatform, 'rocm': RocmPlatform}\n"
+        "REGISTRY['rocm'].import_kernels()\n"
+    ),
+    "a subscripted literal tuple bound to a name": (
+        "from pkg.plat.cuda import CudaPlatform, RocmPlatform\n"
+        "P = (CudaPlatform, RocmPlatform)[1]\nP.setup()\n"
+    ),
+    "a callee that is a conditional expression": (
+        "import sys\nfrom pkg.fns import fast, slow\n(fast if sys.platform == 'never' else slow)()\n"
+    ),
+    "a name bound to alternatives in a function called then": (
+        "import sys\nfrom pkg.fns import fast, slow\n"
+        "def go():\n    impl = fast if sys.platform == 'never' else slow\n    impl()\ngo()\n"
+    ),
+}
+
+# Dynamic imports whose name is computed otherwise: not followed, and a warning says so.
+NOT_FOLLOWED = {
+    "a name from a parameter": (
+        "import importlib\ndef load(name):\n    importlib.import_module(name)\n"
+        "load('pkg.heavy.a')\n",
+        3,
+    ),
+    "a name computed by a call": (
+        "import importlib\nimportlib.import_module('pkg.heavy.A'.lower())\n",
+        2,
+    ),
+    "a name from the characters of a string": (
+        "import importlib\nfor c in 'a':\n    importlib.import_module('pkg.heavy.' + c)\n",
+        3,
+    ),
+}
+
+
+def check(project: Project, source: str) -> tuple[set[str], set[str]]:
+    """What Python loads importing `pkg.source`, and the contract's closure of it; the
+    violations agree with the closure, and the independent walk with both."""
+    project.write({**LIBRARY, **PLATFORMS, "pkg/source.py": source})
+    project.configure(R4)
+    loaded = loaded_by_python(project, "pkg.source")
+    closure = set(explore.load(cache_dir=None).eager_closure("pkg.source"))
+    heavy = {m for m in closure if m.startswith("pkg.heavy.")}
+    violations = imports_of(project.contract("r4")["violations"])
+    assert {imported for _, imported in violations} == heavy
+    assert oracle.eager_closure(project.root, "pkg.source") == closure
+    assert (
+        oracle.eager_violations(project.root, {"pkg.source"}, "pkg", {"pkg.heavy"}, set())[0]
+        == violations
+    )
+    return loaded, closure
+
+
+@pytest.mark.parametrize("source", LOADS.values(), ids=LOADS.keys())
+def test_a_call_through_a_class_or_a_dynamic_import_loads_what_python_loads(
+    project: Project, source: str
+) -> None:
+    loaded, closure = check(project, source)
+    assert closure == loaded
+    assert any(m.startswith(("pkg.heavy.", "pkg.dyn.")) for m in loaded)
+
+
+@pytest.mark.parametrize("source", DOES_NOT_LOAD.values(), ids=DOES_NOT_LOAD.keys())
+def test_what_python_does_not_run_is_not_loaded(project: Project, source: str) -> None:
+    loaded, closure = check(project, source)
+    assert closure == loaded
+    # (The sibling's module, and any other heavy one.)
+    assert "pkg.heavy.b" not in closure
+    assert "pkg.heavy.a" not in closure or "CudaPlatform" in source
+
+
+@pytest.mark.parametrize("source", TAKEN_LOOSELY.values(), ids=TAKEN_LOOSELY.keys())
+def test_alternatives_are_taken_loosely_more_never_less(project: Project, source: str) -> None:
+    loaded, closure = check(project, source)
+    assert loaded < closure
+    assert any(m.startswith("pkg.heavy.") for m in loaded)
+
+
+@pytest.mark.parametrize(("source", "line"), NOT_FOLLOWED.values(), ids=NOT_FOLLOWED.keys())
+def test_a_dynamic_import_of_a_computed_name_is_a_warning(
+    project: Project, source: str, line: int
+) -> None:
+    project.write({**LIBRARY, **PLATFORMS, "pkg/source.py": source})
+    project.configure(R4)
+    assert "pkg.heavy.a" in loaded_by_python(project, "pkg.source")
+    report = project.contract("r4")
+    assert report["kept"]
+    assert report["warnings"] == [
+        f"pkg/source.py:{line}: importlib.import_module runs at import time with a module name "
+        "computed at run time: the modules it imports are not seen."
+    ]
