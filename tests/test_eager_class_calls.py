@@ -8,11 +8,11 @@ analysis (and the independent `ast` walk of `tools/`) must predict."""
 from __future__ import annotations
 
 import pytest
+from test_eager_calls import LIBRARY, R4, loaded_by_python
 
 import ast_walk as oracle
 from helpers import Project, imports_of
 from importlinter_contracts import explore
-from test_eager_calls import LIBRARY, R4, loaded_by_python
 
 # A platform base class whose classmethods call each other through `cls`, and two
 # platforms that override what it calls (each importing a heavy module of its own).

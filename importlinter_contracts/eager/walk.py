@@ -459,6 +459,10 @@ class EagerImports:
                 (module, (*alternative.split("."), *names[1:]))
                 for alternative in reading.aliases.get(names[0], ())
             ]
+            submodule = f"{module}.{names[0]}"
+            if len(names) > 1 and self._has_code(submodule):
+                # (Past a `__getattr__` that looking the submodule up calls: `_in_module`.)
+                leads.append(self._in_module(submodule, list(names[1:])))
             for lead in leads:
                 if lead is not None and lead not in seen:
                     seen.add(lead)
