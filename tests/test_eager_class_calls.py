@@ -70,6 +70,19 @@ PLATFORMS = {
         "import importlib\nimportlib.import_module('.inner', package=__name__)\n"
     ),
     "pkg/dyn/pkgrel/inner.py": "import pkg.heavy.a\n",
+    # A lazy registry: a module `__getattr__` that imports the module a literal dict names
+    # for the name asked.
+    "pkg/lazyreg/__init__.py": """\
+        import importlib
+
+        _CLASS_TO_MODULE: dict[str, str] = {"A": "pkg.heavy.a", "B": "pkg.heavy.b"}
+
+        def __getattr__(name):
+            if name in _CLASS_TO_MODULE:
+                module_name = _CLASS_TO_MODULE[name]
+                return importlib.import_module(module_name)
+            raise AttributeError(name)
+        """,
     "pkg/heavy/sub/__init__.py": "",
     "pkg/heavy/sub/m.py": "",
 }
@@ -128,6 +141,12 @@ LOADS = {
         "import importlib\nBACKENDS = {'a': 'pkg.heavy.a', 'b': 'pkg.heavy.b'}\n"
         "for module in BACKENDS.values():\n    importlib.import_module(module)\n"
     ),
+    "a lazy __getattr__ importing the module a literal dict maps the name to": (
+        "from pkg.lazyreg import B\n"
+    ),
+    "import_module of a variable assigned a joined name": (
+        "import importlib\nBASE = 'pkg.dyn'\nname = BASE + '.z'\nimportlib.import_module(name)\n"
+    ),
     "import_module in a function called at import time": (
         "import importlib\ndef load():\n    importlib.import_module('pkg.heavy.b')\nload()\n"
     ),
@@ -157,6 +176,9 @@ DOES_NOT_LOAD = {
     "a dynamic import under TYPE_CHECKING": (
         "import importlib\nfrom typing import TYPE_CHECKING\nif TYPE_CHECKING:\n"
         "    importlib.import_module('pkg.heavy.a')\n"
+    ),
+    "a lazy __getattr__ for a name its dict does not map": (
+        "try:\n    from pkg.lazyreg import C\nexcept ImportError:\n    pass\n"
     ),
     "a dynamic import in a lambda": (
         "import importlib\nload = lambda: importlib.import_module('pkg.heavy.a')\n"
@@ -200,6 +222,11 @@ NOT_FOLLOWED = {
     "a name computed by a call": (
         "import importlib\nimportlib.import_module('pkg.heavy.A'.lower())\n",
         2,
+    ),
+    "a variable assigned again, to what the text does not spell out": (
+        "import importlib\nname = 'pkg.dyn.x'\nname = 'pkg.heavy.a'.strip()\n"
+        "importlib.import_module(name)\n",
+        4,
     ),
     "a name from the characters of a string": (
         "import importlib\nfor c in 'a':\n    importlib.import_module('pkg.heavy.' + c)\n",

@@ -11,6 +11,7 @@ the rules directly.
 from __future__ import annotations
 
 import ast
+import copy
 import dataclasses
 import sys
 from collections.abc import Callable
@@ -359,7 +360,7 @@ def _read_calls(path: Path, mtime_ns: int, size: int) -> FileCalls:
             elif isinstance(node, ast.If):
                 calls += names_called([node.test])
                 never = _is_type_checking(node.test) or _is_main_guard(node.test)
-                value = _truth(*asked)(node.test) if asked else None
+                value = _truth(*asked, literals.collections)(node.test) if asked else None
                 if not (never or _never_runs(node.test, aliases)) and value is not False:
                     run(node.body, calls, imports, defs, local, asked)
                 if value is not True:
@@ -368,6 +369,17 @@ def _read_calls(path: Path, mtime_ns: int, size: int) -> FileCalls:
                     branch = node.body if value else node.orelse
                     if branch and isinstance(branch[-1], ast.Return | ast.Raise):
                         break  # (it leaves the function)
+            elif isinstance(node, ast.Assign):
+                calls += names_called([*node.targets, node.value])
+                # A variable assigned strings the text spells out keeps them (after the
+                # value, which runs first); one assigned anything else does not.
+                spelled = _spelled(node.value, literals, loop_strings[-1])
+                for target in node.targets:
+                    if isinstance(target, ast.Name):
+                        if spelled:
+                            loop_strings[-1][target.id] = spelled
+                        else:
+                            loop_strings[-1].pop(target.id, None)
             elif isinstance(node, ast.For) and (
                 taken := _loop_strings(node.target, node.iter, literals, loop_strings[-1])
             ):
@@ -438,6 +450,8 @@ def _read_calls(path: Path, mtime_ns: int, size: int) -> FileCalls:
                 for part in ast.walk(node)
             ):
                 parameter = None  # (bound again: its tests are not worked out)
+            # (A function's own variables; a `__getattr__`'s parameter is the name asked.)
+            loop_strings.append({parameter: {asked[0]}} if asked and parameter else {})
             run(
                 node.body,
                 body_calls,
@@ -446,6 +460,7 @@ def _read_calls(path: Path, mtime_ns: int, size: int) -> FileCalls:
                 True,
                 (parameter, asked[0]) if asked else None,
             )
+            loop_strings.pop()
             # A method's calls through its first parameter (`cls.f()`, `self.f()`) look `f`
             # up on the class it runs for; a name the function binds to functions or
             # classes (`impl = a if c else b`) calls each.
@@ -576,6 +591,8 @@ class Literals:
     keys: dict[str, set[str]]
     values: dict[str, set[str]]
     registry: dict[str, list[str]]
+    collections: dict[str, set[str]] = dataclasses.field(default_factory=dict)
+    mappings: dict[str, dict[str, set[str]]] = dataclasses.field(default_factory=dict)
 
 
 def _module_level(body: list[ast.stmt]) -> list[ast.stmt]:
@@ -611,7 +628,10 @@ def _module_literals(module: ast.Module) -> Literals:
     keys: dict[str, set[str]] = {}
     values: dict[str, set[str]] = {}
     registry: dict[str, list[str]] = {}
+    collections: dict[str, set[str]] = {}
+    mappings: dict[str, dict[str, set[str]]] = {}
     spoiled: set[str] = set()
+    strings_only: set[str] = set()
     for node in _module_level(module.body):
         if isinstance(node, ast.Assign):
             pairs = [(t, node.value) for t in node.targets]
@@ -635,7 +655,16 @@ def _module_literals(module: ast.Module) -> Literals:
                 spoiled.add(target.id)
             if strings is not None:
                 keys.setdefault(target.id, set()).update(strings)
+                if isinstance(value, ast.Constant):
+                    strings_only.add(target.id)
+                else:
+                    collections.setdefault(target.id, set()).update(strings)
                 if isinstance(value, ast.Dict):
+                    for k, v in zip(value.keys, value.values, strict=True):
+                        if isinstance(v, ast.Constant) and isinstance(v.value, str):
+                            mappings.setdefault(target.id, {}).setdefault(k.value, set()).add(
+                                v.value
+                            )
                     values.setdefault(target.id, set()).update(
                         v.value
                         for v in value.values
@@ -647,6 +676,8 @@ def _module_literals(module: ast.Module) -> Literals:
         {k: v for k, v in keys.items() if k not in spoiled},
         {k: v for k, v in values.items() if k not in spoiled},
         {k: v for k, v in registry.items() if k not in spoiled},
+        {k: v for k, v in collections.items() if k not in spoiled | strings_only},
+        {k: v for k, v in mappings.items() if k not in spoiled},
     )
 
 
@@ -728,6 +759,16 @@ def _spelled(node: ast.expr, literals: Literals, loops: dict[str, set[str]]) -> 
         if node.id in loops:
             return loops[node.id]
         return literals.keys.get(node.id)
+    if (
+        isinstance(node, ast.Subscript)
+        and isinstance(node.value, ast.Name)
+        and node.value.id in literals.mappings
+    ):
+        looked_up = _spelled(node.slice, literals, loops)
+        table = literals.mappings[node.value.id]
+        if looked_up is None:
+            return None
+        return {v for k in looked_up for v in table.get(k, ())}
     pieces: list[ast.expr] | None = None
     if isinstance(node, ast.JoinedStr):
         pieces = []
@@ -922,11 +963,21 @@ _DECIDABLE = (
 )
 
 
-def _truth(parameter: str | None, name: str) -> Callable[[ast.expr], bool | None]:
+def _truth(
+    parameter: str | None, name: str, collections: dict[str, set[str]] | None = None
+) -> Callable[[ast.expr], bool | None]:
     """Works out a test of a `__getattr__` called for `name` where it is made of its
-    parameter, strings and comparisons."""
+    parameter, strings and comparisons (a module's name bound only to literal collections
+    of strings stands for its strings)."""
+
+    class Literal(ast.NodeTransformer):
+        def visit_Name(self, node: ast.Name) -> ast.expr:
+            if collections and node.id in collections and node.id != parameter:
+                return ast.Tuple([ast.Constant(v) for v in sorted(collections[node.id])])
+            return node
 
     def truth(test: ast.expr) -> bool | None:
+        test = Literal().visit(copy.deepcopy(test))
         parts = list(ast.walk(test))
         if (
             not all(isinstance(part, _DECIDABLE) for part in parts)

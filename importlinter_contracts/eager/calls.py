@@ -152,12 +152,16 @@ def through_class(function: str) -> tuple[str, tuple[str, str] | None]:
 class ModuleTables(NamedTuple):
     """What a module's names bound to literals hold, which calls in its code may use: the
     strings each names (a string, or the elements or keys of a literal collection of them),
-    the string values of a literal dict, and the dotted names a literal dict's values or a
-    tuple's or list's elements are (a registry of classes or functions)."""
+    the string values of a literal dict, the dotted names a literal dict's values or a
+    tuple's or list's elements are (a registry of classes or functions); the names bound
+    only to collections (`name in NAMES` tests membership, not a substring); and each
+    literal dict of strings to strings, as its keys and values in turn (`_MODULES[name]`)."""
 
     strings: Mapping[str, tuple[str, ...]] = {}
     values: Mapping[str, tuple[str, ...]] = {}
     registries: Mapping[str, tuple[str, ...]] = {}
+    collections: Mapping[str, tuple[str, ...]] = {}
+    mappings: Mapping[str, tuple[str, ...]] = {}
 
 
 def module_tables(statements: list[ast.stmt]) -> ModuleTables:
@@ -166,7 +170,10 @@ def module_tables(statements: list[ast.stmt]) -> ModuleTables:
     strings: dict[str, set[str]] = {}
     values: dict[str, set[str]] = {}
     registries: dict[str, set[str]] = {}
+    collections: dict[str, set[str]] = {}
+    mappings: dict[str, set[tuple[str, str]]] = {}
     other: set[str] = set()
+    single: set[str] = set()  # (bound to a string: not a collection)
     for node in _module_statements(statements):
         pairs: list[tuple[ast.expr, ast.expr]] = []
         if isinstance(node, ast.Assign):
@@ -184,16 +191,46 @@ def module_tables(statements: list[ast.stmt]) -> ModuleTables:
                 continue
             if found is not None:
                 strings.setdefault(target.id, set()).update(found)
+                if isinstance(value, ast.Constant):
+                    single.add(target.id)
+                else:
+                    collections.setdefault(target.id, set()).update(found)
                 if isinstance(value, ast.Dict):
                     values.setdefault(target.id, set()).update(_dict_string_values(value))
+                    mappings.setdefault(target.id, set()).update(_string_items(value))
             if names:
                 registries.setdefault(target.id, set()).update(names)
+
+    def kept(table: dict[str, set[str]], dropped: set[str]) -> dict[str, tuple[str, ...]]:
+        return {name: tuple(sorted(found)) for name, found in table.items() if name not in dropped}
+
     return ModuleTables(
-        *(
-            {name: tuple(sorted(found)) for name, found in table.items() if name not in other}
-            for table in (strings, values, registries)
-        )
+        kept(strings, other),
+        kept(values, other),
+        kept(registries, other),
+        kept(collections, other | single),
+        {
+            name: tuple(item for pair in sorted(pairs) for item in pair)
+            for name, pairs in mappings.items()
+            if name not in other
+        },
     )
+
+
+def _string_items(node: ast.Dict) -> set[tuple[str, str]]:
+    return {
+        (key.value, value.value)
+        for key, value in zip(node.keys, node.values, strict=True)
+        if isinstance(key, ast.Constant)
+        and isinstance(key.value, str)
+        and isinstance(value, ast.Constant)
+        and isinstance(value.value, str)
+    }
+
+
+def _looked_up(table: tuple[str, ...], keys: set[str]) -> set[str]:
+    """The values of a dict kept as its keys and values in turn, for these keys."""
+    return {table[index + 1] for index in range(0, len(table), 2) if table[index] in keys}
 
 
 def _module_statements(statements: list[ast.stmt]) -> Iterator[ast.stmt]:
@@ -322,6 +359,13 @@ def _computed_strings(
                 return None
             parts.append(inner)
         return _joined(parts)
+    if (
+        isinstance(node, ast.Subscript)
+        and isinstance(node.value, ast.Name)
+        and node.value.id in tables.mappings
+    ):
+        keys = _computed_strings(node.slice, tables, loops)
+        return None if keys is None else _looked_up(tables.mappings[node.value.id], keys)
     if isinstance(node, ast.BinOp) and isinstance(node.op, ast.Add):
         left = _computed_strings(node.left, tables, loops)
         right = _computed_strings(node.right, tables, loops)
@@ -582,7 +626,7 @@ _STATEMENT_LINES = 100
 def _getattr_readings(reader: _Reader, nodes: list[ast.FunctionDef]) -> dict[str, Function]:
     """A module `__getattr__`'s readings: for each string it compares its parameter with,
     and for any other name."""
-    compared = sorted({value for node in nodes for value in _compared_strings(node)})
+    compared = sorted({value for node in nodes for value in _compared_strings(node, reader.tables)})
     return {
         getattr_key(value): reader.function(nodes, asked=True, attribute=value)
         for value in [*compared, None]
@@ -622,9 +666,9 @@ def _names_bound_by(node: ast.AST) -> tuple[str | None, ...]:
     return ()
 
 
-def _compared_strings(node: ast.FunctionDef) -> set[str]:
+def _compared_strings(node: ast.FunctionDef, tables: ModuleTables) -> set[str]:
     """The strings a function compares its first parameter with (`name == "x"`, `name in
-    ("x", "y")`, `case "x":`)."""
+    ("x", "y")`, `name in NAMES` of a module's literal collection, `case "x":`)."""
     parameter = _parameter(node)
     found: set[str] = set()
     for inner in ast.walk(node):
@@ -633,6 +677,8 @@ def _compared_strings(node: ast.FunctionDef) -> set[str]:
             if any(_is_name(side, parameter) for side in sides):
                 for side in sides:
                     found.update(_strings(side) or ())
+                    if isinstance(side, ast.Name):
+                        found.update(tables.collections.get(side.id, ()))
         elif isinstance(inner, ast.Match) and _is_name(inner.subject, parameter):
             for case in inner.cases:
                 found.update(_case_strings(case.pattern) or ())
@@ -1009,6 +1055,17 @@ class _Reader:
     def _calls(self, nodes: Iterable[ast.AST]) -> Iterator[CalledName]:
         return _calls(nodes, self.tables, self.loops)
 
+    def _bind_strings(self, node: ast.Assign) -> None:
+        """Keep the strings a variable is assigned where the text spells them out
+        (`module = _MODULES[name]`, `name = PREFIX + "x"`), which a dynamic import after it
+        may use; forget those of one assigned anything else."""
+        found = _computed_strings(node.value, self.tables, self.loops)
+        names = [target.id for target in node.targets if isinstance(target, ast.Name)]
+        if found:
+            self.loops = {**self.loops, **dict.fromkeys(names, tuple(sorted(found)))}
+        elif any(name in self.loops for name in names):
+            self.loops = {k: v for k, v in self.loops.items() if k not in names}
+
     def _note(self, node: ast.stmt) -> None:
         """Keep what a statement of the module's own code binds that calls may run: a class
         (with its bases), a name bound to functions or classes."""
@@ -1133,6 +1190,8 @@ class _Reader:
                     calls.extend(self._calls(_expressions(node)))
                 for block in _blocks(node):
                     self.run(block, calls, bindings, functions, imports, annotations=annotations)
+            if isinstance(node, ast.Assign):
+                self._bind_strings(node)  # (after its value, which runs first)
 
     def returned(self, nodes: list[ast.FunctionDef]) -> Function:
         """What calling what a function returns runs: a function it defines and returns
@@ -1188,6 +1247,8 @@ class _Reader:
         if isinstance(operator, ast.Eq | ast.NotEq) and _is_name(right, parameter):
             left, right = right, left
         strings = _strings(right)
+        if isinstance(right, ast.Name) and right.id in self.tables.collections:
+            strings = set(self.tables.collections[right.id])
         if not _is_name(left, parameter) or strings is None:
             return None
         if isinstance(operator, ast.Eq | ast.NotEq):
@@ -1220,7 +1281,13 @@ class _Reader:
             body_calls: list[CalledName] = []
             own: dict[str, list[ast.FunctionDef]] = {}
             self.asked = (_parameter(node), attribute) if asked else None
+            # (Its own variables' strings; a module `__getattr__`'s parameter is the name
+            # it is read for: `_MODULES[name]`.)
+            outer, self.loops = self.loops, {}
+            if self.asked and self.asked[0] and self.asked[1] is not None:
+                self.loops[self.asked[0]] = (self.asked[1],)
             self.run(node.body, body_calls, bindings, own, imports, annotations=False)
+            self.loops = outer
             self.asked = None
             # (A method of class `owner`: `cls.f()` and `self.f()` call through the class
             # it runs for.)
@@ -1414,7 +1481,7 @@ def to_tuples(reading: CallReading) -> Stored:
             (name, None, function_to_tuple(function), ()) for name, function in functions.items()
         )
         lazy = False  # (every function is read)
-        tables = ((), (), ())
+        tables = ((),) * len(ModuleTables._fields)
     calls, bindings, classes, aliases = calls_to_tuples(reading)
     return calls, stored, bindings, lazy, tuple(sorted(reading.names)), classes, aliases, tables
 
@@ -1462,7 +1529,9 @@ def from_tuples(data: object, lines: Callable[[], list[str]], never_runs: NeverR
             raise ValueError("a function neither read nor with its lines")
     if type(lazy) is not bool:
         raise ValueError("not a boolean")
-    module = ModuleTables(*(_table_from_tuple(table) for table in _tuple(tables, 3)))
+    module = ModuleTables._make(
+        _table_from_tuple(table) for table in _tuple(tables, len(ModuleTables._fields))
+    )
     return CallReading(
         _calls_from_tuples(calls),
         FunctionBodies(bodies, lines, never_runs, lazy, read, decorated, module)
