@@ -291,3 +291,73 @@ def test_a_dynamic_import_of_a_computed_name_is_a_warning(
         f"pkg/source.py:{line}: importlib.import_module runs at import time with a module name "
         "computed at run time: the modules it imports are not seen."
     ]
+
+
+def test_a_dynamic_import_hop_names_the_call_in_json_text_and_explore(project: Project) -> None:
+    project.write(
+        {
+            **LIBRARY,
+            "pkg/source.py": (
+                "import importlib\n\ndef load():\n    importlib.import_module('pkg.heavy.a')\n"
+                "\nload()\n"
+            ),
+        }
+    )
+    project.configure(R4)
+    (violation,) = project.contract("r4")["violations"]
+    why = "importlib.import_module at l.4, inside def load, called at import time at l.6"
+    (hop,) = violation["chain"]
+    assert hop == {
+        "importer": "pkg.source",
+        "imported": "pkg.heavy.a",
+        "line_numbers": [4],
+        "why": [why],
+        "locations": [{"path": "pkg/source.py", "line": 4}],
+        "calls": [
+            [
+                {
+                    "module": "pkg.source",
+                    "line": 6,
+                    "function": "pkg.source:load",
+                    "location": {"path": "pkg/source.py", "line": 6},
+                }
+            ]
+        ],
+    }
+    output = project.lint_imports().output
+    assert f"-   pkg.source -> pkg.heavy.a (l.4, {why})\n    pkg/source.py:4\n" in output
+    explorer = explore.load(cache_dir=None)
+    step = explorer.eager_closure("pkg.source")["pkg.heavy.a"][-1]
+    assert repr(step) == f"pkg.source -> pkg.heavy.a: l.4 eager, {why} (pkg/source.py:4)"
+
+
+def test_a_module_level_dynamic_import_hop_says_which_call(project: Project) -> None:
+    project.write(
+        {**LIBRARY, "pkg/source.py": "import importlib\nimportlib.import_module('pkg.heavy.b')\n"}
+    )
+    project.configure(R4)
+    (violation,) = project.contract("r4")["violations"]
+    assert violation["chain"][0]["why"] == ["importlib.import_module at l.2"]
+    assert "calls" not in violation["chain"][0]
+
+
+def test_a_call_through_a_class_names_the_class_it_runs_for(project: Project) -> None:
+    project.write(
+        {
+            **LIBRARY,
+            **PLATFORMS,
+            "pkg/source.py": LOADS["a classmethod calling another through cls"],
+        }
+    )
+    project.configure(R4)
+    (violation,) = project.contract("r4")["violations"]
+    (hop,) = violation["chain"][-1:]
+    assert hop["why"] == [
+        "inside def CudaPlatform.import_kernels (through pkg.plat.cuda.CudaPlatform), called by "
+        "def Platform.setup (through pkg.plat.cuda.CudaPlatform) at l.4 of pkg.plat.base, "
+        "called at import time at l.2 of pkg.source"
+    ]
+    assert [call["function"] for call in hop["calls"][0]] == [
+        "pkg.plat.base:Platform.setup (through pkg.plat.cuda.CudaPlatform)",
+        "pkg.plat.cuda:CudaPlatform.import_kernels (through pkg.plat.cuda.CudaPlatform)",
+    ]

@@ -15,9 +15,16 @@ followed, and so is what a function binds to a module's name with `global`. A fu
 defined inside another and called by it runs as part of it; one it returns runs when what it
 returns is called (`f()`: `@f(x)`, `f(x)(y)`). A module `__getattr__` (PEP 562), which a
 `from` import of a name the module does not bind calls, is read for each string it compares
-its parameter with (`getattr_key`), with the names the module binds. Calls of anything else
-(methods of objects, functions passed around, what else Python calls implicitly) are not
-resolved.
+its parameter with (`getattr_key`), with the names the module binds. A method's calls
+through its first parameter (`cls.f()`, `self.f()`) and `super().f()` are kept as such
+(`CLASS_CALL`, `SUPER_CALL`), for `walk` to resolve through the class the method runs for;
+with the file's classes and their bases, and the names it binds to one or more functions or
+classes (`X = A if c else B`: `aliases`), which a call of a callee expression also names
+(`(a if c else b)()`). A call of `importlib.import_module` or `__import__` is kept with the
+module names it may import where the text spells them out (`DYNAMIC_IMPORT`): a literal, a
+literal prefix joined with each string of a literal collection a loop iterates, a module's
+literal dict looked up. Calls of anything else (methods of objects, functions passed as
+arguments, what else Python calls implicitly) are not resolved.
 
 Only `ast` reads calls; a file that the running Python cannot parse has no call reading.
 """
@@ -164,7 +171,7 @@ class ModuleTables(NamedTuple):
     mappings: Mapping[str, tuple[str, ...]] = {}
 
 
-def module_tables(statements: list[ast.stmt]) -> ModuleTables:
+def _module_tables(statements: list[ast.stmt]) -> ModuleTables:
     """The module's names bound (at module level, in its blocks) to literals only: each
     literal they are assigned, merged; not a name also bound to anything else."""
     strings: dict[str, set[str]] = {}
@@ -273,7 +280,7 @@ def _literal_names(node: ast.expr) -> list[str]:
     return [name for element in elements if (name := _dotted(element))]
 
 
-def alternatives(node: ast.expr, registries: Mapping[str, tuple[str, ...]]) -> list[str]:
+def _alternatives(node: ast.expr, registries: Mapping[str, tuple[str, ...]]) -> list[str]:
     """The dotted names an expression may be, as a callee or a name bound to one: a name
     (`f`, `m.C`), each branch of a conditional expression (`A if c else B`), each operand
     of `or` and `and`, each value of a literal dict or element of a tuple or list
@@ -282,11 +289,11 @@ def alternatives(node: ast.expr, registries: Mapping[str, tuple[str, ...]]) -> l
     if dotted is not None:
         return [dotted]
     if isinstance(node, ast.IfExp):
-        return alternatives(node.body, registries) + alternatives(node.orelse, registries)
+        return _alternatives(node.body, registries) + _alternatives(node.orelse, registries)
     if isinstance(node, ast.BoolOp):
-        return [name for value in node.values for name in alternatives(value, registries)]
+        return [name for value in node.values for name in _alternatives(value, registries)]
     if isinstance(node, ast.NamedExpr):
-        return alternatives(node.value, registries)
+        return _alternatives(node.value, registries)
     if isinstance(node, ast.Subscript):
         if isinstance(node.value, ast.Name) and node.value.id in registries:
             return list(registries[node.value.id])
@@ -424,7 +431,7 @@ def _formatted(
     return found
 
 
-def iterated(
+def _iterated(
     target: ast.expr,
     iterable: ast.expr,
     tables: ModuleTables,
@@ -474,7 +481,7 @@ def iterated(
     return {}
 
 
-def is_static(node: ast.FunctionDef) -> bool:
+def _is_static(node: ast.FunctionDef) -> bool:
     """Whether a def is decorated `@staticmethod` (its first parameter is not the class or
     the object it is called through)."""
     return any(_dotted(decorator) == "staticmethod" for decorator in node.decorator_list)
@@ -513,7 +520,7 @@ def _local_aliases(
     found: dict[str, list[str]] = {}
     for statement in _own_statements(node.body):
         if isinstance(statement, ast.Assign):
-            names = alternatives(statement.value, registries)
+            names = _alternatives(statement.value, registries)
             for target in statement.targets:
                 if isinstance(target, ast.Name) and names:
                     found.setdefault(target.id, []).extend(
@@ -535,7 +542,7 @@ def is_getattr_key(function: str) -> bool:
 
 def read_calls(module: ast.Module, never_runs: NeverRuns) -> CallReading:
     """The call reading of a parsed file."""
-    reader = _Reader(never_runs, lazy_annotations(module), module_tables(module.body))
+    reader = _Reader(never_runs, lazy_annotations(module), _module_tables(module.body))
     calls, defined, bindings = reader.read(module)
     global_bindings, global_functions, global_deletes = _through_global(module)
     for name, nodes in global_functions.items():
@@ -876,7 +883,7 @@ def read_calls_outlined(
             kept[first:last] = [""] * (last - first)
     module = parse("\n".join(kept))
     lazy = lazy_annotations(module)
-    tables = module_tables(module.body)
+    tables = _module_tables(module.body)
     reader = _Reader(never_runs, lazy, tables)
     calls, defined, bindings = reader.read(module)
     by_line = {body[0]: body for body in bodies}
@@ -1074,10 +1081,10 @@ class _Reader:
         if isinstance(node, ast.ClassDef):
             key = ".".join([*self.class_path, node.name])
             self.classes.setdefault(key, []).extend(
-                name for base in node.bases for name in alternatives(base, self.tables.registries)
+                name for base in node.bases for name in _alternatives(base, self.tables.registries)
             )
         elif isinstance(node, ast.Assign) and not self.class_path:
-            names = alternatives(node.value, self.tables.registries)
+            names = _alternatives(node.value, self.tables.registries)
             for target in node.targets:
                 if isinstance(target, ast.Name) and names:
                     self.aliases.setdefault(target.id, []).extend(names)
@@ -1161,7 +1168,7 @@ class _Reader:
                 if decided is not None and taken and isinstance(taken[-1], ast.Return | ast.Raise):
                     return  # (the branch taken leaves the function: nothing after it runs)
             elif isinstance(node, ast.For) and (
-                taken_by := iterated(node.target, node.iter, self.tables, self.loops)
+                taken_by := _iterated(node.target, node.iter, self.tables, self.loops)
             ):
                 # (Its variables take the strings of the collection: a dynamic import in its
                 # body may name them.)
@@ -1292,7 +1299,7 @@ class _Reader:
             # (A method of class `owner`: `cls.f()` and `self.f()` call through the class
             # it runs for.)
             arguments = [*node.args.posonlyargs, *node.args.args]
-            first = arguments[0].arg if owner and arguments and not is_static(node) else None
+            first = arguments[0].arg if owner and arguments and not _is_static(node) else None
             body_calls = _through_method(
                 body_calls, first, _local_aliases(node, self.tables.registries)
             )
@@ -1396,7 +1403,7 @@ def _calls(
         if isinstance(node, ast.ListComp | ast.SetComp | ast.GeneratorExp | ast.DictComp):
             inner = dict(taken)
             for generator in node.generators:
-                inner.update(iterated(generator.target, generator.iter, tables, inner))
+                inner.update(_iterated(generator.target, generator.iter, tables, inner))
             stack.extend((child, inner) for child in ast.iter_child_nodes(node))
             continue
         if isinstance(node, ast.Call):
@@ -1423,10 +1430,10 @@ def _called(
         if isinstance(base, ast.Call) and _dotted(base.func) == "super":
             yield CalledName(line, SUPER_CALL + function.attr)
         else:
-            for name in alternatives(base, tables.registries):
+            for name in _alternatives(base, tables.registries):
                 yield CalledName(line, f"{name}.{function.attr}")
     else:
-        for name in alternatives(function, tables.registries):
+        for name in _alternatives(function, tables.registries):
             yield CalledName(line, name)
 
 
