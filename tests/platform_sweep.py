@@ -9,7 +9,8 @@ what it loads is compared with the eager closure the contracts work out:
 
     python tests/platform_sweep.py --packages 500 --seed 0
 
-Each entry is classified: `agree`, `more` (the closure holds more than Python loaded: a form
+Each entry is classified (and the independent walk of `tools/ast_walk.py` must predict the
+same closure): `agree`, `more` (the closure holds more than Python loaded: a form
 taken loosely, every alternative followed), or `less` (a miss). A miss is `documented`
 where the entry uses a form the documentation lists as not followed (`NOT_FOLLOWED`), else
 `undocumented`, which the test of this sweep refuses.
@@ -345,6 +346,7 @@ def classify(loaded: set[str], closure: set[str], explicit: set[str], forms: set
 def sweep(count: int, seed: int, *, verbose: bool = False) -> tuple[Counter[str], list[str]]:
     """Generate `count` packages from `seed`, check each entry: the counts by class, and
     the cases of each undocumented difference (their files, for a test to show)."""
+    import ast_walk as oracle
     from importlinter_contracts import explore
 
     counts: Counter[str] = Counter()
@@ -374,6 +376,11 @@ def sweep(count: int, seed: int, *, verbose: bool = False) -> tuple[Counter[str]
                     explicit = written - {f"{module}_explicit"} | {module}
                     verdict = classify(loaded, closure, explicit, forms)
                     counts[verdict] += 1
+                    # The independent walk of `tools/ast_walk.py` predicts the same closure.
+                    if oracle.eager_closure(root, module) == closure:
+                        counts["oracle agrees"] += 1
+                    else:
+                        cases.append(f"the oracle differs: {module} (seed {seed}, package {index})")
                     if "undocumented" in verdict:
                         cases.append(
                             f"{verdict}: {module} (seed {seed}, package {index}): "
@@ -390,6 +397,8 @@ def sweep(count: int, seed: int, *, verbose: bool = False) -> tuple[Counter[str]
 
 
 def main() -> None:
+    # (Run as a script: the oracle is in tools/, which pytest puts on the path.)
+    sys.path.insert(0, str(Path(__file__).resolve().parent.parent / "tools"))
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--packages", type=int, default=500)
     parser.add_argument("--seed", type=int, default=0)
