@@ -7,6 +7,11 @@ analysis (and the independent `ast` walk of `tools/`) must predict."""
 
 from __future__ import annotations
 
+import json
+import os
+import shutil
+import subprocess
+
 import pytest
 from test_eager_calls import LIBRARY, R4, loaded_by_python
 
@@ -235,6 +240,23 @@ NOT_FOLLOWED = {
 }
 
 
+def _runs(python: str) -> bool:
+    """Whether a Python found on PATH runs (a pyenv shim of a version not set runs none)."""
+    return subprocess.run([python, "-c", "pass"], capture_output=True).returncode == 0
+
+
+def loaded_by(python: str, project: Project, module: str) -> set[str]:
+    """The modules of `pkg` that importing `module` loads, in a fresh `python`."""
+    code = (
+        f"import json, sys\nimport {module}\n"
+        "print(json.dumps(sorted(m for m in sys.modules if m == 'pkg' or m.startswith('pkg.'))))"
+    )
+    completed = subprocess.run(
+        [python, "-c", code], cwd=project.root, capture_output=True, text=True, check=True
+    )
+    return set(json.loads(completed.stdout.splitlines()[-1]))
+
+
 def check(project: Project, source: str) -> tuple[set[str], set[str]]:
     """What Python loads importing `pkg.source`, and the contract's closure of it; the
     violations agree with the closure, and the independent walk with both."""
@@ -361,3 +383,28 @@ def test_a_call_through_a_class_names_the_class_it_runs_for(project: Project) ->
         "pkg.plat.base:Platform.setup (through pkg.plat.cuda.CudaPlatform)",
         "pkg.plat.cuda:CudaPlatform.import_kernels (through pkg.plat.cuda.CudaPlatform)",
     ]
+
+
+# The forms load the same on the other Pythons at hand (3.12, 3.13 on PATH, or those that
+# IMPORTLINTER_CONTRACTS_PYTHONS names, separated as PATH is): the closure, which does not
+# depend on the interpreter that runs the contract, is theirs too.
+OTHER_PYTHONS = [
+    found
+    for found in [
+        *filter(None, os.environ.get("IMPORTLINTER_CONTRACTS_PYTHONS", "").split(os.pathsep)),
+        *(shutil.which(f"python{version}") for version in ("3.12", "3.13")),
+    ]
+    if found and _runs(found)
+]
+
+
+@pytest.mark.skipif(not OTHER_PYTHONS, reason="no python3.12 or python3.13 at hand")
+def test_other_pythons_load_what_3_11_loads_for_every_form(project: Project) -> None:
+    project.write({**LIBRARY, **PLATFORMS})
+    forms = {**LOADS, **DOES_NOT_LOAD, **TAKEN_LOOSELY}
+    for number, (name, source) in enumerate(forms.items()):
+        module = f"pkg.form{number}"
+        project.write({module.replace(".", "/") + ".py": source})
+        expected = loaded_by_python(project, module)
+        for python in OTHER_PYTHONS:
+            assert loaded_by(python, project, module) == expected, (name, python)
