@@ -376,6 +376,10 @@ def sweep(count: int, seed: int, *, verbose: bool = False) -> tuple[Counter[str]
                     explicit = written - {f"{module}_explicit"} | {module}
                     verdict = classify(loaded, closure, explicit, forms)
                     counts[verdict] += 1
+                    if verdict != "agree":
+                        # (Which forms the entries that differ use, for the note.)
+                        for form in sorted(forms & (LOOSE | NOT_FOLLOWED.keys())):
+                            counts[f"{verdict.split()[0]}, using: {form}"] += 1
                     # The independent walk of `tools/ast_walk.py` predicts the same closure.
                     if oracle.eager_closure(root, module) == closure:
                         counts["oracle agrees"] += 1
