@@ -122,6 +122,7 @@ LOADS = {
         "import importlib\nimportlib.__import__('pkg.heavy.a')\n"
     ),
     "__import__ with a literal name and a fromlist": "__import__('pkg.heavy.sub', fromlist=['m'])\n",
+    "__import__ with a level": "__import__('heavy.a', globals(), locals(), [], 1)\n",
     "import_module relative to __package__": (
         "import importlib\nimportlib.import_module('.heavy.a', __package__)\n"
     ),
