@@ -27,7 +27,14 @@ from ..unseen import unseen_folders
 from .outcomes import Answers, WalkOutcomes
 from .scope_cache import ScopeIndex
 from .target import target_python
-from .walk import EagerHop, EagerImports, calls_unread_warnings, chain_to, walk
+from .walk import (
+    EagerHop,
+    EagerImports,
+    calls_unread_warnings,
+    chain_to,
+    dynamic_import_warnings,
+    walk,
+)
 
 
 class EagerImportContract(AllowlistedContract):
@@ -227,7 +234,11 @@ class EagerImportContract(AllowlistedContract):
                             chain,
                             lambda finding: ignored_import(finding, entry),  # noqa: B023
                         )
-        found = _sorted(findings), _sorted(ignored), calls_unread_warnings(eager_imports)
+        found = (
+            _sorted(findings),
+            _sorted(ignored),
+            calls_unread_warnings(eager_imports) + dynamic_import_warnings(eager_imports),
+        )
         return found, eager_imports.answers
 
     def _sources(self, graph: ImportGraph) -> list[str]:
