@@ -30,6 +30,7 @@ from .eager.walk import (
     EagerHop,
     EagerImports,
     calls_unread_warnings,
+    dynamic_import_warnings,
     walk,
 )
 from .errors import UnknownModuleError, UsageError
@@ -222,7 +223,7 @@ class Explorer:
         reached, stops = walk(module, self._eager, self._enter, include_parents=True)
         for hop, _ in stops:  # an external package runs, but its file is not read
             reached.setdefault(hop.imported, hop)
-        for warning in calls_unread_warnings(self._eager):
+        for warning in calls_unread_warnings(self._eager) + dynamic_import_warnings(self._eager):
             if warning not in self._warned:
                 self._warned.add(warning)
                 warnings.warn(warning, stacklevel=2)

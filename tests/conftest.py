@@ -8,6 +8,7 @@ import pytest
 
 from helpers import Project, copy_release
 from importlinter_contracts import cache
+from importlinter_contracts.eager.target import RUNNING, set_target
 from vllm_omni_tree import NEWEST
 
 
@@ -34,3 +35,11 @@ def other_code(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Iterator[Path
     cache.code_identity.cache_clear()
     yield copy
     cache.code_identity.cache_clear()  # (before `monkeypatch` puts the package back)
+
+
+@pytest.fixture(autouse=True)
+def _readings_for_the_running_python() -> Iterator[None]:
+    """Each test starts with the readings made for the running Python: a check sets the
+    target Python of the process (`python_version`), which would carry over."""
+    yield
+    set_target(RUNNING)

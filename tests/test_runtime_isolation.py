@@ -650,14 +650,15 @@ def test_modules_loaded_beyond_the_static_eager_walk_are_listed_with_their_impor
 ) -> None:
     tree.write(
         {
-            # A call through a registry, which the static reading of calls cannot follow.
+            # A call through a registry filled at run time, and a dynamic import of a name
+            # computed at run time, which the static reading of calls cannot follow.
             "pkg/connectors/__init__.py": """\
                 import importlib
                 def register():
                     import pkg.registered
-                REGISTRY = {"hook": register}
-                REGISTRY["hook"]()
-                importlib.import_module("pkg.by_name")
+                REGISTRY = {}
+                REGISTRY["hook"] = register; REGISTRY["hook"]()
+                importlib.import_module("pkg.BY_NAME".lower())
                 """,
             "pkg/registered.py": "",
             "pkg/by_name.py": "",

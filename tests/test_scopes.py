@@ -16,6 +16,7 @@ from importlinter_contracts.eager.scopes import (
     import_scopes,
     import_scopes_from_tokens,
 )
+from importlinter_contracts.eager.target import Target, set_target
 from importlinter_contracts.errors import UnreadableSourceError
 
 Reader = Callable[[bytes], dict[int, ImportScope]]
@@ -175,10 +176,59 @@ DEFERRED = {
         "if '__main__' == __name__: import x  # <-\n",
         'under if __name__ == "__main__"',
     ),
-    "lazy import": ("lazy import x  # <-\n", "lazy import"),
-    "lazy from": ("lazy from a import b  # <-\n", "lazy import"),
-    "lazy in class": ("class C:\n    lazy import x  # <-\n", "lazy import"),
 }
+
+# Analysed for Python 3.15, whose syntax `lazy import` is; read with the tokenizer where this
+# Python cannot parse it.
+LAZY_DEFERRED = {
+    "lazy import": "lazy import x  # <-\n",
+    "lazy from": "lazy from a import b  # <-\n",
+}
+
+
+@pytest.fixture
+def for_315() -> None:
+    set_target(Target((3, 15)))
+
+
+@pytest.mark.usefixtures("for_315")
+@pytest.mark.parametrize("source", LAZY_DEFERRED.values(), ids=LAZY_DEFERRED.keys())
+def test_unused_lazy_imports_are_deferred(read: Reader, source: str) -> None:
+    reason = "lazy import, not used at import time"
+    assert scope_of_marked(read, source) == ImportScope(eager=False, reason=reason)
+
+
+@pytest.mark.usefixtures("for_315")
+@pytest.mark.parametrize(
+    "source",
+    ["class C:\n    lazy import x\n", "try:\n    lazy import x\nexcept E:\n    pass\n"],
+    ids=["class body", "try"],
+)
+def test_a_lazy_import_where_python_refuses_one_is_refused(read: Reader, source: str) -> None:
+    with pytest.raises(UnreadableSourceError) as raised:
+        read(source.encode())
+    assert str(raised.value) == (
+        "line 2: a `lazy` import is a syntax error here in Python 3.15 (in a function, a class "
+        "body or a `try` statement, or of `*`)"
+    )
+
+
+@pytest.mark.skipif(sys.version_info >= (3, 15), reason="this Python parses `lazy import`")
+@pytest.mark.usefixtures("for_315")
+def test_a_lazy_import_whose_name_stands_elsewhere_is_refused_by_the_tokenizer(
+    read: Reader,
+) -> None:
+    with pytest.raises(UnreadableSourceError, match=r"^line 1: Python 3\.1\d cannot parse "):
+        read(b'lazy import heavy\nprint(f"{heavy}")\n')
+
+
+def test_a_lazy_import_before_315_is_refused(read: Reader) -> None:
+    set_target(Target((3, 12)))
+    with pytest.raises(UnreadableSourceError) as raised:
+        read(b"import os\nlazy import x\n")
+    assert str(raised.value) == (
+        "line 2: `lazy import` is a syntax error before Python 3.15, and python_version is 3.12"
+    )
 
 
 @pytest.mark.parametrize(("source", "reason"), EAGER.values(), ids=EAGER.keys())
@@ -226,6 +276,7 @@ def test_two_statements_on_one_line_share_the_eager_scope(read: Reader) -> None:
     }
 
 
+@pytest.mark.usefixtures("for_315")
 def test_syntax_newer_than_the_interpreter_is_read(read: Reader) -> None:
     source = """\
         type Alias[T] = list[T]
@@ -237,7 +288,7 @@ def test_syntax_newer_than_the_interpreter_is_read(read: Reader) -> None:
             import optional
         except* ValueError:
             pass
-        print(t"{heavy}")
+        print(t"{other}")
         """
     assert {line: s.eager for line, s in scopes(read, source).items()} == {
         2: False,
@@ -267,6 +318,7 @@ def test_files_that_do_not_tokenize_raise_with_the_line(
 
 
 @pytest.mark.skipif(sys.version_info >= (3, 14), reason="Python 3.14 reads t-strings")
+@pytest.mark.usefixtures("for_315")
 def test_a_t_string_that_reuses_its_quote_is_refused_with_its_line(read: Reader) -> None:
     # Before 3.14, `t"{d["k"]}"` is a name and a string cut at the inner quote.
     with pytest.raises(
@@ -277,9 +329,10 @@ def test_a_t_string_that_reuses_its_quote_is_refused_with_its_line(read: Reader)
         read(b'lazy import a\nif t"{d[":def h():#"]}":\n    import x\n')
 
 
+@pytest.mark.usefixtures("for_315")
 def test_f_and_t_strings_that_close_where_they_seem_to_are_read(read: Reader) -> None:
     source = (
-        'lazy import a\nx = t"{d}" + f"{a!r:>{w}}" + rf"{x}" + f"""{\n1}"""\nif 1:\n  import y\n'
+        'lazy import a\nx = t"{d}" + f"{b!r:>{w}}" + rf"{x}" + f"""{\n1}"""\nif 1:\n  import y\n'
     )
     assert {line: s.eager for line, s in scopes(read, source).items()} == {1: False, 5: True}
 

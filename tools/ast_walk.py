@@ -11,12 +11,169 @@ the rules directly.
 from __future__ import annotations
 
 import ast
+import copy
 import dataclasses
+import re
 import sys
 from collections.abc import Callable
 from dataclasses import dataclass
 from functools import cache
 from pathlib import Path
+
+# The Python the analysed code runs on (`analyse_for`): from 3.14 annotations run only when
+# asked for (PEP 649), from 3.15 imports may be lazy (PEP 810).
+TARGET = {"version": sys.version_info[:2], "lazy_imports": "normal"}
+
+
+def analyse_for(version: tuple[int, int], lazy_imports: str = "normal") -> None:
+    """Read every file as the Python `version` runs it, in the global lazy-imports mode."""
+    TARGET.update(version=version, lazy_imports=lazy_imports)
+    _read.cache_clear()
+    _read_calls.cache_clear()
+
+
+_ASKS = re.compile(
+    r"\b(?:__annotations__|__annotate__|get_annotations|get_type_hints|annotationlib|signature)\b"
+)
+
+
+def _annotations_rule(module: ast.Module, text: bytes) -> Callable[[ast.AST], bool]:
+    """Whether a def's, a class body's or the module's annotations are evaluated: never
+    under `from __future__ import annotations`; always before 3.14 or where the file names a
+    way to ask for them; from 3.14, for a decorated def and a class with a decorator, a base
+    or a keyword (which may ask), taken loosely."""
+    if any(
+        isinstance(node, ast.ImportFrom)
+        and node.module == "__future__"
+        and "annotations" in [alias.name for alias in node.names]
+        for node in module.body
+    ):
+        return lambda node: False
+    if TARGET["version"] < (3, 14) or _ASKS.search(text.decode("utf-8", "replace")):
+        return lambda node: True
+
+    def asked(node: ast.AST) -> bool:
+        if isinstance(node, ast.ClassDef):
+            return bool(node.decorator_list or node.bases or node.keywords)
+        return isinstance(node, ast.FunctionDef | ast.AsyncFunctionDef) and bool(
+            node.decorator_list
+        )
+
+    return asked
+
+
+def _names_bound(node: ast.Import | ast.ImportFrom) -> set[str]:
+    return {
+        a.asname or (a.name.split(".")[0] if isinstance(node, ast.Import) else a.name)
+        for a in node.names
+    }
+
+
+def _lazy(module: ast.Module, text: bytes) -> dict[int, set[str]]:
+    """For Python 3.15: the lazy import statements (by line) that nothing at import time
+    uses, with the names they bind. Lazy: `lazy import`, a module `__lazy_modules__` lists
+    (a literal), or any under `lazy_imports = all`; only at module level outside `try`, and
+    not a star import. A lazy import whose name a load at import time (outside function and
+    lambda bodies, in annotations only where evaluated) uses runs then. After
+    `set_lazy_imports_filter`, none is lazy."""
+    if TARGET["version"] < (3, 15) or (TARGET["lazy_imports"] == "normal" and b"lazy" not in text):
+        return {}
+    lazy: dict[int, tuple[ast.AST, set[str]]] = {}
+    listed: set[str] | None = None
+    filtered = False
+
+    def visit(body: list[ast.stmt], in_try: bool) -> None:
+        nonlocal listed, filtered
+        for node in body:
+            if isinstance(node, ast.Import | ast.ImportFrom):
+                if filtered or in_try or any(a.name == "*" for a in node.names):
+                    continue
+                if isinstance(node, ast.Import):
+                    keys = [a.name for a in node.names]
+                else:
+                    keys = [node.module] if node.module and not node.level else []
+                if (
+                    getattr(node, "is_lazy", 0)
+                    or TARGET["lazy_imports"] == "all"
+                    or (listed is not None and keys and set(keys) <= listed)
+                ):
+                    lazy[node.lineno] = (node, _names_bound(node))
+                continue
+            if isinstance(node, ast.FunctionDef | ast.AsyncFunctionDef | ast.ClassDef):
+                continue
+            if "set_lazy_imports_filter" in ast.unparse(node):
+                filtered = True
+            if isinstance(node, ast.Assign) and any(
+                isinstance(t, ast.Name) and t.id == "__lazy_modules__" for t in node.targets
+            ):
+                value = node.value
+                ok = isinstance(value, ast.List | ast.Tuple | ast.Set) and all(
+                    isinstance(e, ast.Constant) and isinstance(e.value, str) for e in value.elts
+                )
+                listed = {e.value for e in value.elts} if ok else None  # type: ignore[attr-defined]
+            in_block = in_try or isinstance(node, ast.Try | ast.TryStar)
+            for field in ("body", "orelse", "finalbody"):
+                if not isinstance(node, ast.With | ast.AsyncWith) or field == "body":
+                    visit(getattr(node, field, []), in_block)
+            for clause in [*getattr(node, "handlers", []), *getattr(node, "cases", [])]:
+                visit(clause.body, in_block)
+
+    visit(module.body, False)
+    if not lazy:
+        return {}
+    evaluated = _annotations_rule(module, text)
+    loads: set[str] = set()
+
+    def load(node: ast.AST | None) -> None:
+        if node is None:
+            return
+        pending = [node]
+        while pending:
+            part = pending.pop()
+            if isinstance(part, ast.Lambda):
+                pending += [d for d in [*part.args.defaults, *part.args.kw_defaults] if d]
+                continue
+            if isinstance(part, ast.Name) and isinstance(part.ctx, ast.Load):
+                loads.add(part.id)
+            pending += list(ast.iter_child_nodes(part))
+
+    def run(body: list[ast.stmt], annotations: bool) -> None:
+        for node in body:
+            if isinstance(node, ast.FunctionDef | ast.AsyncFunctionDef):
+                a = node.args
+                for part in [*node.decorator_list, *a.defaults, *a.kw_defaults]:
+                    load(part)
+                if evaluated(node):
+                    arguments = [*a.posonlyargs, *a.args, *a.kwonlyargs, a.vararg, a.kwarg]
+                    for x in arguments:
+                        load(x.annotation if x else None)
+                    load(node.returns)
+            elif isinstance(node, ast.ClassDef):
+                for part in [*node.decorator_list, *node.bases, *node.keywords]:
+                    load(part)
+                run(node.body, evaluated(node))
+            elif isinstance(node, ast.AnnAssign):
+                load(node.target)
+                load(node.value)
+                if annotations:
+                    load(node.annotation)
+            else:
+                for _field, value in ast.iter_fields(node):
+                    for part in value if isinstance(value, list) else [value]:
+                        if isinstance(part, ast.stmt):
+                            run([part], annotations)
+                        elif isinstance(part, ast.ExceptHandler | ast.match_case):
+                            if isinstance(part, ast.ExceptHandler):
+                                load(part.type)
+                            else:
+                                load(part.guard)
+                                load(part.pattern)
+                            run(part.body, annotations)
+                        elif isinstance(part, ast.AST):
+                            load(part)
+
+    run(module.body, evaluated(module))
+    return {line: names for line, (_, names) in lazy.items() if not names & loads}
 
 
 @dataclass(frozen=True)
@@ -48,9 +205,12 @@ def _statement(node: _Import, type_checking: bool = False, eager: bool = True) -
 @cache
 def _read(path: Path, mtime_ns: int, size: int) -> tuple[ImportStatement, ...]:
     # Only what is needed is kept: holding every syntax tree would slow the garbage collector.
+    text = path.read_bytes()
+    module = ast.parse(text, str(path))
+    unused = _lazy(module, text)
     return tuple(
-        _statement(node, type_checking, eager)
-        for node, type_checking, eager in _imports(ast.parse(path.read_bytes(), str(path)))
+        _statement(node, type_checking, eager and node.lineno not in unused)
+        for node, type_checking, eager in _imports(module)
     )
 
 
@@ -234,35 +394,65 @@ class FileCalls:
     run_imports: tuple[ImportStatement, ...]  # the import statements that run at import time
     # Its module `__getattr__`, called for a name: the imports and calls that run.
     getattr_for: Callable[[str], tuple[tuple[ImportStatement, ...], tuple[str, ...]]]
+    # Its lazy imports that nothing uses at import time, by the names they bind (3.15): a
+    # `from` import of the name loads it.
+    lazily_bound: dict[str, tuple[ImportStatement, ...]] = dataclasses.field(default_factory=dict)
+    # Its classes (dotted, with the bases as written), its names bound to functions or
+    # classes (each alternative), and the dynamic imports its code runs at import time.
+    classes: dict[str, tuple[str, ...]] = dataclasses.field(default_factory=dict)
+    aliases: dict[str, tuple[str, ...]] = dataclasses.field(default_factory=dict)
+    dynamic: tuple[ImportStatement, ...] = ()
 
 
 @cache
 def _read_calls(path: Path, mtime_ns: int, size: int) -> FileCalls:
-    module = ast.parse(path.read_bytes(), str(path))
+    text = path.read_bytes()
+    module = ast.parse(text, str(path))
     aliases = _type_checking_aliases(module)
-    # `from __future__ import annotations`: no annotation is evaluated.
-    lazy = any(
-        isinstance(node, ast.ImportFrom)
-        and node.module == "__future__"
-        and "annotations" in [alias.name for alias in node.names]
-        for node in module.body
-    )
+    evaluated = _annotations_rule(module, text)
+    # Lazy imports that nothing at import time uses (Python 3.15): a function that loads a
+    # name one binds runs it.
+    unused = _lazy(module, text)
+    lazily_bound = {
+        name: node
+        for node in ast.walk(module)
+        if isinstance(node, _Import) and node.lineno in unused
+        for name in unused[node.lineno]
+    }
+
+    literals = _module_literals(module)
+    loop_strings: list[dict[str, set[str]]] = [{}]  # the strings each loop variable takes
 
     def names_called(roots: list[ast.AST]) -> list[str]:
-        found = []
-        pending = list(roots)
+        found: list[str | None] = []
+        pending: list[tuple[ast.AST, dict[str, set[str]]]] = [(r, loop_strings[-1]) for r in roots]
         while pending:
-            node = pending.pop()
+            node, loops = pending.pop()
             if isinstance(node, ast.Lambda):
-                pending += [d for d in [*node.args.defaults, *node.args.kw_defaults] if d]
+                pending += [(d, loops) for d in [*node.args.defaults, *node.args.kw_defaults] if d]
                 continue
-            if isinstance(node, ast.Call) and _dotted_name(node.func):
-                found.append(_dotted_name(node.func))
+            if isinstance(node, ast.ListComp | ast.SetComp | ast.GeneratorExp | ast.DictComp):
+                loops = dict(loops)
+                for generator in node.generators:
+                    loops.update(_loop_strings(generator.target, generator.iter, literals, loops))
+            elif isinstance(node, ast.Call) and _dotted_name(node.func):
+                name = _dotted_name(node.func)
+                found.append(name)
+                if name.split(".")[-1] in ("import_module", "__import__"):
+                    found += _dynamic_names(node, name, literals, loops)
             elif isinstance(node, ast.Call) and isinstance(node.func, ast.Call):
                 # `f(x)(y)` calls what `f(x)` returns: "f()".
                 inner = _dotted_name(node.func.func)
                 found.append(f"{inner}()" if inner else None)
-            pending += list(ast.iter_child_nodes(node))
+            elif isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute):
+                value = node.func.value
+                if isinstance(value, ast.Call) and _dotted_name(value.func) == "super":
+                    found.append(f"<super>.{node.func.attr}")
+                else:
+                    found += [f"{name}.{node.func.attr}" for name in _choices(value, literals)]
+            elif isinstance(node, ast.Call):
+                found += _choices(node.func, literals)
+            pending += [(child, loops) for child in ast.iter_child_nodes(node)]
         return [name for name in found if name]
 
     Defs = dict[str, list[ast.FunctionDef]]
@@ -274,6 +464,7 @@ def _read_calls(path: Path, mtime_ns: int, size: int) -> FileCalls:
         defs: Defs,
         local: bool,
         asked: tuple[str | None, str] | None = None,
+        annotations: bool = False,
     ):
         """`local`: inside a function's body, where a variable's annotation is not evaluated;
         `defs` collects the functions defined (by name; `C.f` for a class body's). In a
@@ -297,7 +488,7 @@ def _read_calls(path: Path, mtime_ns: int, size: int) -> FileCalls:
                 # Its imports bind names its calls (and, taken loosely, the module's) run, and
                 # the class's attributes (C.name).
                 before = len(imports)
-                run(node.body, own_calls, imports, own, False)
+                run(node.body, own_calls, imports, own, False, annotations=evaluated(node))
                 imports += [
                     dataclasses.replace(st, scope=f"{node.name}.{st.scope}")
                     for st in imports[before:]
@@ -318,59 +509,78 @@ def _read_calls(path: Path, mtime_ns: int, size: int) -> FileCalls:
                     if isinstance(d, ast.Call) and (name := _dotted_name(d.func))
                 ]
                 a = node.args
-                evaluated = [*decorators, *(d for d in [*a.defaults, *a.kw_defaults] if d)]
-                if not lazy:
+                parts = [*decorators, *(d for d in [*a.defaults, *a.kw_defaults] if d)]
+                if evaluated(node):
                     arguments = [*a.posonlyargs, *a.args, *a.kwonlyargs, a.vararg, a.kwarg]
-                    evaluated += [x.annotation for x in arguments if x and x.annotation]
-                    evaluated += [node.returns] if node.returns else []
-                calls += names_called(evaluated)
+                    parts += [x.annotation for x in arguments if x and x.annotation]
+                    parts += [node.returns] if node.returns else []
+                calls += names_called(parts)
                 if isinstance(node, ast.FunctionDef):
                     defs.setdefault(node.name, []).append(node)
             elif isinstance(node, ast.AnnAssign):
                 parts = (
                     [node.target, node.value]
-                    if local or lazy
+                    if local or not annotations
                     else [node.target, node.value, node.annotation]
                 )
                 calls += names_called([x for x in parts if x])
             elif isinstance(node, ast.If):
                 calls += names_called([node.test])
                 never = _is_type_checking(node.test) or _is_main_guard(node.test)
-                value = _truth(*asked)(node.test) if asked else None
+                value = _truth(*asked, literals.collections)(node.test) if asked else None
                 if not (never or _never_runs(node.test, aliases)) and value is not False:
-                    run(node.body, calls, imports, defs, local, asked)
+                    run(node.body, calls, imports, defs, local, asked, annotations)
                 if value is not True:
-                    run(node.orelse, calls, imports, defs, local, asked)
+                    run(node.orelse, calls, imports, defs, local, asked, annotations)
                 if value is not None:
                     branch = node.body if value else node.orelse
                     if branch and isinstance(branch[-1], ast.Return | ast.Raise):
                         break  # (it leaves the function)
+            elif isinstance(node, ast.Assign):
+                calls += names_called([*node.targets, node.value])
+                # A variable assigned strings the text spells out keeps them (after the
+                # value, which runs first); one assigned anything else does not.
+                spelled = _spelled(node.value, literals, loop_strings[-1])
+                for target in node.targets:
+                    if isinstance(target, ast.Name):
+                        if spelled:
+                            loop_strings[-1][target.id] = spelled
+                        else:
+                            loop_strings[-1].pop(target.id, None)
+            elif isinstance(node, ast.For) and (
+                taken := _loop_strings(node.target, node.iter, literals, loop_strings[-1])
+            ):
+                calls += names_called([node.target, node.iter])
+                loop_strings.append({**loop_strings[-1], **taken})
+                run(node.body, calls, imports, defs, local, asked)
+                loop_strings.pop()
+                run(node.orelse, calls, imports, defs, local, asked)
             elif isinstance(node, ast.Match) and asked and _is_name(node.subject, asked[0]):
                 calls += names_called([node.subject] + [c.guard for c in node.cases if c.guard])
                 for case in node.cases:
                     strings = _literal_strings(case.pattern)
                     if strings is None or asked[1] in strings:
-                        run(case.body, calls, imports, defs, local, asked)
+                        run(case.body, calls, imports, defs, local, asked, annotations)
                         if strings is not None and case.guard is None:
                             break
             else:
                 for field, value in ast.iter_fields(node):
                     values = value if isinstance(value, list) else [value]
                     if values and isinstance(values[0], ast.stmt):
-                        run(values, calls, imports, defs, local, asked)
+                        run(values, calls, imports, defs, local, asked, annotations)
                     elif field == "handlers":
                         for handler in values:
                             calls += names_called([handler.type] if handler.type else [])
-                            run(handler.body, calls, imports, defs, local, asked)
+                            run(handler.body, calls, imports, defs, local, asked, annotations)
                     elif field == "cases":
                         for case in values:
                             calls += names_called([case.guard] if case.guard else [])
-                            run(case.body, calls, imports, defs, local, asked)
+                            run(case.body, calls, imports, defs, local, asked, annotations)
                     else:
                         calls += names_called([v for v in values if isinstance(v, ast.AST)])
 
     def function(
-        nodes: list[ast.FunctionDef], asked: tuple[str] | None = None
+        nodes: list[ast.FunctionDef], asked: tuple[str] | None = None, method: bool = False
     ) -> tuple[tuple[ImportStatement, ...], tuple[str, ...]]:
         """What calling a function runs: each definition's body, with the functions defined
         in it that it calls by name; of a module `__getattr__` `asked` for a name, the
@@ -407,6 +617,8 @@ def _read_calls(path: Path, mtime_ns: int, size: int) -> FileCalls:
                 for part in ast.walk(node)
             ):
                 parameter = None  # (bound again: its tests are not worked out)
+            # (A function's own variables; a `__getattr__`'s parameter is the name asked.)
+            loop_strings.append({parameter: {asked[0]}} if asked and parameter else {})
             run(
                 node.body,
                 body_calls,
@@ -415,6 +627,36 @@ def _read_calls(path: Path, mtime_ns: int, size: int) -> FileCalls:
                 True,
                 (parameter, asked[0]) if asked else None,
             )
+            loop_strings.pop()
+            # A method's calls through its first parameter (`cls.f()`, `self.f()`) look `f`
+            # up on the class it runs for; a name the function binds to functions or
+            # classes (`impl = a if c else b`) calls each.
+            first = (
+                arguments[0].arg
+                if method
+                and arguments
+                and "staticmethod" not in [_dotted_name(d) for d in node.decorator_list]
+                else None
+            )
+            bound_here: dict[str, list[str]] = {}
+            for st in _function_scope(node):
+                if isinstance(st, ast.Assign):
+                    for target in st.targets:
+                        if isinstance(target, ast.Name):
+                            bound_here.setdefault(target.id, []).extend(
+                                c
+                                for c in _choices(st.value, literals)
+                                if c.split(".")[0] != target.id
+                            )
+            rewritten = []
+            for c in body_calls:
+                head, dot, rest = c.partition(".")
+                if first is not None and dot and head == first:
+                    rewritten.append(f"<cls>.{rest}")
+                    continue
+                rewritten.append(c)
+                rewritten += [alt + dot + rest for alt in bound_here.get(head, ())]
+            body_calls = rewritten
             # Called, a decorated def runs what each of its decorators returned (`@d`: the
             # wrapper `d(g)` made), as well as its body; not for `@d(x)`, one level deeper.
             body_calls += [f"{name}()" for d in node.decorator_list if (name := _dotted_name(d))]
@@ -430,13 +672,20 @@ def _read_calls(path: Path, mtime_ns: int, size: int) -> FileCalls:
                 body_calls += more_calls
                 pending += [c for c in more_calls if c in inner]
             calls += [c for c in body_calls if c not in inner]
+            # A lazily bound name it loads runs the lazy import now.
+            imports += [
+                _statement(lazily_bound[part.id])
+                for part in ast.walk(node)
+                if isinstance(part, ast.Name) and part.id in lazily_bound
+            ]
         return tuple(imports), tuple(calls)
 
     calls: list[str] = []
     bindings: list[ImportStatement] = []
     defs: Defs = {}
-    run(module.body, calls, bindings, defs, False)
-    run_imports = tuple(bindings)
+    run(module.body, calls, bindings, defs, False, annotations=evaluated(module))
+    # (A lazy import nothing uses looks up nothing in the module it imports from.)
+    run_imports = tuple(st for st in bindings if st.line not in unused)
     names = _bound_names(module, aliases)
     # A name a function declares `global` is the module's: what the function imports or
     # defines under it binds the module's name (counted whether or not the function runs).
@@ -463,7 +712,7 @@ def _read_calls(path: Path, mtime_ns: int, size: int) -> FileCalls:
                     ]
                     if kept:
                         bindings.append(_statement(_with_names(st, kept)))
-    functions = {name: function(nodes) for name, nodes in defs.items()}
+    functions = {name: function(nodes, method="." in name) for name, nodes in defs.items()}
 
     def returned(
         nodes: list[ast.FunctionDef],
@@ -502,7 +751,328 @@ def _read_calls(path: Path, mtime_ns: int, size: int) -> FileCalls:
         frozenset(names),
         run_imports,
         cache(lambda name: function(getattr_defs, (name,))),
+        lazily_bound={name: (_statement(node),) for name, node in lazily_bound.items()},
+        classes=_module_classes(module.body, ""),
+        aliases=_module_aliases(module.body, literals),
     )
+
+
+# Module-level names bound only to literals: the strings each iterates or is (`keys`), the
+# string values of a dict (`values`), and the dotted names of a registry's values.
+
+
+@dataclass(frozen=True)
+class Literals:
+    keys: dict[str, set[str]]
+    values: dict[str, set[str]]
+    registry: dict[str, list[str]]
+    collections: dict[str, set[str]] = dataclasses.field(default_factory=dict)
+    mappings: dict[str, dict[str, set[str]]] = dataclasses.field(default_factory=dict)
+
+
+def _module_level(body: list[ast.stmt]) -> list[ast.stmt]:
+    found = []
+    pending = list(body)
+    while pending:
+        node = pending.pop(0)
+        found.append(node)
+        if isinstance(node, ast.FunctionDef | ast.AsyncFunctionDef | ast.ClassDef):
+            continue
+        for field in ("body", "orelse", "finalbody"):
+            pending += getattr(node, field, None) or []
+        for clause in [*getattr(node, "handlers", []), *getattr(node, "cases", [])]:
+            pending += clause.body
+    return found
+
+
+def _str_items(node: ast.expr) -> set[str] | None:
+    if isinstance(node, ast.Dict):
+        items = node.keys
+    elif isinstance(node, ast.Tuple | ast.List | ast.Set):
+        items = node.elts
+    else:
+        items = [node]
+    if not items or not all(
+        isinstance(i, ast.Constant) and isinstance(i.value, str) for i in items
+    ):
+        return None
+    return {i.value for i in items}  # type: ignore[union-attr]
+
+
+def _module_literals(module: ast.Module) -> Literals:
+    keys: dict[str, set[str]] = {}
+    values: dict[str, set[str]] = {}
+    registry: dict[str, list[str]] = {}
+    collections: dict[str, set[str]] = {}
+    mappings: dict[str, dict[str, set[str]]] = {}
+    spoiled: set[str] = set()
+    strings_only: set[str] = set()
+    for node in _module_level(module.body):
+        if isinstance(node, ast.Assign):
+            pairs = [(t, node.value) for t in node.targets]
+        elif isinstance(node, ast.AnnAssign) and node.value:
+            pairs = [(node.target, node.value)]
+        elif isinstance(node, ast.AugAssign):
+            spoiled |= _plain_names(node.target)
+            continue
+        else:
+            continue
+        for target, value in pairs:
+            if not isinstance(target, ast.Name):
+                spoiled |= _plain_names(target)
+                continue
+            strings = _str_items(value)
+            names = []
+            if isinstance(value, ast.Dict | ast.Tuple | ast.List):
+                elements = value.values if isinstance(value, ast.Dict) else value.elts
+                names = [n for e in elements if (n := _dotted_name(e))]
+            if strings is None and not names:
+                spoiled.add(target.id)
+            if strings is not None:
+                keys.setdefault(target.id, set()).update(strings)
+                if isinstance(value, ast.Constant):
+                    strings_only.add(target.id)
+                else:
+                    collections.setdefault(target.id, set()).update(strings)
+                if isinstance(value, ast.Dict):
+                    for k, v in zip(value.keys, value.values, strict=True):
+                        if isinstance(v, ast.Constant) and isinstance(v.value, str):
+                            mappings.setdefault(target.id, {}).setdefault(k.value, set()).add(
+                                v.value
+                            )
+                    values.setdefault(target.id, set()).update(
+                        v.value
+                        for v in value.values
+                        if isinstance(v, ast.Constant) and isinstance(v.value, str)
+                    )
+            if names:
+                registry.setdefault(target.id, []).extend(names)
+    return Literals(
+        {k: v for k, v in keys.items() if k not in spoiled},
+        {k: v for k, v in values.items() if k not in spoiled},
+        {k: v for k, v in registry.items() if k not in spoiled},
+        {k: v for k, v in collections.items() if k not in spoiled | strings_only},
+        {k: v for k, v in mappings.items() if k not in spoiled},
+    )
+
+
+def _choices(node: ast.expr, literals: Literals) -> list[str]:
+    """The dotted names an expression may stand for: a name, the branches of `a if c else
+    b`, the operands of `or` / `and`, the values of a literal registry subscripted."""
+    name = _dotted_name(node)
+    if name:
+        return [name]
+    if isinstance(node, ast.IfExp):
+        return _choices(node.body, literals) + _choices(node.orelse, literals)
+    if isinstance(node, ast.BoolOp):
+        return [c for v in node.values for c in _choices(v, literals)]
+    if isinstance(node, ast.NamedExpr):
+        return _choices(node.value, literals)
+    if isinstance(node, ast.Subscript):
+        if isinstance(node.value, ast.Name) and node.value.id in literals.registry:
+            return list(literals.registry[node.value.id])
+        if isinstance(node.value, ast.Dict | ast.Tuple | ast.List):
+            v = node.value
+            return [
+                n
+                for e in (v.values if isinstance(v, ast.Dict) else v.elts)
+                if (n := _dotted_name(e))
+            ]
+    return []
+
+
+def _loop_strings(
+    target: ast.expr, iterable: ast.expr, literals: Literals, loops: dict[str, set[str]]
+) -> dict[str, set[str]]:
+    """What a loop's variables take from a literal collection of strings it iterates."""
+    while (
+        isinstance(iterable, ast.Call)
+        and _dotted_name(iterable.func) in ("sorted", "list", "tuple", "set")
+        and len(iterable.args) == 1
+    ):
+        iterable = iterable.args[0]
+    view = None
+    if (
+        isinstance(iterable, ast.Call)
+        and isinstance(iterable.func, ast.Attribute)
+        and iterable.func.attr in ("keys", "values", "items")
+        and not iterable.args
+    ):
+        view, iterable = iterable.func.attr, iterable.func.value
+    if isinstance(iterable, ast.Name) and iterable.id not in loops:
+        keys = literals.keys.get(iterable.id)
+        values = literals.values.get(iterable.id)
+    elif isinstance(iterable, ast.Dict):
+        keys = _str_items(iterable)
+        values = {
+            v.value
+            for v in iterable.values
+            if isinstance(v, ast.Constant) and isinstance(v.value, str)
+        }
+    elif view is None and isinstance(iterable, ast.Tuple | ast.List | ast.Set):
+        keys, values = _str_items(iterable), None
+    else:
+        keys = values = None
+    if view == "items":
+        found = {}
+        if isinstance(target, ast.Tuple) and len(target.elts) == 2:
+            k, v = target.elts
+            if isinstance(k, ast.Name) and keys:
+                found[k.id] = keys
+            if isinstance(v, ast.Name) and values:
+                found[v.id] = values
+        return found
+    chosen = values if view == "values" else keys
+    return {target.id: chosen} if isinstance(target, ast.Name) and chosen else {}
+
+
+def _spelled(node: ast.expr, literals: Literals, loops: dict[str, set[str]]) -> set[str] | None:
+    """The strings an expression may be, where the text spells them out."""
+    if isinstance(node, ast.Constant):
+        return {node.value} if isinstance(node.value, str) else None
+    if isinstance(node, ast.Name):
+        if node.id in loops:
+            return loops[node.id]
+        return literals.keys.get(node.id)
+    if (
+        isinstance(node, ast.Subscript)
+        and isinstance(node.value, ast.Name)
+        and node.value.id in literals.mappings
+    ):
+        looked_up = _spelled(node.slice, literals, loops)
+        table = literals.mappings[node.value.id]
+        if looked_up is None:
+            return None
+        return {v for k in looked_up for v in table.get(k, ())}
+    pieces: list[ast.expr] | None = None
+    if isinstance(node, ast.JoinedStr):
+        pieces = []
+        for v in node.values:
+            if isinstance(v, ast.FormattedValue):
+                if v.format_spec or v.conversion not in (-1, ord("s")):
+                    return None
+                pieces.append(v.value)
+            else:
+                pieces.append(v)
+    elif isinstance(node, ast.BinOp) and isinstance(node.op, ast.Add):
+        pieces = [node.left, node.right]
+    if pieces is not None:
+        result = {""}
+        for piece in pieces:
+            options = _spelled(piece, literals, loops)
+            if options is None:
+                return None
+            result = {a + b for a in result for b in options}
+        return result
+    if isinstance(node, ast.BinOp) and isinstance(node.op, ast.Mod):
+        template, args = (
+            node.left,
+            (node.right.elts if isinstance(node.right, ast.Tuple) else [node.right]),
+        )
+        apply = lambda t, a: t % tuple(a)  # noqa: E731
+    elif (
+        isinstance(node, ast.Call)
+        and isinstance(node.func, ast.Attribute)
+        and node.func.attr == "format"
+        and not node.keywords
+    ):
+        template, args = node.func.value, node.args
+        apply = lambda t, a: t.format(*a)  # noqa: E731
+    else:
+        return None
+    templates = _spelled(template, literals, loops)
+    options = [_spelled(a, literals, loops) for a in args]
+    if templates is None or any(o is None for o in options):
+        return None
+    rows: list[list[str]] = [[]]
+    for o in options:
+        rows = [[*r, x] for r in rows for x in sorted(o)]  # type: ignore[arg-type]
+    try:
+        return {apply(t, r) for t in templates for r in rows}
+    except (TypeError, ValueError, IndexError, KeyError):
+        return None
+
+
+def _dynamic_names(
+    node: ast.Call, callee: str, literals: Literals, loops: dict[str, set[str]]
+) -> list[str]:
+    """A call of `import_module` / `__import__`: `<dyn>ANCHOR:NAME` for each module name it
+    may import (`<dyn>?` where the name is computed otherwise)."""
+    keywords = {k.arg: k.value for k in node.keywords}
+    args = node.args
+
+    def argument(index: int, name: str) -> ast.expr | None:
+        return args[index] if len(args) > index else keywords.get(name)
+
+    name = argument(0, "name")
+    anchor, prefix, extra = "", "", set()
+    if callee.split(".")[-1] == "__import__":
+        level, fromlist = argument(4, "level"), argument(3, "fromlist")
+        if fromlist is not None:
+            extra = {
+                e.value
+                for e in getattr(fromlist, "elts", [])
+                if isinstance(e, ast.Constant) and isinstance(e.value, str) and e.value != "*"
+            }
+        if level is not None:
+            if not (isinstance(level, ast.Constant) and type(level.value) is int):
+                return ["<dyn>?"]
+            if level.value:
+                anchor, prefix = "__package__", "." * level.value
+    else:
+        package = argument(1, "package")
+        if package is not None:
+            if not (isinstance(package, ast.Name) and package.id in ("__name__", "__package__")):
+                return ["<dyn>?"]
+            anchor = package.id
+    names = None if name is None else _spelled(name, literals, loops)
+    if not names:
+        return ["<dyn>?"]
+    names = {prefix + n for n in names}
+    names |= {f"{n}.{e}" for n in names for e in extra}
+    return [f"<dyn>{anchor}:{n}" for n in sorted(names)]
+
+
+def _dynamic_statement(call: str, owner: str, is_package: bool) -> ImportStatement | None:
+    """The import statement a dynamic import stands for, in `owner`'s code."""
+    if call == "<dyn>?":
+        return None
+    anchor, _, name = call.removeprefix("<dyn>").partition(":")
+    if not name.startswith("."):
+        return ImportStatement(0, False, True, None, 0, (name,))
+    if not anchor or (anchor == "__name__" and not is_package):
+        return None  # (relative to no package, or to a module that is not one: it fails)
+    rest = name.lstrip(".")
+    level = len(name) - len(rest)
+    module, _, last = rest.rpartition(".")
+    if not last:
+        return ImportStatement(0, False, True, None, level, ())
+    return ImportStatement(0, False, True, module or None, level, (last,))
+
+
+def _module_classes(body: list[ast.stmt], prefix: str) -> dict[str, tuple[str, ...]]:
+    """The classes the module's code defines (dotted, nested ones too), with their bases."""
+    found: dict[str, tuple[str, ...]] = {}
+    for node in _module_level(body):
+        if isinstance(node, ast.ClassDef):
+            key = prefix + node.name
+            bases = tuple(b for base in node.bases for b in _choices(base, Literals({}, {}, {})))
+            found[key] = tuple(dict.fromkeys(found.get(key, ()) + bases))
+            found.update(_module_classes(node.body, key + "."))
+    return found
+
+
+def _module_aliases(body: list[ast.stmt], literals: Literals) -> dict[str, tuple[str, ...]]:
+    found: dict[str, tuple[str, ...]] = {}
+    for node in _module_level(body):
+        if isinstance(node, ast.Assign):
+            choices = _choices(node.value, literals)
+            for target in node.targets:
+                if isinstance(target, ast.Name) and choices:
+                    found[target.id] = tuple(
+                        dict.fromkeys(found.get(target.id, ()) + tuple(choices))
+                    )
+    return found
 
 
 def _function_scope(function: ast.FunctionDef) -> list[ast.stmt]:
@@ -568,11 +1138,21 @@ _DECIDABLE = (
 )
 
 
-def _truth(parameter: str | None, name: str) -> Callable[[ast.expr], bool | None]:
+def _truth(
+    parameter: str | None, name: str, collections: dict[str, set[str]] | None = None
+) -> Callable[[ast.expr], bool | None]:
     """Works out a test of a `__getattr__` called for `name` where it is made of its
-    parameter, strings and comparisons."""
+    parameter, strings and comparisons (a module's name bound only to literal collections
+    of strings stands for its strings)."""
+
+    class Literal(ast.NodeTransformer):
+        def visit_Name(self, node: ast.Name) -> ast.expr:
+            if collections and node.id in collections and node.id != parameter:
+                return ast.Tuple([ast.Constant(v) for v in sorted(collections[node.id])])
+            return node
 
     def truth(test: ast.expr) -> bool | None:
+        test = Literal().visit(copy.deepcopy(test))
         parts = list(ast.walk(test))
         if (
             not all(isinstance(part, _DECIDABLE) for part in parts)
@@ -755,18 +1335,46 @@ def _bound(
     return found
 
 
+VIA = "|via|"  # `C.f|via|pkg.m:D`: a method of C, run for the class D it was called through
+
+
 def _functions_run(
     modules: dict[str, Path], module: str, target: str, local: tuple[ImportStatement, ...]
 ) -> set[tuple[str, str]]:
-    """The functions (module, def name) that calling `target` in `module` may run: what the
-    function's own imports bind to the name, a def of the module (`f`, `C.f`), and what the
-    module's imports bind to it. `f()`: what `f` returns, called."""
+    """The functions (module, def name) that calling `target` in `module` may run: those of
+    `_plainly_run`, and the methods of each class it calls through (`D.f()`: `f` of D or of
+    a base), known with that class (a plain one is dropped where it is)."""
     if target.endswith("()"):
         # (A module `__getattr__` runs where the name is looked up, whatever it returns.)
         return {
             (m, n if n.startswith("__getattr__ for ") else f"{n}()")
             for m, n in _functions_run(modules, module, target[:-2], local)
         }
+    if target.startswith("<dyn>"):
+        return set()
+    parts = target.split(".")
+    plain = _plainly_run(modules, module, target, local)
+    through = set()
+    if len(parts) > 1:
+        for cls in _classes_in(modules, module, parts[:-1], local, set()):
+            through |= _for_class(_method_lookup(modules, cls, parts[-1:], set()), cls)
+    kept = {(m, n.split(VIA)[0]) for m, n in through}
+    return through | {f for f in plain if f not in kept}
+
+
+def _for_class(found: set[tuple[str, str]], cls: tuple[str, str]) -> set[tuple[str, str]]:
+    return {
+        (m, n if n.startswith("__getattr__ for ") or "." not in n else f"{n}{VIA}{cls[0]}:{cls[1]}")
+        for m, n in found
+    }
+
+
+def _plainly_run(
+    modules: dict[str, Path], module: str, target: str, local: tuple[ImportStatement, ...]
+) -> set[tuple[str, str]]:
+    """What the function's own imports bind to the name, a def of the module (`f`, `C.f`),
+    what the module's imports bind to it, and what the names it binds to functions or
+    classes may be (`X = A if c else B`)."""
     parts = target.split(".")
     calls = file_calls(modules[module])
     found = set()
@@ -778,6 +1386,81 @@ def _functions_run(
             for base, attribute in _bound(modules, module, ".".join(parts[:k]), imports):
                 rest = ([attribute] if attribute else []) + parts[k:]
                 found |= _in_module(modules, base, rest, seen)
+    for alternative in calls.aliases.get(parts[0], ()):
+        found |= _in_module(modules, module, alternative.split(".") + parts[1:], seen)
+    return found
+
+
+def _classes_in(
+    modules: dict[str, Path],
+    base: str,
+    parts: list[str],
+    local: tuple[ImportStatement, ...],
+    seen: set[tuple[str, tuple[str, ...]]],
+) -> set[tuple[str, str]]:
+    """The classes (module, dotted name) that the dotted `parts` name in module `base`."""
+    found: set[tuple[str, str]] = set()
+    if not parts or (base, tuple(parts)) in seen:
+        return found
+    seen.add((base, tuple(parts)))
+    calls = file_calls(modules[base])
+    if ".".join(parts) in calls.classes:
+        found.add((base, ".".join(parts)))
+    for alternative in calls.aliases.get(parts[0], ()):
+        found |= _classes_in(modules, base, alternative.split(".") + parts[1:], (), seen)
+    for imports in (local, calls.bindings):
+        for k in range(1, len(parts) + 1):
+            for module, attribute in _bound(modules, base, ".".join(parts[:k]), imports):
+                rest = ([attribute] if attribute else []) + parts[k:]
+                while rest and f"{module}.{rest[0]}" in modules:
+                    module = f"{module}.{rest.pop(0)}"
+                found |= _classes_in(modules, module, rest, (), seen)
+    return found
+
+
+def _method_lookup(
+    modules: dict[str, Path], cls: tuple[str, str], attribute: list[str], seen: set
+) -> set[tuple[str, str]]:
+    """The functions `attribute` looked up on a class may be: its own, else a base's."""
+    module, name = cls
+    key = ".".join([name, *attribute])
+    found = _plainly_run(modules, module, key, ())
+    if key not in file_calls(modules[module]).functions:
+        for base in file_calls(modules[module]).classes.get(name, ()):
+            for other in _classes_in(modules, module, base.split("."), (), set()):
+                if other not in seen:
+                    seen.add(other)
+                    found |= _method_lookup(modules, other, attribute, seen)
+    return found
+
+
+def _class_calls(
+    modules: dict[str, Path], owner: str, function: str, called: str
+) -> set[tuple[str, str]]:
+    """What `cls.f()` (`<cls>.f`) or `super().f()` (`<super>.f`) in a method may run."""
+    own, _, via = function.partition(VIA)
+    cls_name = own.removesuffix("()").rpartition(".")[0]
+    if not cls_name or own.startswith("__getattr__ for "):
+        return set()
+    through = tuple(via.split(":")) if via else None
+    attribute = called.split(".")[1:]
+    classes = file_calls(modules[owner]).classes
+    found = set()
+    if called.startswith("<cls>."):
+        if through:
+            starts = [through]
+        else:
+            names = [cls_name]
+            for name in names:
+                names += [c for c, bases in classes.items() if name in bases and c not in names]
+            starts = [(owner, name) for name in names]
+        for start in starts:
+            found |= _for_class(_method_lookup(modules, start, attribute, set()), start)
+    else:
+        for base in classes.get(cls_name, ()):
+            for start in _classes_in(modules, owner, base.split("."), (), set()):
+                methods = _method_lookup(modules, start, attribute, set())
+                found |= _for_class(methods, through) if through else methods
     return found
 
 
@@ -809,6 +1492,16 @@ def _in_module(
         for module, attribute in _bound(modules, base, ".".join(parts[:k]), bindings):
             rest = ([attribute] if attribute else []) + parts[k:]
             found |= _in_module(modules, module, rest, seen)
+    for alternative in calls.aliases.get(parts[0], ()):
+        found |= _in_module(modules, base, alternative.split(".") + parts[1:], seen)
+    # A method a class does not define may be a base's (`D.f` of `class D(C)`).
+    if (
+        len(parts) > 1
+        and ".".join(parts[:-1]) in calls.classes
+        and ".".join(parts) not in calls.functions
+    ):
+        for b in calls.classes[".".join(parts[:-1])]:
+            found |= _in_module(modules, base, b.split(".") + parts[-1:], seen)
     return found
 
 
@@ -822,20 +1515,46 @@ def _called_imports(modules: dict[str, Path], module: str) -> set[tuple[str, str
         for function in _functions_run(modules, module, name, ())
     ]
     pending += _getattr_run(modules, module, at_import.run_imports)
+    pending += _lazy_run(modules, module, at_import.run_imports)
     ran = set(pending)
     found = set()
+
+    def dynamic(owner: str, calls: tuple[str, ...]) -> None:
+        # (`importlib.import_module("m")`: an import of `m` where the call runs.)
+        is_package = modules[owner].name == "__init__.py"
+        for called in calls:
+            if called.startswith("<dyn>"):
+                node = _dynamic_statement(called, owner, is_package)
+                if node is not None:
+                    found.update(
+                        (owner, m) for m in imported_modules(node, owner, is_package, set(modules))
+                    )
+
+    dynamic(module, at_import.at_import)
     while pending:
         owner, name = pending.pop()
         if name.startswith("__getattr__ for "):
             imports, calls = file_calls(modules[owner]).getattr_for(name[len("__getattr__ for ") :])
+        elif name.startswith("lazy "):
+            imports, calls = file_calls(modules[owner]).lazily_bound[name[len("lazy ") :]], ()
         else:
-            imports, calls = file_calls(modules[owner]).functions[name]
+            imports, calls = file_calls(modules[owner]).functions[name.split(VIA)[0]]
         is_package = modules[owner].name == "__init__.py"
         for node in imports:
             found |= {(owner, m) for m in imported_modules(node, owner, is_package, set(modules))}
+        dynamic(owner, calls)
         for function in [
-            *(f for called in calls for f in _functions_run(modules, owner, called, imports)),
+            *(
+                f
+                for called in calls
+                for f in (
+                    _class_calls(modules, owner, name, called)
+                    if called.startswith(("<cls>.", "<super>."))
+                    else _functions_run(modules, owner, called, imports)
+                )
+            ),
             *_getattr_run(modules, owner, imports),
+            *_lazy_run(modules, owner, imports),
         ]:
             if function not in ran:
                 ran.add(function)
@@ -864,6 +1583,26 @@ def _getattr_run(
         if modules[base].name != "__init__.py":
             asked.insert(0, "__path__")
         found += [(base, f"__getattr__ for {name}") for name in asked if name not in calls.names]
+    return found
+
+
+def _lazy_run(
+    modules: dict[str, Path], importer: str, imports: tuple[ImportStatement, ...]
+) -> list[tuple[str, str]]:
+    """The lazy imports (PEP 810) of other modules that these `from` imports of `importer`
+    load: of each name imported (every one, for `*`) that the module imported from binds
+    lazily, and does not use itself at import time."""
+    found = []
+    is_package = modules[importer].name == "__init__.py"
+    for node in imports:
+        if node.scope or (node.module is None and not node.level):
+            continue
+        base = _absolute(importer, is_package, node)
+        if base not in modules:
+            continue
+        lazy = file_calls(modules[base]).lazily_bound
+        names = lazy if "*" in node.names else [n for n in node.names if n in lazy]
+        found += [(base, f"lazy {name}") for name in names]
     return found
 
 

@@ -18,7 +18,9 @@ set -euo pipefail
 repo=$(cd "$(dirname "$0")/.." && pwd)
 root=${IMPORTLINTER_CONTRACTS_DEBIAN:-$HOME/.cache/importlinter-contracts/debian-testing}
 mirror=http://deb.debian.org/debian
-packages=python3.14,python3.15,python3.14-venv,python3.15-venv,ca-certificates
+# git: the review's tests read revisions with it; e2fsprogs: chattr, for a read-only cache;
+# strace: the tests that count the files a check opens.
+packages=python3.14,python3.15,python3.14-venv,python3.15-venv,ca-certificates,git,e2fsprogs,strace
 
 cannot() {
   echo "debian_testing.sh: Python 3.14 and 3.15 cannot be had here: $1" >&2
@@ -26,7 +28,13 @@ cannot() {
 }
 
 prepare() {
-  [ -f "$root/.ready" ] && return 0
+  if [ -f "$root/.ready" ]; then
+    # A chroot made before a package joined the list gets it now.
+    [ -x "$root/usr/bin/git" ] || add_packages git
+    [ -x "$root/usr/bin/chattr" ] || add_packages e2fsprogs
+    [ -x "$root/usr/bin/strace" ] || add_packages strace
+    return 0
+  fi
   [ "$(id -u)" = 0 ] || cannot "making the chroot needs root"
   if ! command -v debootstrap >/dev/null; then
     command -v apt-get >/dev/null || cannot "no debootstrap and no apt-get to install it"
@@ -47,6 +55,17 @@ prepare() {
   echo 'Acquire::Check-Valid-Until "false";' >"$root.partial/etc/apt/apt.conf.d/99no-valid-until"
   mv "$root.partial" "$root"
   touch "$root/.ready"
+}
+
+add_packages() {
+  [ "$(id -u)" = 0 ] || cannot "installing $* in the chroot needs root"
+  echo "debian_testing.sh: installing $* in the chroot" >&2
+  unshare --mount --propagation private -- /bin/sh -c '
+    root=$1; shift
+    mount -t proc proc "$root/proc" && mount --rbind /dev "$root/dev" || exit 3
+    chroot "$root" /usr/bin/env -i PATH=/usr/bin:/bin DEBIAN_FRONTEND=noninteractive \
+      /bin/sh -c "apt-get update -qq && apt-get install -y -qq \"\$@\"" sh "$@"
+  ' sh "$root" "$@" >>"$root.log" 2>&1 || cannot "apt-get could not install $* (its log: $root.log)"
 }
 
 run() {

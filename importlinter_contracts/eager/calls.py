@@ -15,9 +15,16 @@ followed, and so is what a function binds to a module's name with `global`. A fu
 defined inside another and called by it runs as part of it; one it returns runs when what it
 returns is called (`f()`: `@f(x)`, `f(x)(y)`). A module `__getattr__` (PEP 562), which a
 `from` import of a name the module does not bind calls, is read for each string it compares
-its parameter with (`getattr_key`), with the names the module binds. Calls of anything else
-(methods of objects, functions passed around, what else Python calls implicitly) are not
-resolved.
+its parameter with (`getattr_key`), with the names the module binds. A method's calls
+through its first parameter (`cls.f()`, `self.f()`) and `super().f()` are kept as such
+(`CLASS_CALL`, `SUPER_CALL`), for `walk` to resolve through the class the method runs for;
+with the file's classes and their bases, and the names it binds to one or more functions or
+classes (`X = A if c else B`: `aliases`), which a call of a callee expression also names
+(`(a if c else b)()`). A call of `importlib.import_module` or `__import__` is kept with the
+module names it may import where the text spells them out (`DYNAMIC_IMPORT`): a literal, a
+literal prefix joined with each string of a literal collection a loop iterates, a module's
+literal dict looked up. Calls of anything else (methods of objects, functions passed as
+arguments, what else Python calls implicitly) are not resolved.
 
 Only `ast` reads calls; a file that the running Python cannot parse has no call reading.
 """
@@ -25,6 +32,7 @@ Only `ast` reads calls; a file that the running Python cannot parse has no call 
 from __future__ import annotations
 
 import ast
+import functools
 import re
 import tokenize
 import warnings
@@ -32,6 +40,8 @@ from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from typing import Literal, NamedTuple, cast, overload
 
 from ..errors import UnreadableSourceError
+from .lazy import LazyNames
+from .target import target_python
 
 # Named tuples: a reading kept in the cache is made of thousands of them.
 
@@ -75,6 +85,11 @@ class CallReading(NamedTuple):
     functions: Mapping[str, Function]
     bindings: tuple[Binding, ...]
     names: frozenset[str] = frozenset()
+    # The classes defined at import time (`C`, `C.Inner`), each with its bases as written;
+    # and the module's names bound to one or more classes or functions by an assignment
+    # (`X = A if c else B`, `X = A or B`, `X = {"a": A}[k]`, `X = A`): each alternative.
+    classes: Mapping[str, tuple[str, ...]] = {}
+    aliases: Mapping[str, tuple[str, ...]] = {}
 
 
 # Decides whether an `if` body never runs on import (TYPE_CHECKING, main guard, False, 0).
@@ -98,10 +113,442 @@ GETATTR = "__getattr__"
 RETURNED = "()"
 
 
+# Calls through the class a method runs for: `cls.f()` or `self.f()` in a method (`<cls>.f`),
+# `super().f()` (`<super>.f`). A method called through a class (`D.f()`, where `f` may be a
+# base's) is known by its key and the class it runs for: `C.f@module:D` (`through`).
+CLASS_CALL = "<cls>."
+SUPER_CALL = "<super>."
+THROUGH = "@"
+
+# A call of `importlib.import_module`, `importlib.__import__` or `__import__` whose module
+# name the text spells out: `<import>CALLEE:ANCHOR:NAME`, ANCHOR `__name__` or `__package__`
+# for a relative name (`package=__package__`), empty for an absolute one; NAME empty where
+# the name is computed otherwise (`import_module(name)`).
+DYNAMIC_IMPORT = "<import>"
+_DYNAMIC_CALLEES = ("import_module", "__import__")
+# The most names one such call is read as (a prefix joined with each of a few collections).
+_MOST_NAMES = 256
+
+
+class DynamicImport(NamedTuple):
+    """A call of `importlib.import_module` (or `__import__`): the callee as written, the
+    anchor of a relative name (`__name__`, `__package__`; "" for an absolute one), and the
+    name (None: computed otherwise, not followed)."""
+
+    callee: str
+    anchor: str
+    name: str | None
+
+
+def dynamic_import(target: str) -> DynamicImport | None:
+    """The dynamic import that a call's target stands for; None for any other call."""
+    if not target.startswith(DYNAMIC_IMPORT):
+        return None
+    callee, anchor, name = target.removeprefix(DYNAMIC_IMPORT).split(":")
+    return DynamicImport(callee, anchor, name or None)
+
+
+def through_class(function: str) -> tuple[str, tuple[str, str] | None]:
+    """A function's key, and the class (module, dotted name) it was called through, where
+    known (`C.f@pkg.m:D`)."""
+    own, _, through = function.partition(THROUGH)
+    if not through:
+        return own, None
+    module, _, name = through.partition(":")
+    return own, (module, name)
+
+
+class ModuleTables(NamedTuple):
+    """What a module's names bound to literals hold, which calls in its code may use: the
+    strings each names (a string, or the elements or keys of a literal collection of them),
+    the string values of a literal dict, the dotted names a literal dict's values or a
+    tuple's or list's elements are (a registry of classes or functions); the names bound
+    only to collections (`name in NAMES` tests membership, not a substring); and each
+    literal dict of strings to strings, as its keys and values in turn (`_MODULES[name]`)."""
+
+    strings: Mapping[str, tuple[str, ...]] = {}
+    values: Mapping[str, tuple[str, ...]] = {}
+    registries: Mapping[str, tuple[str, ...]] = {}
+    collections: Mapping[str, tuple[str, ...]] = {}
+    mappings: Mapping[str, tuple[str, ...]] = {}
+
+
+def _module_tables(statements: list[ast.stmt]) -> ModuleTables:
+    """The module's names bound (at module level, in its blocks) to literals only: each
+    literal they are assigned, merged; not a name also bound to anything else."""
+    strings: dict[str, set[str]] = {}
+    values: dict[str, set[str]] = {}
+    registries: dict[str, set[str]] = {}
+    collections: dict[str, set[str]] = {}
+    mappings: dict[str, set[tuple[str, str]]] = {}
+    other: set[str] = set()
+    single: set[str] = set()  # (bound to a string: not a collection)
+    for node in _module_statements(statements):
+        pairs: list[tuple[ast.expr, ast.expr]] = []
+        if isinstance(node, ast.Assign):
+            pairs = [(target, node.value) for target in node.targets]
+        elif isinstance(node, ast.AnnAssign | ast.AugAssign) and node.value is not None:
+            pairs = [(node.target, node.value)]
+        for target, value in pairs:
+            if not isinstance(target, ast.Name) or isinstance(node, ast.AugAssign):
+                other |= _target_names(target)
+                continue
+            found = _literal_strings(value)
+            names = _literal_names(value)
+            if found is None and not names:
+                other.add(target.id)
+                continue
+            if found is not None:
+                strings.setdefault(target.id, set()).update(found)
+                if isinstance(value, ast.Constant):
+                    single.add(target.id)
+                else:
+                    collections.setdefault(target.id, set()).update(found)
+                if isinstance(value, ast.Dict):
+                    values.setdefault(target.id, set()).update(_dict_string_values(value))
+                    mappings.setdefault(target.id, set()).update(_string_items(value))
+            if names:
+                registries.setdefault(target.id, set()).update(names)
+
+    def kept(table: dict[str, set[str]], dropped: set[str]) -> dict[str, tuple[str, ...]]:
+        return {name: tuple(sorted(found)) for name, found in table.items() if name not in dropped}
+
+    return ModuleTables(
+        kept(strings, other),
+        kept(values, other),
+        kept(registries, other),
+        kept(collections, other | single),
+        {
+            name: tuple(item for pair in sorted(pairs) for item in pair)
+            for name, pairs in mappings.items()
+            if name not in other
+        },
+    )
+
+
+def _string_items(node: ast.Dict) -> set[tuple[str, str]]:
+    return {
+        (key.value, value.value)
+        for key, value in zip(node.keys, node.values, strict=True)
+        if isinstance(key, ast.Constant)
+        and isinstance(key.value, str)
+        and isinstance(value, ast.Constant)
+        and isinstance(value.value, str)
+    }
+
+
+def _looked_up(table: tuple[str, ...], keys: set[str]) -> set[str]:
+    """The values of a dict kept as its keys and values in turn, for these keys."""
+    return {table[index + 1] for index in range(0, len(table), 2) if table[index] in keys}
+
+
+def _module_statements(statements: list[ast.stmt]) -> Iterator[ast.stmt]:
+    """The statements at module level, in its blocks too (not in defs or classes)."""
+    for node in statements:
+        yield node
+        if not isinstance(node, ast.FunctionDef | ast.AsyncFunctionDef | ast.ClassDef):
+            for block in _blocks(node):
+                yield from _module_statements(block)
+
+
+def _literal_strings(node: ast.expr) -> set[str] | None:
+    """The strings a literal string is, or a literal collection of strings iterates (a
+    tuple, list or set's elements, a dict's keys); None for anything else."""
+    if isinstance(node, ast.Dict):
+        keys = [key for key in node.keys if key is not None]
+        if len(keys) != len(node.keys):
+            return None
+        return _strings(ast.Tuple(elts=keys)) if keys else None
+    return _strings(node)
+
+
+def _dict_string_values(node: ast.Dict) -> set[str]:
+    return {
+        value.value
+        for value in node.values
+        if isinstance(value, ast.Constant) and isinstance(value.value, str)
+    }
+
+
+def _literal_names(node: ast.expr) -> list[str]:
+    """The dotted names a literal registry holds: a dict's values, a tuple's or a list's
+    elements, where they are names."""
+    if isinstance(node, ast.Dict):
+        elements = node.values
+    elif isinstance(node, ast.Tuple | ast.List):
+        elements = node.elts
+    else:
+        return []
+    return [name for element in elements if (name := _dotted(element))]
+
+
+def _alternatives(node: ast.expr, registries: Mapping[str, tuple[str, ...]]) -> list[str]:
+    """The dotted names an expression may be, as a callee or a name bound to one: a name
+    (`f`, `m.C`), each branch of a conditional expression (`A if c else B`), each operand
+    of `or` and `and`, each value of a literal dict or element of a tuple or list
+    subscripted (`{"a": A, "b": B}[key]`), or of a module's name bound to one (`REG[key]`)."""
+    dotted = _dotted(node)
+    if dotted is not None:
+        return [dotted]
+    if isinstance(node, ast.IfExp):
+        return _alternatives(node.body, registries) + _alternatives(node.orelse, registries)
+    if isinstance(node, ast.BoolOp):
+        return [name for value in node.values for name in _alternatives(value, registries)]
+    if isinstance(node, ast.NamedExpr):
+        return _alternatives(node.value, registries)
+    if isinstance(node, ast.Subscript):
+        if isinstance(node.value, ast.Name) and node.value.id in registries:
+            return list(registries[node.value.id])
+        return _literal_names(node.value)
+    return []
+
+
+def _dynamic_imports(
+    node: ast.Call, callee: str, tables: ModuleTables, loops: Mapping[str, tuple[str, ...]]
+) -> list[str]:
+    """The targets (`DYNAMIC_IMPORT`) of a call of `import_module` or `__import__`: one
+    per name it may import, or one that says its name is computed otherwise."""
+    arguments = {keyword.arg: keyword.value for keyword in node.keywords if keyword.arg}
+    positional = list(node.args)
+    name_node = positional[0] if positional else arguments.get("name")
+    is_import = callee.rpartition(".")[2] == "__import__"
+    anchor = ""
+    fromlist: tuple[str, ...] = ()
+    dots = ""
+    if is_import:
+        level = positional[4] if len(positional) > 4 else arguments.get("level")
+        listed = positional[3] if len(positional) > 3 else arguments.get("fromlist")
+        if listed is not None:
+            fromlist = tuple(sorted(_strings(listed) or ()))
+        if level is not None:
+            if not (isinstance(level, ast.Constant) and type(level.value) is int):
+                name_node = None
+            elif level.value > 0:
+                anchor, dots = "__package__", "." * level.value
+    else:
+        package = positional[1] if len(positional) > 1 else arguments.get("package")
+        if isinstance(package, ast.Name) and package.id in ("__name__", "__package__"):
+            anchor = package.id
+        elif package is not None:
+            name_node = None
+    names = None if name_node is None else _computed_strings(name_node, tables, loops)
+    if dots and names is not None:
+        names = {dots + name for name in names}
+    if not names or any(":" in name for name in names):
+        return [f"{DYNAMIC_IMPORT}{callee}::"]
+    found = set(names)
+    found |= {f"{name}.{item}" for name in names for item in fromlist if item != "*"}
+    return [f"{DYNAMIC_IMPORT}{callee}:{anchor}:{name}" for name in sorted(found)]
+
+
+def _computed_strings(
+    node: ast.expr, tables: ModuleTables, loops: Mapping[str, tuple[str, ...]]
+) -> set[str] | None:
+    """The strings an expression may be, where the text spells them out: a literal, a name
+    a loop takes from a literal collection (`for name in ("a", "b")`) or the module binds to
+    a literal, and these joined (an f-string, `+`, `"%s" % x`, `"{}".format(x)`); None
+    otherwise."""
+    if isinstance(node, ast.Constant):
+        return {node.value} if isinstance(node.value, str) else None
+    if isinstance(node, ast.Name):
+        found = loops.get(node.id)
+        if found is None:
+            found = tables.strings.get(node.id)
+        return None if found is None else set(found)
+    if isinstance(node, ast.JoinedStr):
+        parts: list[set[str]] = []
+        for value in node.values:
+            if isinstance(value, ast.FormattedValue):
+                if value.format_spec is not None or value.conversion not in (-1, 115):
+                    return None
+                inner = _computed_strings(value.value, tables, loops)
+            else:
+                inner = _computed_strings(value, tables, loops)
+            if inner is None:
+                return None
+            parts.append(inner)
+        return _joined(parts)
+    if (
+        isinstance(node, ast.Subscript)
+        and isinstance(node.value, ast.Name)
+        and node.value.id in tables.mappings
+    ):
+        keys = _computed_strings(node.slice, tables, loops)
+        return None if keys is None else _looked_up(tables.mappings[node.value.id], keys)
+    if isinstance(node, ast.BinOp) and isinstance(node.op, ast.Add):
+        left = _computed_strings(node.left, tables, loops)
+        right = _computed_strings(node.right, tables, loops)
+        return None if left is None or right is None else _joined([left, right])
+    if isinstance(node, ast.BinOp) and isinstance(node.op, ast.Mod):
+        formats = _computed_strings(node.left, tables, loops)
+        items = node.right.elts if isinstance(node.right, ast.Tuple) else [node.right]
+        return _formatted(formats, items, tables, loops, lambda f, a: f % tuple(a))
+    if (
+        isinstance(node, ast.Call)
+        and isinstance(node.func, ast.Attribute)
+        and node.func.attr == "format"
+        and not node.keywords
+    ):
+        formats = _computed_strings(node.func.value, tables, loops)
+        return _formatted(formats, node.args, tables, loops, lambda f, a: f.format(*a))
+    return None
+
+
+def _joined(parts: list[set[str]]) -> set[str] | None:
+    found = {""}
+    for part in parts:
+        found = {before + after for before in found for after in part}
+        if len(found) > _MOST_NAMES:
+            return None
+    return found
+
+
+def _formatted(
+    formats: set[str] | None,
+    items: list[ast.expr],
+    tables: ModuleTables,
+    loops: Mapping[str, tuple[str, ...]],
+    apply: Callable[[str, list[str]], str],
+) -> set[str] | None:
+    if formats is None:
+        return None
+    values = []
+    for item in items:
+        taken = _computed_strings(item, tables, loops)
+        if taken is None:
+            return None
+        values.append(sorted(taken))
+    combinations: list[list[str]] = [[]]
+    for found_values in values:
+        combinations = [[*before, value] for before in combinations for value in found_values]
+        if len(combinations) * len(formats) > _MOST_NAMES:
+            return None
+    found: set[str] = set()
+    for text in formats:
+        for combination in combinations:
+            try:
+                found.add(apply(text, combination))
+            except (TypeError, ValueError, IndexError, KeyError):
+                return None
+    return found
+
+
+def _iterated(
+    target: ast.expr,
+    iterable: ast.expr,
+    tables: ModuleTables,
+    loops: Mapping[str, tuple[str, ...]],
+) -> dict[str, tuple[str, ...]]:
+    """The strings a loop's variables take from a literal collection it iterates (`for name
+    in ("a", "b")`, a module's name bound to one, a dict's `.keys()`, `.values()` or
+    `.items()`, through `sorted`, `list`, `tuple` or `set`): none where it cannot tell."""
+    while (
+        isinstance(iterable, ast.Call)
+        and isinstance(iterable.func, ast.Name)
+        and iterable.func.id in ("sorted", "list", "tuple", "set")
+        and len(iterable.args) == 1
+    ):
+        iterable = iterable.args[0]
+    method = None
+    if (
+        isinstance(iterable, ast.Call)
+        and isinstance(iterable.func, ast.Attribute)
+        and iterable.func.attr in ("keys", "values", "items")
+        and not iterable.args
+    ):
+        method, iterable = iterable.func.attr, iterable.func.value
+    keys: set[str] | None
+    dict_values: set[str] | None = None
+    if isinstance(iterable, ast.Name) and iterable.id not in loops:
+        keys = set(tables.strings.get(iterable.id, ())) or None
+        dict_values = set(tables.values.get(iterable.id, ())) or None
+    elif isinstance(iterable, ast.Dict):
+        keys = _literal_strings(iterable)
+        dict_values = _dict_string_values(iterable) or None
+    elif method is None and not isinstance(iterable, ast.Constant):
+        keys = _literal_strings(iterable)  # (a string iterates its characters: not read)
+    else:
+        keys = None
+    if method == "items" and isinstance(target, ast.Tuple) and len(target.elts) == 2:
+        found = {}
+        first, second = target.elts
+        if isinstance(first, ast.Name) and keys:
+            found[first.id] = tuple(sorted(keys))
+        if isinstance(second, ast.Name) and dict_values:
+            found[second.id] = tuple(sorted(dict_values))
+        return found
+    taken = dict_values if method == "values" else keys
+    if isinstance(target, ast.Name) and taken:
+        return {target.id: tuple(sorted(taken))}
+    return {}
+
+
+def _is_static(node: ast.FunctionDef) -> bool:
+    """Whether a def is decorated `@staticmethod` (its first parameter is not the class or
+    the object it is called through)."""
+    return any(_dotted(decorator) == "staticmethod" for decorator in node.decorator_list)
+
+
+def _owner(function: str) -> str | None:
+    """The class (its dotted name in the module) that a function's key says defines it."""
+    if is_getattr_key(function) or function.endswith(RETURNED) or "." not in function:
+        return None
+    return function.rpartition(".")[0]
+
+
+def _through_method(
+    calls: list[CalledName], first: str | None, aliases: Mapping[str, list[str]]
+) -> list[CalledName]:
+    """A function's calls, with those through a method's `first` parameter (`cls.f()`,
+    `self.f()`) made calls through the class it runs for (`<cls>.f`), and those of a name it
+    binds to one or more functions or classes (`impl = A if c else B; impl()`) made calls
+    of each too."""
+    found = []
+    for call in calls:
+        head, dot, rest = call.target.partition(".")
+        if first is not None and dot and head == first:
+            found.append(CalledName(call.line, CLASS_CALL + rest))
+            continue
+        found.append(call)
+        for alternative in aliases.get(head, ()):
+            found.append(CalledName(call.line, alternative + dot + rest))
+    return found
+
+
+def _local_aliases(
+    node: ast.FunctionDef, registries: Mapping[str, tuple[str, ...]]
+) -> dict[str, list[str]]:
+    """The names a function binds to one or more functions or classes (its own scope's)."""
+    found: dict[str, list[str]] = {}
+    for statement in _own_statements(node.body):
+        if isinstance(statement, ast.Assign):
+            names = _alternatives(statement.value, registries)
+            for target in statement.targets:
+                if isinstance(target, ast.Name) and names:
+                    found.setdefault(target.id, []).extend(
+                        name for name in names if name.partition(".")[0] != target.id
+                    )
+    return found
+
+
 def getattr_key(name: str | None) -> str:
     """The key of the reading of a module's `__getattr__` asked for `name` (None: for a name
     it compares its parameter with none of)."""
     return f"{GETATTR}:{name or ''}"
+
+
+# A name that a lazy import binds and code at import time does not use (PEP 810): a `from`
+# import of it from another module loads it, as calling this "function" runs the import.
+LAZY_IMPORT = "lazy import"
+
+
+def lazy_key(name: str) -> str:
+    """The key of the reading of what looking up a lazily bound `name` runs."""
+    return f"{LAZY_IMPORT}:{name}"
+
+
+def is_lazy_key(function: str) -> bool:
+    return function.startswith(LAZY_IMPORT + ":")
 
 
 def is_getattr_key(function: str) -> bool:
@@ -109,14 +556,23 @@ def is_getattr_key(function: str) -> bool:
     return function.startswith(GETATTR + ":")
 
 
-def read_calls(module: ast.Module, never_runs: NeverRuns) -> CallReading:
-    """The call reading of a parsed file."""
-    reader = _Reader(never_runs, lazy_annotations(module))
+def read_calls(
+    module: ast.Module, never_runs: NeverRuns, text: str, lazy_names: LazyNames | None = None
+) -> CallReading:
+    """The call reading of a parsed file, whose `text` is given; `lazy_names`: the names its
+    lazy imports bind that code at import time does not use (`lazy.read_lazy`)."""
+    reader = _Reader(
+        never_runs, lazy_annotations(module, text), lazy_names or {}, _module_tables(module.body)
+    )
     calls, defined, bindings = reader.read(module)
     global_bindings, global_functions, global_deletes = _through_global(module)
     for name, nodes in global_functions.items():
         defined.setdefault(name, []).extend(nodes)
-    functions = {name: reader.function(nodes) for name, nodes in defined.items()}
+    functions = {
+        name: reader.function(nodes, owner=_owner(name)) for name, nodes in defined.items()
+    }
+    for name, lines in (lazy_names or {}).items():
+        functions[lazy_key(name)] = Function(lines, (), ())
     for name, nodes in defined.items():
         returned = reader.returned(nodes)
         if returned.imports or returned.calls:
@@ -125,7 +581,18 @@ def read_calls(module: ast.Module, never_runs: NeverRuns) -> CallReading:
     if GETATTR in defined:
         functions.update(_getattr_readings(reader, defined[GETATTR]))
         names = _certainly_bound(module.body, never_runs) - global_deletes
-    return CallReading(calls, functions, bindings + global_bindings, names)
+    return CallReading(
+        calls, functions, bindings + global_bindings, names, *_classes_and_aliases(reader)
+    )
+
+
+def _classes_and_aliases(
+    reader: _Reader,
+) -> tuple[dict[str, tuple[str, ...]], dict[str, tuple[str, ...]]]:
+    return (
+        {name: tuple(dict.fromkeys(bases)) for name, bases in reader.classes.items()},
+        {name: tuple(dict.fromkeys(found)) for name, found in reader.aliases.items()},
+    )
 
 
 # A `from` import on a line of its own, as grimp reports a line (stripped): the dots, the
@@ -189,7 +656,7 @@ _STATEMENT_LINES = 100
 def _getattr_readings(reader: _Reader, nodes: list[ast.FunctionDef]) -> dict[str, Function]:
     """A module `__getattr__`'s readings: for each string it compares its parameter with,
     and for any other name."""
-    compared = sorted({value for node in nodes for value in _compared_strings(node)})
+    compared = sorted({value for node in nodes for value in _compared_strings(node, reader.tables)})
     return {
         getattr_key(value): reader.function(nodes, asked=True, attribute=value)
         for value in [*compared, None]
@@ -229,9 +696,9 @@ def _names_bound_by(node: ast.AST) -> tuple[str | None, ...]:
     return ()
 
 
-def _compared_strings(node: ast.FunctionDef) -> set[str]:
+def _compared_strings(node: ast.FunctionDef, tables: ModuleTables) -> set[str]:
     """The strings a function compares its first parameter with (`name == "x"`, `name in
-    ("x", "y")`, `case "x":`)."""
+    ("x", "y")`, `name in NAMES` of a module's literal collection, `case "x":`)."""
     parameter = _parameter(node)
     found: set[str] = set()
     for inner in ast.walk(node):
@@ -240,6 +707,8 @@ def _compared_strings(node: ast.FunctionDef) -> set[str]:
             if any(_is_name(side, parameter) for side in sides):
                 for side in sides:
                     found.update(_strings(side) or ())
+                    if isinstance(side, ast.Name):
+                        found.update(tables.collections.get(side.id, ()))
         elif isinstance(inner, ast.Match) and _is_name(inner.subject, parameter):
             for case in inner.cases:
                 found.update(_case_strings(case.pattern) or ())
@@ -407,15 +876,41 @@ def _may_declare_global(lines: list[str]) -> bool:
     return False
 
 
-def lazy_annotations(module: ast.Module) -> bool:
-    """Whether the file's annotations are left unevaluated (`from __future__ import
-    annotations`, which Python allows only at the top of a file)."""
-    return any(
+def lazy_annotations(module: ast.Module, text: str) -> bool | None:
+    """Whether the file's annotations are left unevaluated: True under `from __future__
+    import annotations` (which Python allows only at the top of a file), False where Python
+    evaluates them where they stand (before 3.14, or where the file's `text` names a way to
+    ask for them, `__annotations__`, `inspect.get_annotations`, `typing.get_type_hints`,
+    `annotationlib`, `inspect.signature`), None where they run only when asked for (PEP 649,
+    from Python 3.14): those of a decorated def or class, or of a class with a base or a
+    keyword (`@dataclass`, `NamedTuple`, a metaclass may ask), are taken as asked for."""
+    if any(
         isinstance(node, ast.ImportFrom)
         and node.module == "__future__"
         and any(alias.name == "annotations" for alias in node.names)
         for node in module.body
-    )
+    ):
+        return True
+    if not target_python().deferred_annotations or _ASKS_FOR_ANNOTATIONS.search(text):
+        return False
+    return None
+
+
+_ASKS_FOR_ANNOTATIONS = re.compile(
+    r"\b(__annotations__|__annotate__|get_annotations|get_type_hints|annotationlib|signature)\b"
+)
+
+
+def annotations_run(policy: bool | None, node: ast.AST) -> bool:
+    """Whether the annotations of a def, of a class body or of the module body run at import
+    time, under the file's `lazy_annotations` policy."""
+    if policy is not None:
+        return not policy
+    if isinstance(node, ast.ClassDef):
+        return bool(node.decorator_list or node.bases or node.keywords)
+    if isinstance(node, ast.FunctionDef | ast.AsyncFunctionDef):
+        return bool(node.decorator_list)
+    return False
 
 
 def read_calls_outlined(
@@ -429,15 +924,16 @@ def read_calls_outlined(
     with `global` is read whole, as `read_calls` reads it.)
     """
     if _may_declare_global(lines):
-        return read_calls(parse("\n".join(lines)), never_runs)
+        return read_calls(parse("\n".join(lines)), never_runs, "\n".join(lines))
     kept = list(lines)
     for _, first, last, indent in bodies:
         if first <= last:
             kept[first - 1] = " " * (indent + 1) + "..."
             kept[first:last] = [""] * (last - first)
     module = parse("\n".join(kept))
-    lazy = lazy_annotations(module)
-    reader = _Reader(never_runs, lazy)
+    lazy = lazy_annotations(module, "\n".join(lines))
+    tables = _module_tables(module.body)
+    reader = _Reader(never_runs, lazy, {}, tables)
     calls, defined, bindings = reader.read(module)
     by_line = {body[0]: body for body in bodies}
     functions = FunctionBodies(
@@ -451,6 +947,7 @@ def read_calls_outlined(
             for name, nodes in defined.items()
             if (found := tuple(call for node in nodes for call in _decorated(node)))
         },
+        tables=tables,
     )
     names: frozenset[str] = frozenset()
     if GETATTR in defined:
@@ -464,7 +961,7 @@ def read_calls_outlined(
         functions.bodies.update(dict.fromkeys(readings, own))
         functions.read.update(readings)
         names = _certainly_bound(module.body, never_runs)
-    return CallReading(calls, functions, bindings, names)
+    return CallReading(calls, functions, bindings, names, *_classes_and_aliases(reader))
 
 
 class FunctionBodies(Mapping[str, Function]):
@@ -478,11 +975,13 @@ class FunctionBodies(Mapping[str, Function]):
         bodies: dict[str, tuple[Body, ...]],
         lines: Callable[[], list[str]],
         never_runs: NeverRuns,
-        lazy_annotations: bool,
+        lazy_annotations: bool | None,
         read: dict[str, Function] | None = None,
         decorated: dict[str, tuple[CalledName, ...]] | None = None,
+        tables: ModuleTables | None = None,
     ) -> None:
         self.bodies = bodies
+        self.tables = tables or ModuleTables()
         self.read = read if read is not None else {}
         self.decorated = decorated if decorated is not None else {}
         self.lazy_annotations = lazy_annotations
@@ -493,10 +992,14 @@ class FunctionBodies(Mapping[str, Function]):
         found = self.read.get(name)
         if found is None:
             lines = self._lines()
-            reader = _Reader(self._never_runs, self.lazy_annotations)
+            reader = _Reader(self._never_runs, self.lazy_annotations, {}, self.tables)
             # (What a function returns, called, is read from the function's lines.)
             own = name.removesuffix(RETURNED)
-            read = reader.returned if own != name else reader.function
+            read = (
+                reader.returned
+                if own != name
+                else functools.partial(reader.function, owner=_owner(name))
+            )
             try:
                 found = read([_def_of(lines, body) for body in self.bodies[own]])
                 if own == name and own in self.decorated:
@@ -512,7 +1015,10 @@ class FunctionBodies(Mapping[str, Function]):
                         f"{parse_error(error)}"
                     ) from None
                 _, defined, _ = reader.read(tree)
-                self.read.update((key, reader.function(nodes)) for key, nodes in defined.items())
+                self.read.update(
+                    (key, reader.function(nodes, owner=_owner(key)))
+                    for key, nodes in defined.items()
+                )
                 found = read(defined[own]) if own != name else self.read[name]
             self.read[name] = found
         return found
@@ -570,10 +1076,26 @@ def _def_of(lines: list[str], body: Body) -> ast.FunctionDef:
 
 
 class _Reader:
-    def __init__(self, never_runs: NeverRuns, lazy_annotations: bool) -> None:
+    def __init__(
+        self,
+        never_runs: NeverRuns,
+        lazy_annotations: bool | None,
+        lazy_names: LazyNames,
+        tables: ModuleTables | None = None,
+    ) -> None:
         self.never_runs = never_runs
-        # Whether annotations are evaluated where Python would otherwise evaluate them.
-        self.annotations = not lazy_annotations
+        # Whether annotations are evaluated where they stand (`lazy_annotations`).
+        self.policy = lazy_annotations
+        self.lazy_names = lazy_names
+        self.tables = tables or ModuleTables()
+        # The strings the variables of the loops being read take (`for name in ("a", "b")`).
+        self.loops: dict[str, tuple[str, ...]] = {}
+        # While the module's own code is read: its classes (by dotted name, with their
+        # bases) and its names bound to functions or classes (`aliases`).
+        self.module_level = False
+        self.class_path: list[str] = []
+        self.classes: dict[str, list[str]] = {}
+        self.aliases: dict[str, list[str]] = {}
         # While a module `__getattr__`'s body is read for one name: its parameter, and the
         # name (None: one it compares its parameter with no string as).
         self.asked: tuple[str | None, str | None] | None = None
@@ -586,8 +1108,46 @@ class _Reader:
         calls: list[CalledName] = []
         bindings: list[Binding] = []
         functions: dict[str, list[ast.FunctionDef]] = {}
-        self.run(module.body, calls, bindings, functions, annotations=self.annotations)
+        self.module_level = True
+        self.run(
+            module.body,
+            calls,
+            bindings,
+            functions,
+            annotations=annotations_run(self.policy, module),
+        )
+        self.module_level = False
         return _in_order(calls), functions, tuple(bindings)
+
+    def _calls(self, nodes: Iterable[ast.AST]) -> Iterator[CalledName]:
+        return _calls(nodes, self.tables, self.loops)
+
+    def _bind_strings(self, node: ast.Assign) -> None:
+        """Keep the strings a variable is assigned where the text spells them out
+        (`module = _MODULES[name]`, `name = PREFIX + "x"`), which a dynamic import after it
+        may use; forget those of one assigned anything else."""
+        found = _computed_strings(node.value, self.tables, self.loops)
+        names = [target.id for target in node.targets if isinstance(target, ast.Name)]
+        if found:
+            self.loops = {**self.loops, **dict.fromkeys(names, tuple(sorted(found)))}
+        elif any(name in self.loops for name in names):
+            self.loops = {k: v for k, v in self.loops.items() if k not in names}
+
+    def _note(self, node: ast.stmt) -> None:
+        """Keep what a statement of the module's own code binds that calls may run: a class
+        (with its bases), a name bound to functions or classes."""
+        if not self.module_level:
+            return
+        if isinstance(node, ast.ClassDef):
+            key = ".".join([*self.class_path, node.name])
+            self.classes.setdefault(key, []).extend(
+                name for base in node.bases for name in _alternatives(base, self.tables.registries)
+            )
+        elif isinstance(node, ast.Assign) and not self.class_path:
+            names = _alternatives(node.value, self.tables.registries)
+            for target in node.targets:
+                if isinstance(target, ast.Name) and names:
+                    self.aliases.setdefault(target.id, []).extend(names)
 
     def run(
         self,
@@ -604,6 +1164,7 @@ class _Reader:
         the functions they define; `annotations`: whether a variable's annotation is
         evaluated here (at module level and in a class body, not in a function's)."""
         for node in statements:
+            self._note(node)
             if isinstance(node, ast.Import | ast.ImportFrom):
                 bindings.extend(_bindings(node))
                 if imports is not None:
@@ -615,14 +1176,14 @@ class _Reader:
                 arguments = node.args
                 run = [*node.decorator_list, *arguments.defaults]
                 run += [default for default in arguments.kw_defaults if default]
-                if self.annotations:
+                if annotations_run(self.policy, node):
                     run += _annotations(node)
-                calls.extend(_calls(run))
+                calls.extend(self._calls(run))
                 calls.extend(_decorators(node.decorator_list))
                 if functions is not None and isinstance(node, ast.FunctionDef):
                     functions.setdefault(node.name, []).append(node)
             elif isinstance(node, ast.ClassDef):
-                calls.extend(_calls([*node.decorator_list, *node.bases, *node.keywords]))
+                calls.extend(self._calls([*node.decorator_list, *node.bases, *node.keywords]))
                 calls.extend(_decorators(node.decorator_list))
                 # A class body runs where it stands; its functions run only when called, by
                 # their name in the body or as `C.f`. A name in the body is looked up in the
@@ -633,9 +1194,16 @@ class _Reader:
                 body_calls: list[CalledName] = []
                 own: dict[str, list[ast.FunctionDef]] = {}
                 before = len(bindings)
+                self.class_path.append(node.name)
                 self.run(
-                    node.body, body_calls, bindings, own, imports, annotations=self.annotations
+                    node.body,
+                    body_calls,
+                    bindings,
+                    own,
+                    imports,
+                    annotations=annotations_run(self.policy, node),
                 )
+                self.class_path.pop()
                 # (And as attributes of the class, `C.name`, that a call through it runs.)
                 bindings.extend(
                     binding._replace(name=f"{node.name}.{binding.name}")
@@ -651,7 +1219,7 @@ class _Reader:
                     for name, nodes in own.items():
                         functions.setdefault(f"{node.name}.{name}", []).extend(nodes)
             elif isinstance(node, ast.If):
-                calls.extend(_calls([node.test]))
+                calls.extend(self._calls([node.test]))
                 decided = self._decided(node.test)
                 if decided is not False and not self.never_runs(node.test):
                     self.run(
@@ -664,10 +1232,21 @@ class _Reader:
                 taken = node.body if decided else node.orelse
                 if decided is not None and taken and isinstance(taken[-1], ast.Return | ast.Raise):
                     return  # (the branch taken leaves the function: nothing after it runs)
+            elif isinstance(node, ast.For) and (
+                taken_by := _iterated(node.target, node.iter, self.tables, self.loops)
+            ):
+                # (Its variables take the strings of the collection: a dynamic import in its
+                # body may name them.)
+                calls.extend(self._calls(_expressions(node)))
+                outer = self.loops
+                self.loops = {**outer, **taken_by}
+                for block in _blocks(node):
+                    self.run(block, calls, bindings, functions, imports, annotations=annotations)
+                self.loops = outer
             elif (
                 isinstance(node, ast.Match) and self.asked and _is_name(node.subject, self.asked[0])
             ):
-                calls.extend(_calls(_expressions(node)))
+                calls.extend(self._calls(_expressions(node)))
                 for case in node.cases:
                     strings = _case_strings(case.pattern)
                     if strings is None or self.asked[1] in strings:
@@ -678,11 +1257,13 @@ class _Reader:
                             break  # (the case that matches: no other runs)
             else:
                 if isinstance(node, ast.AnnAssign) and not annotations:
-                    calls.extend(_calls([node.target] + ([node.value] if node.value else [])))
+                    calls.extend(self._calls([node.target] + ([node.value] if node.value else [])))
                 else:
-                    calls.extend(_calls(_expressions(node)))
+                    calls.extend(self._calls(_expressions(node)))
                 for block in _blocks(node):
                     self.run(block, calls, bindings, functions, imports, annotations=annotations)
+            if isinstance(node, ast.Assign):
+                self._bind_strings(node)  # (after its value, which runs first)
 
     def returned(self, nodes: list[ast.FunctionDef]) -> Function:
         """What calling what a function returns runs: a function it defines and returns
@@ -738,6 +1319,8 @@ class _Reader:
         if isinstance(operator, ast.Eq | ast.NotEq) and _is_name(right, parameter):
             left, right = right, left
         strings = _strings(right)
+        if isinstance(right, ast.Name) and right.id in self.tables.collections:
+            strings = set(self.tables.collections[right.id])
         if not _is_name(left, parameter) or strings is None:
             return None
         if isinstance(operator, ast.Eq | ast.NotEq):
@@ -749,7 +1332,12 @@ class _Reader:
         return None
 
     def function(
-        self, nodes: list[ast.FunctionDef], *, asked: bool = False, attribute: str | None = None
+        self,
+        nodes: list[ast.FunctionDef],
+        *,
+        asked: bool = False,
+        attribute: str | None = None,
+        owner: str | None = None,
     ) -> Function:
         """What calling a function runs: any of its definitions (`nodes`), each with the
         functions it defines and calls by name (which run as part of it). A module
@@ -765,8 +1353,21 @@ class _Reader:
             body_calls: list[CalledName] = []
             own: dict[str, list[ast.FunctionDef]] = {}
             self.asked = (_parameter(node), attribute) if asked else None
+            # (Its own variables' strings; a module `__getattr__`'s parameter is the name
+            # it is read for: `_MODULES[name]`.)
+            outer, self.loops = self.loops, {}
+            if self.asked and self.asked[0] and self.asked[1] is not None:
+                self.loops[self.asked[0]] = (self.asked[1],)
             self.run(node.body, body_calls, bindings, own, imports, annotations=False)
+            self.loops = outer
             self.asked = None
+            # (A method of class `owner`: `cls.f()` and `self.f()` call through the class
+            # it runs for.)
+            arguments = [*node.args.posonlyargs, *node.args.args]
+            first = arguments[0].arg if owner and arguments and not _is_static(node) else None
+            body_calls = _through_method(
+                body_calls, first, _local_aliases(node, self.tables.registries)
+            )
             body_calls.extend(_decorated(node))
             ran: set[str] = set()
             while called := [c.target for c in body_calls if c.target in own.keys() - ran]:
@@ -777,6 +1378,11 @@ class _Reader:
                     body_calls.extend(inner.calls)
                     bindings.extend(inner.bindings)
             calls.extend(call for call in body_calls if call.target not in own)
+            if self.lazy_names:
+                # A name a lazy import binds, loaded here: the import runs now (PEP 810).
+                for found in ast.walk(node):
+                    if isinstance(found, ast.Name) and found.id in self.lazy_names:
+                        imports.extend(self.lazy_names[found.id])
         return Function(tuple(sorted(set(imports))), _in_order(calls), tuple(bindings))
 
 
@@ -846,22 +1452,59 @@ def _blocks(node: ast.stmt) -> Iterator[list[ast.stmt]]:
         yield clause.body
 
 
-def _calls(nodes: Iterable[ast.AST]) -> Iterator[CalledName]:
+def _calls(
+    nodes: Iterable[ast.AST],
+    tables: ModuleTables | None = None,
+    loops: Mapping[str, tuple[str, ...]] | None = None,
+) -> Iterator[CalledName]:
     """Every call of a dotted name in these expressions, except in a lambda's body (which
-    runs only when called)."""
-    stack = list(nodes)
+    runs only when called); of each name a callee expression may be (`(a if c else b)()`,
+    `REG[key]()`, `(a or b).f()`); through `super()` (`<super>.f`); and each dynamic import
+    (`DYNAMIC_IMPORT`), whose name may use a variable that a loop around it (`loops`, or a
+    comprehension's) takes from a literal collection."""
+    tables = tables or ModuleTables()
+    stack = [(node, loops or {}) for node in nodes]
     while stack:
-        node = stack.pop()
+        node, taken = stack.pop()
         if isinstance(node, ast.Lambda):
-            stack.extend([*node.args.defaults, *(d for d in node.args.kw_defaults if d)])
+            defaults = [*node.args.defaults, *(d for d in node.args.kw_defaults if d)]
+            stack.extend((default, taken) for default in defaults)
+            continue
+        if isinstance(node, ast.ListComp | ast.SetComp | ast.GeneratorExp | ast.DictComp):
+            inner = dict(taken)
+            for generator in node.generators:
+                inner.update(_iterated(generator.target, generator.iter, tables, inner))
+            stack.extend((child, inner) for child in ast.iter_child_nodes(node))
             continue
         if isinstance(node, ast.Call):
-            target = _dotted(node.func)
-            if target is not None:
-                yield CalledName(node.lineno, target)
-            elif isinstance(node.func, ast.Call) and (called := _dotted(node.func.func)):
-                yield CalledName(node.lineno, called + RETURNED)  # `f(x)(y)`: what `f(x)` returns
-        stack.extend(ast.iter_child_nodes(node))
+            yield from _called(node, tables, taken)
+        stack.extend((child, taken) for child in ast.iter_child_nodes(node))
+
+
+def _called(
+    node: ast.Call, tables: ModuleTables, loops: Mapping[str, tuple[str, ...]]
+) -> Iterator[CalledName]:
+    """What one call calls (`_calls`)."""
+    line = node.lineno
+    function = node.func
+    target = _dotted(function)
+    if target is not None:
+        yield CalledName(line, target)
+        if target.rpartition(".")[2] in _DYNAMIC_CALLEES:
+            for found in _dynamic_imports(node, target, tables, loops):
+                yield CalledName(line, found)
+    elif isinstance(function, ast.Call) and (called := _dotted(function.func)):
+        yield CalledName(line, called + RETURNED)  # `f(x)(y)`: what `f(x)` returns
+    elif isinstance(function, ast.Attribute):
+        base = function.value
+        if isinstance(base, ast.Call) and _dotted(base.func) == "super":
+            yield CalledName(line, SUPER_CALL + function.attr)
+        else:
+            for name in _alternatives(base, tables.registries):
+                yield CalledName(line, f"{name}.{function.attr}")
+    else:
+        for name in _alternatives(function, tables.registries):
+            yield CalledName(line, name)
 
 
 def _decorators(decorators: list[ast.expr]) -> Iterator[CalledName]:
@@ -909,27 +1552,44 @@ def to_tuples(reading: CallReading) -> Stored:
             for name, bodies in functions.bodies.items()
         )
         lazy = functions.lazy_annotations
+        tables = tuple(_table_to_tuple(table) for table in functions.tables)
     else:
         stored = tuple(
             (name, None, function_to_tuple(function), ()) for name, function in functions.items()
         )
         lazy = False  # (every function is read)
-    calls, bindings = calls_to_tuples(reading)
-    return calls, stored, bindings, lazy, tuple(sorted(reading.names))
+        tables = ((),) * len(ModuleTables._fields)
+    calls, bindings, classes, aliases = calls_to_tuples(reading)
+    return calls, stored, bindings, lazy, tuple(sorted(reading.names)), classes, aliases, tables
 
 
-def calls_to_tuples(reading: CallReading) -> tuple[Stored, Stored]:
-    """A reading's calls at import time, and the names its imports bind, as tuples."""
+def calls_to_tuples(reading: CallReading) -> tuple[Stored, Stored, Stored, Stored]:
+    """A reading's calls at import time, the names its imports bind, its classes and the
+    names it binds to functions or classes, as tuples."""
     return (
         tuple(tuple(call) for call in reading.calls),
         tuple(tuple(binding) for binding in reading.bindings),
+        _table_to_tuple(reading.classes),
+        _table_to_tuple(reading.aliases),
     )
+
+
+def _table_to_tuple(table: Mapping[str, tuple[str, ...]]) -> Stored:
+    return tuple(sorted(table.items()))
+
+
+def _table_from_tuple(data: object) -> dict[str, tuple[str, ...]]:
+    found = {}
+    for item in _tuple(data):
+        name, values = _tuple(item, 2)
+        found[_str(name)] = tuple(_str(value) for value in _tuple(values))
+    return found
 
 
 def from_tuples(data: object, lines: Callable[[], list[str]], never_runs: NeverRuns) -> CallReading:
     """The reading `to_tuples` made; `lines` gives the file's lines, for the functions kept
     with their lines and not read yet."""
-    calls, functions, bindings, lazy, names = _tuple(data, 5)
+    calls, functions, bindings, lazy, names, classes, aliases, tables = _tuple(data, 8)
     read: dict[str, Function] = {}
     bodies: dict[str, tuple[Body, ...]] = {}
     decorated: dict[str, tuple[CalledName, ...]] = {}
@@ -944,13 +1604,20 @@ def from_tuples(data: object, lines: Callable[[], list[str]], never_runs: NeverR
             read[name] = _function_from_tuple(stored)
         elif lines_of is None:
             raise ValueError("a function neither read nor with its lines")
-    if type(lazy) is not bool:
+    if lazy is not None and type(lazy) is not bool:
         raise ValueError("not a boolean")
+    module = ModuleTables._make(
+        _table_from_tuple(table) for table in _tuple(tables, len(ModuleTables._fields))
+    )
     return CallReading(
         _calls_from_tuples(calls),
-        FunctionBodies(bodies, lines, never_runs, lazy, read, decorated) if bodies else read,
+        FunctionBodies(bodies, lines, never_runs, lazy, read, decorated, module)
+        if bodies
+        else read,
         _bindings_from_tuples(bindings),
         frozenset(_str(name) for name in _tuple(names)),
+        _table_from_tuple(classes),
+        _table_from_tuple(aliases),
     )
 
 

@@ -26,7 +26,15 @@ from ..report import ContractFindings, Finding, IgnoredImport, ImportFinding
 from ..unseen import unseen_folders
 from .outcomes import Answers, WalkOutcomes
 from .scope_cache import ScopeIndex
-from .walk import EagerHop, EagerImports, calls_unread_warnings, chain_to, walk
+from .target import target_python
+from .walk import (
+    EagerHop,
+    EagerImports,
+    calls_unread_warnings,
+    chain_to,
+    dynamic_import_warnings,
+    walk,
+)
 
 
 class EagerImportContract(AllowlistedContract):
@@ -226,7 +234,11 @@ class EagerImportContract(AllowlistedContract):
                             chain,
                             lambda finding: ignored_import(finding, entry),  # noqa: B023
                         )
-        found = _sorted(findings), _sorted(ignored), calls_unread_warnings(eager_imports)
+        found = (
+            _sorted(findings),
+            _sorted(ignored),
+            calls_unread_warnings(eager_imports) + dynamic_import_warnings(eager_imports),
+        )
         return found, eager_imports.answers
 
     def _sources(self, graph: ImportGraph) -> list[str]:
@@ -295,6 +307,7 @@ def _outcome_key(
         include_ancestors,
         [entry.text for entry in allowlist.entries],
         os.getcwd(),
+        tuple(target_python()),  # (what runs at import time depends on the target Python)
     )
     return digest(repr(options).encode())
 

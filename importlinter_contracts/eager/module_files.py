@@ -17,8 +17,9 @@ from ..errors import UnreadableSourceError
 from ..locations import display_path
 from . import calls as call_reading
 from .calls import GETATTR, Body, CallReading
-from .outline import read_calls_of, read_outline, text_calls
+from .outline import calls_beyond_names, read_calls_of, read_outline, text_calls
 from .scopes import ImportScope, SourceReading, read_source
+from .target import target_python
 
 # The modules a module imports at import time, each with the lines that do and why each
 # runs then.
@@ -94,8 +95,15 @@ def read_module_file(path: str, mtime: float, source: bytes | None = None) -> Mo
     if source is None:
         source = file_source(path)
     may_getattr = GETATTR.encode() in source
+    chosen = target_python()
+    if chosen.lazy and (chosen.lazy_imports != "normal" or b"lazy" in source):
+        # Which imports are lazy, and which of those code at import time uses, takes `ast`.
+        record = ModuleFile(path, mtime, {}, None, None, may_getattr)
+        set_reading(record, read_with_ast(path, source))
+        return record
     names = None if b"\r" in source or len(source) > _SHORT else text_calls(source)
     if names is not None:
+        names = _with_calls_beyond(names, source)
         # Read in part: each import asked about from the lines around it.
         record = ModuleFile(path, mtime, {}, names, None, may_getattr)
         record.partial = True
@@ -103,12 +111,24 @@ def read_module_file(path: str, mtime: float, source: bytes | None = None) -> Mo
         return record
     outline = read_outline(source)
     if outline is not None:
-        return ModuleFile(
-            path, mtime, outline.scopes, outline.callable_names, outline.bodies, may_getattr
-        )
+        names = _with_calls_beyond(outline.callable_names, source)
+        return ModuleFile(path, mtime, outline.scopes, names, outline.bodies, may_getattr)
     record = ModuleFile(path, mtime, {}, None, None, may_getattr)
     set_reading(record, read_with_ast(path, source))
     return record
+
+
+# Stands for the calls the names called do not show (`outline.calls_beyond_names`): a
+# relative package, which has code.
+_BEYOND_NAMES = ("<calls>", ".")
+
+
+def _with_calls_beyond(
+    names: tuple[tuple[str, str], ...], source: bytes
+) -> tuple[tuple[str, str], ...]:
+    """The names a file's code calls, with one that may call wherever the file makes calls
+    they do not show (a dynamic import, a call through a name bound to classes)."""
+    return (*names, _BEYOND_NAMES) if calls_beyond_names(source) else names
 
 
 def may_call(names: tuple[tuple[str, str], ...] | None, has_code: Callable[[str], bool]) -> bool:
@@ -128,7 +148,7 @@ def read_whole_outline(record: ModuleFile, source: bytes) -> None:
         record.callable_names = None
     else:
         record.scopes = outline.scopes
-        record.callable_names = outline.callable_names
+        record.callable_names = _with_calls_beyond(outline.callable_names, source)
         record.bodies = outline.bodies
     record.partial = False
     record.lines = None

@@ -820,3 +820,31 @@ def _text_bindings(before: re.Match[str] | None, rest: str) -> list[tuple[str, s
             top = words[0].partition(".")[0]
         found.append((name, top))
     return found
+
+
+# Calls that the names a file's code calls do not show (`callable_names`), which the `ast`
+# reading of its calls follows: a dynamic import, a name bound to functions or classes and
+# then called (`X = A if c else B; X.f()`), a callee that is an expression (`(a if c else
+# b)()`, `REG[key]()`), and a class of the file called through (`D.f()`, whose `f` may be a
+# base's).
+_DYNAMIC_CALL = re.compile(rb"\b(?:import_module|__import__)[ \t]*\(")
+_ASSIGNED = re.compile(rb"^[ \t]*([A-Za-z_]\w*)[ \t]*(?::[^=\n]*)?=(?!=)[ \t]*([^\n#]*)", re.M)
+_CALLED_EXPRESSION = re.compile(
+    rb"\b(?:else|or|and)\b[^()\n]*\)[ \t]*(?:\.[ \t]*\w+[ \t]*)?\(|\][ \t]*(?:\.[ \t]*\w+[ \t]*)?\("
+)
+_DERIVED_CLASS = re.compile(rb"^[ \t]*class[ \t]+([A-Za-z_]\w*)[ \t]*\([ \t]*[A-Za-z_]", re.M)
+_ALTERNATIVES = re.compile(rb"\b(?:if|or|and)\b|\[|^[A-Za-z_][\w.]*[ \t]*$")
+
+
+def calls_beyond_names(source: bytes) -> bool:
+    """Whether the file's code may make a call that `callable_names` does not show: a
+    dynamic import (`importlib.import_module`), a call of a name it binds to functions or
+    classes, of a callee that is an expression, or through a class that derives from
+    another. (A superset: such a file has its calls read with `ast`.)"""
+    if _DYNAMIC_CALL.search(source):
+        return True
+    names = [match[1] for match in _ASSIGNED.finditer(source) if _ALTERNATIVES.search(match[2])]
+    names += _DERIVED_CLASS.findall(source)
+    if names and _called(source.decode("latin-1"), sorted({n.decode() for n in names})):
+        return True
+    return _CALLED_EXPRESSION.search(source) is not None

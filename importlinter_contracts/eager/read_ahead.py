@@ -45,6 +45,7 @@ from .module_files import (
 )
 from .outline import scope_of_line
 from .scopes import ImportScope
+from .target import Target, set_target, target_python
 
 if TYPE_CHECKING:
     import subprocess
@@ -158,7 +159,9 @@ def _start(modules: list[str], code: set[str]) -> ReadAhead | None:
     except OSError:
         return None
     try:
-        return ReadAhead(process, marshal.dumps((folders, modules[::-1], frozenset(code))))
+        chosen = target_python()
+        work = (folders, modules[::-1], frozenset(code), (chosen.version, chosen.lazy_imports))
+        return ReadAhead(process, marshal.dumps(work))
     except RuntimeError:  # no thread can start: the walks read every file
         process.kill()
         process.wait()
@@ -168,7 +171,8 @@ def _start(modules: list[str], code: set[str]) -> ReadAhead | None:
 def serve() -> None:
     """The second process: read the files of the modules it is given, in order, and send
     back each reading it can make."""
-    folders, modules, code = marshal.loads(sys.stdin.buffer.read())
+    folders, modules, code, chosen = marshal.loads(sys.stdin.buffer.read())
+    set_target(Target(*chosen))
     out = sys.stdout.buffer
     table: dict[ImportScope, int] = {}
     sent = 0  # how many of the scopes in `table` were sent

@@ -40,11 +40,13 @@ from ..locations import (
     display_path,
     in_package_folders,
     modification_time,
+    source_file,
     source_file_status,
 )
 from . import calls as call_reading
 from . import read_ahead
 from .calls import GETATTR
+from .lazy import reason_of_call
 from .module_files import (
     ENTRY_SIZE,
     EagerLines,
@@ -64,16 +66,18 @@ from .module_files import (
 from .outcomes import FilesRead
 from .outline import never_runs, scope_of_line, source_lines
 from .scopes import ImportScope, SourceReading
+from .target import set_target, target_of, target_python
 
 # Raised whenever what is kept, or how a file is read, changes, so that older caches are not
 # reused. (Nor is a cache that other code wrote, `cache_format`: another version of this
 # package, or another Python or grimp.)
-_CACHE_FORMAT = 14
+_CACHE_FORMAT = 16
 
 
 def cache_format() -> tuple[object, ...]:
-    """What the cache file says it was written by: this format, and `code_identity`."""
-    return (_CACHE_FORMAT, *code_identity())
+    """What the cache file says it was written by: this format, `code_identity`, and the
+    target Python the readings were made for."""
+    return (_CACHE_FORMAT, *code_identity(), tuple(target_python()))
 
 
 CACHE_FILE = Path("importlinter_contracts") / "import-scopes.cache"
@@ -91,6 +95,8 @@ class ScopeIndex:
         self._cache_dir = cache_dir
         self._cache_file = cache_dir / CACHE_FILE if cache_dir else None
         self._session_options = session_options
+        # (Every reading depends on the Python the analysed code runs on.)
+        set_target(target_of(session_options))
         # The digest of the graph's modules (`graph_digest`), once asked for, and that of the
         # graph the cache was written with.
         self._graph: bytes | None = None
@@ -174,6 +180,14 @@ class ScopeIndex:
         entry = self._unchanged(module)
         names = entry[3] if entry is not None else self._module(module).callable_names
         return may_call(names, has_code)
+
+    def has_unused_lazy(self, module: str) -> bool:
+        """Whether `module`'s file has a lazy import (PEP 810) that its code at import time
+        does not use, which another module's `from` import of its name would load."""
+        return any(
+            not scope.eager and reason_of_call(scope.reason, 0, "") is not None
+            for scope in self._scopes(self._module(module)).values()
+        )
 
     def may_define_getattr(self, module: str) -> bool:
         """Whether `module`'s file may define a module `__getattr__` (its text names one;
@@ -557,9 +571,10 @@ def _import_lines(
     module: str, graph: ImportGraph, from_lines: dict[int, str] | None = None
 ) -> tuple[list[str], list[tuple[str, list[int]]]]:
     """The modules grimp reports `module` imports, sorted, and each with the lines of its
-    import statements that are not lazy (a lazy import never runs at import time); and,
-    into `from_lines`, the text of each line that may be a `from` import, as grimp reports
-    it (stripped)."""
+    import statements (a PEP 810 lazy one, which grimp marks, runs at import time where its
+    name is used then: the reading decides, for Python 3.15; before, it is a syntax error);
+    and, into `from_lines`, the text of each line that may be a `from` import, as grimp
+    reports it (stripped)."""
     imported = sorted(graph.find_modules_directly_imported_by(module))
     found = []
     for target in imported:
@@ -569,7 +584,14 @@ def _import_lines(
             lazy[line] = bool(detail.get("is_lazy"))
             if from_lines is not None and "from" in detail["line_contents"]:
                 from_lines[line] = detail["line_contents"]
-        found.append((target, [line for line in sorted(lazy) if not lazy[line]]))
+        too_new = [line for line in sorted(lazy) if lazy[line]]
+        if too_new and not target_python().lazy:
+            path = source_file(module)
+            raise UnreadableSourceError(
+                f"{display_path(path) if path else module}:{too_new[0]}: `lazy import` is a "
+                f"syntax error before Python 3.15, and python_version is {target_python().shown}."
+            )
+        found.append((target, sorted(lazy)))
     return imported, found
 
 

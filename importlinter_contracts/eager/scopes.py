@@ -7,8 +7,9 @@ import TYPE_CHECKING as NAME`), `if __name__ == "__main__":`, `if False:` and `i
 runs on import; their else branches do), and PEP 810 `lazy import` / `lazy from ... import`.
 
 A file is read with `ast` when the running interpreter can parse it (C speed), and otherwise
-with the tokenizer, which also reads syntax newer than the interpreter (a `lazy import` on
-Python 3.11, say); the two readings agree line for line. The calls made at import time
+with the tokenizer, which also reads syntax newer than the interpreter; the two readings agree
+line for line. A `lazy import` is refused there: whether it runs at import time depends on the
+uses of its names, which only `ast` reads (`lazy.py`). The calls made at import time
 (`calls.py`) are read from the `ast` reading only: a file read with the tokenizer has none.
 Nothing is imported or executed. Each import is keyed by the line its statement starts on, as
 grimp numbers it.
@@ -19,13 +20,17 @@ from __future__ import annotations
 import ast
 import contextlib
 import io
+import re
 import tokenize
+from collections import Counter
 from collections.abc import Iterator
 from tokenize import TokenInfo
 from typing import NamedTuple
 
 from ..errors import UnreadableSourceError
-from .calls import CallReading, parse, parse_error, read_calls
+from .calls import CallReading, annotations_run, lazy_annotations, parse, parse_error, read_calls
+from .lazy import read_lazy
+from .target import RUNNING, target_python
 
 # Kinds of tokens that never start or end a statement.
 _SKIPPED = frozenset({tokenize.NL, tokenize.COMMENT, tokenize.ENCODING})
@@ -73,8 +78,27 @@ def read_source(source: bytes) -> SourceReading:
     scopes: dict[int, ImportScope] = {}
     aliases: set[str] = set()
     _visit(module.body, [], scopes, aliases)
-    calls = read_calls(module, lambda test: _never_runs(test, aliases) is not None)
+    text = source.decode("utf-8", "replace")
+    chosen = target_python()
+    lazy_names = None
+    if chosen.lazy and (b"lazy" in source or chosen.lazy_imports != "normal"):
+        policy = lazy_annotations(module, text)
+        lazy_names = read_lazy(module, scopes, chosen, lambda node: annotations_run(policy, node))
+    elif b"lazy" in source:
+        for node in ast.walk(module):
+            if getattr(node, "is_lazy", 0):
+                raise UnreadableSourceError(_lazy_too_new(getattr(node, "lineno", 0)))
+    calls = read_calls(
+        module, lambda test: _never_runs(test, aliases) is not None, text, lazy_names
+    )
     return SourceReading(scopes, calls)
+
+
+def _lazy_too_new(line: int) -> str:
+    return (
+        f"line {line}: `lazy import` is a syntax error before Python 3.15, and python_version "
+        f"is {target_python().shown}"
+    )
 
 
 def import_scopes(source: bytes) -> dict[int, ImportScope]:
@@ -202,6 +226,7 @@ def import_scopes_from_tokens(source: bytes) -> dict[int, ImportScope]:
     depth = 0
     pending: _Block | None = None  # a header whose indented body has not started yet
     aliases: set[str] = set()  # names bound by `from typing import TYPE_CHECKING as NAME`
+    lazy: list[tuple[int, list[str], Counter[str]]] = []  # each lazy import: line, names bound
     try:
         for kind, tokens in _lines(source):
             if kind == tokenize.INDENT:
@@ -214,11 +239,26 @@ def import_scopes_from_tokens(source: bytes) -> dict[int, ImportScope]:
                 while stack and stack[-1][0] > depth:
                     stack.pop()
             else:
-                pending = _statements(tokens, [block for _, block in stack], scopes, aliases)
+                blocks = [block for _, block in stack]
+                pending = _statements(tokens, blocks, scopes, aliases, lazy)
     except UnreadableSourceError:
         raise
     except (tokenize.TokenError, SyntaxError, UnicodeDecodeError) as error:
         raise UnreadableSourceError(parse_error(error)) from None
+    # How often each word stands in the file, in strings and comments too (a replacement
+    # field of an f-string is one string token before Python 3.12).
+    words = Counter(re.findall(r"\w+", source.decode("utf-8", "replace")))
+    for line, bound, _ in lazy:
+        # A lazy import whose names stand nowhere else in the file is used by none of its
+        # code: it runs at no time that this file decides. Otherwise only `ast` can tell.
+        used = [name for name in bound if words[name] > sum(o[2][name] for o in lazy)]
+        if used:
+            raise UnreadableSourceError(
+                f"line {line}: Python {RUNNING.shown} cannot parse this `lazy import`, and "
+                f"whether code running at import time uses {used[0]} decides whether it runs "
+                f"then (python_version {target_python().shown}): run the linter on Python 3.15 "
+                "or newer"
+            )
     return scopes
 
 
@@ -295,6 +335,7 @@ def _statements(
     blocks: list[_Block],
     scopes: dict[int, ImportScope],
     aliases: set[str],
+    lazy: list[tuple[int, list[str], Counter[str]]],
 ) -> _Block | None:
     """Record the imports of one logical line; return the block its header opens, if any."""
     start = 0
@@ -308,9 +349,9 @@ def _statements(
             if colon + 1 == len(tokens):
                 return block
             # A body on the header's own line: `if x: import y`.
-            return _statements(tokens[colon + 1 :], [*blocks, block], scopes, aliases)
+            return _statements(tokens[colon + 1 :], [*blocks, block], scopes, aliases, lazy)
         end = _statement_end(tokens, start)
-        _record(tokens[start:end], blocks, scopes, aliases)
+        _record(tokens[start:end], blocks, scopes, aliases, lazy)
         start = end + 1
     return None
 
@@ -433,6 +474,7 @@ def _record(
     blocks: list[_Block],
     scopes: dict[int, ImportScope],
     aliases: set[str],
+    lazy: list[tuple[int, list[str], Counter[str]]],
 ) -> None:
     words = [token.string for token in statement[:2] if token.type == tokenize.NAME]
     if words[:1] in (["import"], ["from"]):
@@ -445,10 +487,45 @@ def _record(
                 if name == _TC and names[i + 1] == "as"
             )
     elif words[:1] == ["lazy"] and words[1:] in (["import"], ["from"]):
-        scope = ImportScope(eager=False, reason="lazy import")
+        line = statement[0].start[0]
+        if not target_python().lazy:
+            raise UnreadableSourceError(_lazy_too_new(line))
+        strings = [token.string for token in statement]
+        if "*" in strings or any(
+            block.label.startswith(("def ", "async def ", "class ", "try", "except", "finally"))
+            for block in blocks
+        ):
+            raise UnreadableSourceError(
+                f"line {line}: a `lazy` import is a syntax error here in Python 3.15"
+                " (in a function, a class body or a `try` statement, or of `*`)"
+            )
+        lazy.append(
+            (
+                line,
+                _lazily_bound(strings),
+                Counter(token.string for token in statement if token.type == tokenize.NAME),
+            )
+        )
+        scope = ImportScope(eager=False, reason="lazy import, not used at import time")
     else:
         return
     _add(scopes, statement[0].start[0], scope)
+
+
+def _lazily_bound(words: list[str]) -> list[str]:
+    """The names a `lazy import` or `lazy from` statement binds, from its words."""
+    names = words[words.index("import") + 1 :]
+    bound = []
+    for part in " ".join(names).replace("(", " ").replace(")", " ").split(","):
+        parts = part.split()
+        if not parts:
+            continue
+        if len(parts) >= 3 and parts[-2] == "as":
+            bound.append(parts[-1])
+        else:
+            name = "".join(parts)
+            bound.append(name.partition(".")[0] if words[1] == "import" else name)
+    return bound
 
 
 def _add(scopes: dict[int, ImportScope], line: int, scope: ImportScope) -> None:

@@ -15,26 +15,34 @@ from ..locations import display_path, location, locations
 from ..modules import has_module, parents
 from ..report import CallSite, Hop
 from .calls import (
+    CLASS_CALL,
     GETATTR,
     RETURNED,
     STAR,
+    SUPER_CALL,
+    THROUGH,
     Binding,
     CalledName,
     CallReading,
+    DynamicImport,
     Function,
     calls_to_tuples,
+    dynamic_import,
     function_to_tuple,
     getattr_key,
     is_getattr_key,
+    is_lazy_key,
+    lazy_key,
+    through_class,
 )
+from .lazy import reason_of_call
 from .module_files import EagerLines
 from .outcomes import Answers
 from .scope_cache import ScopeIndex
 from .scopes import ImportScope
+from .target import target_python
 
 PARENT_PACKAGE = "its parent package runs first"
-# grimp marks PEP 810 lazy imports itself.
-_LAZY = ImportScope(eager=False, reason="lazy import")
 
 
 class Call(NamedTuple):
@@ -62,14 +70,19 @@ def _shown(function: str) -> str:
     module calls)."""
     if is_getattr_key(function):
         return f"{GETATTR}({function.partition(':')[2]!r})"
+    if is_lazy_key(function):
+        return f"{function.partition(':')[2]} (lazily imported)"
+    own, through = through_class(function)
+    if through is not None:
+        return f"{own} (through {through[0]}.{through[1]})"
     return function
 
 
 def _defined(function: str) -> str:
     """A function called, as the reason of an import in it says it: `def f`, or `the function
     f returns`."""
-    if function.endswith(RETURNED):
-        return f"the function {function.removesuffix(RETURNED)} returns"
+    if function.partition(THROUGH)[0].endswith(RETURNED):
+        return f"the function {function.partition(THROUGH)[0].removesuffix(RETURNED)} returns"
     return f"def {_shown(function)}"
 
 
@@ -160,6 +173,11 @@ class EagerImports:
         self._functions_of_name: dict[_Name, tuple[tuple[str, str], ...]] = {}
         self._getattr_calls_of: dict[str, list[tuple[int, str, str]]] = {}
         self._getattr_defined: dict[str, bool] = {}
+        self._lazy_bound_of: dict[str, tuple[str, ...]] = {}
+        # The dynamic imports (`importlib.import_module(name)`) run at import time whose
+        # name is computed otherwise than the text spells out: by file, the lines and callee.
+        self.dynamic_unread: dict[str, set[tuple[int, str]]] = {}
+        self._classes_of_name: dict[_Name, tuple[tuple[str, str], ...]] = {}
 
     def of(self, module: str) -> list[EagerHop]:
         """The imports that run when `module` is imported: its own eager imports, sorted by
@@ -214,7 +232,14 @@ class EagerImports:
         found = {}
         for detail in self.graph.get_import_details(importer=importer, imported=imported):
             line = detail["line_number"]
-            found[line] = _LAZY if detail.get("is_lazy") else self._scopes.scope(importer, line)
+            if detail.get("is_lazy") and not target_python().lazy:
+                # (grimp marks PEP 810 lazy imports itself.)
+                path = display_path(self._scopes.path(importer))
+                raise UnreadableSourceError(
+                    f"{path}:{line}: `lazy import` is a syntax error before Python 3.15, and "
+                    f"python_version is {target_python().shown}."
+                )
+            found[line] = self._scopes.scope(importer, line)
         return sorted(found.items())
 
     def _find(self, module: str) -> list[EagerHop]:
@@ -230,9 +255,17 @@ class EagerImports:
         if not (may_call or getattr_calls):
             return hops
         called: dict[tuple[str, str], list[tuple[int, str, tuple[Call, ...]]]] = {}
-        for importer, line, why, calls in self._called_imports(module, may_call, getattr_calls):
-            for imported in self._imported_on(importer, line):
-                called.setdefault((importer, imported), []).append((line, why, calls))
+        for importer, line, why, calls, modules in self._called_imports(
+            module, may_call, getattr_calls
+        ):
+            if modules is None:
+                modules = self._imported_on(importer, line)
+            for imported in modules:
+                found = called.setdefault((importer, imported), [])
+                # (A method run for two classes runs its imports once for each: the first
+                # found, by the shortest chain of calls, says why.)
+                if all(line != other for other, _, _ in found):
+                    found.append((line, why, calls))
         if not called:
             return hops
         # The lines that calls run join those of the same import, in line order.
@@ -261,13 +294,16 @@ class EagerImports:
 
     def _called_imports(
         self, module: str, may_call: bool, getattr_calls: list[tuple[int, str, str]]
-    ) -> Iterator[tuple[str, int, str, tuple[Call, ...]]]:
+    ) -> Iterator[tuple[str, int, str, tuple[Call, ...], tuple[str, ...] | None]]:
         """The import statements that the functions `module` calls at import time run (where
         it `may_call` one, and the module `__getattr__`s its `from` imports call), in the
         order the calls are found (breadth first): each with its module, line, why it runs
-        and the calls that run it."""
+        and the calls that run it; and the dynamic imports (`importlib.import_module("m")`)
+        that this code runs, each with the modules it imports (None for an import
+        statement: grimp's)."""
         queue: deque[tuple[Call, ...]] = deque()
         ran: set[tuple[str, str]] = set()
+        dynamic: list[tuple[str, int, str, tuple[Call, ...], tuple[str, ...]]] = []
 
         def call(
             caller: str,
@@ -292,25 +328,53 @@ class EagerImports:
             """Follow what code of `caller` runs: its calls, and the module `__getattr__`
             that each of its `from` imports (`bindings`) may call."""
             for found in made:
-                call(
-                    caller, function, calls, found.line, self._resolve(caller, found.target, local)
-                )
+                target = found.target
+                imported = dynamic_import(target)
+                if imported is not None:
+                    modules = self._dynamically_imported(caller, found.line, imported)
+                    if modules:
+                        why = f"{imported.callee} at l.{found.line}"
+                        if calls:
+                            why += f", {_why(caller, calls)}"
+                        dynamic.append((caller, found.line, why, calls, modules))
+                    continue
+                if target.startswith((CLASS_CALL, SUPER_CALL)):
+                    callees = self._through_class(caller, function, target)
+                else:
+                    callees = self._resolve(caller, target, local)
+                call(caller, function, calls, found.line, callees)
             for binding in bindings:
                 call(caller, function, calls, binding.line, self._getattr_called(caller, binding))
+                call(caller, function, calls, binding.line, self._lazy_loaded(caller, binding))
 
+        lazy = target_python().lazy
         reading = self._calls_of(module) if may_call else None
         if reading is not None:
             run(module, None, (), reading.calls, (), ())
         for line, imported_from, key in getattr_calls:
             call(module, None, (), line, [(imported_from, key)])
+        yield from dynamic
         while queue:
+            dynamic.clear()
             calls = queue.popleft()
             last = calls[-1]
-            function = self._function(last.module, last.function)
+            function = self._function(last.module, last.function.partition(THROUGH)[0])
             if function is None:
                 continue
             for line in function.imports:
-                yield last.module, line, _why(last.module, calls), calls
+                if is_lazy_key(last.function):
+                    # (Looking the name up from another module loads it.)
+                    of = f" of {last.caller}" if last.caller != last.module else ""
+                    why = f"by the import at l.{last.line}{of}"
+                    if len(calls) > 1:
+                        why += ", " + _why(last.caller, calls[:-1])
+                else:
+                    why = _why(last.module, calls)
+                if lazy:  # (a lazy import that the function's use of its name runs)
+                    scope = self._scopes.scope(last.module, line)
+                    if not scope.eager:
+                        why = reason_of_call(scope.reason, line, why) or why
+                yield last.module, line, why, calls, None
             run(
                 last.module,
                 last.function,
@@ -319,6 +383,118 @@ class EagerImports:
                 function.bindings,
                 function.bindings,
             )
+            yield from dynamic
+
+    def _dynamically_imported(
+        self, module: str, line: int, imported: DynamicImport
+    ) -> tuple[str, ...]:
+        """The module of the graph that a dynamic import in `module`'s code imports (the
+        nearest one of the graph that its name is in, where it names one outside it); none
+        where its name is computed otherwise, which a warning says."""
+        name = imported.name
+        if name is None or (name.startswith(".") and not imported.anchor):
+            path = display_path(self._scopes.path(module))
+            self.dynamic_unread.setdefault(path, set()).add((line, imported.callee))
+            return ()
+        if imported.anchor:
+            package = module
+            if imported.anchor == "__package__" and not self._is_package(module):
+                package = module.rpartition(".")[0]
+            level = len(name) - len(name.lstrip("."))
+            for _ in range(level - 1):
+                package = package.rpartition(".")[0]
+            rest = name.lstrip(".")
+            name = f"{package}.{rest}" if rest else package
+        while name and not has_module(self.graph, name):
+            name = name.rpartition(".")[0]
+        return (name,) if name else ()
+
+    def _through_class(
+        self, module: str, function: str | None, target: str
+    ) -> Iterator[tuple[str, str]]:
+        """The methods that `cls.f()` or `self.f()` (`<cls>.f`), or `super().f()`
+        (`<super>.f`), in a method of `module` may run: `f` as the class the method was
+        called through has it (where known; else as its own class and those of the module
+        that derive from it have it), or as the bases of the method's class have it. Each is
+        known with the class it runs for."""
+        if function is None:
+            return iter(())
+        own, through = through_class(function)
+        owner = own.removesuffix(RETURNED).rpartition(".")[0]
+        if not owner:
+            return iter(())
+        attribute = target.partition(".")[2].split(".")
+        found: dict[tuple[str, str], None] = {}
+        if target.startswith(CLASS_CALL):
+            starts = [through] if through else self._derived(module, owner)
+            for start in starts:
+                found.update(dict.fromkeys(self._methods(start, attribute, start)))
+        else:
+            reading = self._calls_of(module)
+            bases = () if reading is None else reading.classes.get(owner, ())
+            for base in bases:
+                for start in self._classes_named((module, tuple(base.split(".")))):
+                    found.update(dict.fromkeys(self._methods(start, attribute, through)))
+        return iter(found)
+
+    def _derived(self, module: str, owner: str) -> list[tuple[str, str]]:
+        """A class of `module`, and those of its classes that derive from it (by name)."""
+        reading = self._calls_of(module)
+        found = [owner]
+        if reading is not None:
+            for name in found:
+                found += [
+                    other
+                    for other, bases in reading.classes.items()
+                    if name in bases and other not in found
+                ]
+        return [(module, name) for name in found]
+
+    def _methods(
+        self, start: tuple[str, str], attribute: list[str], through: tuple[str, str] | None
+    ) -> Iterator[tuple[str, str]]:
+        """The functions that `attribute` looked up on the class `start` may be (its own,
+        a base's), each known with the class `through` which it runs for."""
+        module, name = start
+        for callee, key in self._functions_named((module, (*name.split("."), *attribute))):
+            if through is not None and _owner_of(key) is not None:
+                key = f"{key}{THROUGH}{through[0]}:{through[1]}"
+            yield callee, key
+
+    def _classes_named(self, start: _Name) -> tuple[tuple[str, str], ...]:
+        """The classes (module, dotted name) that a name may be: one the module defines, or
+        one that the names its imports bind, or it binds to classes, lead to."""
+        found = self._classes_of_name.get(start)
+        if found is not None:
+            return found
+        classes: dict[tuple[str, str], None] = {}
+        pending, seen = [start], {start}
+        while pending:
+            module, names = pending.pop()
+            reading = self._calls_of(module)
+            if reading is None:
+                continue
+            dotted = ".".join(names)
+            if dotted in reading.classes:
+                classes[module, dotted] = None
+            leads = [
+                self._named(module, binding, names[0], rest)
+                for binding, rest in _naming(reading.bindings, list(names))
+            ]
+            leads += [
+                (module, (*alternative.split("."), *names[1:]))
+                for alternative in reading.aliases.get(names[0], ())
+            ]
+            submodule = f"{module}.{names[0]}"
+            if len(names) > 1 and self._has_code(submodule):
+                # (Past a `__getattr__` that looking the submodule up calls: `_in_module`.)
+                leads.append(self._in_module(submodule, list(names[1:])))
+            for lead in leads:
+                if lead is not None and lead not in seen:
+                    seen.add(lead)
+                    pending.append(lead)
+        found = self._classes_of_name[start] = tuple(classes)
+        return found
 
     def _resolve(
         self, module: str, target: str, local: tuple[Binding, ...]
@@ -351,7 +527,26 @@ class EagerImports:
             name = self._named(module, binding, names[0], rest)
             if name is not None:
                 found.update(dict.fromkeys(self._functions_named(name)))
+        if reading is not None:
+            found.update(dict.fromkeys(self._through_names(module, tuple(names), reading)))
+            # (A method known with the class it runs for is not followed again without it.)
+            through = {
+                (callee, key.partition(THROUGH)[0]) for callee, key in found if THROUGH in key
+            }
+            return iter([function for function in found if function not in through])
         return iter(found)
+
+    def _through_names(
+        self, module: str, names: tuple[str, ...], reading: CallReading
+    ) -> Iterator[tuple[str, str]]:
+        """What calling the dotted `names` in `module` may run through its classes and the
+        names it binds to functions or classes (`_visit_name`): each method of a class it
+        calls through (`D.f()`, `f` its own or a base's), known with the class it runs for."""
+        if names[0] in reading.aliases or ".".join(names[:-1]) in reading.classes:
+            yield from self._functions_named((module, names))
+        if len(names) > 1:
+            for start in self._classes_named((module, names[:-1])):
+                yield from self._methods(start, [names[-1]], start)
 
     def _named(self, module: str, binding: Binding, name: str, rest: list[str]) -> _Name | None:
         """What a binding in `module` of the first of the dotted names followed by `rest`
@@ -442,6 +637,20 @@ class EagerImports:
             if not self._binds(base, name):
                 yield base, getattr_key(name)
 
+    def _lazy_loaded(self, module: str, binding: Binding) -> Iterator[tuple[str, str]]:
+        """What a `from` import of `module` loads of the lazy imports (PEP 810) of the module
+        it imports from, that nothing there uses: the name it imports (every one, for a star
+        import), with the key of its reading."""
+        if not target_python().lazy or binding.attribute is None or "." in binding.name:
+            return  # (not a `from` import; or the same import, as an attribute of a class)
+        base = self._imported_from(module, binding)
+        if not self._has_code(base):
+            return
+        names = self._lazily_bound(base)
+        for name in names if binding.name == STAR else [binding.attribute]:
+            if name in names:
+                yield base, lazy_key(name)
+
     def _asks_getattr(self, module: str, name: str) -> bool:
         """Whether looking `name` up on `module` calls its module `__getattr__`: it defines
         one, and does not bind the name."""
@@ -526,6 +735,7 @@ class EagerImports:
                 self._named(module, binding, names[0], rest)
                 for binding, rest in _naming(reading.bindings, list(names))
             ]
+            leads += self._leads_through_classes(module, names, reading)
             if self._asks_getattr(module, names[0]):
                 # Looking up a name the module does not bind calls its `__getattr__`
                 # (`import pkg.lazy; pkg.lazy.Model()`); where the name is a submodule (that
@@ -551,6 +761,26 @@ class EagerImports:
             for member in cycle:
                 named[member] = tuple({**partial.pop(member), **found})
 
+    def _leads_through_classes(
+        self, module: str, names: tuple[str, ...], reading: CallReading
+    ) -> list[_Name]:
+        """The names that a dotted name leads to through a module's classes and the names it
+        binds to functions or classes: each alternative of `X = A if c else B` (`X.f`: `A.f`,
+        `B.f`), and the bases of a class whose method it names but that does not define it
+        (`D.f`: `C.f` for `class D(C)`)."""
+        leads: list[_Name] = [
+            (module, (*alternative.split("."), *names[1:]))
+            for alternative in reading.aliases.get(names[0], ())
+        ]
+        owner = ".".join(names[:-1])
+        if (
+            len(names) > 1
+            and owner in reading.classes
+            and not self._defines(module, ".".join(names))
+        ):
+            leads += [(module, (*base.split("."), names[-1])) for base in reading.classes[owner]]
+        return leads
+
     def _getattr_calls(self, module: str, eager: EagerLines) -> list[tuple[int, str, str]]:
         """The module `__getattr__`s that the `from` imports of `module` that run at import
         time (its `eager` lines) call: each with the import's line, the module imported from
@@ -565,6 +795,7 @@ class EagerImports:
                     if line in texts:
                         for binding in self._from_import_bindings(module, line):
                             found += [(line, *c) for c in self._getattr_called(module, binding)]
+                            found += [(line, *c) for c in self._lazy_loaded(module, binding)]
             found = self._getattr_calls_of[module] = list(dict.fromkeys(found))
         return found
 
@@ -611,6 +842,21 @@ class EagerImports:
         if found is None:
             found = self._getattr_defined[module] = self._scopes.may_define_getattr(module)
             self.answers.setdefault(module, []).append(("may define __getattr__", found))
+        return found
+
+    def _lazily_bound(self, module: str) -> tuple[str, ...]:
+        """The names `module`'s lazy imports bind that its code at import time does not use
+        (Python 3.15)."""
+        # (Asked of a module once for each module that imports from it: kept once.)
+        found = self._lazy_bound_of.get(module)
+        if found is None:
+            found = ()
+            if self._scopes.has_unused_lazy(module):
+                reading = self._reading(module)
+                functions = () if reading is None else reading.functions
+                found = tuple(sorted(k.partition(":")[2] for k in functions if is_lazy_key(k)))
+            self._lazy_bound_of[module] = found
+            self.answers.setdefault(module, []).append(("lazily bound", found))
         return found
 
     def _eager_lines(self, module: str) -> EagerLines:
@@ -692,6 +938,7 @@ class EagerImports:
             "binds": (self._binds, (str,)),
             "from import": (self._from_import_bindings, (int,)),
             "eager lines": (self._eager_lines, ()),
+            "lazily bound": (self._lazily_bound, ()),
             "function": (self._function, (str,)),
             "calls": (self._calls_of, ()),
             "defines": (self._defines, (str,)),
@@ -718,6 +965,14 @@ class EagerImports:
         return reading.calls
 
 
+def _owner_of(function: str) -> str | None:
+    """The class whose method a function's key names (`C.f`); None for a function of the
+    module, a module `__getattr__`."""
+    if is_getattr_key(function) or "." not in function.removesuffix(RETURNED):
+        return None
+    return function.removesuffix(RETURNED).rpartition(".")[0]
+
+
 def _naming(bindings: tuple[Binding, ...], names: list[str]) -> Iterator[tuple[Binding, list[str]]]:
     """The bindings that may bind the dotted `names` (`f`, `m.f`, `C.f`): each with the names
     that follow what it binds. A star import binds any first name; a class body's import
@@ -736,6 +991,17 @@ def calls_unread_warnings(eager_imports: EagerImports) -> list[str]:
         f"{path}: calls at import time are not followed in this file, which ast cannot read "
         f"here ({reason}): imports that such calls would run are not seen."
         for path, reason in sorted(eager_imports.calls_unread.items())
+    ]
+
+
+def dynamic_import_warnings(eager_imports: EagerImports) -> list[str]:
+    """A warning for each dynamic import run at import time whose module name the text does
+    not spell out."""
+    return [
+        f"{path}:{line}: {callee} runs at import time with a module name computed at run "
+        "time: the modules it imports are not seen."
+        for path, found in sorted(eager_imports.dynamic_unread.items())
+        for line, callee in sorted(found)
     ]
 
 

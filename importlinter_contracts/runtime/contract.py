@@ -31,6 +31,7 @@ from ..backend_isolation.backends import (
 )
 from ..cache import cache_directory
 from ..eager.scope_cache import ScopeIndex
+from ..eager.target import target_of
 from ..errors import ConfigurationError, ContractConfigurationError, UnreadableSourceError
 from ..locations import link_text
 from ..modules import has_module, is_within, names_matching, within
@@ -145,14 +146,23 @@ class RuntimeIsolationContract(ContractWithAllowlist):
         backends = self._backends(graph)
         packages = self._root_packages(graph)
         python = self.python or sys.executable
+        mode = target_of(self.session_options).lazy_imports
         request = {
             "sys_path": search_path(python),
             "blocked_modules": self.blocked_modules,
             "probe_modules": self.probe_modules,
             "detector": self.detector,
             "record_packages": packages,
+            "lazy_imports": mode,
         }
         run, cached, warnings = self._probe(python, request, verbose)
+        if mode != "normal" and run.result is not None and run.result.get("lazy_imports") != mode:
+            raise ContractConfigurationError(
+                self.name,
+                "python",
+                f"'{python}' has no lazy imports (Python 3.15 has them): its child cannot run "
+                f"with -X lazy_imports={mode}, as the [importlinter] section's lazy_imports says.",
+            )
         loaded = LoadedModules((run.result or {}).get("modules", []))
         allowlist = LoadedModuleAllowlist(loaded.names, self._entries())
         violations, ignored = self._findings(run, loaded, packages, backends, allowlist)
@@ -209,7 +219,11 @@ class RuntimeIsolationContract(ContractWithAllowlist):
             raise ContractConfigurationError(
                 self.name, "python", f"'{python}' cannot be run: {error}."
             ) from None
-        warning = cache.store(run) if cache is not None and run.result is not None else None
+        if cache is None or run.result is None:
+            return run, False, []
+        not_kept, warning = cache.store(run)
+        if not_kept is not None:
+            output.verbose_print(verbose, f"The probe's result is not cached: {not_kept}.")
         return run, False, [warning] if warning else []
 
     def _backends(self, graph: ImportGraph) -> list[str]:

@@ -7,30 +7,40 @@ with an import hook that notes who imported each module of the recorded packages
 detector, and sends what it saw through a pipe it inherited (a file descriptor named only in
 the request), framed with the run's random token: whatever the analysed code prints or
 writes to files cannot be taken for the result. It also reports what the parent needs to
-tell later whether a new run could see anything else: the files it loaded, its sys.path,
-the folders of the packages it loaded, and the environment variables the code read.
+tell later whether a new run could see anything else (see `Observations`): every file read
+or tried, every folder listed, the environment variables read, and whether the code did
+something the parent cannot check again (started a process).
 
 It uses only the standard library and must run on any Python 3 the analysed code supports
-(annotations are never evaluated).
+(annotations are never evaluated). The parent imports it too, for `folder_listing`: what runs
+only in the child is under `__main__`.
 """
 
 from __future__ import annotations
 
 import sys
 
-# `python -c` puts the working directory first on sys.path: no module there may stand in for
-# one the probe imports. The request's sys.path, the working directory included, is put in
-# place before the probes are imported.
-sys.path[:] = [entry for entry in sys.path if entry not in ("", ".")]
+if __name__ == "__main__":
+    # No `__pycache__` in the analysed tree: the probe only reads it.
+    sys.dont_write_bytecode = True
+    # `python -c` puts the working directory first on sys.path: no module there may stand in
+    # for one the probe imports. The request's sys.path, the working directory included, is
+    # put in place before the probes are imported.
+    sys.path[:] = [entry for entry in sys.path if entry not in ("", ".")]
 
-import contextlib  # noqa: E402
-import importlib  # noqa: E402
-import json  # noqa: E402
-import os  # noqa: E402
-import reprlib  # noqa: E402
-import traceback  # noqa: E402
-from types import FrameType  # noqa: E402
-from typing import Any  # noqa: E402
+import _thread
+import contextlib
+import hashlib
+import importlib
+import importlib.machinery
+import importlib.util
+import json
+import os
+import reprlib
+import stat
+import traceback
+from types import FrameType
+from typing import Any
 
 # Any text the probe reports is cut to this many characters: a detector may return anything.
 MAX_TEXT = 2000
@@ -108,48 +118,297 @@ class ImportRecorder:
         }
 
 
-def _record_environment_reads(reads: dict[str, str | None]) -> None:
-    """Note the value each environment variable had when the run started, for every variable
-    the code reads by name (os.environ[...], .get, `in`, os.getenv). Values read while
-    iterating (os.environ.copy(), dict(os.environ), .items()) are not noted: that would put
-    every variable of the shell, such as PWD, into the cache key."""
-    original = dict(os.environ)
-    iterated: set[str] = set()
-
-    class RecordingEnviron(type(os.environ)):  # type: ignore[misc]
-        def __iter__(self) -> Any:
-            for key in super().__iter__():
-                iterated.add(key)
-                yield key
-
-        def __getitem__(self, key: str) -> str:
-            if key in iterated:
-                iterated.discard(key)
-            elif isinstance(key, str) and key not in reads:
-                reads[key] = original.get(key)
-            value: str = super().__getitem__(key)
-            return value
-
-    os.environ.__class__ = RecordingEnviron
+# What the machine reports of itself (the kernel's files, devices): not the analysed code's
+# input, and different in every process (/proc/self), so not in the key.
+MACHINE_FOLDERS = ("/proc/", "/sys/", "/dev/")
+STANDARD_LIBRARY = os.path.dirname(os.__file__)
+# The standard library's queries of the machine (`uname -p`, `file` on the interpreter): the
+# interpreter and the machine are the same for every run of one key.
+PLATFORM_MODULE = os.path.join(STANDARD_LIBRARY, "platform.py")
+# Read by the interpreter, the C library and the dynamic linker, which no Python code sees.
+READ_AT_START = ("PYTHON", "LC_", "LANG", "LD_", "TZ")
 
 
-def _loaded_files_and_folders() -> tuple[list[str], list[str]]:
-    """The files the loaded modules came from, and the folders of the loaded packages."""
-    found: set[str] = set()
-    folders: set[str] = set()
-    for module in list(sys.modules.values()):
+def read_at_start(environment: Any) -> dict[str, str]:
+    """The variables whose names start with READ_AT_START, with their values."""
+    return {name: value for name, value in environment.items() if name.startswith(READ_AT_START)}
+
+
+# The probe's own checks, which the code under test's (os.stat once watched) must not note.
+_stat = os.stat
+PROCESS_EVENTS = ("subprocess.Popen", "os.system", "os.exec", "os.posix_spawn", "os.spawn")
+FORK_EVENTS = ("os.fork", "os.forkpty")
+
+
+def folder_listing(folder: str, suffixes: list[str] | None) -> str | None:
+    """The digest of what a folder holds, each name marked when it is a folder: every entry,
+    or (given the interpreter's module suffixes) those an import could find: folders named
+    like a module (packages, namespace packages), module files, `.pth` files and the
+    installed distributions (`name-version.dist-info`, which importlib.metadata reads). Not
+    other files, nor hidden ones such as import-linter's cache. None for a folder that cannot
+    be listed."""
+    found = []
+    try:
+        with os.scandir(folder or ".") as entries:
+            for entry in entries:
+                name = entry.name
+                is_folder = entry.is_dir()
+                if suffixes is None or (
+                    name.endswith((".dist-info", ".egg-info"))
+                    or (
+                        name.partition(".")[0].isidentifier()
+                        and (name.endswith(tuple(suffixes)) or ("." not in name and is_folder))
+                    )
+                ):
+                    found.append(name + "/" if is_folder else name)
+    except OSError:
+        return None
+    text = "\0".join(sorted(found)).encode("utf-8", "surrogateescape")
+    return hashlib.blake2b(text, digest_size=16).hexdigest()
+
+
+def module_suffixes() -> list[str]:
+    """The endings of the files an import of this interpreter could find."""
+    return [*importlib.machinery.all_suffixes(), ".pth"]
+
+
+class Observations:
+    """What the outcome of the run depended on besides the request, as an audit hook and the
+    environment see it, for the parent to check again before it reuses the result:
+
+    - every file opened for reading (by the import system or the code under test: a module
+      whose import raised, one executed from its path, a data file), or tried and absent,
+      with its size and modification time then; for a bytecode file, its source (which
+      Python checks the bytecode against);
+    - every folder listed: by the import system looking a module up (found or not), what an
+      import could find there; by the code under test, every entry;
+    - the kind of every path the code checked with os.stat or os.lstat (os.path.exists,
+      isfile, isdir): a file, a folder, something else, or nothing;
+    - every environment variable read (its value at the start), and all their names when
+      the code iterated over them;
+    - the first thing the code did that the parent cannot check again: it started a process.
+    """
+
+    def __init__(self, suffixes: list[str]) -> None:
+        self.suffixes = suffixes
+        self.recording = False
+        self.files: dict[str, list[int] | None] = {}
+        self.searched: dict[str, str | None] = {}
+        self.listed: dict[str, str | None] = {}
+        self.checked: dict[str, str | None] = {}
+        self.checked_links: dict[str, str | None] = {}
+        self.uncaptured: str | None = None
+        self._busy: set[int] = set()  # threads inside the hook (its own listings are audited)
+
+    def audit(self, event: str, args: tuple[Any, ...]) -> None:
+        if not self.recording or event not in AUDITED:
+            return
+        thread = _thread.get_ident()
+        if thread in self._busy:
+            return
+        self._busy.add(thread)
         try:
-            spec = getattr(module, "__spec__", None)
-            if spec is not None and spec.has_location and isinstance(spec.origin, str):
-                found.add(spec.origin)
-            search = getattr(module, "__path__", None)
-            if search is not None:
-                folders.update(entry for entry in list(search) if isinstance(entry, str))
-        except Exception:  # a module object may refuse any attribute
-            continue
-    files = sorted(f for f in found if os.path.isabs(f) and os.path.isfile(f))
-    files.append(os.path.realpath(sys.executable))
-    return files, sorted(os.path.abspath(folder or ".") for folder in folders)
+            self._note(event, args, sys._getframe(1))
+        except Exception:  # never let the record change what the code under test sees
+            self.uncaptured = self.uncaptured or f"the probe could not record an {event} event"
+        finally:
+            self._busy.discard(thread)
+
+    def _note(self, event: str, args: tuple[Any, ...], caller: FrameType | None) -> None:
+        if event == "open":
+            path, mode, flags = args
+            if isinstance(flags, int) and flags & os.O_ACCMODE == os.O_WRONLY:
+                return
+            if not isinstance(flags, int) and isinstance(mode, str) and not set(mode) & set("r+"):
+                return
+            if isinstance(path, int):
+                return  # a file descriptor: the file was opened, and noted, before
+            self.read(os.fsdecode(path))
+        elif event in ("os.listdir", "os.scandir"):
+            folder = args[0] if args[0] is not None else "."
+            if isinstance(folder, int):
+                self.uncaptured = self.uncaptured or (
+                    "the code under test listed a folder by its file descriptor"
+                )
+                return
+            folder = os.path.abspath(os.fsdecode(folder))
+            by_import = (
+                caller is not None
+                and caller.f_code.co_name == "_fill_cache"
+                and caller.f_code.co_filename.startswith("<frozen importlib")
+            )
+            self.list_folder(folder, self.suffixes if by_import else None)
+        elif event == "ctypes.dlopen":
+            name = args[0]
+            if isinstance(name, (str, bytes)) and os.path.isabs(os.fsdecode(name)):
+                self.read(os.fsdecode(name))
+            # A library named without a folder is the system's dynamic linker's choice.
+        elif event.startswith(FORK_EVENTS):
+            self.uncaptured = self.uncaptured or "the code under test forked a process"
+        elif not _within_platform_module(caller):
+            command = args[0] if args else None
+            shown = os.fsdecode(command) if isinstance(command, (str, bytes)) else event
+            self.uncaptured = self.uncaptured or (
+                f"the code under test started a process ({_bounded(shown)}), whose outcome "
+                "the cache cannot check"
+            )
+
+    def read(self, path: str) -> None:
+        """Note a file read or tried, as it is now (the bytecode file as its source)."""
+        path = os.path.abspath(path)
+        if path.startswith(MACHINE_FOLDERS) or path in self.files:
+            return
+        if path.endswith(".pyc"):
+            with contextlib.suppress(ValueError):  # not in a __pycache__: a sourceless module
+                path = importlib.util.source_from_cache(path)
+                if path in self.files:
+                    return
+        try:
+            status = _stat(path)
+        except OSError:
+            self.files[path] = None
+            return
+        if stat.S_ISREG(status.st_mode):
+            self.files[path] = [status.st_size, status.st_mtime_ns]
+        else:
+            self.uncaptured = self.uncaptured or f"the code under test read {path}, not a file"
+
+    def check(
+        self,
+        checked: dict[str, str | None],
+        path: Any,
+        options: dict[str, Any],
+        status: os.stat_result | None,
+    ) -> None:
+        if options.get("follow_symlinks", True) is False:
+            checked = self.checked_links
+        try:
+            path = os.path.abspath(os.fsdecode(path))
+        except Exception:  # never let the record change what the code under test sees
+            self.uncaptured = self.uncaptured or "the probe could not record a path checked"
+            return
+        if path not in checked and not (path + os.sep).startswith(MACHINE_FOLDERS):
+            checked[path] = path_kind(status)
+
+    def watch_status_checks(self) -> None:
+        """Note the kind of every path the code under test checks with os.stat or os.lstat
+        (os.path.exists, isfile, isdir, pathlib's exists: a file looked for, found or not).
+        The import system calls its own stat, not these."""
+        for name, checked in (("stat", self.checked), ("lstat", self.checked_links)):
+            real = getattr(os, name)
+            watching = _watching(real, checked, self)
+            setattr(os, name, watching)
+            for functions in (os.supports_fd, os.supports_dir_fd, os.supports_follow_symlinks):
+                if real in functions:
+                    functions.add(watching)
+
+    def list_folder(self, folder: str, suffixes: list[str] | None) -> None:
+        noted = self.searched if suffixes is not None else self.listed
+        if folder not in noted and not (folder + os.sep).startswith(MACHINE_FOLDERS):
+            noted[folder] = folder_listing(folder, suffixes)
+
+    def note_loaded_modules(self) -> None:
+        """Add what the loaded modules came from (an extension module is not opened, but
+        loaded by the dynamic linker) and the folders of the loaded packages (a module added
+        beside a package's `__init__` may take its place)."""
+        for module in list(sys.modules.values()):
+            try:
+                spec = getattr(module, "__spec__", None)
+                if spec is not None and spec.has_location and isinstance(spec.origin, str):
+                    self.read(spec.origin)
+                for folder in list(getattr(module, "__path__", None) or []):
+                    if isinstance(folder, str):
+                        self.list_folder(os.path.abspath(folder or "."), self.suffixes)
+            except Exception:  # a module object may refuse any attribute
+                continue
+        self.read(os.path.realpath(sys.executable))
+
+
+def path_kind(status: os.stat_result | None) -> str | None:
+    """What a path is, as a check of it sees: a file, a folder, something else, or nothing."""
+    if status is None:
+        return None
+    if stat.S_ISREG(status.st_mode):
+        return "file"
+    return "folder" if stat.S_ISDIR(status.st_mode) else "other"
+
+
+def _watching(real: Any, checked: dict[str, str | None], observations: Observations) -> Any:
+    def watching(path: Any, *args: Any, **options: Any) -> Any:
+        noted = observations.recording and not args and options.get("dir_fd") is None
+        noted = noted and isinstance(path, (str, bytes, os.PathLike))
+        try:
+            status = real(path, *args, **options)
+        except OSError:
+            if noted:
+                observations.check(checked, path, options, None)
+            raise
+        if noted:
+            observations.check(checked, path, options, status)
+        return status
+
+    return watching
+
+
+AUDITED = frozenset(
+    ("open", "os.listdir", "os.scandir", "ctypes.dlopen", *PROCESS_EVENTS, *FORK_EVENTS)
+)
+
+
+def _within_platform_module(frame: FrameType | None) -> bool:
+    """Whether the process is the platform module's (called from the standard library only)."""
+    while frame is not None and frame.f_code.co_filename.startswith(STANDARD_LIBRARY):
+        if frame.f_code.co_filename == PLATFORM_MODULE:
+            return True
+        frame = frame.f_back
+    return False
+
+
+class EnvironmentReads:
+    """The value each environment variable had at the start, for every variable the code
+    read (by name, through `in`, os.getenv, or while iterating: .items(), .copy(),
+    dict(os.environ), through os.environ or os.environb); and whether it iterated over
+    them, when the names of all of them count. (The variables the interpreter, the C library
+    and the dynamic linker read, set or not, the parent always counts: `read_at_start`.)"""
+
+    def __init__(self) -> None:
+        self.original = dict(os.environ)
+        self.values: dict[str, str | None] = {}
+        self.every_name = False
+
+    def install(self) -> None:
+        reads = self
+
+        class RecordingEnviron(type(os.environ)):  # type: ignore[misc]
+            def __iter__(self) -> Any:
+                reads.every_name = True
+                return super().__iter__()
+
+            def __len__(self) -> int:
+                reads.every_name = True
+                length: int = super().__len__()
+                return length
+
+            def __getitem__(self, key: Any) -> Any:
+                reads.note(key)
+                return super().__getitem__(key)
+
+            def __repr__(self) -> str:
+                reads.every_name = True
+                for name in reads.original:
+                    reads.note(name)
+                text: str = super().__repr__()
+                return text
+
+        os.environ.__class__ = RecordingEnviron
+        if hasattr(os, "environb"):
+            os.environb.__class__ = RecordingEnviron
+
+    def note(self, key: Any) -> None:
+        if isinstance(key, bytes):
+            key = os.fsdecode(key)
+        if isinstance(key, str) and key not in self.values:
+            self.values[key] = self.original.get(key)
 
 
 def _detect(detector: str, result: dict[str, Any]) -> None:
@@ -217,8 +476,12 @@ def main() -> None:
     status = os.fstat(result_fd)
     identity = (status.st_dev, status.st_ino)
     sys.path[:] = request["sys_path"] + [p for p in sys.path if p not in request["sys_path"]]
-    environment_reads: dict[str, str | None] = {}
-    _record_environment_reads(environment_reads)
+    environment = EnvironmentReads()
+    environment.install()
+    observations = Observations(module_suffixes())
+    sys.addaudithook(observations.audit)
+    observations.watch_status_checks()
+    observations.recording = True
     recorder = ImportRecorder(request["record_packages"])
     sys.meta_path.insert(0, recorder)
     for name in request["blocked_modules"]:
@@ -244,6 +507,8 @@ def main() -> None:
         recorder.phase = "detector"
         _detect(request["detector"], result)
     recorder.phase = "end"
+    observations.recording = False
+    observations.note_loaded_modules()
 
     result["modules"] = sorted(
         name
@@ -251,12 +516,20 @@ def main() -> None:
         if isinstance(name, str) and module is not None
     )
     result["importers"] = dict(recorder.importers)
-    files, folders = _loaded_files_and_folders()
+    # (Python 3.15's lazy imports: the global mode this interpreter ran with.)
+    result["lazy_imports"] = sys.get_lazy_imports() if hasattr(sys, "get_lazy_imports") else None
     result["environment"] = {
         "sys_path": [entry for entry in sys.path if isinstance(entry, str)],
-        "files": files,
-        "folders": folders,
-        "variables": dict(environment_reads),
+        "suffixes": observations.suffixes,
+        "files": observations.files,
+        "searched": observations.searched,
+        "listed": observations.listed,
+        "checked": observations.checked,
+        "checked_links": observations.checked_links,
+        "variables": environment.values,
+        "read_at_start": read_at_start(environment.original),
+        "every_variable": sorted(environment.original) if environment.every_name else None,
+        "uncaptured": observations.uncaptured,
     }
     for stream in (sys.stdout, sys.stderr):
         with contextlib.suppress(Exception):  # a stream the code under test replaced or closed

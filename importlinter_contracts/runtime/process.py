@@ -135,8 +135,15 @@ def run_probe(python: str, request: dict[str, Any], timeout: float) -> ProbeRun:
     started = time.time()
     try:
         try:
+            # The global lazy-imports mode the analysed code runs with (Python 3.15; an older
+            # Python ignores an -X option it does not know, and the probe says which mode ran).
+            mode = (
+                ["-X", f"lazy_imports={request['lazy_imports']}"]
+                if "lazy_imports" in request
+                else []
+            )
             child = subprocess.Popen(
-                [python, "-c", PROBE_SOURCE],
+                [python, *mode, "-c", PROBE_SOURCE],
                 stdin=subprocess.PIPE,
                 stdout=subprocess.DEVNULL,
                 stderr=subprocess.PIPE,
