@@ -573,8 +573,6 @@ NOT_RESOLVED = {
     "the body of an async def, run by asyncio": (
         LOAD + "import asyncio\nasync def main():\n    load()\nasyncio.run(main())\n"
     ),
-    "importlib.import_module": "import importlib\nimportlib.import_module('pkg.heavy.a')\n",
-    "__import__": "__import__('pkg.heavy.a')\n",
 }
 
 
