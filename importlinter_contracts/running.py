@@ -14,7 +14,7 @@ from importlinter.domain.contract import NoSuchContractType, registry
 
 from . import _importlinter
 from .cache import DEFAULT_CACHE_DIR, using_cache_directory
-from .configuration import find_configuration
+from .configuration import find_configuration, selected_contract_ids
 from .errors import (
     ConfigurationError,
     ContractConfigurationError,
@@ -136,6 +136,9 @@ def _run_contracts(
         configuration = find_configuration(config)
         user_options = _importlinter.read_user_options(config)
         _check_name_and_type(user_options)
+        contract_ids = selected_contract_ids(
+            contract_ids, user_options.contracts_options, configuration
+        )
         registered = _importlinter.plugin_contract_types(user_options)
         if adjust is not None:
             for contract_options in user_options.contracts_options:

@@ -6,7 +6,7 @@ from __future__ import annotations
 from pathlib import Path
 from typing import TypedDict
 
-from ..configuration import find_configuration, read_configuration_text
+from ..configuration import find_configuration, read_configuration_text, selected_contract_ids
 from ..errors import ConfigurationError
 from ..report import SkippedContract, contract_key
 from ..running import ContractSelection
@@ -93,6 +93,12 @@ def review(
         base_error = str(error)
     current_text = read_configuration_text(path)
     current_configuration = allowlists.Configuration.from_text(current_text, path.name)
+    # A contract that only the base has is reviewed too: the change removed it.
+    contract_ids = selected_contract_ids(
+        contract_ids,
+        [*current_configuration.contracts.values(), *base_configuration.contracts.values()],
+        path,
+    )
     changes = [
         change
         for change in allowlists.compare(base_configuration, current_configuration)
