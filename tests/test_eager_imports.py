@@ -310,14 +310,33 @@ def test_allowlist_excuses_an_eager_import_and_goes_stale_once_it_is_deferred(
     ]
 
 
-def test_forbidden_expression_matching_nothing_is_a_warning(tree: Project) -> None:
+def test_forbidden_expression_matching_nothing_is_an_error(tree: Project) -> None:
+    """Not a warning beside a KEPT: the contract would not check what it names."""
     configure(tree, "ignore_imports =\n")
     (tree.root / ".importlinter").write_text(
         (tree.root / ".importlinter").read_text().replace("    pkg.models\n", "    pkg.modles\n")
     )
+    result = tree.check("--contract", "r4")
+    assert (result.exit_code, result.stdout) == (2, "")
+    assert result.stderr == (
+        'importlinter-contracts: Contract "Platform classes load no implementation" is not '
+        "configured correctly: forbidden_modules: 'pkg.modles' matches no module of the graph.\n"
+    )
+
+
+def test_allowed_expression_matching_nothing_is_a_warning(tree: Project) -> None:
+    """An exception that excepts nothing leaves every forbidden module checked."""
+    configure(tree, "ignore_imports =\n")
+    (tree.root / ".importlinter").write_text(
+        (tree.root / ".importlinter")
+        .read_text()
+        .replace("    pkg.attention.registry\n", "    pkg.attention.registyr\n")
+    )
     report = tree.contract("r4")
     assert report["kept"]
-    assert report["warnings"] == ["forbidden_modules: 'pkg.modles' matches no module of the graph."]
+    assert report["warnings"] == [
+        "allowed_modules: 'pkg.attention.registyr' matches no module of the graph."
+    ]
 
 
 @pytest.mark.parametrize(

@@ -19,7 +19,15 @@ from ..allowlist.entries import Allowlist, AllowlistEntry
 from ..cache import cache_directory, digest
 from ..errors import ContractConfigurationError, UnreadableSourceError
 from ..locations import display_path
-from ..modules import has_module, matching_modules, parents, within
+from ..modules import (
+    has_module,
+    included_external_packages,
+    is_external,
+    matching_modules,
+    outside_the_graph,
+    parents,
+    within,
+)
 from ..options import NonEmptyListField
 from ..outputs.text import describe_hop, hop_locations, print_finding, print_import
 from ..report import ContractFindings, Finding, IgnoredImport, ImportFinding
@@ -77,7 +85,8 @@ class EagerImportContract(AllowlistedContract):
     def _check(self, graph: ImportGraph, verbose: bool) -> ContractCheck:
         sources = self._sources(graph)
         follow = self._follow_packages(graph)
-        forbidden, warnings = _packages(graph, self.forbidden_modules, "forbidden_modules")
+        forbidden = self._forbidden(graph)
+        warnings: list[str] = []
         allowed, allowed_warnings = _packages(graph, self.allowed_modules or [], "allowed_modules")
         allowlist = self._allowlist(graph)
         cache_dir = cache_directory()
@@ -242,6 +251,26 @@ class EagerImportContract(AllowlistedContract):
                 )
             sources |= matched
         return sorted(sources)
+
+    def _forbidden(self, graph: ImportGraph) -> set[str]:
+        """The forbidden modules. An expression that matches none is an error: the contract
+        would not check it. With `include_external_packages`, an external package that
+        nothing imports is not in the graph, and is checked all the same."""
+        forbidden: set[str] = set()
+        external = included_external_packages(self.session_options)
+        for expression in self.forbidden_modules:
+            matched = matching_modules(graph, expression)
+            name = str(expression)
+            if not matched and not (external and is_external(graph, name) and "." not in name):
+                raise ContractConfigurationError(
+                    self.name,
+                    "forbidden_modules",
+                    outside_the_graph(graph, name, external, self.session_options["root_packages"])
+                    or f"'{name}' matches no module of the graph"
+                    f"{unseen_folders(self.session_options).explain(name)}.",
+                )
+            forbidden |= matched
+        return forbidden
 
     def _follow_packages(self, graph: ImportGraph) -> set[str]:
         missing = [
