@@ -16,7 +16,7 @@ from importlinter.domain.imports import Module, ModuleExpression
 
 from ..allowlist.contract import AllowlistedContract, ignored_import
 from ..allowlist.entries import Allowlist, AllowlistEntry
-from ..cache import cache_directory, digest
+from ..cache import cache_directory, digest, grimp_cache_directory
 from ..errors import ContractConfigurationError, UnreadableSourceError
 from ..locations import display_path
 from ..modules import (
@@ -90,7 +90,7 @@ class EagerImportContract(AllowlistedContract):
         allowed, allowed_warnings = _packages(graph, self.allowed_modules or [], "allowed_modules")
         allowlist = self._allowlist(graph)
         cache_dir = cache_directory()
-        scopes = ScopeIndex(cache_dir, self.session_options)
+        scopes = ScopeIndex(cache_dir, self.session_options, grimp_cache_directory())
         outcomes = WalkOutcomes(cache_dir, scopes.graph_digest(graph))
         # What the walks find depends on these, on the graph and on the files they read (and,
         # through the locations it holds, on the working directory).

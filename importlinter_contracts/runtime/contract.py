@@ -22,7 +22,7 @@ from ..allowlist.entries import (
     LoadedModuleAllowlist,
 )
 from ..backend_isolation.backends import BackendLookupError, find_backends
-from ..cache import cache_directory
+from ..cache import cache_directory, grimp_cache_directory
 from ..eager.scope_cache import ScopeIndex
 from ..errors import ConfigurationError, ContractConfigurationError, UnreadableSourceError
 from ..locations import link_text
@@ -392,7 +392,7 @@ class RuntimeIsolationContract(ContractWithAllowlist):
         if run.result is None:
             return [], []
         sources = [*self.probe_modules, (self.detector or "").partition(":")[0]]
-        scopes = ScopeIndex(cache_directory(), self.session_options)
+        scopes = ScopeIndex(cache_directory(), self.session_options, grimp_cache_directory())
         try:
             closure = eager_closure(graph, [s for s in sources if s], packages, scopes)
         except UnreadableSourceError as error:
