@@ -65,7 +65,11 @@ def _print_version(context: click.Context, _: click.Parameter, value: bool) -> N
     help="Show the version and exit.",
 )
 def main() -> None:
-    """Check import-linter contracts and report on them for machines and reviewers."""
+    """Check import-linter contracts and report on them for machines and reviewers.
+
+    A run that SIGINT (Ctrl-C), SIGTERM or SIGHUP ends stops every process it started and
+    exits with 128 + the signal's number (130 for Ctrl-C).
+    """
 
 
 def _session_options(command: Callable[..., None]) -> Callable[..., None]:
