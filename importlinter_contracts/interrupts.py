@@ -78,8 +78,14 @@ def exiting_on_signals() -> None:
 
     if hasattr(signal, "SIGALRM"):
         signal.signal(signal.SIGALRM, again)
-    for number in SIGNALS:
+    for number in _heeded():
         signal.signal(number, interrupt)
+
+
+def _heeded() -> list[int]:
+    """The signals not ignored: one the run was started ignoring (SIGHUP under nohup, SIGINT
+    in a shell script's background job) stays ignored."""
+    return [number for number in SIGNALS if signal.getsignal(number) != signal.SIG_IGN]
 
 
 # How soon a signal that came inside grimp is raised again.
@@ -151,7 +157,7 @@ def processes_ended_on_signals() -> Iterator[ProcessWatch]:
     installed = threading.current_thread() is threading.main_thread()
     if installed:
         if not _watches:
-            for number in SIGNALS:
+            for number in _heeded():
                 _previous[number] = signal.signal(number, _handle)
         _watches += 1
     try:
@@ -161,8 +167,9 @@ def processes_ended_on_signals() -> Iterator[ProcessWatch]:
         if installed:
             _watches -= 1
             if not _watches:
-                for number in SIGNALS:
-                    signal.signal(number, _previous.pop(number) or signal.SIG_DFL)
+                for number, previous in list(_previous.items()):
+                    signal.signal(number, previous or signal.SIG_DFL)
+                _previous.clear()
 
 
 def _handle(signal_number: int, frame: FrameType | None) -> None:

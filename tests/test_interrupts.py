@@ -311,3 +311,34 @@ def test_allowlist_write(static_tree: Path, signal_number: int) -> None:
         assert configuration.read_text() in (original, edited)
         configparser.ConfigParser().read_string(configuration.read_text())
         assert_no_temporary_files(static_tree)
+
+
+def test_a_signal_the_run_was_started_ignoring_stays_ignored(runtime_tree: Path) -> None:
+    """As under nohup: SIGHUP neither ends the run nor its probe; SIGTERM then does."""
+    ignoring = (
+        "import os, signal, sys; signal.signal(signal.SIGHUP, signal.SIG_IGN); "
+        "os.execv(sys.argv[1], sys.argv[1:])"
+    )
+    check = [sys.executable, "-c", ignoring, str(BIN / "importlinter-contracts"), "check"]
+    mark = uuid.uuid4().hex
+    process = subprocess.Popen(
+        [*check, "--no-cache"],
+        cwd=runtime_tree,
+        stdout=subprocess.DEVNULL,
+        stderr=subprocess.PIPE,
+        env={**os.environ, MARK: mark},
+    )
+    while not (runtime_tree / "probe.pids").exists():
+        time.sleep(0.01)
+    process.send_signal(signal.SIGHUP)
+    time.sleep(0.5)
+    assert process.poll() is None
+    probe = int((runtime_tree / "probe.pids").read_text().split()[0])
+    assert probe in _alive_with(mark)
+    process.send_signal(signal.SIGTERM)
+    _, stderr = process.communicate(timeout=60)
+    assert (process.returncode, stderr) == (
+        143,
+        b"importlinter-contracts: interrupted by SIGTERM.\n",
+    )
+    assert _survivors(mark) == []
