@@ -333,7 +333,7 @@ def review(
     if bool(base) == bool(revisions):
         raise UsageError("give either --base REF or --history REF (repeatable).")
     if revisions:
-        points = history(config, list(revisions))
+        points = history(config, list(revisions), contracts)
         if output_format == "json":
             click.echo(json.dumps(points, indent=2))
         else:

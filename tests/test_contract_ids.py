@@ -3,6 +3,8 @@ that names the nearest id and every id, never a run that checks nothing and pass
 
 from __future__ import annotations
 
+import json
+
 import pytest
 from test_review import committed
 
@@ -87,4 +89,20 @@ def test_a_configuration_without_ids_says_so(project: Project) -> None:
         2,
         "importlinter-contracts: --contract f: no contract of pyproject.toml has an id; give "
         "the contracts to select ids (id = ...).\n",
+    )
+
+
+def test_history_shows_the_contracts_asked_for_and_refuses_an_unknown_id(
+    project: Project,
+) -> None:
+    committed(project)
+    result = run_cli("review", "--history", "HEAD", "--format", "json", "--contract", "r2")
+    assert result.exit_code == 0, result.output
+    (point,) = json.loads(result.stdout)
+    assert point["entries"] == {"r2": 2}
+    result = run_cli("review", "--history", "HEAD", "--contract", "r22")
+    assert (result.exit_code, result.stdout) == (2, "")
+    assert result.stderr == (
+        "importlinter-contracts: --contract r22: no contract of .importlinter has this id "
+        "(did you mean 'r2'?); its ids: layers, r2, r4.\n"
     )
