@@ -147,3 +147,13 @@ def test_the_verdict_is_lint_imports_verdict(tree: Project) -> None:
         "of the root packages (pkg) and is not installed here: if it is an external package, "
         f"set {OPTION}, so that the graph holds the imports of it, installed or not."
     )
+
+
+def test_an_sdk_beside_modules_of_the_graph_is_an_error_all_the_same(tree: Project) -> None:
+    """The contract checks pkg.b, and not torch_xla: not a partial KEPT."""
+    configure(tree, "\n    pkg.b\n    torch_xla")
+    assert error_of(tree) == (
+        f"{ERROR}'torch_xla' is not one of the root packages (pkg) and is not installed here: "
+        f"if it is an external package, set {OPTION}, so that the graph holds the imports of "
+        "it, installed or not.\n"
+    )

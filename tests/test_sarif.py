@@ -108,14 +108,14 @@ def test_warnings_are_results_at_level_warning(project: Project) -> None:
     project.configure(
         OWN_CONTRACTS.replace(
             "forbidden_modules = pkg.models\n",
-            "forbidden_modules = pkg.models\nallowed_modules = pkg.nowhere\n",
+            "forbidden_modules =\n    pkg.models\n    pkg.nowhere\n",
         )
     )
     _, log = sarif("--contract", "r4")
     assert_valid(log)
     warnings = [r for r in log["runs"][0]["results"] if r["level"] == "warning"]
     assert [w["message"]["text"] for w in warnings] == [
-        "allowed_modules: 'pkg.nowhere' matches no module of the graph."
+        "forbidden_modules: 'pkg.nowhere' matches no module of the graph."
     ]
 
 
