@@ -27,15 +27,20 @@ that `pyproject.toml` admits. What this relies on:
 - `importlinter.application.output`: `console`, `INDENT_SIZE`, `COLORS`, `ERROR`, for lines
   printed without Rich's wrapping.
 - The metadata the built-in contract types store when broken (`broken_chains` below reads it).
+- The messages of `Contract`'s option checks, "This is a required field." and "Unrecognized
+  option. Did you mean '...'?" (`option_errors` below reads them).
 """
 
 from __future__ import annotations
 
 import dataclasses
+import re
 from collections.abc import Iterator, Mapping, Sequence
+from pathlib import Path
 from typing import Any, NamedTuple, TypedDict
 
 from grimp import ImportGraph
+from grimp.exceptions import SourceSyntaxError
 from importlinter import Contract, output
 from importlinter import configuration as _configuration
 from importlinter.application import contract_utils as _contract_utils
@@ -46,7 +51,8 @@ from importlinter.application.ports.reporting import Report
 from importlinter.application.user_options import UserOptions
 from importlinter.contracts import _common
 
-from .errors import ConfigurationError
+from .errors import ConfigurationError, UnreadableSourceError
+from .locations import display_path
 from .options import describe
 
 __all__ = [
@@ -61,11 +67,13 @@ __all__ = [
     "console_line",
     "create_report",
     "format_line_numbers",
+    "option_errors",
     "plugin_contract_types",
     "read_user_options",
     "register_contract_types",
     "render_broken_contract_guidance",
     "render_report",
+    "unparsable_source",
 ]
 
 AlertLevel = _contract_utils.AlertLevel
@@ -121,15 +129,50 @@ def plugin_contract_types(user_options: UserOptions) -> dict[str, type[Contract]
     return registered
 
 
+# import-linter's messages for a missing required option and for an unrecognized one that is
+# near a known one.
+_REQUIRED = "This is a required field."
+_DID_YOU_MEAN = re.compile(r"^Unrecognized option\. Did you mean '([^']+)'\?$")
+
+
+def option_errors(errors: Mapping[str, str]) -> dict[str, str]:
+    """Return import-linter's errors of a contract's options, by option, without the "required"
+    error of an option that an unrecognized option's "Did you mean" names: the misspelling is
+    the mistake, and saying first that the option it meant is missing misleads."""
+    meant = {found[1] for message in errors.values() if (found := _DID_YOU_MEAN.match(message))}
+    return {
+        option: message
+        for option, message in errors.items()
+        if not (option in meant and message == _REQUIRED)
+    }
+
+
 def build_graph(user_options: UserOptions, cache_dir: str | None) -> ImportGraph:
-    """The graph lint-imports would build for this configuration."""
-    graph: ImportGraph = _settings.GRAPH_BUILDER.build(
-        root_package_names=user_options.session_options["root_packages"],
-        cache_dir=cache_dir,
-        include_external_packages=_use_cases._get_include_external_packages(user_options),
-        exclude_type_checking_imports=_use_cases._get_exclude_type_checking_imports(user_options),
-    )
+    """The graph lint-imports would build for this configuration.
+
+    Raises UnreadableSourceError for a file of the tree that does not parse.
+    """
+    try:
+        graph: ImportGraph = _settings.GRAPH_BUILDER.build(
+            root_package_names=user_options.session_options["root_packages"],
+            cache_dir=cache_dir,
+            include_external_packages=_use_cases._get_include_external_packages(user_options),
+            exclude_type_checking_imports=_use_cases._get_exclude_type_checking_imports(
+                user_options
+            ),
+        )
+    except SourceSyntaxError as error:
+        raise unparsable_source(error) from None
     return graph
+
+
+def unparsable_source(error: SourceSyntaxError) -> UnreadableSourceError:
+    """Return grimp's error for a file that does not parse as ours, which names the file as
+    every report does (relative to the working directory), with the line."""
+    return UnreadableSourceError(
+        f"Syntax error in {display_path(Path(error.filename))}, line {error.lineno or '?'}: "
+        f"{(error.text or '<unavailable>').strip()}"
+    )
 
 
 def console_line(text: str, *, indent: int, bold: bool, error: bool = True) -> None:

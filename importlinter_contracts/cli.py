@@ -399,12 +399,24 @@ def closure(
 ) -> None:
     """What importing MODULE runs: every module, with the chain of steps that loads it."""
     with _quiet_stdout(verbose), _warnings_on_stderr():
-        found = explore.load(config, cache).eager_closure(module)
+        explorer = explore.load(config, cache)
+        module = explorer.module(module)  # a file's path names its module
+        found = explorer.eager_closure(module)
+    steps = {name: found.step_to(name) for name in found}
     _echo_found(
         output_format,
         f"importing {module}",
-        [found[name].hops[-1] for name in found if found[name]],
-        {"module": module, "modules": {name: found[name].hops for name in found}},
+        [step.hop for step in steps.values() if step is not None],
+        {
+            "module": module,
+            "modules": {
+                name: {
+                    "reached_from": found.reached_from(name),
+                    "hop": None if step is None else step.hop,
+                }
+                for name, step in steps.items()
+            },
+        },
         found,
     )
 
@@ -428,7 +440,9 @@ def why(
     Exit status: 0 when a chain exists, 1 when none does, 2 on an error.
     """
     with _quiet_stdout(verbose), _warnings_on_stderr():
-        chains = explore.load(config, cache).why(importer, imported)
+        explorer = explore.load(config, cache)
+        importer, imported = explorer.module(importer), explorer.module(imported)
+        chains = explorer.why(importer, imported)
     shortest = chains[0].hops if chains else None
     eager = next((chain.hops for chain in chains if chain.eager), None)
     _echo_found(

@@ -14,6 +14,7 @@ from .errors import ConfigurationError, UsageError
 
 _INI_CANDIDATES = ("setup.cfg", ".importlinter")
 _TOML_CANDIDATES = ("pyproject.toml",)
+_LOOKED_FOR = ", ".join((*_INI_CANDIDATES, *_TOML_CANDIDATES))
 
 
 def find_configuration(config: str | None) -> Path:
@@ -21,10 +22,15 @@ def find_configuration(config: str | None) -> Path:
     section in the working directory, in lint-imports' order.
 
     Raises ConfigurationError, naming the file, when there is none or a candidate cannot be
-    read (lint-imports stops on it too).
+    read (lint-imports stops on it too), and naming the folder and the files looked for when
+    no file has a section.
     """
     if config:
         path = Path(config)
+        if path.is_dir():
+            raise ConfigurationError(
+                f"{config} is a folder: give the configuration file ({_LOOKED_FOR} or another)."
+            )
         if not path.is_file():
             raise ConfigurationError(f"Could not find {config}.")
         (_has_toml_table if is_toml(path) else _has_ini_section)(path)  # parses, or says why not
@@ -35,7 +41,11 @@ def find_configuration(config: str | None) -> Path:
     for name in _TOML_CANDIDATES:
         if Path(name).is_file() and _has_toml_table(Path(name)):
             return Path(name)
-    raise ConfigurationError("Could not read any configuration.")
+    raise ConfigurationError(
+        f"No configuration in {Path.cwd()}: none of {_LOOKED_FOR} has an importlinter "
+        "section ([importlinter] in INI, [tool.importlinter] in TOML). Run the command in the "
+        "folder that holds one, or give its path (CONFIG_FILE or --config)."
+    )
 
 
 def selected_contract_ids(
@@ -87,13 +97,24 @@ def is_toml(path: Path) -> bool:
 def read_configuration_text(path: Path) -> str:
     """The file's text, line breaks as they are (import-linter reads it as UTF-8 text)."""
     try:
-        return path.read_bytes().decode("utf-8")
+        content = path.read_bytes()
+    except OSError as error:
+        raise ConfigurationError(f"Could not read {path}: {error.strerror}.") from None
+    return configuration_text(content, path)
+
+
+def configuration_text(content: bytes, path: Path) -> str:
+    """Return the text of the configuration file `path` (as it is now or was at some
+    revision), which import-linter reads as UTF-8.
+
+    Raises ConfigurationError, naming the file and the first byte that is not UTF-8.
+    """
+    try:
+        return content.decode("utf-8")
     except UnicodeDecodeError as error:
         raise ConfigurationError(
             f"{path} is not UTF-8 text (byte {error.start + 1}): save it as UTF-8."
         ) from None
-    except OSError as error:
-        raise ConfigurationError(f"Could not read {path}: {error.strerror}.") from None
 
 
 def universal_newlines(text: str) -> str:

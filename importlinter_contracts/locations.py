@@ -6,6 +6,7 @@ import importlib.machinery
 import os
 import stat
 import sys
+from collections.abc import Iterable
 from functools import cache
 from pathlib import Path
 
@@ -91,11 +92,30 @@ def source_file_status_in(
 
 
 def display_path(path: Path) -> str:
-    """A path as editors and CI logs link it: relative to the working directory."""
+    """A path as editors and CI logs link it: relative to the working directory; or, when
+    the working directory is outside the tree that holds the file (a configuration kept
+    elsewhere), relative to that tree's root (the folder on sys.path the file is found in),
+    not climbing out of the working directory and into the tree with `../../..`."""
     try:
-        return os.path.relpath(path)
+        shown = os.path.relpath(path)
     except ValueError:  # another drive, on Windows
         return str(path)
+    if shown.partition(os.sep)[0] == os.pardir:
+        root = _tree_root(os.path.abspath(path), tuple(sys.path))
+        if root is not None and not _inside(os.getcwd(), root):
+            return os.path.relpath(path, root)
+    return shown
+
+
+def _tree_root(path: str, search_path: tuple[str, ...]) -> str | None:
+    """The folder of sys.path that holds `path` (the innermost, for folders inside one
+    another), if one does."""
+    folders = (os.path.abspath(entry) for entry in search_path if entry)
+    return max((f for f in folders if _inside(path, f) and path != f), key=len, default=None)
+
+
+def _inside(path: str, folder: str) -> bool:
+    return path == folder or path.startswith(os.path.join(folder, ""))
 
 
 def location(module: str, line_number: int | None) -> Location | None:
@@ -119,3 +139,21 @@ def locations(module: str, line_numbers: list[int]) -> list[Location]:
 def link_text(where: Location) -> str:
     """`path:line` (or just the path), as editors and CI logs link it."""
     return where["path"] if where["line"] is None else f"{where['path']}:{where['line']}"
+
+
+def module_of_path(path: str, root_packages: Iterable[str]) -> str | None:
+    """Return the module that a Python file (or a package's folder) below one of the root
+    packages' folders defines, or None when it lies below none of them."""
+    target = Path(path).resolve()
+    for package in root_packages:
+        for directory in package_directories(package):
+            try:
+                parts = list(target.relative_to(directory.resolve()).parts)
+            except ValueError:
+                continue
+            if parts and parts[-1].endswith(".py"):
+                parts[-1] = parts[-1].removesuffix(".py")
+                if parts[-1] == "__init__":
+                    parts.pop()
+            return ".".join([package, *parts])
+    return None

@@ -8,6 +8,7 @@ is milliseconds per question.
 
 from __future__ import annotations
 
+import difflib
 import importlib.machinery
 import importlib.util
 from collections.abc import Iterable, Iterator, Mapping
@@ -51,6 +52,29 @@ def has_module(graph: ImportGraph, module: str) -> bool:
     except ModuleNotPresent:
         return False
     return True
+
+
+def nearest_module(graph: ImportGraph, module: str) -> str | None:
+    """Return the module of the graph whose name is nearest to `module`'s (a misspelling of
+    it), or None when none is near: part by part, each part the nearest among the children of
+    the package found so far (so that the cost grows with the packages, not the graph)."""
+    found: str | None = None
+    for part in module.split("."):
+        if found is None:
+            children = {name for name in graph.modules if "." not in name}
+        elif graph.is_module_squashed(found):  # an external package: no children
+            return None
+        else:
+            children = graph.find_children(found)
+        names = {child.rpartition(".")[2]: child for child in children}
+        if part in names:
+            found = names[part]
+            continue
+        near = difflib.get_close_matches(part, sorted(names), n=1)
+        if not near:
+            return None
+        found = names[near[0]]
+    return None if found == module else found
 
 
 def matching_modules(graph: ImportGraph, expression: ModuleExpression) -> set[str]:

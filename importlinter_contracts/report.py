@@ -20,7 +20,9 @@ SCHEMA_FILE = Path(__file__).with_name("report.schema.json")
 
 class Location(TypedDict):
     """Where an import (or a module) stands: a path relative to the working directory, as
-    editors and CI logs link it, and the line (None for a whole module)."""
+    editors and CI logs link it (relative to the tree's root, the folder on sys.path that
+    holds it, when the working directory is outside that tree), and the line (None for a
+    whole module)."""
 
     path: str
     line: int | None
@@ -42,7 +44,9 @@ class Hop(TypedDict):
     importer: str
     imported: str
     line_numbers: list[int]
-    why: list[str]  # per line, why it runs at import time or not; empty where not known
+    # Per line, why it runs at import time or not; empty where not known. (backend_isolation's
+    # re-export chains: the name the line imports or re-exports.)
+    why: list[str]
     locations: list[Location]
     eager: NotRequired[list[bool]]  # per line, whether it runs at import time (explore, why)
     # eager_imports, per line: the calls that run an import inside a function at import

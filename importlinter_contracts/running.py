@@ -9,6 +9,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, cast
 
+from grimp.exceptions import SourceSyntaxError
 from importlinter import Contract, ContractCheck
 from importlinter.domain.contract import NoSuchContractType, registry
 
@@ -168,6 +169,8 @@ def _run_contracts(
             )
     except ImportlinterContractsError:
         raise
+    except SourceSyntaxError as error:
+        raise _importlinter.unparsable_source(error) from None
     except NoSuchContractType as error:
         names = ", ".join(
             f'"{options.get("name", options.get("id"))}"'
@@ -186,7 +189,7 @@ def _run_contracts(
             "\n".join(
                 f'Contract "{name}" is not configured correctly: {field}: {message}'
                 for name, invalid in report.invalid_contract_options.items()
-                for field, message in invalid.errors.items()
+                for field, message in _importlinter.option_errors(invalid.errors).items()
             )
         )
     results = [

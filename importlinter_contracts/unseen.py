@@ -4,11 +4,12 @@ but no `__init__.py`, and packages that a module file of the same name hides fro
 grimp builds the graph from the root packages' folders and leaves out every folder without an
 `__init__.py` inside a package (a namespace portion there), with everything below it: those
 modules are not in the graph, nor is any import into, out of or within them, so no static
-contract can check them. Every static contract warns about them (`warning`), and an error
-about a module that is not in the graph names the missing `__init__.py` when that is the
-cause (`explain`). Where a folder holds both `x.py` and a package `x/`, Python imports the
-package and never the file, but grimp reads the file for module `x`: every static contract
-warns about those too. Only folder listings are read, once per run (`unseen_folders`).
+contract can check them. A run warns about them (`warnings`), and an error about a module
+that is not in the graph names the missing `__init__.py` when that is the cause (`explain`).
+Where a folder holds both `x.py` and a package `x/`, Python imports the package and never
+the file, but grimp reads the file for module `x`: that is warned about too. The first static
+contract of a run gives these warnings, the others do not (`run_warnings`). Only folder
+listings are read, once per run (`unseen_folders`).
 """
 
 from __future__ import annotations
@@ -21,6 +22,7 @@ from typing import Any, NamedTuple
 from grimp import ImportGraph
 
 from .locations import display_path, package_directories
+from .modules import nearest_module, parents
 
 # The paths a warning shows; the count says how many more there are.
 SHOWN_FOLDERS = 5
@@ -84,6 +86,17 @@ class UnseenFolders(NamedTuple):
             "folder without one, and everything in it)"
         )
 
+    def why_absent(self, graph: ImportGraph, module: str, quote: str = "") -> str:
+        """Return what follows "... is not a module of the graph" for `module` (a name, not an
+        expression): why, where a folder without `__init__.py` is the cause, or else the
+        nearest module's name (in `quote`s), as the end of the sentence. (A module that is
+        not there at all may be in a package that the graph leaves out.)"""
+        explanation = next(filter(None, map(self.explain, (module, *parents(module)))), "")
+        if explanation:
+            return f"{explanation}."
+        near = nearest_module(graph, module)
+        return f": did you mean {quote}{near}{quote}?" if near else "."
+
 
 def _listed(paths: tuple[Path, ...]) -> str:
     """The first `SHOWN_FOLDERS` paths, and how many more there are."""
@@ -104,6 +117,20 @@ def _matching(expression: str, modules: Iterable[str]) -> set[str]:
 # hands to every contract of a run) are the same object: one scan per run, however many
 # static contracts it checks. A new run, even on the same folder, scans afresh.
 _last_scan: tuple[Mapping[str, Any], UnseenFolders] | None = None
+# The session options of the last run whose warnings were given.
+_last_warned: Mapping[str, Any] | None = None
+
+
+def run_warnings(session_options: Mapping[str, Any]) -> list[str]:
+    """Return the warnings about what the run's graph cannot see for the first static
+    contract of the run that asks, and none for the others: they concern the graph that every
+    contract of the run shares, and a report gives each once (in text, annotations and SARIF
+    alike)."""
+    global _last_warned
+    if _last_warned is session_options:
+        return []
+    _last_warned = session_options
+    return unseen_folders(session_options).warnings()
 
 
 def unseen_folders(session_options: Mapping[str, Any]) -> UnseenFolders:

@@ -1,4 +1,4 @@
-"""The README's "Use it in your repository", done as it says: the wheel in a clean virtual
+"""The getting-started page's "On vllm-omni", done as it says: the wheel in a clean virtual
 environment, `.importlinter` copied into a vllm-omni tree, `lint-imports` and `check --static`
 run there; and the pre-commit hooks, run by the real pre-commit with `try-repo`."""
 
@@ -142,11 +142,11 @@ def test_pre_commit_hooks_pass_a_clean_checkout_and_fail_a_violation(tmp_path: P
     ) in failed.stdout
 
 
-def readme_block(after: str, language: str) -> str:
-    """The first ```language block of the README after the text `after`."""
-    readme = (REPO / "README.md").read_text()
-    start = readme.index(f"```{language}\n", readme.index(after)) + len(language) + 4
-    return readme[start : readme.index("```", start)]
+def getting_started_block(after: str, language: str) -> str:
+    """The first ```language block of the getting-started page after the text `after`."""
+    page = (REPO / "docs" / "getting-started.md").read_text()
+    start = page.index(f"```{language}\n", page.index(after)) + len(language) + 4
+    return page[start : page.index("```", start)]
 
 
 SRC_LAYOUT = {
@@ -168,9 +168,13 @@ def test_a_src_layout_project_configured_in_pyproject_runs_a_local_pre_commit_ho
     for name, text in SRC_LAYOUT.items():
         (project / name).parent.mkdir(parents=True, exist_ok=True)
         (project / name).write_text(text)
-    (project / "pyproject.toml").write_text(readme_block("or, in its `pyproject.toml`", "toml"))
-    hooks = readme_block("sets the path itself:", "yaml")
-    dependency = "importlinter-contracts @ git+<this repository's URL>@<tag or commit>"
+    (project / "pyproject.toml").write_text(
+        getting_started_block("or, in its `pyproject.toml`", "toml")
+    )
+    hooks = getting_started_block("sets the path itself:", "yaml")
+    dependency = (
+        "importlinter-contracts @ git+https://github.com/vllm-project/importlinter-contracts@v0.1.0"
+    )
     assert dependency in hooks
     (project / ".pre-commit-config.yaml").write_text(hooks.replace(dependency, str(REPO)))
     identity = {"GIT_AUTHOR_NAME": "t", "GIT_AUTHOR_EMAIL": "t@example.invalid"}

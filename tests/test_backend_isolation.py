@@ -2,9 +2,12 @@
 
 from __future__ import annotations
 
+import subprocess
+import sys
+
 import pytest
 
-from helpers import Project, configure_r2, imports_of
+from helpers import Project, configure_r2, imports_of, run_cli
 
 PLATFORMS = {
     "pkg/platforms/__init__.py": "",
@@ -376,3 +379,266 @@ def test_backend_and_neutral_children_errors(project: Project, options: str, mes
     lint = project.lint_imports()
     assert lint.exit_code == 1
     assert " ".join(message.split()) in " ".join(lint.output.split())
+
+
+# Lightning's layout: one module per accelerator, each re-exported by the container's
+# `__init__` (whose own imports of them are allowlisted: it is the registry).
+REEXPORTS = {
+    "pkg/accelerators/__init__.py": """\
+        \"\"\"The accelerators.\"\"\"
+        from pkg.accelerators.accelerator import Accelerator
+        from pkg.accelerators.cpu import CPUAccelerator
+        from pkg.accelerators.registry import XLAAccelerator
+        from .cuda import CUDAAccelerator as CUDAAccelerator
+        """,
+    "pkg/accelerators/accelerator.py": "class Accelerator:\n    pass\n",
+    "pkg/accelerators/registry.py": "from pkg.accelerators.xla import XLAAccelerator\n",
+    "pkg/accelerators/cpu.py": "class CPUAccelerator:\n    pass\n",
+    "pkg/accelerators/cuda.py": "class CUDAAccelerator:\n    pass\n",
+    "pkg/accelerators/xla.py": "class XLAAccelerator:\n    pass\n",
+    "pkg/trainer.py": "import os\nfrom pkg.accelerators import Accelerator, CUDAAccelerator\n",
+}
+
+REEXPORT_CONTRACT = """\
+[importlinter:contract:r2]
+name = Accelerators are private
+type = backend_isolation
+container = pkg.accelerators
+backends =
+    cpu
+    cuda
+    xla
+ignore_imports =
+    pkg.accelerators -> pkg.accelerators.*  # the registry of accelerators
+    pkg.accelerators.registry -> pkg.accelerators.xla  # the registry of accelerators
+{options}
+"""
+
+
+@pytest.fixture
+def reexports(project: Project) -> Project:
+    project.write(REEXPORTS)
+    return project
+
+
+def configure_reexports(project: Project, options: str = "") -> None:
+    project.configure(REEXPORT_CONTRACT.format(options=options))
+
+
+@pytest.mark.parametrize("options", ["", "count_reexports = false"], ids=["default", "false"])
+def test_a_name_the_container_reexports_is_not_counted_by_default(
+    reexports: Project, options: str
+) -> None:
+    configure_reexports(reexports, options)
+    assert reexports.contract("r2")["kept"]
+
+
+def test_a_name_the_container_reexports_counts_as_importing_its_backend(
+    reexports: Project,
+) -> None:
+    configure_reexports(reexports, "count_reexports = true")
+    (violation,) = reexports.contract("r2")["violations"]
+    assert violation == {
+        "backend": "cuda",
+        "importer": "pkg.trainer",
+        "imported": "pkg.accelerators.cuda",
+        "line_numbers": [2],
+        "locations": [{"path": "pkg/trainer.py", "line": 2}],
+        "chain": [
+            {
+                "importer": "pkg.trainer",
+                "imported": "pkg.accelerators",
+                "line_numbers": [2],
+                "why": ["imports CUDAAccelerator from pkg.accelerators"],
+                "locations": [{"path": "pkg/trainer.py", "line": 2}],
+            },
+            {
+                "importer": "pkg.accelerators",
+                "imported": "pkg.accelerators.cuda",
+                "line_numbers": [5],
+                "why": ["re-exports CUDAAccelerator"],
+                "locations": [{"path": "pkg/accelerators/__init__.py", "line": 5}],
+            },
+        ],
+    }
+    output = reexports.lint_imports().output
+    assert (
+        "-   pkg.trainer -> pkg.accelerators.cuda (l.2): imports CUDAAccelerator from "
+        "pkg.accelerators, re-exported by pkg.accelerators (l.5)\n"
+        "    pkg/trainer.py:2\n"
+        "    pkg/accelerators/__init__.py:5\n"
+    ) in output
+
+
+def test_a_reexport_chain_is_followed_to_the_backend(reexports: Project) -> None:
+    configure_reexports(reexports, "count_reexports = true")
+    reexports.write({"pkg/trainer.py": "from pkg.accelerators import XLAAccelerator as X\n"})
+    (violation,) = reexports.contract("r2")["violations"]
+    assert (violation["importer"], violation["imported"]) == ("pkg.trainer", "pkg.accelerators.xla")
+    assert [(hop["importer"], hop["line_numbers"], hop["why"]) for hop in violation["chain"]] == [
+        ("pkg.trainer", [1], ["imports XLAAccelerator from pkg.accelerators"]),
+        ("pkg.accelerators", [4], ["re-exports XLAAccelerator"]),
+        ("pkg.accelerators.registry", [1], ["re-exports XLAAccelerator"]),
+    ]
+    assert (
+        "re-exported by pkg.accelerators (l.4), then pkg.accelerators.registry (l.1)"
+        in reexports.lint_imports().output
+    )
+
+
+@pytest.mark.parametrize(
+    "trainer",
+    [
+        # A name the container defines or re-exports from a neutral module.
+        "from pkg.accelerators import Accelerator\n",
+        # The container itself, and the names looked up on it: not an import of a name.
+        "import pkg.accelerators\npkg.accelerators.CUDAAccelerator()\n",
+        # The backend's own module imports its name back: it is its own.
+        "",
+    ],
+    ids=["neutral-name", "module-import", "nothing"],
+)
+def test_what_is_not_a_reexport_of_a_backend_is_not_counted(
+    reexports: Project, trainer: str
+) -> None:
+    configure_reexports(reexports, "count_reexports = true")
+    reexports.write(
+        {
+            "pkg/trainer.py": trainer,
+            "pkg/accelerators/cuda.py": "from pkg.accelerators import CUDAAccelerator\n",
+        }
+    )
+    assert reexports.contract("r2")["kept"]
+
+
+def test_a_backend_importing_a_name_another_backend_reexports_counts_when_forbidden(
+    reexports: Project,
+) -> None:
+    reexports.write(
+        {
+            "pkg/trainer.py": "",
+            "pkg/accelerators/cpu.py": "from pkg.accelerators import CUDAAccelerator\n",
+        }
+    )
+    configure_reexports(reexports, "count_reexports = true")
+    assert reexports.contract("r2")["kept"]
+    configure_reexports(reexports, "count_reexports = true\ncross_backend_imports = forbid")
+    (violation,) = reexports.contract("r2")["violations"]
+    assert (violation["importer"], violation["imported"]) == (
+        "pkg.accelerators.cpu",
+        "pkg.accelerators.cuda",
+    )
+
+
+def test_an_allowlist_entry_of_the_backend_module_excuses_the_reexport(
+    reexports: Project,
+) -> None:
+    # (The entry continues ignore_imports, which the options follow.)
+    configure_reexports(
+        reexports,
+        "    pkg.trainer -> pkg.accelerators.cuda  # the trainer picks\ncount_reexports = true",
+    )
+    report = reexports.contract("r2")
+    assert report["kept"]
+    (ignored,) = [i for i in report["ignored"] if i["importer"] == "pkg.trainer"]
+    assert ignored["chain"][1]["locations"] == [{"path": "pkg/accelerators/__init__.py", "line": 5}]
+
+
+def test_count_reexports_that_is_not_a_boolean_is_an_error(reexports: Project) -> None:
+    configure_reexports(reexports, "count_reexports = perhaps")
+    result = reexports.check()
+    assert (result.exit_code, result.stderr) == (
+        2,
+        'importlinter-contracts: Contract "Accelerators are private" is not configured '
+        "correctly: count_reexports: Could not parse a boolean from 'perhaps'.\n",
+    )
+
+
+def test_the_allowlist_command_brings_a_reexport_in_step(reexports: Project) -> None:
+    configure_reexports(reexports, "count_reexports = true")
+    result = run_cli("allowlist", "--no-cache", "--write")
+    assert result.exit_code == 0, result.output
+    assert "pkg.trainer -> pkg.accelerators.cuda" in (reexports.root / ".importlinter").read_text()
+    report = reexports.contract("r2")
+    assert report["kept"], report
+    assert ("pkg.trainer", "pkg.accelerators.cuda") in {
+        (i["importer"], i["imported"]) for i in report["ignored"]
+    }
+
+
+@pytest.mark.parametrize(
+    ("trainer", "imported"),
+    [
+        ("from pkg.accelerators import CUDAAccelerator\n", {"pkg.accelerators.cuda"}),
+        # A name the container binds explicitly comes from there, not from the star.
+        ("from pkg.accelerators import Accelerator\n", set()),
+    ],
+    ids=["only-the-star-binds-it", "named-elsewhere"],
+)
+def test_a_star_import_of_the_container_is_followed_where_nothing_names_the_name(
+    reexports: Project, trainer: str, imported: set[str]
+) -> None:
+    reexports.write(
+        {
+            "pkg/accelerators/__init__.py": "from .cuda import *\nfrom .accelerator import Accelerator\n",
+            "pkg/trainer.py": trainer,
+        }
+    )
+    configure_reexports(reexports, "count_reexports = true")
+    assert {v["imported"] for v in reexports.contract("r2")["violations"]} == imported
+
+
+def test_a_star_import_from_the_container_is_a_warning_with_count_reexports(
+    reexports: Project,
+) -> None:
+    reexports.write({"pkg/trainer.py": "import os\nfrom pkg.accelerators import *  # noqa\n"})
+    configure_reexports(reexports)
+    assert reexports.contract("r2")["warnings"] == []
+    configure_reexports(reexports, "count_reexports = true")
+    report = reexports.contract("r2")
+    assert report["kept"]
+    assert report["warnings"] == [
+        "pkg/trainer.py:2: 'from pkg.accelerators import *' is not counted by count_reexports, "
+        "as which names it binds is not known statically: import the names it uses."
+    ]
+
+
+def test_the_backend_module_a_reexport_names_is_where_python_finds_the_name(
+    reexports: Project,
+) -> None:
+    # Expectations from the interpreter: the module that defines what the name is bound to.
+    names = ["Accelerator", "CPUAccelerator", "CUDAAccelerator", "XLAAccelerator"]
+    reexports.write(
+        {"pkg/trainer.py": "".join(f"from pkg.accelerators import {n}\n" for n in names)}
+    )
+    configure_reexports(reexports, "count_reexports = true")
+    found = {(v["line_numbers"][0], v["imported"]) for v in reexports.contract("r2")["violations"]}
+    ran = subprocess.run(
+        [
+            sys.executable,
+            "-c",
+            "import importlib, sys\n"
+            "for n in sys.argv[1:]:\n"
+            "    print(getattr(importlib.import_module('pkg.accelerators'), n).__module__)\n",
+            *names,
+        ],
+        cwd=reexports.root,
+        capture_output=True,
+        text=True,
+        check=True,
+    )
+    backends = {"pkg.accelerators.cpu", "pkg.accelerators.cuda", "pkg.accelerators.xla"}
+    expected = {
+        (line, module)
+        for line, module in enumerate(ran.stdout.split(), start=1)
+        if module in backends
+    }
+    assert (
+        found
+        == expected
+        == {
+            (2, "pkg.accelerators.cpu"),
+            (3, "pkg.accelerators.cuda"),
+            (4, "pkg.accelerators.xla"),
+        }
+    )

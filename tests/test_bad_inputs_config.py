@@ -1091,7 +1091,6 @@ CLI_ERRORS = {
         None,
         "Could not find missing.ini.",
     ),
-    "no-configuration": (["check"], None, "Could not read any configuration."),
     "named-config-does-not-parse": (
         ["check", "--config", "other.ini"],
         ("other.ini", INI_HEAD + "[importlinter]\n"),

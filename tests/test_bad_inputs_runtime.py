@@ -172,7 +172,7 @@ def test_a_huge_detector_result_makes_a_short_message(tree: Project) -> None:
     (violation,) = json.loads(result.stdout)["contracts"][0]["violations"]
     assert violation["message"] == (
         "the detector pkg.platforms:detect returned ['x', 'x', 'x', 'x', 'x', 'x', ...], "
-        "not a qualified name or a class"
+        "not a class, a qualified name, a module, or an instance of a class that is not built in"
     )
 
 
@@ -181,7 +181,7 @@ def test_a_huge_detector_name_or_exception_is_cut(tree: Project) -> None:
     (violation,) = tree.contract("runtime")["violations"]
     assert violation["message"] == (
         f"the detector pkg.platforms:detect returned '{'x' * 37}...{'x' * 38}', "
-        "not a qualified name or a class"
+        "not a class, a qualified name, a module, or an instance of a class that is not built in"
     )
     tree.write(
         {"pkg/platforms/__init__.py": "def detect():\n    raise RuntimeError('y' * 10_000_000)\n"}

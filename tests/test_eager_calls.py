@@ -526,8 +526,8 @@ DOES_NOT_RUN = {
     ),
 }
 
-# Calls the analysis does not resolve, and `if` tests it takes never to hold (README: "what is
-# not followed"): Python runs them.
+# Calls the analysis does not resolve, and `if` tests it takes never to hold (docs/eager-rules.md,
+# "Not followed"): Python runs them.
 NOT_RESOLVED = {
     "method of an object": "from pkg.lib import Loader\nLoader().load()\n",
     "a module's __getattr__, for an attribute read": "import pkg.lazy\nx = pkg.lazy.anything\n",
@@ -559,6 +559,22 @@ NOT_RESOLVED = {
     "__name__ assigned before the main guard": (
         "__name__ = '__main__'\nif __name__ == '__main__':\n    import pkg.heavy.a\n"
     ),
+    "a class's __init__, when the class is instantiated": (
+        "class C:\n    def __init__(self):\n        import pkg.heavy.a\nC()\n"
+    ),
+    "a property": (
+        "class C:\n    @property\n    def p(self):\n        import pkg.heavy.a\nC().p\n"
+    ),
+    "a metaclass": (
+        "class Meta(type):\n    def __new__(mcs, *args):\n        import pkg.heavy.a\n"
+        "        return super().__new__(mcs, *args)\nclass C(metaclass=Meta):\n    pass\n"
+    ),
+    "functools.partial": LOAD + "import functools\nfunctools.partial(load)()\n",
+    "the body of an async def, run by asyncio": (
+        LOAD + "import asyncio\nasync def main():\n    load()\nasyncio.run(main())\n"
+    ),
+    "importlib.import_module": "import importlib\nimportlib.import_module('pkg.heavy.a')\n",
+    "__import__": "__import__('pkg.heavy.a')\n",
 }
 
 
@@ -610,7 +626,7 @@ def check_against_python(project: Project, source: str) -> set[str]:
     return heavy
 
 
-# Forms the analysis takes loosely (README): it follows a module `__getattr__` that Python
+# Forms the analysis takes loosely (docs/eager-rules.md): it follows a module `__getattr__` that Python
 # does not call there, as the module's submodule was imported before. What it reports is
 # more than Python loads, never less.
 TAKEN_LOOSELY = {
@@ -695,10 +711,11 @@ def test_a_hop_run_by_a_call_names_the_call_in_json_text_and_explore(project: Pr
         ],
     }
     output = project.lint_imports().output
+    # The call first, where it stands; then the import, in the function.
     assert (
-        f"-   pkg.source -> pkg.heavy.a (l.6, {why})\n    pkg/source.py:6\n    pkg/source.py:11\n"
-        in output
-    )
+        "-   pkg.source calls pkg.source:_patch (l.11, at import time)\n    pkg/source.py:11\n"
+        f"-   pkg.source -> pkg.heavy.a (l.6, {why})\n    pkg/source.py:6\n"
+    ) in output
     step = explore.load(cache_dir=None).eager_closure("pkg.source")["pkg.heavy.a"][-1]
     assert repr(step) == f"pkg.source -> pkg.heavy.a: l.6 eager, {why} (pkg/source.py:6)"
 
@@ -722,6 +739,16 @@ def test_a_call_into_another_module_names_where_the_call_stands(project: Project
         "pkg.lib:load_more",
         "pkg.helpers:load_b",
     ]
+    # The text reads from the calling module on: each call at its line, then the import.
+    assert (
+        "-   pkg.source calls pkg.lib:load_more (l.3, at import time)\n"
+        "    pkg/source.py:3\n"
+        "-   pkg.lib:load_more calls pkg.helpers:load_b (l.6)\n"
+        "    pkg/lib.py:6\n"
+        "-   pkg.helpers -> pkg.heavy.b (l.2, inside def load_b, called by def load_more at l.6 "
+        "of pkg.lib, called at import time at l.3 of pkg.source)\n"
+        "    pkg/helpers.py:2\n"
+    ) in project.lint_imports().output
 
 
 def test_a_check_leaves_nothing_for_the_cyclic_garbage_collector(project: Project) -> None:

@@ -374,7 +374,8 @@ def test_allowed_expression_matching_nothing_is_a_warning(tree: Project) -> None
         (
             "    pkg.platforms\nforbidden",
             "    pkg.platformz\nforbidden",
-            "follow_modules: 'pkg.platformz' is not a module of the graph.",
+            "follow_modules: 'pkg.platformz' is not a module of the graph: did you mean "
+            "'pkg.platforms'?",
         ),
         (
             "include_ancestors",

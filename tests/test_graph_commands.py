@@ -8,6 +8,7 @@ import re
 import shutil
 import subprocess
 import sys
+from typing import Any
 
 import pytest
 from test_explore import TREE
@@ -27,15 +28,44 @@ def tree(project: Project) -> Project:
     return project
 
 
-def test_closure_json_maps_each_module_to_its_chain_of_hops(tree: Project) -> None:
+def chain_in(data: dict[str, Any], module: str) -> list[dict[str, Any]]:
+    """A module's chain of hops, from `closure --format json`: its hop, after the chain of the
+    module it is reached from, back to the module imported."""
+    hops = []
+    entry = data["modules"][module]
+    while entry["hop"] is not None:
+        hops.append(entry["hop"])
+        entry = data["modules"][entry["reached_from"]]
+    assert entry["reached_from"] is None
+    return hops[::-1]
+
+
+def chains_of(data: dict[str, Any]) -> dict[str, list[dict[str, Any]]]:
+    """Each module's chain of hops (`chain_in`)."""
+    assert data["modules"][data["module"]] == {"reached_from": None, "hop": None}
+    return {module: chain_in(data, module) for module in data["modules"]}
+
+
+def test_closure_json_maps_each_module_to_the_hop_that_reaches_it(tree: Project) -> None:
     result = run_cli("closure", "--no-cache", "pkg.platforms.cuda.platform", "--format", "json")
     assert result.exit_code == 0, result.output
     data = json.loads(result.stdout)
     with pytest.warns(UserWarning):
         expected = explore.load(cache_dir=None).eager_closure("pkg.platforms.cuda.platform")
     assert data["module"] == "pkg.platforms.cuda.platform"
-    assert data["modules"] == {module: expected[module].hops for module in expected}
-    assert data["modules"]["pkg.util"] == [
+    assert chains_of(data) == {module: expected[module].hops for module in expected}
+    assert data["modules"]["pkg.util"] == {
+        "reached_from": "pkg.platforms.cuda.hooks",
+        "hop": {
+            "importer": "pkg.platforms.cuda.hooks",
+            "imported": "pkg.util",
+            "line_numbers": [2],
+            "why": ["module-level try"],
+            "locations": [{"path": "pkg/platforms/cuda/hooks.py", "line": 2}],
+            "eager": [True],
+        },
+    }
+    assert chains_of(data)["pkg.util"] == [
         {
             "importer": "pkg.platforms.cuda.platform",
             "imported": "pkg.platforms.cuda.hooks",
@@ -44,14 +74,7 @@ def test_closure_json_maps_each_module_to_its_chain_of_hops(tree: Project) -> No
             "locations": [{"path": "pkg/platforms/cuda/platform.py", "line": 1}],
             "eager": [True],
         },
-        {
-            "importer": "pkg.platforms.cuda.hooks",
-            "imported": "pkg.util",
-            "line_numbers": [2],
-            "why": ["module-level try"],
-            "locations": [{"path": "pkg/platforms/cuda/hooks.py", "line": 2}],
-            "eager": [True],
-        },
+        data["modules"]["pkg.util"]["hop"],
     ]
 
 
@@ -125,7 +148,7 @@ def test_why_without_a_chain_exits_1(tree: Project) -> None:
 def test_unknown_module_is_a_one_line_error(tree: Project) -> None:
     result = run_cli("closure", "--no-cache", "pkg.nope")
     assert (result.exit_code, result.stdout) == (2, "")
-    assert result.stderr == "importlinter-contracts: pkg.nope is not a module of the graph\n"
+    assert result.stderr == "importlinter-contracts: pkg.nope is not a module of the graph.\n"
 
 
 def test_mermaid_is_a_flowchart_with_one_node_per_module(tree: Project) -> None:

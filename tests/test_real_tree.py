@@ -111,7 +111,8 @@ def test_shipped_contracts_warn_about_the_folders_the_graph_leaves_out(copy: Pro
         "vllm_omni/diffusion/attention/ops, vllm_omni/diffusion/interaction/modality_handlers, "
         "vllm_omni/diffusion/models/mammoth_moda2."
     )
-    assert [c["warnings"] for c in report["contracts"]] == [[expected], [expected]]
+    # Once per run: the first static contract warns.
+    assert [c["warnings"] for c in report["contracts"]] == [[expected], []]
     graph = explore.load(cache_dir=None).graph
     every_file = set(oracle.modules_of(copy.root, "vllm_omni"))
     assert len(every_file - graph.modules) == 37

@@ -47,7 +47,7 @@ def oracle_violations(project: Project) -> set[tuple[str, str]]:
 
 def spec_walk(project: Project) -> Project:
     """The spec's narrower R4: imports followed through vllm_omni.platforms only, no
-    allowlist (as the README shows it)."""
+    allowlist (as docs/contracts/eager-imports.md shows it)."""
     config = project.root / ".importlinter"
     text = config.read_text()
     start = text.index("# The chains into forbidden code")
@@ -70,8 +70,9 @@ def test_shipped_r4_is_kept_on_the_newest_release_with_its_chains_excused(copy: 
     excused = frozenset(shipped_entries(R4_ID))
     assert oracle.vllm_omni_r4(copy.root, "vllm_omni", excused) == (set(), excused)
     count = len(shipped_entries(R4_ID))
+    # (The warning about the folders without __init__.py is R2's, the run's first contract.)
     assert (
-        f"Importing a platform class loads no implementation body (R4) KEPT ({count} ignored imports, 1 warning)"
+        f"Importing a platform class loads no implementation body (R4) KEPT ({count} ignored imports)\n"
         in copy.lint_imports(*STATIC_CONTRACTS).output
     )
 

@@ -11,6 +11,7 @@ import sys
 from pathlib import Path
 
 import pytest
+from test_graph_commands import chains_of
 
 import debt_history
 from helpers import REPO, Project, run_cli
@@ -25,11 +26,13 @@ MODELS = "vllm_omni.model_executor.models"
 def test_closure_lists_the_modules_explore_lists(copy: Project) -> None:
     result = run_cli("closure", "--no-cache", PLATFORM, "--format", "json")
     assert result.exit_code == 0, result.output
-    modules = json.loads(result.stdout)["modules"]
+    data = json.loads(result.stdout)
+    modules = data["modules"]
     expected = explore.load(cache_dir=None).eager_closure(PLATFORM)
     assert sorted(modules) == list(expected)
     assert len(modules) >= 106
-    assert [hop["imported"] for hop in modules[MODELS]][-1] == MODELS
+    assert modules[MODELS]["hop"]["imported"] == MODELS
+    assert chains_of(data) == {module: expected[module].hops for module in expected}
 
 
 @pytest.mark.skipif(shutil.which("dot") is None, reason="Graphviz's dot is not installed")

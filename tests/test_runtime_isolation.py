@@ -192,11 +192,13 @@ def test_probe_that_fails_to_import_shows_its_exception_and_stderr(tree: Project
         ),
         (
             "def detect():\n    return None\n",
-            "the detector pkg.platforms:detect returned None, not a qualified name or a class",
+            "the detector pkg.platforms:detect returned None, not a class, a qualified name, "
+            "a module, or an instance of a class that is not built in",
         ),
         (
             "def detect():\n    return ''\n",
-            "the detector pkg.platforms:detect returned '', not a qualified name or a class",
+            "the detector pkg.platforms:detect returned '', not a class, a qualified name, "
+            "a module, or an instance of a class that is not built in",
         ),
     ],
     ids=["raises", "loads-a-backend-then-raises", "returns-none", "returns-empty"],
@@ -268,8 +270,9 @@ def test_a_container_without_backends_is_a_configuration_error(tree: Project) ->
     assert (result.exit_code, result.stderr) == (
         2,
         'importlinter-contracts: Contract "Optional SDKs stay optional" is not configured '
-        "correctly: container: no child package of 'pkg.platforms' has a 'driver' module; "
-        "set backend_marker.\n",
+        "correctly: backends: no child package of 'pkg.platforms' has a 'driver' module; "
+        "set backend_marker, or name the backends with backends = ... (or backends = * for "
+        "every child).\n",
     )
 
 
@@ -866,4 +869,205 @@ def test_two_entries_for_the_same_modules_are_a_configuration_error(tree: Projec
         'importlinter-contracts: Contract "Optional SDKs stay optional" is not configured '
         "correctly: ignore_loaded_modules: These entries allow the same loaded modules: "
         "'pkg.platforms.npu # one', 'pkg.platforms.npu # two'. Keep one of each.\n",
+    )
+
+
+# The layout of tests/test_backend_isolation.py's MODULE_BACKENDS: one module per backend.
+MODULE_BACKEND_TREE = {
+    "pkg/platforms/__init__.py": """\
+        def detect():
+            from pkg.platforms import cuda
+            return cuda.CudaPlatform
+        """,
+    "pkg/platforms/interface.py": "",
+    "pkg/platforms/cuda.py": "from pkg.platforms import interface\nclass CudaPlatform:\n    pass\n",
+    "pkg/platforms/rocm.py": "",
+    "pkg/platforms/xpu/__init__.py": "",
+    "pkg/platforms/xpu/ops.py": "",
+    "pkg/connectors/__init__.py": "",
+}
+
+MODULE_BACKEND_CONTRACT = """\
+[importlinter:contract:runtime]
+name = Optional SDKs stay optional
+type = runtime_isolation
+blocked_modules = fakesdk
+probe_modules = pkg.connectors
+detector = pkg.platforms:detect
+container = pkg.platforms
+{options}
+"""
+
+
+@pytest.fixture
+def modules_tree(project: Project) -> Project:
+    project.write(MODULE_BACKEND_TREE)
+    return project
+
+
+def configure_module_backends(project: Project, options: str) -> None:
+    project.configure(MODULE_BACKEND_CONTRACT.format(options=textwrap.dedent(options)))
+
+
+@pytest.mark.parametrize(
+    "options",
+    ["backends =\n    cuda\n    rocm\n    xpu\n", "backends = *\nneutral_children = interface\n"],
+    ids=["named", "every-child"],
+)
+def test_module_backends_are_named_as_backend_isolation_names_them(
+    modules_tree: Project, options: str
+) -> None:
+    configure_module_backends(modules_tree, options)
+    report = modules_tree.contract("runtime")
+    assert report["kept"], report
+    assert report["detected"] == "pkg.platforms.cuda.CudaPlatform"
+    assert report["loaded_container_modules"] == [
+        "pkg.platforms",
+        "pkg.platforms.cuda",
+        "pkg.platforms.interface",
+    ]
+    modules_tree.write({"pkg/connectors/__init__.py": "import pkg.platforms.xpu.ops\n"})
+    (violation,) = modules_tree.contract("runtime")["violations"]
+    assert violation["kind"] == "backend_loaded"
+    assert violation["message"] == (
+        "modules of backends other than the detected one "
+        "(detected: pkg.platforms.cuda.CudaPlatform) were loaded: "
+        "pkg.platforms.xpu, pkg.platforms.xpu.ops"
+    )
+
+
+def test_without_neutral_children_every_child_is_a_backend(modules_tree: Project) -> None:
+    # Every child is a backend without neutral_children: the interface, which cuda
+    # imports, is then another backend.
+    configure_module_backends(modules_tree, "backends = *\n")
+    (violation,) = modules_tree.contract("runtime")["violations"]
+    assert violation["modules"] == ["pkg.platforms.interface"]
+
+
+def test_with_named_backends_a_loaded_child_outside_the_graph_is_no_backend(
+    modules_tree: Project,
+) -> None:
+    modules_tree.write(
+        {
+            "pkg/connectors/__init__.py": "import sys, types\nsys.modules['pkg.platforms.tpu'] = types.ModuleType('t')\n"
+        }
+    )
+    configure_module_backends(modules_tree, "backends =\n    cuda\n    rocm\n")
+    assert modules_tree.contract("runtime")["kept"]
+    # With `*`, any child but the neutral ones is a backend, those the graph lacks too.
+    configure_module_backends(modules_tree, "backends = *\nneutral_children = interface\n")
+    (violation,) = modules_tree.contract("runtime")["violations"]
+    assert violation["modules"] == ["pkg.platforms.tpu"]
+
+
+RUNTIME_BACKEND_ERRORS = [
+    (
+        "backends =\n    *\n    cuda\n",
+        "backends: '*' names every child of the container; list no other name beside it (leave children out with neutral_children).",
+    ),
+    (
+        "backends =\n    cuda\n    interface\nneutral_children = interface\n",
+        "neutral_children: 'interface' is also listed in backends; a child is either a backend or neutral.",
+    ),
+    (
+        "backends =\n    cuda\n    gpu\n",
+        "backends: 'gpu' is not a child of 'pkg.platforms'; its children are: cuda, interface, rocm, xpu.",
+    ),
+    (
+        "backends = *\nneutral_children = interfaze\n",
+        "neutral_children: 'interfaze' is not a child of 'pkg.platforms'; its children are: cuda, interface, rocm, xpu.",
+    ),
+    (
+        "backends = *\nneutral_children =\n    cuda\n    interface\n    rocm\n    xpu\n",
+        "backends: every child of 'pkg.platforms' is in neutral_children, so '*' names no backend.",
+    ),
+    ("backends =\n", "backends: This list is empty; give at least one value."),
+    (
+        "neutral_children = interface\n",
+        "backends: no child package of 'pkg.platforms' outside neutral_children has a 'platform' module; set backend_marker, or name the backends with backends = ... (or backends = * for every child).",
+    ),
+]
+
+
+@pytest.mark.parametrize(
+    ("options", "message"),
+    RUNTIME_BACKEND_ERRORS,
+    ids=[
+        "star-beside-names",
+        "named-and-neutral",
+        "named-missing",
+        "neutral-child-missing",
+        "every-child-neutral",
+        "backends-empty",
+        "none-discovered-outside-neutral",
+    ],
+)
+def test_backend_options_errors_are_those_of_backend_isolation(
+    modules_tree: Project, options: str, message: str
+) -> None:
+    configure_module_backends(modules_tree, options)
+    result = modules_tree.check()
+    assert (result.exit_code, result.stdout, result.stderr) == (
+        2,
+        "",
+        'importlinter-contracts: Contract "Optional SDKs stay optional" is not configured '
+        f"correctly: {message}\n",
+    )
+
+
+@pytest.mark.parametrize("option", ["backends = cuda", "neutral_children = interface"])
+def test_backends_without_a_container_is_an_error(modules_tree: Project, option: str) -> None:
+    configure_module_backends(modules_tree, option)
+    config = modules_tree.root / ".importlinter"
+    config.write_text(config.read_text().replace("container = pkg.platforms\n", ""))
+    result = modules_tree.check()
+    assert (result.exit_code, result.stderr) == (
+        2,
+        'importlinter-contracts: Contract "Optional SDKs stay optional" is not configured '
+        f"correctly: {option.partition(' ')[0]}: names children of the container: set "
+        "container too.\n",
+    )
+
+
+@pytest.mark.parametrize(
+    ("returned", "detected"),
+    [
+        ("cuda.CudaPlatform()", "pkg.platforms.cuda.CudaPlatform"),
+        ("cuda", "pkg.platforms.cuda"),
+        ("'pkg.platforms.cuda'", "pkg.platforms.cuda"),
+    ],
+    ids=["instance", "module", "name-of-the-module"],
+)
+def test_detector_may_return_an_instance_or_a_module(
+    modules_tree: Project, returned: str, detected: str
+) -> None:
+    configure_module_backends(modules_tree, "backends = *\nneutral_children = interface\n")
+    modules_tree.write(
+        {
+            "pkg/platforms/__init__.py": f"def detect():\n    from pkg.platforms import cuda\n    return {returned}\n"
+        }
+    )
+    report = modules_tree.contract("runtime")
+    assert (report["kept"], report["detected"]) == (True, detected)
+
+
+@pytest.mark.parametrize(
+    ("returned", "shown"),
+    [("3", "3"), ("[cuda.CudaPlatform]", "[<class 'pkg.platforms.cuda.CudaPlatform'>]")],
+    ids=["number", "list"],
+)
+def test_detector_returning_an_instance_of_a_built_in_class_breaks_the_contract(
+    modules_tree: Project, returned: str, shown: str
+) -> None:
+    configure_module_backends(modules_tree, "backends = *\nneutral_children = interface\n")
+    modules_tree.write(
+        {
+            "pkg/platforms/__init__.py": f"def detect():\n    from pkg.platforms import cuda\n    return {returned}\n"
+        }
+    )
+    (violation,) = modules_tree.contract("runtime")["violations"]
+    assert (violation["kind"], violation["message"]) == (
+        "detector_failed",
+        f"the detector pkg.platforms:detect returned {shown}, not a class, a qualified name, "
+        "a module, or an instance of a class that is not built in",
     )

@@ -3,6 +3,7 @@ uses, and module lookups."""
 
 from __future__ import annotations
 
+import os
 import stat
 from pathlib import Path
 
@@ -15,6 +16,7 @@ from importlinter_contracts.allowlist.entries import Allowlist, parse_entry
 from importlinter_contracts.cache import DEFAULT_CACHE_DIR, cache_directory, using_cache_directory
 from importlinter_contracts.errors import FileWriteError
 from importlinter_contracts.files import write_atomically
+from importlinter_contracts.locations import display_path
 from importlinter_contracts.modules import (
     has_module,
     is_within,
@@ -173,3 +175,28 @@ def test_matching_modules_reads_plain_names_and_wildcards(graph: ImportGraph) ->
         "pkg.b",
         "pkg.b.y",
     }
+
+
+@pytest.mark.parametrize(
+    ("working_directory", "shown"),
+    [
+        ("config", "pkg/mod.py"),  # outside the tree: from the tree's root
+        ("tree", "pkg/mod.py"),
+        ("tree/pkg/sub", "../mod.py"),  # inside the tree: from the working directory
+        ("tree/pkg", "mod.py"),
+    ],
+)
+def test_a_path_is_shown_from_the_working_directory_or_the_trees_root(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, working_directory: str, shown: str
+) -> None:
+    source = tmp_path / "tree" / "pkg" / "mod.py"
+    (tmp_path / "tree" / "pkg" / "sub").mkdir(parents=True)
+    (tmp_path / "config").mkdir()
+    source.write_text("")
+    monkeypatch.syspath_prepend(str(tmp_path / "tree"))
+    monkeypatch.chdir(tmp_path / working_directory)
+    assert display_path(source) == shown
+    # A file in no folder of sys.path is shown from the working directory.
+    monkeypatch.syspath_prepend(str(tmp_path / "elsewhere"))
+    other = tmp_path / "other.py"
+    assert display_path(other) == os.path.relpath(other)

@@ -21,7 +21,7 @@ from ..report import (
     ImportFinding,
     is_import_finding,
 )
-from ..unseen import unseen_folders
+from ..unseen import run_warnings
 from .entries import (
     IMPORT_ENTRIES,
     Allowlist,
@@ -105,9 +105,7 @@ class ContractWithAllowlist(Contract):
         alerting = self.unmatched_ignore_imports_alerting
         stale = [] if alerting is AlertLevel.NONE or stale_unknown else allowlist.stale()
         # A contract that runs the code sees those folders' modules load: no warning there.
-        unseen = (
-            [] if self.executes_analysed_code else unseen_folders(self.session_options).warnings()
-        )
+        unseen = [] if self.executes_analysed_code else run_warnings(self.session_options)
         warnings = [*unseen, *(warnings or [])]
         if stale_unknown and self._entries():
             warnings.append(

@@ -10,7 +10,7 @@ rule, is stale, so the list can only shrink.
 from __future__ import annotations
 
 from collections.abc import Callable, Iterable
-from typing import Any, NamedTuple
+from typing import Any, NamedTuple, cast
 
 from grimp import ImportGraph
 from importlinter import fields
@@ -160,18 +160,40 @@ class EntryUse:
 class Allowlist(EntryUse):
     """The `ignore_imports` entries of one contract, matched against the graph once.
 
-    Contracts ask `excuse(importer, imported)` for each finding.
+    Contracts ask `excuse(importer, imported)` for each finding. `also` are findings'
+    (importer, imported) pairs that are no direct import of the graph (backend_isolation's
+    name re-exported from a backend): entries match them too.
     """
 
-    def __init__(self, graph: ImportGraph, entries: Iterable[AllowlistEntry]) -> None:
+    def __init__(
+        self,
+        graph: ImportGraph,
+        entries: Iterable[AllowlistEntry],
+        also: Iterable[tuple[str, str]] = (),
+    ) -> None:
         super().__init__(entries)
         self._entries_by_import: dict[tuple[str, str], list[AllowlistEntry]] = {}
-        for entry in self.entries:
+        also = sorted(set(also))
+        expressions = [cast(ImportExpression, entry.expression) for entry in self.entries]
+        importers = names_matching(
+            (e.importer.expression for e in expressions), (importer for importer, _ in also)
+        )
+        imported = names_matching(
+            (e.imported.expression for e in expressions), (module for _, module in also)
+        )
+        for entry, expression in zip(self.entries, expressions, strict=True):
             for match in graph.find_matching_direct_imports(
                 import_expression=str(entry.expression)
             ):
                 key = (match["importer"], match["imported"])
                 self._entries_by_import.setdefault(key, []).append(entry)
+            for key in also:
+                if (
+                    key[0] in importers[expression.importer.expression]
+                    and key[1] in imported[expression.imported.expression]
+                    and entry not in self._entries_by_import.get(key, [])
+                ):
+                    self._entries_by_import.setdefault(key, []).append(entry)
 
     def excuse(self, importer: str, imported: str) -> AllowlistEntry | None:
         """Return the first entry that allows this import (marking every such entry used)."""

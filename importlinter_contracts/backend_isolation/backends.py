@@ -2,12 +2,16 @@
 
 from __future__ import annotations
 
+import re
 from typing import NamedTuple
 
 from grimp import ImportGraph
+from importlinter import fields
 
+from ..eager.walk import EagerImports
 from ..errors import ImportlinterContractsError
 from ..modules import has_module, is_within
+from ..options import NonEmptyListField
 from ..unseen import UnseenFolders
 
 
@@ -41,7 +45,43 @@ class BackendImport(NamedTuple):
     line_numbers: tuple[int, ...]
 
 
+class Reexport(NamedTuple):
+    """A re-export on the way from an import of the container to a backend: `module` binds
+    `name` on `line` (`from .cuda import CUDAAccelerator` in the container's `__init__`)."""
+
+    module: str
+    line: int
+    name: str
+
+
+class ReexportImport(NamedTuple):
+    """An import of a name from the container (`from container import CUDAAccelerator`)
+    that the container re-exports from a backend's module, `imported`, by way of
+    `reexports`, the first in the container's `__init__`."""
+
+    backend: Backend
+    importer: str
+    imported: str
+    line_number: int
+    reexports: tuple[Reexport, ...]
+
+
 EVERY_CHILD = "*"
+
+
+def children_field() -> NonEmptyListField:
+    """The field of the `backends` and `neutral_children` options of the contracts that
+    take backends: optional names of children of the container."""
+    return NonEmptyListField(subfield=fields.StringField(), required=False)
+
+
+def marker_field() -> fields.StringField:
+    """The field of the `backend_marker` option: the module that marks a backend."""
+    return fields.StringField(default="platform")
+
+
+# The text grimp reports of a star import's line: `from m import *`, a comment after it.
+_STAR_IMPORT = re.compile(r"\bimport\s+\*\s*(#.*)?$")
 
 
 def find_backends(
@@ -60,7 +100,9 @@ def find_backends(
     """
     if not has_module(graph, container):
         raise BackendLookupError(
-            "container", f"'{container}' is not a module of the graph{unseen.explain(container)}."
+            "container",
+            f"'{container}' is not a module of the graph"
+            + unseen.why_absent(graph, container, quote="'"),
         )
     children = {child.rpartition(".")[2] for child in graph.find_children(container)}
     neutral_children = set(neutral or [])
@@ -154,3 +196,53 @@ def find_backend_imports(
                     )
                 )
     return sorted(found)
+
+
+def find_reexport_imports(
+    graph: ImportGraph,
+    container: str,
+    backends: list[Backend],
+    eager_imports: EagerImports,
+    *,
+    cross_backend_imports: bool,
+) -> tuple[list[ReexportImport], list[tuple[str, int]]]:
+    """Every import of a name from `container` by a module outside a backend that leads,
+    through the re-exports of the container's `__init__` (and of the modules it re-exports
+    from), to a module of that backend: importing the name runs that module, and the
+    importer uses it. Checked as `find_backend_imports` checks direct imports. Also the
+    star imports of the container (importer, line), whose names are not known."""
+
+    def backend_of(module: str) -> Backend | None:
+        return next((backend for backend in backends if backend.contains(module)), None)
+
+    found = []
+    stars = []
+    for importer in sorted(graph.find_modules_that_directly_import(container)):
+        own = backend_of(importer)
+        if importer == container or (own is not None and cross_backend_imports):
+            continue
+        others = [backend for backend in backends if backend != own]
+
+        def in_another_backend(module: str, others: list[Backend] = others) -> bool:
+            return any(backend.contains(module) for backend in others)
+
+        details = graph.get_import_details(importer=importer, imported=container)
+        stars += sorted(
+            (importer, detail["line_number"])
+            for detail in details
+            if _STAR_IMPORT.search(detail["line_contents"])
+        )
+        for line in sorted({detail["line_number"] for detail in details}):
+            for imported, way in eager_imports.reexports(importer, line, in_another_backend):
+                backend = backend_of(imported)
+                assert backend is not None  # (`reexports` stops only at a backend's module)
+                found.append(
+                    ReexportImport(
+                        backend=backend,
+                        importer=importer,
+                        imported=imported,
+                        line_number=line,
+                        reexports=tuple(Reexport(*step) for step in way),
+                    )
+                )
+    return found, stars

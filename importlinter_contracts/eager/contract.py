@@ -29,7 +29,7 @@ from ..modules import (
     within,
 )
 from ..options import NonEmptyListField
-from ..outputs.text import describe_hop, hop_locations, print_finding, print_import
+from ..outputs.text import chain_steps, print_finding, print_import
 from ..report import ContractFindings, Finding, IgnoredImport, ImportFinding
 from ..unseen import unseen_folders
 from .outcomes import Answers, WalkOutcomes
@@ -242,11 +242,17 @@ class EagerImportContract(AllowlistedContract):
         for expression in self.source_modules:
             matched = matching_modules(graph, expression)
             if not matched:
+                unseen = unseen_folders(self.session_options)
+                name = str(expression)
                 raise ContractConfigurationError(
                     self.name,
                     "source_modules",
-                    f"'{expression}' matches no module of the graph"
-                    f"{unseen_folders(self.session_options).explain(str(expression))}.",
+                    f"'{name}' matches no module of the graph"
+                    + (
+                        f"{unseen.explain(name)}."
+                        if expression.has_wildcard_expression()
+                        else unseen.why_absent(graph, name, quote="'")
+                    ),
                 )
             sources |= matched
         return sorted(sources)
@@ -302,7 +308,7 @@ class EagerImportContract(AllowlistedContract):
                 self.name,
                 "follow_modules",
                 f"'{missing[0]}' is not a module of the graph"
-                f"{unseen_folders(self.session_options).explain(missing[0])}.",
+                + unseen_folders(self.session_options).why_absent(graph, missing[0], quote="'"),
             )
         return {module.name for module in self.follow_modules}
 
@@ -316,7 +322,8 @@ class EagerImportContract(AllowlistedContract):
             )
             output.new_line()
             for hop in violation["chain"]:
-                print_import(describe_hop(hop), hop_locations(hop))
+                for text, where in chain_steps(hop):
+                    print_import(text, where)
             output.new_line()
         self._render_stale_entries_and_guidance(check)
 
@@ -434,7 +441,10 @@ def _add_source(
                 "chain": [],
             }
         )
-    finding["sources"].append(source)
+    # Once: a walk may stop at one import several times (by calls from several modules), and
+    # the walks run one source after the other.
+    if finding["sources"][-1:] != [source]:
+        finding["sources"].append(source)
     # Keep the shortest chain, from the first source in name order among equals.
     if not finding["chain"] or len(chain) < len(finding["chain"]):
         finding["chain"] = [link.as_data() for link in chain]

@@ -364,6 +364,52 @@ class EagerImports:
         base, attribute = found
         return self._in_module(base, ([attribute] if attribute else []) + rest)
 
+    def reexports(
+        self, module: str, line: int, reaches: Callable[[str], bool]
+    ) -> list[tuple[str, tuple[tuple[str, int, str], ...]]]:
+        """Where the names that the `from` import of `module` on `line` binds come from,
+        followed through re-exports as calls are (`_named`, of any length), up to a module
+        that `reaches` says is far enough: each such module, with the re-exports on the way
+        (module, line, name). A name another module's file binds explicitly is followed
+        there only (a star import binds any name, so it is followed where nothing names
+        it); a name of the import's own module that is a submodule is left out: the graph
+        holds that import itself."""
+        found: dict[str, tuple[tuple[str, int, str], ...]] = {}
+        queue: deque[tuple[_Name, tuple[tuple[str, int, str], ...]]] = deque()
+        for binding in self._from_import_bindings(module, line):
+            if binding.name == STAR or binding.attribute is None:
+                continue  # (which names a star import binds is not known here)
+            start = self._named(module, binding, binding.name, [])
+            if start is not None and not reaches(start[0]):
+                queue.append((start, ()))
+        seen: set[_Name] = set()
+        while queue:
+            name, way = queue.popleft()
+            if name in seen:
+                continue
+            seen.add(name)
+            base, names = name
+            reading = self._calls_of(base)
+            if reading is None:
+                continue
+            naming = list(_naming(reading.bindings, list(names)))
+            explicit = [(b, rest) for b, rest in naming if b.name != STAR]
+            for binding, rest in explicit or naming:
+                bound = self._bound(base, binding, names[0])
+                if bound is None:
+                    continue
+                then, attribute = bound
+                step = (*way, (base, binding.line, names[0]))
+                if reaches(then):
+                    found.setdefault(then, step)
+                    continue
+                following = self._in_module(then, ([attribute] if attribute else []) + rest)
+                if following is not None and reaches(following[0]):
+                    found.setdefault(following[0], step)
+                elif following is not None:
+                    queue.append((following, step))
+        return sorted(found.items())
+
     def _in_module(self, module: str, names: list[str]) -> _Name | None:
         """What the dotted `names` name in `module`: the submodules they name first, then
         the dotted names in the last of those; None where they name a module itself. (Not

@@ -34,7 +34,9 @@ def dot(title: str, hops: Iterable[Hop]) -> str:
     """A DOT digraph of the hops."""
 
     def quoted(text: str) -> str:
-        return json.dumps(text)  # a DOT string: double quotes, backslash escapes
+        # A DOT string: double quotes, backslash escapes; DOT reads UTF-8, which Graphviz
+        # shows as written (it has no \u escapes).
+        return json.dumps(text, ensure_ascii=False)
 
     lines = [
         f"digraph {quoted(title)} {{",

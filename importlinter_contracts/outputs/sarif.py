@@ -5,6 +5,7 @@ from __future__ import annotations
 
 from pathlib import Path
 from typing import Any
+from urllib.parse import quote
 
 from ..configuration import read_configuration_text
 from ..report import Finding, Location, Report, contract_key, is_import_finding
@@ -15,7 +16,9 @@ INFORMATION_URI = "https://github.com/importlinter-contracts/importlinter-contra
 
 
 def _artifact(path: str, root: Path) -> dict[str, Any]:
-    return {"uri": repository_path(path, root), "uriBaseId": "%SRCROOT%"}
+    # A relative URI reference (RFC 3986), percent-encoded as `Path.as_uri` encodes a path:
+    # a space, '%' or '#' is data, not a delimiter.
+    return {"uri": quote(repository_path(path, root)), "uriBaseId": "%SRCROOT%"}
 
 
 def _locations(where: list[Location], root: Path) -> list[dict[str, Any]]:

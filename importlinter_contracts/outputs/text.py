@@ -33,16 +33,31 @@ def describe_import(importer: str, imported: str, line_numbers: list[int]) -> st
     return f"{importer} -> {imported} ({_importlinter.format_line_numbers(line_numbers)})"
 
 
-def hop_locations(hop: Hop) -> list[Location]:
-    """Where a hop's import lines stand, then where the calls that run them stand (the call
-    at import time first), each once."""
-    found = list(hop["locations"])
+def chain_steps(hop: Hop) -> list[tuple[str, list[Location]]]:
+    """A hop of a chain as the lines that show it, each with where it stands: first each
+    call that runs its import lines, in the calling module at the call's line (`pkg.a
+    calls pkg.b:f (l.3, at import time)`, then `pkg.b:f calls pkg.c:g (l.9)`), each once;
+    then the hop itself with its import lines (in the function). So the chain reads on
+    from the module that makes the call to the module whose function imports."""
+    steps: list[tuple[str, list[Location]]] = []
+    shown: set[tuple[str, int, str]] = set()
     for calls in hop.get("calls", []):
+        caller = None
         for call in calls:
-            where = call["location"]
-            if where is not None and where not in found:
-                found.append(where)
-    return found
+            key = (call["module"], call["line"], call["function"])
+            if key not in shown:
+                shown.add(key)
+                when = ", at import time" if caller is None else ""
+                steps.append(
+                    (
+                        f"{caller or call['module']} calls {call['function']} "
+                        f"(l.{call['line']}{when})",
+                        [call["location"]] if call["location"] is not None else [],
+                    )
+                )
+            caller = call["function"]
+    steps.append((describe_hop(hop), list(hop["locations"])))
+    return steps
 
 
 def describe_hop(hop: Hop) -> str:

@@ -42,16 +42,20 @@ def commit_of(revision: str, root: Path) -> str:
     return found.stdout.strip()
 
 
-def file_at(commit: str, path: Path, root: Path) -> str | None:
-    """The text of `path` at `commit` of the repository at `root`, or None when the file did
-    not exist there."""
+def file_at(commit: str, path: Path, root: Path) -> bytes | None:
+    """The content of `path` at `commit` of the repository at `root`, or None when the file
+    did not exist there."""
     relative = path.resolve().relative_to(root.resolve()).as_posix()
     found = _git("cat-file", "-e", f"{commit}:{relative}", cwd=root)
     if found.returncode != 0:
         return None
-    shown = _git("show", f"{commit}:{relative}", cwd=root)
+    # As bytes: the file may not be UTF-8 text, which its reader says.
+    shown = subprocess.run(
+        ["git", "show", f"{commit}:{relative}"], cwd=root, capture_output=True, check=False
+    )
     if shown.returncode != 0:
-        raise RevisionError(f"git cannot show {relative} at {commit}: {shown.stderr.strip()}")
+        reason = shown.stderr.decode("utf-8", "replace").strip()
+        raise RevisionError(f"git cannot show {relative} at {commit}: {reason}")
     return shown.stdout
 
 

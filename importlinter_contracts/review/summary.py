@@ -6,7 +6,13 @@ from __future__ import annotations
 from pathlib import Path
 from typing import TypedDict
 
-from ..configuration import find_configuration, read_configuration_text, selected_contract_ids
+from ..configuration import (
+    configuration_text,
+    find_configuration,
+    read_configuration_text,
+    selected_contract_ids,
+    universal_newlines,
+)
 from ..errors import ConfigurationError
 from ..report import SkippedContract, contract_key
 from ..running import ContractSelection
@@ -160,10 +166,12 @@ def _configuration_at(
     Raises ConfigurationError, saying that it is `revision`'s, when the file cannot be read as
     a configuration.
     """
-    text = file_at(commit, path, root)
-    if text is None:
+    content = file_at(commit, path, root)
+    if content is None:
         return None, allowlists.Configuration.empty()
     try:
+        # Line breaks as newlines, as the base's text always was read.
+        text = universal_newlines(configuration_text(content, Path(path.name)))
         return text, allowlists.Configuration.from_text(text, path.name)
     except ConfigurationError as error:
         raise ConfigurationError(f"at {revision}: {error}") from error

@@ -21,7 +21,14 @@ from ..allowlist.entries import (
     AllowlistField,
     LoadedModuleAllowlist,
 )
-from ..backend_isolation.backends import BackendLookupError, find_backends
+from ..backend_isolation.backends import (
+    EVERY_CHILD,
+    BackendLookupError,
+    children_field,
+    find_backends,
+    marker_field,
+    option_conflicts,
+)
 from ..cache import cache_directory, grimp_cache_directory
 from ..eager.scope_cache import ScopeIndex
 from ..errors import ConfigurationError, ContractConfigurationError, UnreadableSourceError
@@ -83,10 +90,13 @@ class RuntimeIsolationContract(ContractWithAllowlist):
     Options:
         - blocked_modules: top-level names to block, e.g. torch_npu.
         - probe_modules: modules to import, in order (at least one).
-        - detector: optional `module:attribute`, a callable returning a qualified name or a
-          class.
-        - container, backend_marker: optional; no module of a backend (a child package of
-          the container with a marker module) may be loaded except the detected backend's.
+        - detector: optional `module:attribute`, a callable returning a qualified name, a
+          class, a module, or an instance (of a class that is not built in: its class counts).
+        - container: optional; no module of a backend may be loaded except the detected
+          backend's (the backend that holds what the detector returned).
+        - backends, backend_marker, neutral_children: which children of the container are
+          backends, as `backend_isolation` finds them (packages or modules; a backend's
+          modules are the child itself and, for a package, its submodules).
         - forbidden_loaded_modules: module expressions (packages, with descendants) that
           must not be loaded at the end.
         - python: the interpreter to run (default: the one running lint-imports).
@@ -103,7 +113,9 @@ class RuntimeIsolationContract(ContractWithAllowlist):
     probe_modules: list[str] = NonEmptyListField(subfield=fields.StringField())  # type: ignore[assignment]
     detector: str | None = fields.StringField(required=False)  # type: ignore[assignment]
     container: str | None = fields.StringField(required=False)  # type: ignore[assignment]
-    backend_marker: str = fields.StringField(default="platform")  # type: ignore[assignment]
+    backends: list[str] | None = children_field()  # type: ignore[assignment]
+    backend_marker: str = marker_field()  # type: ignore[assignment]
+    neutral_children: list[str] | None = children_field()  # type: ignore[assignment]
     forbidden_loaded_modules: list[ModuleExpression] | None = fields.ListField(  # type: ignore[assignment]
         subfield=fields.ModuleExpressionField(), required=False
     )
@@ -119,6 +131,15 @@ class RuntimeIsolationContract(ContractWithAllowlist):
                 raise InvalidContractOptions(
                     {"detector": f"'{self.detector}' is not of the form module:attribute."}
                 )
+        conflicts = option_conflicts(self.backends, self.neutral_children)
+        if not self.container:
+            for option in ("backends", "neutral_children"):
+                if getattr(self, option) is not None:
+                    conflicts.setdefault(
+                        option, "names children of the container: set container too."
+                    )
+        if conflicts:
+            raise InvalidContractOptions(conflicts)
 
     def check(self, graph: ImportGraph, verbose: bool) -> ContractCheck:
         backends = self._backends(graph)
@@ -200,21 +221,14 @@ class RuntimeIsolationContract(ContractWithAllowlist):
                 for b in find_backends(
                     graph,
                     self.container,
-                    None,
+                    self.backends,
                     self.backend_marker,
-                    None,
+                    self.neutral_children,
                     unseen_folders(self.session_options),
                 )
             ]
         except BackendLookupError as error:
-            if error.option == "container":
-                raise ContractConfigurationError(self.name, "container", str(error)) from None
-            raise ContractConfigurationError(
-                self.name,
-                "container",
-                f"no child package of '{self.container}' has a '{self.backend_marker}' "
-                "module; set backend_marker.",
-            ) from None
+            raise ContractConfigurationError(self.name, error.option, str(error)) from None
 
     def _root_packages(self, graph: ImportGraph) -> list[str]:
         """The analysed packages the probes belong to: the top-level packages of the probe
@@ -226,17 +240,25 @@ class RuntimeIsolationContract(ContractWithAllowlist):
         )
 
     def _detected_backend(self, detected: str | None, backends: list[str]) -> str | None:
-        """The backend package that holds the detected class, if any."""
-        return next((b for b in backends if detected and detected.startswith(b + ".")), None)
+        """The backend that holds what the detector returned (a class, or the backend's
+        module itself), if any."""
+        return next((b for b in backends if detected and is_within(detected, b)), None)
 
     def _backend_modules(self, loaded: LoadedModules, backends: list[str]) -> set[str]:
-        """Every backend package: those of the graph, and any child of the container whose
-        marker module was loaded (a module can register itself under any name)."""
+        """Every backend: those of the graph, and a child of the container that is not in
+        the graph but was loaded (a module can register itself under any name) where the
+        backends are found as in the graph: by their marker module (found loaded), or every
+        child for `*` (but those of neutral_children). Named backends are only those."""
         found = set(backends)
+        if self.backends is not None and self.backends != [EVERY_CHILD]:
+            return found
         prefix = f"{self.container}."
+        neutral = set(self.neutral_children or [])
         for module in loaded.within([self.container] if self.container else []):
             parts = module[len(prefix) :].split(".") if module.startswith(prefix) else []
-            if len(parts) == 2 and parts[1] == self.backend_marker:
+            if not parts or parts[0] in neutral:
+                continue
+            if self.backends is not None or (len(parts) == 2 and parts[1] == self.backend_marker):
                 found.add(prefix + parts[0])
         return found
 

@@ -160,14 +160,35 @@ def _detect(detector: str, result: dict[str, Any]) -> None:
         error_text, result["detector_missing"] = _failure(error)
         result["detector_error"] = f"failed: {error_text}"  # follows "the detector NAME"
         return
-    if isinstance(found, type):
-        found = f"{found.__module__}.{found.__qualname__}"
-    if isinstance(found, str) and found and len(found) <= MAX_TEXT:
-        result["detected"] = found
+    detected = _detected_name(found)
+    if detected is not None and len(detected) <= MAX_TEXT:
+        result["detected"] = detected
     else:
         shown = reprlib.Repr()
         shown.maxstring = shown.maxother = 80
-        result["detector_error"] = f"returned {shown.repr(found)}, not a qualified name or a class"
+        result["detector_error"] = (
+            f"returned {shown.repr(found)}, not a class, a qualified name, a module, or an "
+            "instance of a class that is not built in"
+        )
+
+
+def _detected_name(found: object) -> str | None:
+    """The qualified name a detector's result stands for: a qualified name as it is; a
+    class's; a module's; an object's class (DeepSpeed's get_accelerator() returns one);
+    None for anything else (None, '', a number, a list: an instance of a built-in class)."""
+    if isinstance(found, str):
+        return found or None
+    if isinstance(found, type(sys)):  # a module (types.ModuleType)
+        name = getattr(found, "__name__", None)
+        return name if isinstance(name, str) and name else None
+    if not isinstance(found, type):
+        found = type(found)
+        if found.__module__ == "builtins":
+            return None
+    module, qualname = getattr(found, "__module__", None), getattr(found, "__qualname__", None)
+    if isinstance(module, str) and isinstance(qualname, str):
+        return f"{module}.{qualname}"
+    return None
 
 
 def _send(result_fd: int, identity: tuple[int, int], token: str, result: dict[str, Any]) -> None:
