@@ -297,7 +297,7 @@ def test_allowlist_write(static_tree: Path, signal_number: int) -> None:
     write(static_tree, importers)
     configuration = static_tree / ".importlinter"
     original = "[importlinter]\nroot_package = pkg\n" + CONTRACT_TYPES + "\n" + ALLOWLIST
-    allowlist = [str(BIN / "importlinter-contracts"), "allowlist", "--write"]
+    allowlist = [str(BIN / "importlinter-contracts"), "allowlist", "--add-violations", "--write"]
     configuration.write_text(original)
     written, longest = timed(allowlist, static_tree)
     assert written == 0
