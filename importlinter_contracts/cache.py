@@ -6,6 +6,7 @@ from __future__ import annotations
 import functools
 import hashlib
 import json
+import os
 import sys
 from collections.abc import Iterable, Iterator
 from contextlib import contextmanager
@@ -15,9 +16,12 @@ from pathlib import Path
 import click
 import grimp
 
+from .locations import package_directories
+
 DEFAULT_CACHE_DIR = Path(".import_linter_cache")
 
 _chosen: ContextVar[tuple[Path | None] | None] = ContextVar("cache_directory", default=None)
+_chosen_for_grimp: ContextVar[Path | None] = ContextVar("grimp_cache_directory", default=None)
 
 
 def cache_directory() -> Path | None:
@@ -40,13 +44,40 @@ def cache_directory() -> Path | None:
 
 
 @contextmanager
-def using_cache_directory(directory: Path | None) -> Iterator[None]:
-    """Run contracts with this cache directory (None: no cache), outside any command line."""
+def using_cache_directory(
+    directory: Path | None, grimp_directory: Path | None = None
+) -> Iterator[None]:
+    """Run contracts with this cache directory (None: no cache), outside any command line;
+    grimp's cache is in `grimp_directory` when given (`grimp_cache_folder`)."""
     token = _chosen.set((directory,))
+    grimp_token = _chosen_for_grimp.set(grimp_directory)
     try:
         yield
     finally:
+        _chosen_for_grimp.reset(grimp_token)
         _chosen.reset(token)
+
+
+def grimp_cache_directory() -> Path | None:
+    """The folder of grimp's cache in the current run: the one `using_cache_directory`
+    chose, or else the cache directory itself (where lint-imports has grimp keep it)."""
+    return _chosen_for_grimp.get() or cache_directory()
+
+
+def grimp_cache_folder(cache_dir: Path, root_packages: Iterable[str]) -> Path:
+    """The folder of `cache_dir` where this package's commands have grimp keep its cache:
+    one per tree, named by the digest of the real paths of the root packages' folders.
+
+    grimp's cache keys each module by its name and its file's modification time, not by the
+    file's path: two trees with the same module names and file times (unpacked from one
+    archive, or built reproducibly) that share a folder would get each other's imports.
+    """
+    folders = sorted(
+        os.path.realpath(folder)
+        for package in root_packages
+        for folder in package_directories(package)
+    )
+    return cache_dir / "grimp" / digest("\0".join(folders).encode()).hex()
 
 
 def grimp_file_times(cache_dir: Path, root_packages: Iterable[str]) -> dict[str, float] | None:

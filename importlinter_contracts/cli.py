@@ -63,7 +63,11 @@ def _print_version(context: click.Context, _: click.Parameter, value: bool) -> N
     help="Show the version and exit.",
 )
 def main() -> None:
-    """Check import-linter contracts and report on them for machines and reviewers."""
+    """Check import-linter contracts and report on them for machines and reviewers.
+
+    A run that SIGINT (Ctrl-C), SIGTERM or SIGHUP ends stops every process it started and
+    exits with 128 + the signal's number (130 for Ctrl-C).
+    """
 
 
 def _session_options(command: Callable[..., None]) -> Callable[..., None]:
@@ -349,7 +353,7 @@ def review(
     if bool(base) == bool(revisions):
         raise UsageError("give either --base REF or --history REF (repeatable).")
     if revisions:
-        points = history(config, list(revisions))
+        points = history(config, list(revisions), contracts)
         if output_format == "json":
             click.echo(json.dumps(points, indent=2))
         else:

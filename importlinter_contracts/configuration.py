@@ -3,11 +3,14 @@
 from __future__ import annotations
 
 import configparser
+import difflib
+import os
 import tomllib
+from collections.abc import Iterable, Mapping
 from pathlib import Path
 from typing import Any
 
-from .errors import ConfigurationError
+from .errors import ConfigurationError, UsageError
 
 _INI_CANDIDATES = ("setup.cfg", ".importlinter")
 _TOML_CANDIDATES = ("pyproject.toml",)
@@ -42,6 +45,48 @@ def find_configuration(config: str | None) -> Path:
         f"No configuration in {Path.cwd()}: none of {_LOOKED_FOR} has an importlinter "
         "section ([importlinter] in INI, [tool.importlinter] in TOML). Run the command in the "
         "folder that holds one, or give its path (CONFIG_FILE or --config)."
+    )
+
+
+def selected_contract_ids(
+    requested: Iterable[str], contracts: Iterable[Mapping[str, Any]], configuration: Path
+) -> tuple[str, ...]:
+    """Return the ids that `--contract` asked for, each as the configuration's `contracts`
+    (their options) write it: `FILE:ID`, which lint-imports also takes, is ID where FILE is
+    the `configuration` read. Every command looks its `--contract` ids up here.
+
+    Raises UsageError for an id that no contract has, naming the nearest and every id: a
+    selection that selects nothing would check nothing and say it passed.
+    """
+    ids = [str(options["id"]) for options in contracts if options.get("id") is not None]
+    selected = []
+    for asked in requested:
+        found = asked
+        if asked not in ids and ":" in asked:
+            # An id has no colon: the part before the last one names the file.
+            filename, _, found = asked.rpartition(":")
+            if os.path.realpath(filename) != os.path.realpath(configuration):
+                raise UsageError(
+                    f"--contract {asked}: the configuration read is {configuration}, not "
+                    f"{filename}; its ids: {', '.join(sorted(set(ids)))}."
+                )
+        if found not in ids:
+            raise UsageError(_unknown_id(asked, found, ids, configuration))
+        selected.append(found)
+    return tuple(selected)
+
+
+def _unknown_id(asked: str, found: str, ids: list[str], configuration: Path) -> str:
+    if not ids:
+        return (
+            f"--contract {asked}: no contract of {configuration} has an id; give the contracts "
+            "to select ids (id = ...)."
+        )
+    nearest = difflib.get_close_matches(found, ids, n=1)
+    guess = f" (did you mean '{nearest[0]}'?)" if nearest else ""
+    return (
+        f"--contract {asked}: no contract of {configuration} has this id{guess}; its ids: "
+        f"{', '.join(sorted(set(ids)))}."
     )
 
 

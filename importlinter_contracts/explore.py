@@ -22,7 +22,7 @@ from typing import Any
 from grimp import ImportGraph
 
 from . import _importlinter
-from .cache import DEFAULT_CACHE_DIR
+from .cache import DEFAULT_CACHE_DIR, grimp_cache_folder
 from .configuration import find_configuration
 from .eager.scope_cache import ScopeIndex
 from .eager.walk import (
@@ -200,12 +200,13 @@ class Explorer:
         config: str | None,
         cache_dir: Path | None,
         session_options: Mapping[str, Any] | None = None,
+        grimp_cache: Path | None = None,
     ) -> None:
         self.graph = graph
         self._config = config
         self._cache_dir = cache_dir
         self._session_options = session_options or {}
-        self._scopes = ScopeIndex(cache_dir, self._session_options)
+        self._scopes = ScopeIndex(cache_dir, self._session_options, grimp_cache)
         self._eager = EagerImports(graph, self._scopes)
         self._warned: set[str] = set()
         # One object for every walk, which keeps what each hop's target is (`walk`).
@@ -351,5 +352,12 @@ def load(config: str | None = None, cache_dir: Path | None = DEFAULT_CACHE_DIR) 
         sys.path.insert(0, os.getcwd())
     find_configuration(config)  # there is one, and it parses: or one line that says why not
     user_options = _importlinter.read_user_options(config)
-    graph = _importlinter.build_graph(user_options, None if cache_dir is None else str(cache_dir))
-    return Explorer(graph, config, cache_dir, user_options.session_options)
+    grimp_cache = (
+        None
+        if cache_dir is None
+        else grimp_cache_folder(cache_dir, user_options.session_options.get("root_packages", []))
+    )
+    graph = _importlinter.build_graph(
+        user_options, None if grimp_cache is None else str(grimp_cache)
+    )
+    return Explorer(graph, config, cache_dir, user_options.session_options, grimp_cache)

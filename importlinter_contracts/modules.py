@@ -9,7 +9,10 @@ is milliseconds per question.
 from __future__ import annotations
 
 import difflib
-from collections.abc import Iterable, Iterator
+import importlib.machinery
+import importlib.util
+from collections.abc import Iterable, Iterator, Mapping
+from typing import Any
 
 import grimp
 from grimp import ImportGraph
@@ -97,3 +100,65 @@ def names_matching(expressions: Iterable[str], names: Iterable[str]) -> dict[str
                 graph.add_module(name)
         matched[expression] = set(graph.find_matching_modules(expression))
     return matched
+
+
+def included_external_packages(session_options: Mapping[str, Any]) -> bool:
+    """Whether the session's graph holds the external packages its modules import
+    (`include_external_packages`, read as import-linter reads it)."""
+    return session_options.get("include_external_packages") in ("True", "true", True)
+
+
+def is_external(graph: ImportGraph, expression: str) -> bool:
+    """Whether a module expression names a module outside the root packages: its top-level
+    package is not one of the graph's own (a package the graph holds as one squashed module,
+    an external one, or none)."""
+    top = expression.partition(".")[0]
+    if "*" in top:
+        return False
+    return not has_module(graph, top) or graph.is_module_squashed(top)
+
+
+def outside_the_graph(
+    graph: ImportGraph, expression: str, include_external: bool, root_packages: Iterable[str]
+) -> str | None:
+    """Why a module expression that matches nothing names what the graph cannot hold, when
+    its top-level package is not one of the root packages; None when it is one.
+
+    An external package is found as Python would find it, without importing it (a
+    top-level name has no parent package to run).
+    """
+    if not is_external(graph, expression):
+        return None
+    top = expression.partition(".")[0]
+    inside = f"'{expression}' is inside the external package '{top}'"
+    if include_external:
+        return f"{inside}, which the graph holds as one module: forbid '{top}'."
+    try:
+        spec = importlib.util.find_spec(top)
+    except (ImportError, ValueError):
+        spec = None
+    option = "include_external_packages = true in the importlinter section"
+    if spec is None:
+        named = f"'{expression}'" if expression == top else f"'{top}' (of '{expression}')"
+        return (
+            f"{named} is not one of the root packages ({', '.join(root_packages)}) and is not "
+            f"installed here: if it is an external package, set {option}, so that the graph "
+            "holds the imports of it, installed or not."
+        )
+    if expression == top:
+        return (
+            f"'{top}' is an external package ({_where(spec)}), which the graph holds only with "
+            f"{option}: set it to check imports of it."
+        )
+    return (
+        f"{inside} ({_where(spec)}), which the graph holds only with {option}, and then as "
+        f"one module: set it, and forbid '{top}'."
+    )
+
+
+def _where(spec: importlib.machinery.ModuleSpec) -> str:
+    if spec.origin in ("built-in", "frozen"):
+        return "part of Python"
+    if spec.origin is None:  # a namespace package
+        return f"installed in {', '.join(spec.submodule_search_locations or [])}"
+    return f"installed at {spec.origin}"

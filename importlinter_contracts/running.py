@@ -14,8 +14,8 @@ from importlinter import Contract, ContractCheck
 from importlinter.domain.contract import NoSuchContractType, registry
 
 from . import _importlinter
-from .cache import DEFAULT_CACHE_DIR, using_cache_directory
-from .configuration import find_configuration
+from .cache import DEFAULT_CACHE_DIR, grimp_cache_folder, using_cache_directory
+from .configuration import find_configuration, selected_contract_ids
 from .errors import (
     ConfigurationError,
     ContractConfigurationError,
@@ -137,6 +137,9 @@ def _run_contracts(
         configuration = find_configuration(config)
         user_options = _importlinter.read_user_options(config)
         _check_name_and_type(user_options)
+        contract_ids = selected_contract_ids(
+            contract_ids, user_options.contracts_options, configuration
+        )
         registered = _importlinter.plugin_contract_types(user_options)
         if adjust is not None:
             for contract_options in user_options.contracts_options:
@@ -149,11 +152,18 @@ def _run_contracts(
             raise NothingToCheckError(
                 "Nothing to check: " + "; ".join(f"{named(c)} {c['reason']}" for c in skipped) + "."
             )
-        with using_cache_directory(cache_dir):
+        grimp_cache = (
+            None
+            if cache_dir is None
+            else grimp_cache_folder(
+                cache_dir, user_options.session_options.get("root_packages", [])
+            )
+        )
+        with using_cache_directory(cache_dir, grimp_cache):
             report = _importlinter.create_report(
                 user_options,
                 limit_to_contracts=contract_ids,
-                cache_dir=None if cache_dir is None else str(cache_dir),
+                cache_dir=None if grimp_cache is None else str(grimp_cache),
                 show_timings=show_timings,
                 verbose=verbose,
             )

@@ -1103,8 +1103,7 @@ CLI_ERRORS = {
     "unknown-contract-id": (
         ["check", "--contract", "nope"],
         INI_HEAD,
-        "Could not find contract 'nope'. You asked to limit the check to that contract, "
-        "but nothing exists with that id.",
+        "--contract nope: no contract of .importlinter has this id; its ids: r2.",
     ),
     "unknown-contract-type": (
         ["check"],

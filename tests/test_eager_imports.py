@@ -322,6 +322,49 @@ def test_forbidden_expression_matching_nothing_is_a_warning(tree: Project) -> No
 
 
 @pytest.mark.parametrize(
+    ("forbidden", "message"),
+    [
+        ("    pkg.modles\n", "'pkg.modles' matches no module of the graph"),
+        (
+            "    pkg.modles\n    pkg.platforms.*.modls\n",
+            "none of 'pkg.modles', 'pkg.platforms.*.modls' matches a module of the graph",
+        ),
+    ],
+    ids=["one", "several"],
+)
+def test_forbidden_modules_matching_nothing_at_all_is_an_error(
+    tree: Project, forbidden: str, message: str
+) -> None:
+    """Not a KEPT with warnings: the contract would check nothing."""
+    text = (tree.root / ".importlinter").read_text()
+    start = text.index("forbidden_modules =\n") + len("forbidden_modules =\n")
+    end = text.index("allowed_modules")
+    (tree.root / ".importlinter").write_text(text[:start] + forbidden + text[end:])
+    result = tree.check("--contract", "r4")
+    assert (result.exit_code, result.stdout) == (2, "")
+    assert result.stderr == (
+        'importlinter-contracts: Contract "Platform classes load no implementation" is not '
+        f"configured correctly: forbidden_modules: {message}, so the contract would check "
+        "nothing.\n"
+    )
+
+
+def test_allowed_expression_matching_nothing_is_a_warning(tree: Project) -> None:
+    """An exception that excepts nothing leaves every forbidden module checked."""
+    configure(tree, "ignore_imports =\n")
+    (tree.root / ".importlinter").write_text(
+        (tree.root / ".importlinter")
+        .read_text()
+        .replace("    pkg.attention.registry\n", "    pkg.attention.registyr\n")
+    )
+    report = tree.contract("r4")
+    assert report["kept"]
+    assert report["warnings"] == [
+        "allowed_modules: 'pkg.attention.registyr' matches no module of the graph."
+    ]
+
+
+@pytest.mark.parametrize(
     ("old", "new", "message"),
     [
         (

@@ -5,12 +5,16 @@ from __future__ import annotations
 
 import json
 import os
+import signal
 import subprocess
+import time
+import uuid
 from typing import Any
 
 import pytest
+from test_interrupts import MARK, _alive_with, _survivors
 
-from helpers import Project
+from helpers import REPO, Project
 from vllm_omni_tree import runtime_environment
 
 RUNTIME_ID = "optional-sdks-stay-optional"
@@ -192,3 +196,36 @@ def test_without_the_dependencies_the_contract_names_the_missing_one_and_the_way
         "behind a platform hook (RFC 6691); for existing debt only, add an "
         "ignore_loaded_modules entry."
     ) in text
+
+
+@needs_runtime_environment
+@pytest.mark.parametrize("signal_number", [signal.SIGTERM, signal.SIGINT])
+def test_a_signal_during_the_probe_ends_it_with_the_run(copy: Project, signal_number: int) -> None:
+    """The probe imports vllm and torch in a session of its own: it ends with the run, which
+    exits with 128 + the signal's number. (This repository's package first on PYTHONPATH:
+    the runtime environment holds the package of the repository that prepared it.)"""
+    venv = runtime_environment()
+    assert venv is not None
+    mark = uuid.uuid4().hex
+    check = ["-m", "importlinter_contracts", "check", "--no-cache", "--contract", RUNTIME_ID]
+    process = subprocess.Popen(
+        [str(venv / "bin" / "python"), *check],
+        cwd=copy.root,
+        env={**os.environ, "PYTHONPATH": str(REPO), MARK: mark},
+        stdout=subprocess.DEVNULL,
+        stderr=subprocess.PIPE,
+        text=True,
+    )
+    # Until the probe has started importing (its interpreter carries the mark too).
+    while process.poll() is None and len(_alive_with(mark)) < 2:
+        time.sleep(0.05)
+    time.sleep(2)
+    assert len(_alive_with(mark)) == 2, "the probe ended before the signal: nothing is tested"
+    process.send_signal(signal_number)
+    _, stderr = process.communicate(timeout=120)
+    name = signal.Signals(signal_number).name
+    assert (process.returncode, stderr) == (
+        128 + signal_number,
+        f"importlinter-contracts: interrupted by {name}.\n",
+    )
+    assert _survivors(mark) == []

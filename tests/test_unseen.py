@@ -321,3 +321,19 @@ def test_module_files_beside_their_packages_are_named_in_the_plural(project: Pro
         "package's __init__.py is checked. Remove them (or rename them): pkg/platforms/cuda.py, "
         "pkg/platforms/npu.py."
     ]
+
+
+def test_forbidden_modules_matching_nothing_name_the_missing_init(unseen: Project) -> None:
+    unseen.configure(
+        R4.format(source="pkg.platforms.*.platform", follow="pkg.platforms").replace(
+            "    pkg.platforms.npu.models\n", "    pkg.vendored.kernels\n"
+        )
+    )
+    result = unseen.check()
+    assert (result.exit_code, result.stdout) == (2, "")
+    assert result.stderr == (
+        'importlinter-contracts: Contract "Platforms load no models" is not configured '
+        "correctly: forbidden_modules: 'pkg.vendored.kernels' matches no module of the graph "
+        "(pkg/vendored/__init__.py is missing: the graph leaves out a folder without one, and "
+        "everything in it), so the contract would check nothing.\n"
+    )

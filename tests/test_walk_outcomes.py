@@ -508,7 +508,9 @@ def test_our_caches_follow_the_graph_when_grimp_reports_other_imports_for_an_unc
     (project.root / "pkg/x.py").write_text("import pkg.bad\n")
     report(project)  # (grimp's cache still has pkg.a import pkg)
     folder = project.root / cache.DEFAULT_CACHE_DIR
-    for grimps in folder.glob("*.json"):
+    grimps_folder = cache.grimp_cache_folder(folder, ["pkg"])
+    assert list(grimps_folder.glob("*.json"))
+    for grimps in grimps_folder.glob("*.json"):
         grimps.unlink()
     for ours in {OUTCOMES_FILE, scope_cache.CACHE_FILE} - set(kept):
         (folder / ours).unlink()
@@ -566,7 +568,8 @@ def test_a_file_edited_after_grimp_read_it_is_named_and_no_cache_keeps_what_was_
 def test_without_grimps_record_of_the_files_it_read_nothing_is_kept_and_a_warning_says_so(
     tree: Project,
 ) -> None:
-    with after_the_build((tree.root / cache.DEFAULT_CACHE_DIR / "pkg.meta.json").unlink):
+    grimps_folder = cache.grimp_cache_folder(tree.root / cache.DEFAULT_CACHE_DIR, ["pkg"])
+    with after_the_build((grimps_folder / "pkg.meta.json").unlink):
         (contract,) = report(tree)["contracts"]
     assert contract["warnings"] == [
         "The import-scope cache .import_linter_cache/importlinter_contracts/import-scopes.cache "

@@ -16,10 +16,18 @@ from importlinter.domain.imports import Module, ModuleExpression
 
 from ..allowlist.contract import AllowlistedContract, ignored_import
 from ..allowlist.entries import Allowlist, AllowlistEntry
-from ..cache import cache_directory, digest
+from ..cache import cache_directory, digest, grimp_cache_directory
 from ..errors import ContractConfigurationError, UnreadableSourceError
 from ..locations import display_path
-from ..modules import has_module, matching_modules, parents, within
+from ..modules import (
+    has_module,
+    included_external_packages,
+    is_external,
+    matching_modules,
+    outside_the_graph,
+    parents,
+    within,
+)
 from ..options import NonEmptyListField
 from ..outputs.text import chain_steps, print_finding, print_import
 from ..report import ContractFindings, Finding, IgnoredImport, ImportFinding
@@ -85,11 +93,11 @@ class EagerImportContract(AllowlistedContract):
     def _check(self, graph: ImportGraph, verbose: bool) -> ContractCheck:
         sources = self._sources(graph)
         follow = self._follow_packages(graph)
-        forbidden, warnings = _packages(graph, self.forbidden_modules, "forbidden_modules")
+        forbidden, warnings = self._forbidden(graph)
         allowed, allowed_warnings = _packages(graph, self.allowed_modules or [], "allowed_modules")
         allowlist = self._allowlist(graph)
         cache_dir = cache_directory()
-        scopes = ScopeIndex(cache_dir, self.session_options)
+        scopes = ScopeIndex(cache_dir, self.session_options, grimp_cache_directory())
         outcomes = WalkOutcomes(cache_dir, scopes.graph_digest(graph))
         # What the walks find depends on these, on the graph and on the files they read (and,
         # through the locations it holds, on the working directory).
@@ -260,6 +268,48 @@ class EagerImportContract(AllowlistedContract):
                 )
             sources |= matched
         return sorted(sources)
+
+    def _forbidden(self, graph: ImportGraph) -> tuple[set[str], list[str]]:
+        """The forbidden modules, and a warning for each expression of the root packages
+        that matches none (a guard for a module to come, or a typo). A name outside the root
+        packages that the graph cannot hold is an error, and so is an option that matches
+        nothing at all: the contract would check nothing. With `include_external_packages`,
+        an external package that nothing imports is not in the graph, and is checked all
+        the same (nothing imports it)."""
+        forbidden: set[str] = set()
+        warnings = []
+        unmatched = []
+        external = included_external_packages(self.session_options)
+        checked_outside = False
+        for expression in self.forbidden_modules:
+            name = str(expression)
+            matched = matching_modules(graph, expression)
+            forbidden |= matched
+            if matched:
+                continue
+            if external and is_external(graph, name) and "." not in name:
+                checked_outside = True
+                continue
+            outside = outside_the_graph(
+                graph, name, external, self.session_options["root_packages"]
+            )
+            if outside:
+                raise ContractConfigurationError(self.name, "forbidden_modules", outside)
+            unmatched.append(name)
+            warnings.append(f"forbidden_modules: '{name}' matches no module of the graph.")
+        if not forbidden and not checked_outside:
+            unseen = unseen_folders(self.session_options).explain(*unmatched)
+            listed = (
+                f"'{unmatched[0]}' matches no module"
+                if len(unmatched) == 1
+                else f"none of {', '.join(repr(name) for name in unmatched)} matches a module"
+            )
+            raise ContractConfigurationError(
+                self.name,
+                "forbidden_modules",
+                f"{listed} of the graph{unseen}, so the contract would check nothing.",
+            )
+        return forbidden, warnings
 
     def _follow_packages(self, graph: ImportGraph) -> set[str]:
         missing = [

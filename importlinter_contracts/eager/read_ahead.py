@@ -30,6 +30,7 @@ from itertools import islice
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
+from ..interrupts import processes_ended_on_signals
 from ..locations import source_file_status_in, top_level_folders
 from .module_files import (
     ENTRY_SIZE,
@@ -95,6 +96,9 @@ class ReadAhead:
         record = from_entry(found[2])
         return record if stored_scopes(record, self._table) else None
 
+    def kill(self) -> None:
+        self._process.kill()
+
     def close(self) -> None:
         """Stop the process: the walks are done, whatever it has not read is not needed."""
         self._process.kill()
@@ -128,12 +132,18 @@ def reading_ahead(modules: list[str], code: set[str]) -> Iterator[ReadAhead | No
     walks take them from the front), with the calls of those that may call a function of
     the top-level packages in `code`; None where there are too few modules, or the process
     cannot start."""
-    ahead = _start(modules, code) if len(modules) >= READ_AHEAD_FROM else None
-    try:
-        yield ahead
-    finally:
-        if ahead is not None:
-            ahead.close()
+    # (Killed by Popen.kill, which never signals a process once it is reaped: the watch
+    # needs no `forget` before it is.)
+    with processes_ended_on_signals() as watch:
+        with watch.starting():
+            ahead = _start(modules, code) if len(modules) >= READ_AHEAD_FROM else None
+            if ahead is not None:
+                watch.kill_with(ahead.kill)
+        try:
+            yield ahead
+        finally:
+            if ahead is not None:
+                ahead.close()
 
 
 def _start(modules: list[str], code: set[str]) -> ReadAhead | None:

@@ -91,8 +91,16 @@ class ScopeIndex:
     graph make its digest, `graph_digest`).
     """
 
-    def __init__(self, cache_dir: Path | None, session_options: Mapping[str, Any]) -> None:
+    def __init__(
+        self,
+        cache_dir: Path | None,
+        session_options: Mapping[str, Any],
+        grimp_cache: Path | None = None,
+    ) -> None:
         self._cache_dir = cache_dir
+        # Where grimp's cache of this run's graph is (`grimp_cache_directory`): by default,
+        # in `cache_dir` itself.
+        self._grimp_cache = grimp_cache or cache_dir
         self._cache_file = cache_dir / CACHE_FILE if cache_dir else None
         self._session_options = session_options
         # (Every reading depends on the Python the analysed code runs on.)
@@ -456,7 +464,8 @@ class ScopeIndex:
         theirs. From the cache grimp writes beside this one; None where there is none to read
         (or this index has no cache folder)."""
         if self._grimp_times is None and self._cache_dir is not None:
-            self._grimp_times = grimp_file_times(self._cache_dir, self._roots())
+            assert self._grimp_cache is not None
+            self._grimp_times = grimp_file_times(self._grimp_cache, self._roots())
         times = self._grimp_times
         if times is None:
             return None

@@ -10,6 +10,7 @@ from ..configuration import (
     configuration_text,
     find_configuration,
     read_configuration_text,
+    selected_contract_ids,
     universal_newlines,
 )
 from ..errors import ConfigurationError
@@ -45,25 +46,34 @@ class HistoryPoint(TypedDict):
     entries: dict[str, int]  # contract id -> entries; absent where the contract is absent
 
 
-def history(config: str | None, revisions: list[str]) -> list[HistoryPoint]:
-    """How many allowlist entries each contract had at each revision."""
+def history(
+    config: str | None, revisions: list[str], contract_ids: tuple[str, ...] = ()
+) -> list[HistoryPoint]:
+    """How many allowlist entries each contract (each that `contract_ids` names, when it
+    names any: a contract of any of the revisions) had at each revision."""
     path = find_configuration(config)
     root = repository_root(path.resolve().parent)
-    points = []
+    found = []
     for revision in revisions:
         commit = commit_of(revision, root)
-        _, configuration = _configuration_at(revision, commit, path, root)
-        points.append(
-            HistoryPoint(
-                revision=revision,
-                commit=commit,
-                entries={
-                    contract_id: len(allowlists.entries(options))
-                    for contract_id, options in configuration.contracts.items()
-                },
-            )
+        found.append((revision, commit, _configuration_at(revision, commit, path, root)[1]))
+    selected = selected_contract_ids(
+        contract_ids,
+        [options for _, _, configuration in found for options in configuration.contracts.values()],
+        path,
+    )
+    return [
+        HistoryPoint(
+            revision=revision,
+            commit=commit,
+            entries={
+                contract_id: len(allowlists.entries(options))
+                for contract_id, options in configuration.contracts.items()
+                if not selected or contract_id in selected
+            },
         )
-    return points
+        for revision, commit, configuration in found
+    ]
 
 
 def _selected(
@@ -98,6 +108,12 @@ def review(
         base_error = str(error)
     current_text = read_configuration_text(path)
     current_configuration = allowlists.Configuration.from_text(current_text, path.name)
+    # A contract that only the base has is reviewed too: the change removed it.
+    contract_ids = selected_contract_ids(
+        contract_ids,
+        [*current_configuration.contracts.values(), *base_configuration.contracts.values()],
+        path,
+    )
     changes = [
         change
         for change in allowlists.compare(base_configuration, current_configuration)

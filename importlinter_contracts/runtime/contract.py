@@ -29,7 +29,7 @@ from ..backend_isolation.backends import (
     marker_field,
     option_conflicts,
 )
-from ..cache import cache_directory
+from ..cache import cache_directory, grimp_cache_directory
 from ..eager.scope_cache import ScopeIndex
 from ..eager.target import target_of
 from ..errors import ConfigurationError, ContractConfigurationError, UnreadableSourceError
@@ -440,7 +440,7 @@ class RuntimeIsolationContract(ContractWithAllowlist):
         if run.result is None:
             return [], []
         sources = [*self.probe_modules, (self.detector or "").partition(":")[0]]
-        scopes = ScopeIndex(cache_directory(), self.session_options)
+        scopes = ScopeIndex(cache_directory(), self.session_options, grimp_cache_directory())
         try:
             closure = eager_closure(graph, [s for s in sources if s], packages, scopes)
         except UnreadableSourceError as error:

@@ -12,6 +12,7 @@ setsid itself, escapes).
 from __future__ import annotations
 
 import contextlib
+import functools
 import hmac
 import json
 import os
@@ -25,6 +26,7 @@ from pathlib import Path
 from typing import Any
 
 from ..errors import ImportlinterContractsError
+from ..interrupts import processes_ended_on_signals
 
 PROBE_SOURCE = Path(__file__).with_name("probe.py").read_text(encoding="utf-8")
 # A result larger than this is refused: a normal one (thousands of modules) is a few MB.
@@ -133,7 +135,9 @@ def run_probe(python: str, request: dict[str, Any], timeout: float) -> ProbeRun:
     token = secrets.token_hex(16)
     read_end, write_end = os.pipe()
     started = time.time()
-    try:
+    # SIGTERM and SIGHUP run no `finally` unless a handler makes them: the watch kills the
+    # group on them (and on SIGINT) before anything else happens.
+    with processes_ended_on_signals() as watch:
         try:
             # The global lazy-imports mode the analysed code runs with (Python 3.15; an older
             # Python ignores an -X option it does not know, and the probe says which mode ran).
@@ -142,37 +146,45 @@ def run_probe(python: str, request: dict[str, Any], timeout: float) -> ProbeRun:
                 if "lazy_imports" in request
                 else []
             )
-            child = subprocess.Popen(
-                [python, *mode, "-c", PROBE_SOURCE],
-                stdin=subprocess.PIPE,
-                stdout=subprocess.DEVNULL,
-                stderr=subprocess.PIPE,
-                pass_fds=(write_end,),
-                cwd=os.getcwd(),
-                start_new_session=True,  # its own process group, killed when the run ends
-            )
-        except OSError as error:
-            raise ProbeStartError(error.strerror or str(error)) from None
-        finally:
-            os.close(write_end)
-        message = json.dumps({**request, "token": token, "result_fd": write_end}).encode()
-        with child:
-            reader = _ResultReader(token)
-            stderr = bytearray()
             try:
-                timed_out = _exchange(child, message, read_end, reader, stderr, timeout)
+                with watch.starting():
+                    child = subprocess.Popen(
+                        [python, *mode, "-c", PROBE_SOURCE],
+                        stdin=subprocess.PIPE,
+                        stdout=subprocess.DEVNULL,
+                        stderr=subprocess.PIPE,
+                        pass_fds=(write_end,),
+                        cwd=os.getcwd(),
+                        start_new_session=True,  # its own process group, killed at the end
+                    )
+                    watch.kill_with(functools.partial(_kill_group, child.pid))
+            except OSError as error:
+                raise ProbeStartError(error.strerror or str(error)) from None
             finally:
-                # Kill the group while the child, even if it has exited, is not yet reaped:
-                # its process group id cannot have been reused.
-                with contextlib.suppress(ProcessLookupError, PermissionError):
-                    os.killpg(child.pid, signal.SIGKILL)
-                child.wait()
-    finally:
-        os.close(read_end)
+                os.close(write_end)
+            message = json.dumps({**request, "token": token, "result_fd": write_end}).encode()
+            with child:
+                reader = _ResultReader(token)
+                stderr = bytearray()
+                try:
+                    timed_out = _exchange(child, message, read_end, reader, stderr, timeout)
+                finally:
+                    # Kill the group while the child, even if it has exited, is not yet
+                    # reaped: its process group id cannot have been reused.
+                    _kill_group(child.pid)
+                    watch.forget()
+                    child.wait()
+        finally:
+            os.close(read_end)
     result, channel_error = (None, None) if timed_out else reader.result(child.returncode)
     return ProbeRun(
         result, child.returncode, timed_out, _tail(bytes(stderr)), channel_error, started
     )
+
+
+def _kill_group(group: int) -> None:
+    with contextlib.suppress(ProcessLookupError, PermissionError):
+        os.killpg(group, signal.SIGKILL)
 
 
 def _exchange(

@@ -1,0 +1,188 @@
+"""The signals that end a run: SIGINT (Ctrl-C), SIGTERM (what `timeout`, a cancelled CI job
+and systemd send) and SIGHUP (a closed terminal).
+
+Two promises rest on this module. Every process a run starts ends with it: while one runs,
+`processes_ended_on_signals` has each of these signals kill it first, and then do what the
+handler before did (under lint-imports, whose SIGTERM and SIGHUP end the process at once and
+run no `finally`, the signal then ends it as it would have; SIGINT raises KeyboardInterrupt).
+And the console script (`exiting_on_signals`) turns each into `Interrupted`, which unwinds
+the run, every `finally` included (files are written atomically: a write cut short leaves the
+old file), and exits with 128 + the signal's number, printing one line and no traceback.
+
+Handlers can only be set in the main thread; elsewhere the processes are ended as the
+code that started them ends them, in its `finally`.
+"""
+
+from __future__ import annotations
+
+import os
+import signal
+import sys
+import threading
+from contextlib import contextmanager, suppress
+
+TYPE_CHECKING = False  # (typing is not imported: the console script imports this first)
+if TYPE_CHECKING:
+    from collections.abc import Callable, Iterator
+    from types import FrameType
+    from typing import Any
+
+    _Handler = Callable[[int, FrameType | None], Any] | int | None
+
+# (Windows has no SIGHUP.)
+SIGNALS = tuple(
+    getattr(signal, name) for name in ("SIGINT", "SIGTERM", "SIGHUP") if hasattr(signal, name)
+)
+
+
+class Interrupted(BaseException):
+    """A signal asked the run to end. Not an Exception: no `except Exception` stops it."""
+
+    def __init__(self, signal_number: int) -> None:
+        super().__init__(signal_number)
+        self.signal_number = signal_number
+
+    @property
+    def exit_status(self) -> int:
+        """The status a shell gives a process that a signal ended: 128 + its number."""
+        return 128 + self.signal_number
+
+    def __str__(self) -> str:
+        return f"interrupted by {signal.Signals(self.signal_number).name}"
+
+
+def exiting_on_signals() -> None:
+    """Make each of the signals raise `Interrupted` (the console script does this first).
+    Only the first raises: one that comes while the run unwinds lets it finish.
+
+    Not inside grimp: its Rust code calls Python (to make the objects it returns), and an
+    exception raised there makes it panic. A signal that comes then is raised a moment
+    later (SIGALRM, as often as needed), once grimp has returned.
+    """
+    raised: list[int] = []
+    waiting: list[int] = []
+
+    def interrupt(signal_number: int, frame: FrameType | None) -> None:
+        if raised:
+            return
+        if _in_grimp(frame) and hasattr(signal, "setitimer"):  # (not on Windows)
+            waiting.append(signal_number)
+            signal.setitimer(signal.ITIMER_REAL, _AGAIN_SECONDS)
+            return
+        raised.append(signal_number)
+        raise Interrupted(signal_number)
+
+    def again(_: int, frame: FrameType | None) -> None:
+        if waiting:
+            interrupt(waiting[0], frame)
+
+    if hasattr(signal, "SIGALRM"):
+        signal.signal(signal.SIGALRM, again)
+    for number in _heeded():
+        signal.signal(number, interrupt)
+
+
+def _heeded() -> list[int]:
+    """The signals not ignored: one the run was started ignoring (SIGHUP under nohup, SIGINT
+    in a shell script's background job) stays ignored."""
+    return [number for number in SIGNALS if signal.getsignal(number) != signal.SIG_IGN]
+
+
+# How soon a signal that came inside grimp is raised again.
+_AGAIN_SECONDS = 0.02
+
+
+def _in_grimp(frame: FrameType | None) -> bool:
+    """Whether the code running is called, however deep, by grimp's."""
+    grimp = sys.modules.get("grimp")
+    folder = os.path.dirname(getattr(grimp, "__file__", None) or "") if grimp else ""
+    while folder and frame is not None:
+        if frame.f_code.co_filename.startswith(folder + os.sep):
+            return True
+        frame = frame.f_back
+    return False
+
+
+def ignoring_signals() -> None:
+    """Ignore the signals from now on: the run has ended, and says so."""
+    for number in SIGNALS:
+        signal.signal(number, signal.SIG_IGN)
+
+
+# How to kill each process that runs now, by the watch that started it.
+_kills: dict[int, Callable[[], None]] = {}
+# The handlers that ours replaced, and how many watches need ours.
+_previous: dict[int, _Handler] = {}
+_watches = 0
+# While a process is being started (and is not yet known by its watch), a signal waits.
+_starting = 0
+_deferred: list[int] = []
+
+
+class ProcessWatch:
+    """Kills the process it watches when one of the signals comes (`kill_with`)."""
+
+    def __init__(self) -> None:
+        self._key = id(self)
+
+    @contextmanager
+    def starting(self) -> Iterator[None]:
+        """Start the process in this block, and name how to kill it (`kill_with`) before it
+        ends: a signal that comes meanwhile is handled on leaving it."""
+        global _starting
+        _starting += 1
+        try:
+            yield
+        finally:
+            _starting -= 1
+            if _deferred and not _starting:
+                number = _deferred[0]
+                _deferred.clear()
+                _handle(number, None)
+
+    def kill_with(self, kill: Callable[[], None]) -> None:
+        _kills[self._key] = kill
+
+    def forget(self) -> None:
+        """The process is killed and about to be reaped: its id may be reused after."""
+        _kills.pop(self._key, None)
+
+
+@contextmanager
+def processes_ended_on_signals() -> Iterator[ProcessWatch]:
+    """A watch for one process: while the block runs, each of the signals kills it (and every
+    other process a watch holds), then does what the handler before did."""
+    global _watches
+    watch = ProcessWatch()
+    installed = threading.current_thread() is threading.main_thread()
+    if installed:
+        if not _watches:
+            for number in _heeded():
+                _previous[number] = signal.signal(number, _handle)
+        _watches += 1
+    try:
+        yield watch
+    finally:
+        watch.forget()
+        if installed:
+            _watches -= 1
+            if not _watches:
+                for number, previous in list(_previous.items()):
+                    signal.signal(number, previous or signal.SIG_DFL)
+                _previous.clear()
+
+
+def _handle(signal_number: int, frame: FrameType | None) -> None:
+    if _starting:
+        _deferred.append(signal_number)
+        return
+    for kill in list(_kills.values()):
+        with suppress(OSError):
+            kill()
+    previous = _previous.get(signal_number)
+    if callable(previous):
+        previous(signal_number, frame)
+    elif previous != signal.SIG_IGN:
+        # The default (or a handler not set from Python): end as the signal would have.
+        signal.signal(signal_number, signal.SIG_DFL)
+        os.kill(os.getpid(), signal_number)
