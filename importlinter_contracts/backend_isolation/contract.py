@@ -12,7 +12,7 @@ from importlinter.domain.imports import Module
 
 from ..allowlist.contract import AllowlistedContract, ignored_import
 from ..allowlist.entries import Allowlist
-from ..cache import cache_directory
+from ..cache import cache_directory, grimp_cache_directory
 from ..eager.scope_cache import ScopeIndex
 from ..eager.walk import EagerImports, calls_unread_warnings
 from ..errors import ContractConfigurationError
@@ -145,7 +145,7 @@ class BackendIsolationContract(AllowlistedContract):
     ) -> tuple[list[ReexportImport], list[str]]:
         """The imports of names that the container re-exports from a backend, and the
         warnings of the files whose imports could not be read."""
-        scopes = ScopeIndex(cache_directory(), self.session_options)
+        scopes = ScopeIndex(cache_directory(), self.session_options, grimp_cache_directory())
         eager_imports = EagerImports(graph, scopes)
         found, stars = find_reexport_imports(
             graph,
