@@ -23,10 +23,7 @@ import importlinter_contracts
 from helpers import REPO
 from vllm_omni_tree import NEWEST, runtime_environment, tree
 
-DOCUMENTS = [
-    REPO / "README.md",
-    *sorted(p for p in (REPO / "docs").rglob("*.md") if "incoming" not in p.parts),
-]
+DOCUMENTS = [REPO / "README.md", *sorted((REPO / "docs").rglob("*.md"))]
 URL = "https://github.com/vllm-project/importlinter-contracts"
 TAG = "v" + importlinter_contracts.__version__
 REQUIREMENT = f"importlinter-contracts @ git+{URL}@{TAG}"
