@@ -8,7 +8,7 @@ with 128 + the signal's number and one line on stderr, never a traceback (`inter
 import contextlib
 import sys
 
-from .interrupts import Interrupted, exiting_on_signals, ignoring_signals
+from .interrupts import Interrupted, exiting_on_signals, ignoring_signals, raise_waiting
 
 
 def main() -> None:
@@ -16,7 +16,10 @@ def main() -> None:
     try:
         from .cli import main as command
 
-        command()
+        try:
+            command()
+        finally:
+            raise_waiting()
     except Interrupted as interrupted:
         ignoring_signals()
         # (stderr may be closed with the terminal that sent SIGHUP.)

@@ -57,29 +57,58 @@ def exiting_on_signals() -> None:
 
     Not inside grimp: its Rust code calls Python (to make the objects it returns), and an
     exception raised there makes it panic. A signal that comes then is raised a moment
-    later (SIGALRM, as often as needed), once grimp has returned.
+    later (SIGALRM, as often as needed), once grimp has returned; so is one whose exception
+    Python ignored (raised in a weakref callback or a `__del__`, `sys.unraisablehook`).
     """
-    raised: list[int] = []
-    waiting: list[int] = []
 
     def interrupt(signal_number: int, frame: FrameType | None) -> None:
-        if raised:
+        if _raised:
             return
         if _in_grimp(frame) and hasattr(signal, "setitimer"):  # (not on Windows)
-            waiting.append(signal_number)
+            _waiting.append(signal_number)
             signal.setitimer(signal.ITIMER_REAL, _AGAIN_SECONDS)
             return
-        raised.append(signal_number)
+        _raised.append(signal_number)
         raise Interrupted(signal_number)
 
     def again(_: int, frame: FrameType | None) -> None:
-        if waiting:
-            interrupt(waiting[0], frame)
+        if _waiting:
+            interrupt(_waiting[0], frame)
+
+    previous_hook = sys.unraisablehook
+
+    def swallowed(unraisable: Any) -> None:
+        # Raised where Python ignores exceptions (a weakref callback such as importlib's
+        # module-lock clean-up, a __del__): the run did not stop. Print nothing, and raise it
+        # again a moment later, where it unwinds the run.
+        error = unraisable.exc_value
+        if not isinstance(error, Interrupted) or not hasattr(signal, "setitimer"):
+            previous_hook(unraisable)
+            return
+        _raised.clear()
+        _waiting[:] = [error.signal_number]
+        signal.setitimer(signal.ITIMER_REAL, _AGAIN_SECONDS)
 
     if hasattr(signal, "SIGALRM"):
         signal.signal(signal.SIGALRM, again)
+        sys.unraisablehook = swallowed
     for number in _heeded():
         signal.signal(number, interrupt)
+
+
+# The signal raised as `Interrupted`, and one waiting to be raised again.
+_raised: list[int] = []
+_waiting: list[int] = []
+
+
+def raise_waiting() -> None:
+    """Raise `Interrupted` for a signal still waiting to be raised again (the run ended
+    before the moment came): the run ends by it, not as though it had not come."""
+    if _waiting and not _raised:
+        if hasattr(signal, "setitimer"):
+            signal.setitimer(signal.ITIMER_REAL, 0)
+        _raised.append(_waiting[0])
+        raise Interrupted(_waiting[0])
 
 
 def _heeded() -> list[int]:
