@@ -4,7 +4,9 @@ from __future__ import annotations
 
 import configparser
 import json
+import os
 import shutil
+import subprocess
 import sys
 import textwrap
 import warnings
@@ -162,3 +164,18 @@ def calls_unread_warning(match: str | None = None) -> Iterator[None]:
         warnings.simplefilter("always")
         yield
     assert [str(w.message) for w in caught] == []
+
+
+def run(command: list[str], cwd: Path, **env: str) -> subprocess.CompletedProcess[str]:
+    """Return how `command` ran in `cwd`, as from a shell with no virtual environment active
+    and no PYTHONPATH (`env` added)."""
+    clean = {k: v for k, v in os.environ.items() if k not in ("VIRTUAL_ENV", "PYTHONPATH")}
+    return subprocess.run(
+        command,
+        cwd=cwd,
+        env={**clean, **env},
+        capture_output=True,
+        text=True,
+        check=False,
+        timeout=600,
+    )

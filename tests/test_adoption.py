@@ -5,10 +5,8 @@ run there; and the pre-commit hooks, run by the real pre-commit with `try-repo`.
 from __future__ import annotations
 
 import json
-import os
 import re
 import shutil
-import subprocess
 import sys
 import tomllib
 import venv
@@ -17,26 +15,13 @@ from pathlib import Path
 import pytest
 
 import importlinter_contracts
-from helpers import REPO
+from helpers import REPO, run
 from vllm_omni_tree import NEWEST, tree
 
 pytestmark = pytest.mark.real_tree
 
 NEUTRAL = "vllm_omni/distributed/omni_connectors/utils/config.py"
 VIOLATION = "\n\ndef _probe():\n    from vllm_omni.platforms.npu import platform\n"
-
-
-def run(command: list[str], cwd: Path, **env: str) -> subprocess.CompletedProcess[str]:
-    clean = {k: v for k, v in os.environ.items() if k not in ("VIRTUAL_ENV", "PYTHONPATH")}
-    return subprocess.run(
-        command,
-        cwd=cwd,
-        env={**clean, **env},
-        capture_output=True,
-        text=True,
-        check=False,
-        timeout=600,
-    )
 
 
 def vllm_omni_checkout(folder: Path) -> Path:

@@ -5,16 +5,14 @@ entry or an entry without its reason, and proposes no entry for a violation."""
 
 from __future__ import annotations
 
-import os
 import re
 import subprocess
 import sys
 from collections.abc import Callable
-from pathlib import Path
 
 import pytest
 
-from helpers import REPO, Project
+from helpers import REPO, Project, run
 
 CONTRACTS = "import-linter contracts (static)"
 ALLOWLIST = "import-linter allowlists are exact"
@@ -38,19 +36,6 @@ require_reasons = true
 ignore_imports =
     {ENTRY}  # NPU group 1
 """
-
-
-def run(command: list[str], cwd: Path, **env: str) -> subprocess.CompletedProcess[str]:
-    clean = {k: v for k, v in os.environ.items() if k not in ("VIRTUAL_ENV", "PYTHONPATH")}
-    return subprocess.run(
-        command,
-        cwd=cwd,
-        env={**clean, **env},
-        capture_output=True,
-        text=True,
-        check=False,
-        timeout=600,
-    )
 
 
 def hook_results(output: str) -> dict[str, str]:
