@@ -397,11 +397,10 @@ class FileCalls:
     # Its lazy imports that nothing uses at import time, by the names they bind (3.15): a
     # `from` import of the name loads it.
     lazily_bound: dict[str, tuple[ImportStatement, ...]] = dataclasses.field(default_factory=dict)
-    # Its classes (dotted, with the bases as written), its names bound to functions or
-    # classes (each alternative), and the dynamic imports its code runs at import time.
+    # Its classes (dotted, with the bases as written), and its names bound to functions or
+    # classes (each alternative).
     classes: dict[str, tuple[str, ...]] = dataclasses.field(default_factory=dict)
     aliases: dict[str, tuple[str, ...]] = dataclasses.field(default_factory=dict)
-    dynamic: tuple[ImportStatement, ...] = ()
 
 
 @cache
