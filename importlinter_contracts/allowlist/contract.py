@@ -12,7 +12,7 @@ from importlinter.domain.contract import InvalidContractOptions
 
 from .._importlinter import AlertLevel, render_broken_contract_guidance
 from ..options import wrongly_typed
-from ..outputs.text import print_finding
+from ..rendering import print_finding
 from ..report import (
     ContractFindings,
     Finding,

@@ -12,6 +12,7 @@ from ..allowlist.config_text import entry_lines
 from ..allowlist.contract import STALE_ENTRY_ADVICE, stale_warning
 from ..allowlist.entries import ENTRY_KINDS, IMPORT_ENTRIES, EntryKind
 from ..configuration import is_toml, read_configuration_text
+from ..rendering import describe_hop, describe_import
 from ..report import (
     ContractResult,
     Finding,
@@ -20,7 +21,6 @@ from ..report import (
     RuntimeFinding,
     is_import_finding,
 )
-from .text import describe_hop, describe_import
 
 
 def _escape_data(text: str) -> str:

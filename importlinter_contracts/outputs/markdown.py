@@ -4,11 +4,11 @@ from __future__ import annotations
 
 from typing import cast
 
+from ..rendering import describe_import
 from ..report import Finding, RuntimeFinding, contract_key, is_import_finding
 from ..review.allowlists import ContractAllowlists
 from ..review.effects import ChangedFinding
 from ..review.summary import HistoryPoint, ReviewReport
-from .text import describe_import
 
 
 def _cell(text: str | None) -> str:

@@ -36,7 +36,7 @@ from ..errors import ConfigurationError, ContractConfigurationError, UnreadableS
 from ..locations import link_text
 from ..modules import has_module, is_within, names_matching, within
 from ..options import NonEmptyListField
-from ..outputs.text import print_finding, print_note
+from ..rendering import print_finding, print_note
 from ..report import (
     ContractFindings,
     Finding,

@@ -1,10 +1,11 @@
-"""Printing findings in lint-imports' style, with locations that stay on one line."""
+"""Printing findings in lint-imports' style, with locations that stay on one line: what the
+contract types print, and the one-line descriptions the report formats (`outputs`) reuse."""
 
 from __future__ import annotations
 
-from .. import _importlinter
-from ..locations import link_text
-from ..report import Hop, Location
+from . import _importlinter
+from .locations import link_text
+from .report import Hop, Location
 
 
 def print_finding(text: str, *, indent: int = 0, bold: bool = False) -> None:
