@@ -99,7 +99,7 @@ def configure() -> None:
 
 
 def plugin_contract_types(user_options: UserOptions) -> dict[str, type[Contract]]:
-    """The contract types the configuration registers (`contract_types`), by name.
+    """Return the contract types the configuration registers (`contract_types`), by name.
 
     Raises ConfigurationError naming the entry that cannot be loaded: import-linter fails on
     it with a bare assertion or the import's own error, which name no option.
@@ -148,7 +148,7 @@ def option_errors(errors: Mapping[str, str]) -> dict[str, str]:
 
 
 def build_graph(user_options: UserOptions, cache_dir: str | None) -> ImportGraph:
-    """The graph lint-imports would build for this configuration.
+    """Return the graph lint-imports would build for this configuration.
 
     Raises UnreadableSourceError for a file of the tree that does not parse.
     """
@@ -207,7 +207,7 @@ class BrokenChain(NamedTuple):
 
 
 def broken_chains(metadata: Mapping[str, Any]) -> list[BrokenChain]:
-    """The violations a broken built-in contract stores in its metadata, every importer,
+    """Return the violations a broken built-in contract stores in its metadata, every importer,
     imported and line number that lint-imports prints included.
 
     forbidden and independence: `invalid_chains[*].chains[*]`, a list of links (forbidden) or

@@ -25,7 +25,7 @@ _chosen_for_grimp: ContextVar[Path | None] = ContextVar("grimp_cache_directory",
 
 
 def cache_directory() -> Path | None:
-    """The cache directory of the current run, or None when caching is off.
+    """Return the cache directory of the current run, or None when caching is off.
 
     import-linter hands contracts no cache setting, so this reads the `--no-cache` and
     `--cache-dir` options of the running click command (lint-imports' or ours), unless
@@ -59,13 +59,13 @@ def using_cache_directory(
 
 
 def grimp_cache_directory() -> Path | None:
-    """The folder of grimp's cache in the current run: the one `using_cache_directory`
+    """Return the folder of grimp's cache in the current run: the one `using_cache_directory`
     chose, or else the cache directory itself (where lint-imports has grimp keep it)."""
     return _chosen_for_grimp.get() or cache_directory()
 
 
 def grimp_cache_folder(cache_dir: Path, root_packages: Iterable[str]) -> Path:
-    """The folder of `cache_dir` where this package's commands have grimp keep its cache:
+    """Return the folder of `cache_dir` where this package's commands have grimp keep its cache:
     one per tree, named by the digest of the real paths of the root packages' folders.
 
     grimp's cache keys each module by its name and its file's modification time, not by the
@@ -81,7 +81,7 @@ def grimp_cache_folder(cache_dir: Path, root_packages: Iterable[str]) -> Path:
 
 
 def grimp_file_times(cache_dir: Path, root_packages: Iterable[str]) -> dict[str, float] | None:
-    """The modification time of each module's file as grimp found it when it built this
+    """Return the modification time of each module's file as grimp found it when it built this
     run's graph, from the cache grimp writes in `cache_dir` at the end of each build (one
     `<root package>.meta.json` per root package, module -> time: grimp 3's format); None
     where grimp wrote none that can be read."""
@@ -104,16 +104,20 @@ DIGEST_SIZE = 16
 
 
 def digest(data: bytes) -> bytes:
-    """The digest the caches key and seal their contents with."""
+    """Return the digest the caches key and seal their contents with."""
     return hashlib.blake2b(data, digest_size=DIGEST_SIZE).digest()
 
 
 def sealed(magic: bytes, payload: bytes) -> bytes:
+    """Return `payload` as a cache file holds it: after `magic` and its digest."""
     return magic + digest(payload) + payload
 
 
 def unsealed(magic: bytes, data: bytes) -> bytes:
-    """What `sealed` wrote with `magic`; ValueError for anything else."""
+    """Return what `sealed` wrote with `magic`.
+
+    Raises ValueError for anything else.
+    """
     start = len(magic) + DIGEST_SIZE
     payload = data[start:]
     if not data.startswith(magic) or data[len(magic) : start] != digest(payload):
@@ -123,7 +127,7 @@ def unsealed(magic: bytes, data: bytes) -> bytes:
 
 @functools.cache
 def code_identity() -> tuple[object, ...]:
-    """What a cache this package writes depends on besides the files it read: the code that
+    """Return what a cache this package writes depends on besides the files it read: the code that
     reads and walks them (this package's own files, as installed or edited: each one's name,
     modification time and size, when first asked, which is about when the code running was
     imported), how the running Python's `ast` reads files, and how grimp reports imports. A

@@ -17,7 +17,7 @@ import click
 
 from . import __version__, _importlinter, explore
 from .allowlist.entries import PLACEHOLDER_REASON
-from .allowlist.sync import sync
+from .allowlist_sync import sync
 from .cache import DEFAULT_CACHE_DIR
 from .errors import ImportlinterContractsError, UsageError
 from .files import write_atomically

@@ -18,7 +18,7 @@ _LOOKED_FOR = ", ".join((*_INI_CANDIDATES, *_TOML_CANDIDATES))
 
 
 def find_configuration(config: str | None) -> Path:
-    """The file lint-imports reads: `config`, or the first candidate with an importlinter
+    """Return the file lint-imports reads: `config`, or the first candidate with an importlinter
     section in the working directory, in lint-imports' order.
 
     Raises ConfigurationError, naming the file, when there is none or a candidate cannot be
@@ -91,11 +91,15 @@ def _unknown_id(asked: str, found: str, ids: list[str], configuration: Path) -> 
 
 
 def is_toml(path: Path) -> bool:
+    """Return whether import-linter reads `path` as TOML (it tells by the suffix)."""
     return path.suffix == ".toml"
 
 
 def read_configuration_text(path: Path) -> str:
-    """The file's text, line breaks as they are (import-linter reads it as UTF-8 text)."""
+    """Return the file's text, line breaks as they are (import-linter reads it as UTF-8 text).
+
+    Raises ConfigurationError when it cannot be read or is not UTF-8.
+    """
     try:
         content = path.read_bytes()
     except OSError as error:
@@ -118,12 +122,12 @@ def configuration_text(content: bytes, path: Path) -> str:
 
 
 def universal_newlines(text: str) -> str:
-    """The text with every line break a newline, as import-linter opens the file."""
+    """Return the text with every line break a newline, as import-linter opens the file."""
     return text.replace("\r\n", "\n").replace("\r", "\n")
 
 
 def ini_values(text: str, source: str = "<string>") -> dict[str, dict[str, str]]:
-    """Every section's values as import-linter's INI reader gets them, interpolation done.
+    """Return every section's values as import-linter's INI reader gets them, interpolation done.
 
     Raises configparser.Error.
     """
@@ -133,7 +137,10 @@ def ini_values(text: str, source: str = "<string>") -> dict[str, dict[str, str]]
 
 
 def toml_values(text: str) -> dict[str, Any]:
-    """The document as import-linter's TOML reader gets it. Raises tomllib.TOMLDecodeError."""
+    """Return the document as import-linter's TOML reader gets it.
+
+    Raises tomllib.TOMLDecodeError.
+    """
     return tomllib.loads(universal_newlines(text))
 
 

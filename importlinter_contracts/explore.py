@@ -217,7 +217,7 @@ class Explorer:
         return _EXTERNAL if self.graph.is_module_squashed(hop.imported) else True
 
     def eager_closure(self, module: str) -> EagerClosure:
-        """Every module of the graph that runs when `module` is imported: the module, its
+        """Return every module of the graph that runs when `module` is imported: the module, its
         parent packages, and what their eager imports (and the functions called at import
         time) run, followed everywhere."""
         module = self.module(module)
@@ -232,9 +232,12 @@ class Explorer:
         return EagerClosure(module, reached)
 
     def why(self, importer: str, imported: str) -> Why:
-        """The shortest chain of imports from `importer` to `imported`, each step with its
+        """Return the shortest chain of imports from `importer` to `imported`, each step with its
         lines and whether each runs at import time; and the shortest chain that does run at
-        import time, when that is another."""
+        import time, when that is another.
+
+        Raises UsageError when `importer` and `imported` are the same module.
+        """
         importer, imported = self.module(importer), self.module(imported)
         if importer == imported:
             raise UsageError(
@@ -250,7 +253,7 @@ class Explorer:
         return Why(chains)
 
     def imports(self, module: str, as_package: bool = False) -> Steps:
-        """What `module` (with `as_package`, any module in it) imports directly."""
+        """Return what `module` (with `as_package`, any module in it) imports directly."""
         module = self.module(module)
         return self._steps(
             (importer, imported)
@@ -259,7 +262,7 @@ class Explorer:
         )
 
     def importers(self, module: str, as_package: bool = False) -> Steps:
-        """What imports `module` (with `as_package`, any module in it) directly."""
+        """Return what imports `module` (with `as_package`, any module in it) directly."""
         module = self.module(module)
         return self._steps(
             (importer, imported)
@@ -346,8 +349,12 @@ def _eager_step(hop: EagerHop) -> Step:
 
 
 def load(config: str | None = None, cache_dir: Path | None = DEFAULT_CACHE_DIR) -> Explorer:
-    """Read the configuration as lint-imports does (the same file discovery and session
-    options) and build its graph once, with the same cache (None: no cache)."""
+    """Return an explorer of the configuration, read as lint-imports reads it (the same file
+    discovery and session options), with its graph built once, with the same cache (None: no
+    cache).
+
+    Raises ConfigurationError when there is no configuration or it cannot be read.
+    """
     if os.getcwd() not in sys.path:
         sys.path.insert(0, os.getcwd())
     find_configuration(config)  # there is one, and it parses: or one line that says why not

@@ -179,7 +179,7 @@ class ProcessWatch:
 
 @contextmanager
 def processes_ended_on_signals() -> Iterator[ProcessWatch]:
-    """A watch for one process: while the block runs, each of the signals kills it (and every
+    """Yield a watch for one process: while the block runs, each of the signals kills it (and every
     other process a watch holds), then does what the handler before did."""
     global _watches
     watch = ProcessWatch()

@@ -24,7 +24,7 @@ def _package_directories(top_level: str, search_path: tuple[str, ...]) -> tuple[
 
 
 def package_directories(package: str) -> list[Path]:
-    """The folders of a package on sys.path: one for a regular package, one per portion for a
+    """Return the folders of a package on sys.path: one for a regular package, one per portion for a
     namespace package (the portions of a dotted root package, `namespace.portion`, included)."""
     top_level, *rest = package.split(".")
     found = (d.joinpath(*rest) for d in _package_directories(top_level, tuple(sys.path)))
@@ -32,7 +32,7 @@ def package_directories(package: str) -> list[Path]:
 
 
 def modification_time(path: str) -> float | None:
-    """A file's modification time, as the caches key it; None where it is gone."""
+    """Return a file's modification time, as the caches key it; None where it is gone."""
     try:
         return os.stat(path).st_mtime
     except OSError:
@@ -40,7 +40,7 @@ def modification_time(path: str) -> float | None:
 
 
 def in_package_folders(path: str, module: str) -> bool:
-    """Whether `path` lies in a folder where `module`'s top-level package is found now: a
+    """Return whether `path` lies in a folder where `module`'s top-level package is found now: a
     cached file elsewhere is another checkout's (two that share a cache folder, say)."""
     return path.startswith(_folder_prefixes(module.partition(".")[0], tuple(sys.path)))
 
@@ -51,19 +51,19 @@ def _folder_prefixes(top_level: str, search_path: tuple[str, ...]) -> tuple[str,
 
 
 def source_file(module: str) -> Path | None:
-    """The file that defines `module`, or None for a module with no file of ours."""
+    """Return the file that defines `module`, or None for a module with no file of ours."""
     found = source_file_status(module)
     return None if found is None else Path(found[0])
 
 
 def source_file_status(module: str) -> tuple[str, os.stat_result] | None:
-    """The path of the file that defines `module`, with its status; None for a module with
+    """Return the path of the file that defines `module`, with its status; None for a module with
     no file of ours."""
     return source_file_status_in(top_level_folders(module.partition(".")[0]), module)
 
 
 def top_level_folders(top_level: str) -> tuple[str, ...]:
-    """The folders of a top-level package on sys.path (one per portion of a namespace
+    """Return the folders of a top-level package on sys.path (one per portion of a namespace
     package)."""
     return _folders(top_level, tuple(sys.path))
 
@@ -76,7 +76,7 @@ def _folders(top_level: str, search_path: tuple[str, ...]) -> tuple[str, ...]:
 def source_file_status_in(
     folders: tuple[str, ...], module: str
 ) -> tuple[str, os.stat_result] | None:
-    """`source_file_status` with the folders of `module`'s top-level package given. (A
+    """Return `source_file_status`, with the folders of `module`'s top-level package given. (A
     package's `__init__.py` comes before a module file of the same name, as Python finds
     them.)"""
     for directory in folders:
@@ -92,7 +92,7 @@ def source_file_status_in(
 
 
 def display_path(path: Path) -> str:
-    """A path as editors and CI logs link it: relative to the working directory; or, when
+    """Return a path as editors and CI logs link it: relative to the working directory; or, when
     the working directory is outside the tree that holds the file (a configuration kept
     elsewhere), relative to that tree's root (the folder on sys.path the file is found in),
     not climbing out of the working directory and into the tree with `../../..`."""
@@ -119,7 +119,7 @@ def _inside(path: str, folder: str) -> bool:
 
 
 def location(module: str, line_number: int | None) -> Location | None:
-    """Where an import in `module` stands (the module itself for no line), or None when its
+    """Return where an import in `module` stands (the module itself for no line), or None when its
     file is not known."""
     path = source_file(module)
     if path is None:
@@ -128,7 +128,8 @@ def location(module: str, line_number: int | None) -> Location | None:
 
 
 def locations(module: str, line_numbers: list[int]) -> list[Location]:
-    """The locations of `module`'s imports on these lines; none when its file is not known."""
+    """Return the locations of `module`'s imports on these lines; none when its file is not
+    known."""
     path = source_file(module)
     if path is None:
         return []
@@ -137,7 +138,7 @@ def locations(module: str, line_numbers: list[int]) -> list[Location]:
 
 
 def link_text(where: Location) -> str:
-    """`path:line` (or just the path), as editors and CI logs link it."""
+    """Return `path:line` (or just the path), as editors and CI logs link it."""
     return where["path"] if where["line"] is None else f"{where['path']}:{where['line']}"
 
 

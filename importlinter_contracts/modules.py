@@ -21,12 +21,12 @@ from importlinter.domain.imports import ModuleExpression
 
 
 def is_within(module: str, package: str) -> bool:
-    """Whether `module` is `package` itself or one of its descendants."""
+    """Return whether `module` is `package` itself or one of its descendants."""
     return module == package or module.startswith(package + ".")
 
 
 def within(module: str, packages: Iterable[str]) -> bool:
-    """Whether `module` is one of the packages or inside one of them."""
+    """Return whether `module` is one of the packages or inside one of them."""
     if isinstance(packages, set | frozenset):
         # Look the module and its parents up: as many lookups as the module has parts.
         while True:
@@ -40,13 +40,14 @@ def within(module: str, packages: Iterable[str]) -> bool:
 
 
 def parents(module: str) -> Iterator[str]:
-    """The packages Python runs before `module`, innermost first."""
+    """Yield the packages Python runs before `module`, innermost first."""
     while "." in module:
         module = module.rpartition(".")[0]
         yield module
 
 
 def has_module(graph: ImportGraph, module: str) -> bool:
+    """Return whether the graph holds `module`."""
     try:
         graph.is_module_squashed(module)  # a lookup of one module, which raises if it is absent
     except ModuleNotPresent:
@@ -78,14 +79,14 @@ def nearest_module(graph: ImportGraph, module: str) -> str | None:
 
 
 def matching_modules(graph: ImportGraph, expression: ModuleExpression) -> set[str]:
-    """The modules an import-linter module expression (wildcards allowed) names."""
+    """Return the modules an import-linter module expression (wildcards allowed) names."""
     if expression.has_wildcard_expression():
         return set(graph.find_matching_modules(expression.expression))
     return {expression.expression} if has_module(graph, expression.expression) else set()
 
 
 def names_matching(expressions: Iterable[str], names: Iterable[str]) -> dict[str, set[str]]:
-    """For each module expression, the names (not in any graph: a run's loaded modules, say)
+    """Return, for each module expression, the names (not in any graph: a run's loaded modules, say)
     that it matches: itself, or with `*` and `**` wildcards as import-linter matches them."""
     known = set(names)
     graph = None
@@ -103,13 +104,13 @@ def names_matching(expressions: Iterable[str], names: Iterable[str]) -> dict[str
 
 
 def included_external_packages(session_options: Mapping[str, Any]) -> bool:
-    """Whether the session's graph holds the external packages its modules import
+    """Return whether the session's graph holds the external packages its modules import
     (`include_external_packages`, read as import-linter reads it)."""
     return session_options.get("include_external_packages") in ("True", "true", True)
 
 
 def is_external(graph: ImportGraph, expression: str) -> bool:
-    """Whether a module expression names a module outside the root packages: its top-level
+    """Return whether a module expression names a module outside the root packages: its top-level
     package is not one of the graph's own (a package the graph holds as one squashed module,
     an external one, or none)."""
     top = expression.partition(".")[0]
@@ -121,7 +122,7 @@ def is_external(graph: ImportGraph, expression: str) -> bool:
 def outside_the_graph(
     graph: ImportGraph, expression: str, include_external: bool, root_packages: Iterable[str]
 ) -> str | None:
-    """Why a module expression that matches nothing names what the graph cannot hold, when
+    """Return why a module expression that matches nothing names what the graph cannot hold, when
     its top-level package is not one of the root packages; None when it is one.
 
     An external package is found as Python would find it, without importing it (a

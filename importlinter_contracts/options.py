@@ -43,7 +43,7 @@ class NonEmptyListField(fields.ListField):
 
 
 def wrongly_typed(contract_class: type, options: Mapping[str, Any]) -> dict[str, str]:
-    """For each option of a contract whose value its field (the class attribute of the
+    """Return, for each option of a contract whose value its field (the class attribute of the
     option's name) cannot read: what was found and what to give.
 
     A list field takes strings, or one string as one entry (a one-line INI value); a field
@@ -68,7 +68,7 @@ def wrongly_typed(contract_class: type, options: Mapping[str, Any]) -> dict[str,
 
 
 def describe(value: object) -> str:
-    """A value as TOML writes it, and its kind: `5 (an integer)`."""
+    """Return a value as TOML writes it, and its kind: `5 (an integer)`."""
     return f"{_toml(value)} ({_kind(value)})"
 
 

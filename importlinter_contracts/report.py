@@ -191,11 +191,11 @@ class Report(TypedDict):
 
 
 def is_import_finding(finding: Finding) -> TypeGuard[ImportFinding]:
-    """Whether a finding is an import (not a runtime_isolation finding)."""
+    """Return whether a finding is an import (not a runtime_isolation finding)."""
     return "importer" in finding
 
 
 def contract_key(contract: Mapping[str, object]) -> str:
-    """What names a contract where one key must name it (a result, a skipped contract, a
+    """Return what names a contract where one key must name it (a result, a skipped contract, a
     contract's options): its id, or its name when it has none."""
     return str(contract.get("id") or contract["name"])

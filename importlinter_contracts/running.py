@@ -47,7 +47,7 @@ ContractSelection = Callable[[type[Contract]], str | None]
 
 
 def executes_analysed_code(contract_class: type[Contract]) -> bool:
-    """Whether a contract type runs the code it checks, as its class attribute
+    """Return whether a contract type runs the code it checks, as its class attribute
     `executes_analysed_code` declares; import-linter's own types only read the import graph.
     A type that declares nothing counts as running it: a static-only run never runs code
     that no one vouched it would not."""
@@ -58,7 +58,8 @@ def executes_analysed_code(contract_class: type[Contract]) -> bool:
 
 
 def static_only(contract_class: type[Contract]) -> str | None:
-    """The selection of `check --static`: every contract that does not run the analysed code."""
+    """Return the selection of `check --static`: why a contract type that runs the analysed
+    code is left out, or None to check it."""
     if executes_analysed_code(contract_class):
         return "runs the code it checks, which --static skips"
     return None
@@ -79,6 +80,7 @@ class RunResult:
         return all(contract["kept"] for contract in self.contracts)
 
     def as_data(self) -> Report:
+        """Return the run as the report's data (`report.Report`)."""
         data: Report = {
             "schema_version": SCHEMA_VERSION,
             "kept": self.kept,
@@ -99,11 +101,12 @@ def run_contracts(
     show_timings: bool = False,
     verbose: bool = False,
 ) -> RunResult:
-    """Check the configuration's contracts (built-in ones included) as lint-imports would;
-    `adjust` may first change the options of each contract, given its class when the
-    configuration registers it (None for a built-in type); `select` may leave contracts out,
-    which the result lists as skipped. `show_timings` adds the graph build's and each
-    contract's duration to the result; `verbose` prints lint-imports' progress lines.
+    """Return the result of checking the configuration's contracts (built-in ones included)
+    as lint-imports would; `adjust` may first change the options of each contract, given its
+    class when the configuration registers it (None for a built-in type); `select` may leave
+    contracts out, which the result lists as skipped. `show_timings` adds the graph build's
+    and each contract's duration to the result; `verbose` prints lint-imports' progress
+    lines.
 
     Raises ConfigurationError when lint-imports would stop with an error instead of a report,
     NothingToCheckError when `select` leaves nothing to check.
@@ -259,14 +262,15 @@ def _leave_out(
 
 
 def named(contract: SkippedContract) -> str:
-    """A skipped contract as messages name it: its id (or name) and type."""
+    """Return a skipped contract as messages name it: its id (or name) and type."""
     return f"{contract_key(contract)} ({contract['type']})"
 
 
 def contract_result(
     contract: Contract, check: ContractCheck, check_ms: int | None = None
 ) -> ContractResult:
-    """One contract's result as the report holds it, with how long its check took if given."""
+    """Return one contract's result as the report holds it, with how long its check took (if
+    given)."""
     if is_within(type(contract).__module__, __package__):
         findings = cast(ContractFindings, check.metadata)
     else:
@@ -284,7 +288,7 @@ def contract_result(
 
 
 def built_in_findings(check: ContractCheck) -> ContractFindings:
-    """A built-in (or another plugin's) contract's broken imports, in our report's shape."""
+    """Return a built-in (or another plugin's) contract's broken imports, in our report's shape."""
     if check.kept:
         return {"violations": [], "ignored": [], "unmatched_ignores": []}
     violations: list[ImportFinding] = []

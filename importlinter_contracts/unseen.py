@@ -40,7 +40,7 @@ class UnseenFolders(NamedTuple):
     shadowed: tuple[Path, ...] = ()
 
     def warnings(self) -> list[str]:
-        """The warnings every static contract gives: none when the graph sees everything."""
+        """Return the warnings every static contract gives: none when the graph sees everything."""
         found = [self._folders_warning()] if self.folders else []
         return found + ([self._shadowed_warning()] if self.shadowed else [])
 
@@ -68,8 +68,8 @@ class UnseenFolders(NamedTuple):
         )
 
     def explain(self, *names: str) -> str:
-        """Why these modules (or module expressions) are not in the graph, as a parenthesis to
-        insert after them, when a folder without `__init__.py` is the cause; else ''."""
+        """Return why these modules (or module expressions) are not in the graph, as a parenthesis
+        to insert after them, when a folder without `__init__.py` is the cause; else ''."""
         missing: set[Path] = set()
         for name in names:
             if "*" in name:
@@ -134,7 +134,8 @@ def run_warnings(session_options: Mapping[str, Any]) -> list[str]:
 
 
 def unseen_folders(session_options: Mapping[str, Any]) -> UnseenFolders:
-    """The folders without `__init__.py` below the run's root packages, scanned once per run."""
+    """Return the folders without `__init__.py` below the run's root packages, scanned once per
+    run."""
     global _last_scan
     if _last_scan is None or _last_scan[0] is not session_options:
         roots = [
@@ -147,7 +148,7 @@ def unseen_folders(session_options: Mapping[str, Any]) -> UnseenFolders:
 
 
 def scan(roots: list[tuple[str, Path]]) -> UnseenFolders:
-    """The folders without `__init__.py` that grimp leaves out below these root packages
+    """Return the folders without `__init__.py` that grimp leaves out below these root packages
     (package name, folder): as grimp walks, a folder without one counts only inside a
     package (above the first `__init__.py`, a root's folders are namespace packages, which
     the graph holds), and folders whose names are not identifiers are skipped."""

@@ -40,7 +40,7 @@ class AllowlistEdit:
 
 
 def edit_allowlists(text: str, toml: bool, edits: Sequence[AllowlistEdit]) -> str:
-    """`text` with the edits made, every byte outside the edited lists as it was.
+    """Return `text` with the edits made, every byte outside the edited lists as it was.
 
     Raises ConfigurationEditError when an edit cannot be made, or when the new text would not
     read back, as import-linter reads it, with exactly the intended lists and every other
@@ -56,7 +56,7 @@ def edit_allowlists(text: str, toml: bool, edits: Sequence[AllowlistEdit]) -> st
 def entry_lines(
     text: str, toml: bool, contract_id: str, option: str, entries: Iterable[str]
 ) -> dict[str, int]:
-    """The 1-based line of each of these entries (as `entry_text` gives them) in the text:
+    """Return the 1-based line of each of these entries (as `entry_text` gives them) in the text:
     the first line that removing the entry changes. Entries not found are left out."""
     lines = {}
     for entry in entries:

@@ -12,7 +12,7 @@ from importlinter.domain.contract import InvalidContractOptions
 
 from .._importlinter import AlertLevel, render_broken_contract_guidance
 from ..options import wrongly_typed
-from ..outputs.text import print_finding
+from ..rendering import print_finding
 from ..report import (
     ContractFindings,
     Finding,
@@ -36,7 +36,7 @@ STALE_ENTRY_ADVICE = "remove this stale entry"
 
 
 def stale_warning(kind: EntryKind, entry: str) -> str:
-    """The warning for a stale entry under `unmatched_ignore_imports_alerting = warn`."""
+    """Return the warning for a stale entry under `unmatched_ignore_imports_alerting = warn`."""
     return f"No {kind.finding} matches ignored {kind.finding} {entry}: {STALE_ENTRY_ADVICE}."
 
 
@@ -89,7 +89,7 @@ class ContractWithAllowlist(Contract):
         return entries_missing_reasons(self._entries())
 
     def missing_entries(self, findings: ContractFindings) -> list[str]:
-        """The entries (without reasons) that would excuse every violation that an entry can
+        """Return the entries (without reasons) that would excuse every violation that an entry can
         excuse, for `importlinter-contracts allowlist`."""
         raise NotImplementedError
 
@@ -170,5 +170,5 @@ class AllowlistedContract(ContractWithAllowlist):
 
 
 def ignored_import(finding: ImportFinding, entry: AllowlistEntry) -> IgnoredImport:
-    """A finding that an allowlist entry excuses, as the report lists it."""
+    """Return a finding that an allowlist entry excuses, as the report lists it."""
     return {**finding, "entry": entry.text, "reason": entry.reason}

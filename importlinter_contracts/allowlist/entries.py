@@ -74,13 +74,13 @@ class AllowlistEntry(NamedTuple):
 
 
 def entry_text(text: str) -> str:
-    """An entry as it is reported and matched: its runs of white space made single spaces."""
+    """Return an entry as it is reported and matched: its runs of white space made single spaces."""
     return " ".join(text.split())
 
 
 def parse_entry(text: str, kind: EntryKind = IMPORT_ENTRIES) -> AllowlistEntry:
-    """Parse `importer -> imported  # reason` (or for module entries `module  # reason`; the
-    reason is optional).
+    """Return the entry that `importer -> imported  # reason` (or for module entries `module  #
+    reason`; the reason is optional) parses to.
 
     Raises fields.ValidationError naming the entry when it is malformed.
     """
@@ -136,6 +136,7 @@ class AllowlistField(fields.ListField):
 
 
 def entries_missing_reasons(entries: Iterable[AllowlistEntry]) -> list[AllowlistEntry]:
+    """Return the entries that give no reason, or only the placeholder."""
     return [entry for entry in entries if not entry.has_reason]
 
 
@@ -154,6 +155,7 @@ class EntryUse:
         return matching[0]
 
     def stale(self) -> list[AllowlistEntry]:
+        """Return the entries that excused no finding."""
         return [entry for entry in self.entries if entry not in self._used]
 
 

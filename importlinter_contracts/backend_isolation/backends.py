@@ -33,6 +33,7 @@ class Backend(NamedTuple):
         return self.module.rpartition(".")[2]
 
     def contains(self, module: str) -> bool:
+        """Return whether `module` is the backend's module or inside it."""
         return is_within(module, self.module)
 
 
@@ -70,13 +71,13 @@ EVERY_CHILD = "*"
 
 
 def children_field() -> NonEmptyListField:
-    """The field of the `backends` and `neutral_children` options of the contracts that
+    """Return the field of the `backends` and `neutral_children` options of the contracts that
     take backends: optional names of children of the container."""
     return NonEmptyListField(subfield=fields.StringField(), required=False)
 
 
 def marker_field() -> fields.StringField:
-    """The field of the `backend_marker` option: the module that marks a backend."""
+    """Return the field of the `backend_marker` option: the module that marks a backend."""
     return fields.StringField(default="platform")
 
 
@@ -92,11 +93,14 @@ def find_backends(
     neutral: list[str] | None,
     unseen: UnseenFolders,
 ) -> list[Backend]:
-    """The backends of `container`: the children `names` names (every child for `*`), or else
-    every child package with a `marker` module; never a child that `neutral` names.
+    """Return the backends of `container`: the children `names` names (every child for `*`),
+    or else every child package with a `marker` module; never a child that `neutral` names.
 
     The options must already have passed `option_conflicts`; `unseen` explains a module that
     is missing from the graph.
+
+    Raises BackendLookupError, naming the option, when the container is not in the graph,
+    `names` or `neutral` names a module that is not a child of it, or no backend is left.
     """
     if not has_module(graph, container):
         raise BackendLookupError(
@@ -136,7 +140,7 @@ def find_backends(
 
 
 def option_conflicts(names: list[str] | None, neutral: list[str] | None) -> dict[str, str]:
-    """What is wrong with the `backends` and `neutral_children` options on their own, by
+    """Return what is wrong with the `backends` and `neutral_children` options on their own, by
     option (empty when nothing is)."""
     errors = {}
     if names and EVERY_CHILD in names and len(names) > 1:
@@ -171,7 +175,7 @@ def _require_children(
 def find_backend_imports(
     graph: ImportGraph, backends: list[Backend], *, cross_backend_imports: bool
 ) -> list[BackendImport]:
-    """Every direct import of a backend's module from outside that backend.
+    """Return every direct import of a backend's module from outside that backend.
 
     With `cross_backend_imports`, modules of one backend may import another backend: only
     neutral modules (those in no backend) are checked.
@@ -206,7 +210,7 @@ def find_reexport_imports(
     *,
     cross_backend_imports: bool,
 ) -> tuple[list[ReexportImport], list[tuple[str, int]]]:
-    """Every import of a name from `container` by a module outside a backend that leads,
+    """Return every import of a name from `container` by a module outside a backend that leads,
     through the re-exports of the container's `__init__` (and of the modules it re-exports
     from), to a module of that backend: importing the name runs that module, and the
     importer uses it. Checked as `find_backend_imports` checks direct imports. Also the

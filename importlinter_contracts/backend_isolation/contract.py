@@ -17,7 +17,7 @@ from ..eager.scope_cache import ScopeIndex
 from ..eager.walk import EagerImports, calls_unread_warnings
 from ..errors import ContractConfigurationError
 from ..locations import link_text, location, locations
-from ..outputs.text import describe_import, print_finding, print_import
+from ..rendering import describe_import, print_finding, print_import
 from ..report import ContractFindings, Finding, Hop, IgnoredImport, ImportFinding
 from ..unseen import unseen_folders
 from .backends import (

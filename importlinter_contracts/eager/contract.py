@@ -29,7 +29,7 @@ from ..modules import (
     within,
 )
 from ..options import NonEmptyListField
-from ..outputs.text import chain_steps, print_finding, print_import
+from ..rendering import chain_steps, print_finding, print_import
 from ..report import ContractFindings, Finding, IgnoredImport, ImportFinding
 from ..unseen import unseen_folders
 from .outcomes import Answers, WalkOutcomes

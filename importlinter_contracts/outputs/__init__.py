@@ -1,1 +1,3 @@
-"""The report's output formats: lint-imports' text, GitHub Actions annotations."""
+"""The report's output formats of `importlinter-contracts check` and `review`: GitHub Actions
+annotations, SARIF, Markdown, DOT and Mermaid. lint-imports' own text, which the contracts
+print, is `rendering`: registering the contract types loads none of these."""

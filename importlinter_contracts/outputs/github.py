@@ -12,6 +12,7 @@ from ..allowlist.config_text import entry_lines
 from ..allowlist.contract import STALE_ENTRY_ADVICE, stale_warning
 from ..allowlist.entries import ENTRY_KINDS, IMPORT_ENTRIES, EntryKind
 from ..configuration import is_toml, read_configuration_text
+from ..rendering import describe_hop, describe_import
 from ..report import (
     ContractResult,
     Finding,
@@ -20,7 +21,6 @@ from ..report import (
     RuntimeFinding,
     is_import_finding,
 )
-from .text import describe_hop, describe_import
 
 
 def _escape_data(text: str) -> str:
@@ -32,7 +32,7 @@ def _escape_property(text: str) -> str:
 
 
 def repository_path(path: str, root: Path) -> str:
-    """A path relative to `root`, the repository's root, as GitHub and SARIF's `%SRCROOT%`
+    """Return a path relative to `root`, the repository's root, as GitHub and SARIF's `%SRCROOT%`
     read it: the report's paths are relative to the working directory, which may be a
     subfolder."""
     return Path(os.path.relpath(Path(path).resolve(), root.resolve())).as_posix()
@@ -51,7 +51,7 @@ def _command(
 
 
 def finding_message(finding: Finding) -> str:
-    """A finding in one line, every hop with its lines."""
+    """Return a finding in one line, every hop with its lines."""
     if not is_import_finding(finding):
         return cast(RuntimeFinding, finding)["message"]
     if "sources" in finding:  # an eager import, with the chain that reaches it
@@ -82,7 +82,7 @@ def _where(finding: Finding) -> Location | None:
 def stale_entries(
     contract: ContractResult, config_text: str, config: Path
 ) -> list[tuple[str, str, Location]]:
-    """Each stale allowlist entry of a contract, as its level ("error", or "warning" under
+    """Return each stale allowlist entry of a contract, as its level ("error", or "warning" under
     `unmatched_ignore_imports_alerting = warn`), a message and where the entry stands in the
     configuration. An entry that breaks the contract and is not found is still reported, at the
     file; a warned entry not found is left to its warning, which then has no location."""
@@ -119,14 +119,14 @@ def stale_entries(
 def unlocated_warnings(
     contract: ContractResult, stale: list[tuple[str, str, Location]]
 ) -> list[str]:
-    """The contract's warnings but those of the `stale` entries (`stale_entries`), which are
+    """Return the contract's warnings but those of the `stale` entries (`stale_entries`), which are
     reported at their lines."""
     located = {message for _, message, _ in stale}
     return [warning for warning in contract["warnings"] if warning not in located]
 
 
 def github_annotations(report: Report, config: Path, root: Path) -> list[str]:
-    """One `::error` command per violation and per stale allowlist entry (which points at its
+    """Return one `::error` command per violation and per stale allowlist entry (which points at its
     line in the configuration file), one `::warning` per warning; paths relative to `root`,
     the repository's root."""
     config_text = read_configuration_text(config)

@@ -31,7 +31,7 @@ def _edges(hops: Iterable[Hop]) -> list[Hop]:
 
 
 def dot(title: str, hops: Iterable[Hop]) -> str:
-    """A DOT digraph of the hops."""
+    """Return a DOT digraph of the hops."""
 
     def quoted(text: str) -> str:
         # A DOT string: double quotes, backslash escapes; DOT reads UTF-8, which Graphviz
@@ -55,7 +55,7 @@ def dot(title: str, hops: Iterable[Hop]) -> str:
 
 
 def mermaid(title: str, hops: Iterable[Hop]) -> str:
-    """A Mermaid flowchart of the hops, for a fenced ```mermaid block."""
+    """Return a Mermaid flowchart of the hops, for a fenced ```mermaid block."""
     ids: dict[str, str] = {}
 
     def node(module: str) -> str:

@@ -4,11 +4,11 @@ from __future__ import annotations
 
 from typing import cast
 
+from ..rendering import describe_import
 from ..report import Finding, RuntimeFinding, contract_key, is_import_finding
 from ..review.allowlists import ContractAllowlists
 from ..review.effects import ChangedFinding
 from ..review.summary import HistoryPoint, ReviewReport
-from .text import describe_import
 
 
 def _cell(text: str | None) -> str:
@@ -90,7 +90,7 @@ def _changed(title: str, findings: list[ChangedFinding]) -> list[str]:
 
 
 def review_markdown(report: ReviewReport) -> str:
-    """The review: a summary line, a table of allowlists, then per contract its changed
+    """Return the review: a summary line, a table of allowlists, then per contract its changed
     entries (added first), then what the configuration change lets through."""
     added = sum(len(change["added"]) for change in report["allowlists"])
     removed = sum(len(change["removed"]) for change in report["allowlists"])
@@ -130,7 +130,7 @@ def review_markdown(report: ReviewReport) -> str:
 
 
 def history_markdown(points: list[HistoryPoint]) -> str:
-    """A table: a row per revision, a column per contract, the entries of its allowlists."""
+    """Return a table: a row per revision, a column per contract, the entries of its allowlists."""
     contracts = sorted({contract for point in points for contract in point["entries"]})
     lines = [
         "| revision | " + " | ".join(f"`{c}`" for c in contracts) + " |",

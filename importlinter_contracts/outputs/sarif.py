@@ -46,7 +46,7 @@ def _finding_locations(finding: Finding) -> list[Location]:
 
 
 def sarif_log(report: Report, config: Path, root: Path) -> dict[str, Any]:
-    """The SARIF log of a report; paths relative to `root`, the repository's root."""
+    """Return the SARIF log of a report; paths relative to `root`, the repository's root."""
     config_text = read_configuration_text(config)
     rules = []
     results = []

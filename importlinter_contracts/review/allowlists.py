@@ -57,7 +57,11 @@ class Configuration:
 
     @classmethod
     def from_text(cls, text: str, filename: str) -> Configuration:
-        """Read `text` as import-linter reads a file called `filename`."""
+        """Return the configuration `text` holds, read as import-linter reads a file called
+        `filename`.
+
+        Raises ConfigurationError when it cannot be read as a configuration.
+        """
         with as_file(text, filename) as path:
             try:
                 options = _importlinter.read_user_options(str(path))
@@ -74,11 +78,12 @@ class Configuration:
 
     @classmethod
     def empty(cls) -> Configuration:
+        """Return a configuration with no contract, for a base that cannot be read."""
         return cls(session={}, contracts={})
 
 
 def entries(contract: dict[str, Any]) -> dict[tuple[str, str], Entry]:
-    """A contract's allowlist entries, by option and expression."""
+    """Return a contract's allowlist entries, by option and expression."""
     found: dict[tuple[str, str], Entry] = {}
     for option in ALLOWLIST_OPTIONS:
         raw = contract.get(option) or []
@@ -95,7 +100,7 @@ def entries(contract: dict[str, Any]) -> dict[tuple[str, str], Entry]:
 
 
 def expression_and_reason(line: str) -> tuple[str, str | None]:
-    """An entry's expression, written one way however the line spaces it, and its reason."""
+    """Return an entry's expression, written one way however the line spaces it, and its reason."""
     try:
         entry = parse_entry(line)
     except fields.ValidationError:
@@ -106,7 +111,7 @@ def expression_and_reason(line: str) -> tuple[str, str | None]:
 
 
 def compare(base: Configuration, current: Configuration) -> list[ContractAllowlists]:
-    """Each contract with an allowlist at either side, and how its entries changed."""
+    """Return each contract with an allowlist at either side, and how its entries changed."""
     found = []
     for contract_id in sorted(base.contracts.keys() | current.contracts.keys()):
         before_contract = base.contracts.get(contract_id, {})

@@ -54,8 +54,11 @@ def run_configuration(
     cache_dir: Path | None,
     select: ContractSelection | None,
 ) -> Report:
-    """Check the configuration `text` (read as a file called `filename`) against the tree of
-    the working directory: every contract for `()`, those named, or none for None."""
+    """Return the report of the configuration `text` (read as a file called `filename`) on the
+    tree of the working directory: every contract for `()`, those named, or none for None.
+
+    Raises what `running.run_contracts` raises: ConfigurationError, NothingToCheckError.
+    """
     if contract_ids is None:
         return {"schema_version": SCHEMA_VERSION, "kept": True, "contracts": [], "skipped": []}
     with as_file(text, filename) as path:
@@ -126,7 +129,7 @@ def compare(
     added_entries: Iterable[tuple[str, Entry]],
     removed_entries: Iterable[tuple[str, Entry]],
 ) -> Effects:
-    """The findings that the change of configuration stops or starts reporting, leaving out
+    """Return the findings that the change of configuration stops or starts reporting, leaving out
     those that an added entry now excuses or a removed entry no longer does: the allowlist
     review shows those."""
     before, after = _findings(base_report), _findings(current_report)

@@ -27,7 +27,10 @@ def _git(*args: str, cwd: Path | None = None) -> subprocess.CompletedProcess[str
 
 
 def repository_root(start: Path) -> Path:
-    """The root of the git work tree that holds `start`."""
+    """Return the root of the git work tree that holds `start`.
+
+    Raises RevisionError when there is none, or git is not installed.
+    """
     found = _git("rev-parse", "--show-toplevel", cwd=start)
     if found.returncode != 0:
         raise RevisionError(f"{start.resolve()} is not inside a git repository.")
@@ -35,7 +38,10 @@ def repository_root(start: Path) -> Path:
 
 
 def commit_of(revision: str, root: Path) -> str:
-    """The commit a revision names; an unknown revision is an error."""
+    """Return the commit a revision names.
+
+    Raises RevisionError for an unknown revision.
+    """
     found = _git("rev-parse", "--verify", "--quiet", f"{revision}^{{commit}}", cwd=root)
     if found.returncode != 0:
         raise RevisionError(f"'{revision}' is not a revision of the repository at {root}.")
@@ -43,8 +49,11 @@ def commit_of(revision: str, root: Path) -> str:
 
 
 def file_at(commit: str, path: Path, root: Path) -> bytes | None:
-    """The content of `path` at `commit` of the repository at `root`, or None when the file
-    did not exist there."""
+    """Return the content of `path` at `commit` of the repository at `root`, or None when the
+    file did not exist there.
+
+    Raises RevisionError when git cannot show it.
+    """
     relative = path.resolve().relative_to(root.resolve()).as_posix()
     found = _git("cat-file", "-e", f"{commit}:{relative}", cwd=root)
     if found.returncode != 0:
@@ -60,7 +69,7 @@ def file_at(commit: str, path: Path, root: Path) -> bytes | None:
 
 
 def source_root() -> Path:
-    """The root that reports name paths from: the git work tree that holds the working
+    """Return the root that reports name paths from: the git work tree that holds the working
     directory, or the working directory outside git."""
     found = _git("rev-parse", "--show-toplevel", cwd=Path.cwd())
     return Path(found.stdout.strip()) if found.returncode == 0 else Path.cwd()
@@ -68,7 +77,7 @@ def source_root() -> Path:
 
 @contextmanager
 def as_file(text: str, filename: str) -> Iterator[Path]:
-    """`text` (a configuration at some revision) in a temporary file named as `filename`
+    """Yield `text` (a configuration at some revision) in a temporary file named as `filename`
     is, which is how import-linter's readers tell INI from TOML."""
     with tempfile.TemporaryDirectory(prefix="importlinter-contracts-review-") as folder:
         path = Path(folder, Path(filename).name)

@@ -49,7 +49,7 @@ class HistoryPoint(TypedDict):
 def history(
     config: str | None, revisions: list[str], contract_ids: tuple[str, ...] = ()
 ) -> list[HistoryPoint]:
-    """How many allowlist entries each contract (each that `contract_ids` names, when it
+    """Return how many allowlist entries each contract (each that `contract_ids` names, when it
     names any: a contract of any of the revisions) had at each revision."""
     path = find_configuration(config)
     root = repository_root(path.resolve().parent)
@@ -93,8 +93,14 @@ def review(
     cache_dir: Path | None,
     select: ContractSelection | None = None,
 ) -> ReviewReport:
-    """Compare the configuration at `base` with the working tree's, both on the current tree
-    (only the contracts `contract_ids` names, when it names any, and `select` keeps)."""
+    """Return the review of the configuration at `base` against the working tree's, both
+    checked on the current tree (only the contracts `contract_ids` names, when it names any,
+    and `select` keeps).
+
+    Raises ConfigurationError when the working tree's configuration cannot be read or
+    checked, RevisionError when `base` or the repository cannot be read, UsageError for a
+    contract id that neither configuration has.
+    """
     path = find_configuration(config)
     root = repository_root(path.resolve().parent)
     commit = commit_of(base, root)

@@ -36,7 +36,7 @@ from ..errors import ConfigurationError, ContractConfigurationError, UnreadableS
 from ..locations import link_text
 from ..modules import has_module, is_within, names_matching, within
 from ..options import NonEmptyListField
-from ..outputs.text import print_finding, print_note
+from ..rendering import print_finding, print_note
 from ..report import (
     ContractFindings,
     Finding,
@@ -487,8 +487,11 @@ class RuntimeIsolationContract(ContractWithAllowlist):
             print_note(f"{item['module']}: {item['why']}{where}", indent=2)
 
     def missing_entries(self, findings: ContractFindings) -> list[str]:
-        """Raises ConfigurationError when the probe did not run cleanly: which modules load,
-        and so which entries are stale, is then unknown."""
+        """Return the entries that would excuse every violation, as for the other contracts.
+
+        Raises ConfigurationError when the probe did not run cleanly: which modules load, and
+        so which entries are stale, is then unknown.
+        """
         violations = cast(list[RuntimeFinding], findings["violations"])
         failed = _run_failure(violations)
         if failed is not None:
@@ -550,7 +553,7 @@ class LoadedModules:
             self._by_top_level.setdefault(name.partition(".")[0], []).append(name)
 
     def within(self, packages: Iterable[str]) -> list[str]:
-        """The loaded modules that are one of the packages or inside one of them."""
+        """Return the loaded modules that are one of the packages or inside one of them."""
         return sorted(
             {
                 module
@@ -573,7 +576,7 @@ def _loaded_matching(loaded: LoadedModules, expressions: list[ModuleExpression])
 
 
 def search_path(python: str) -> list[str]:
-    """The sys.path entries the child puts first: all of ours for our own interpreter, else
+    """Return the sys.path entries the child puts first: all of ours for our own interpreter, else
     those that are not part of this installation (the working directory, PYTHONPATH)."""
     if python == sys.executable:
         return list(sys.path)

@@ -130,7 +130,7 @@ READ_AT_START = ("PYTHON", "LC_", "LANG", "LD_", "TZ")
 
 
 def read_at_start(environment: Any) -> dict[str, str]:
-    """The variables whose names start with READ_AT_START, with their values."""
+    """Return the variables whose names start with READ_AT_START, with their values."""
     return {name: value for name, value in environment.items() if name.startswith(READ_AT_START)}
 
 
@@ -141,7 +141,7 @@ FORK_EVENTS = ("os.fork", "os.forkpty")
 
 
 def folder_listing(folder: str, suffixes: list[str] | None) -> str | None:
-    """The digest of what a folder holds, each name marked when it is a folder: every entry,
+    """Return the digest of what a folder holds, each name marked when it is a folder: every entry,
     or (given the interpreter's module suffixes) those an import could find: folders named
     like a module (packages, namespace packages), module files, `.pth` files and the
     installed distributions (`name-version.dist-info`, which importlib.metadata reads). Not
@@ -168,7 +168,7 @@ def folder_listing(folder: str, suffixes: list[str] | None) -> str | None:
 
 
 def module_suffixes() -> list[str]:
-    """The endings of the files an import of this interpreter could find."""
+    """Return the endings of the files an import of this interpreter could find."""
     return [*importlib.machinery.all_suffixes(), ".pth"]
 
 
@@ -325,7 +325,8 @@ class Observations:
 
 
 def path_kind(status: os.stat_result | None) -> str | None:
-    """What a path is, as a check of it sees: a file, a folder, something else, or nothing."""
+    """Return what a path is, as a check of it sees: a file, a folder, something else, or
+    nothing."""
     if status is None:
         return None
     if stat.S_ISREG(status.st_mode):

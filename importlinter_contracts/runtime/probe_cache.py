@@ -88,7 +88,7 @@ class ProbeCache:
         return [path for _, path in sorted(named, reverse=True)]
 
     def load(self) -> tuple[ProbeRun | None, str]:
-        """The cached run if nothing it depends on has changed, else None; and why not (as
+        """Return the cached run if nothing it depends on has changed, else None; and why not (as
         the most recently used entry tells)."""
         entries = self._entries()
         reasons = []
@@ -173,9 +173,9 @@ class ProbeCache:
         ), "nothing it depends on has changed"
 
     def store(self, run: ProbeRun) -> tuple[str | None, str | None]:
-        """Keep a run that reported a result. Return why it was not kept, if it was not (the
-        key cannot capture what it did, or what it read changed during the run), and a
-        warning when it could not be written."""
+        """Return why a run that reported a result is not kept, if it is not (the key cannot
+        capture what it did, or what it read changed during the run), and a warning when it
+        could not be written; keep it otherwise."""
         assert run.result is not None
         environment = run.result["environment"]
         if environment["uncaptured"] is not None:

@@ -128,7 +128,8 @@ def _shape_problem(result: Any) -> str | None:
 
 
 def run_probe(python: str, request: dict[str, Any], timeout: float) -> ProbeRun:
-    """Run the probe in a fresh interpreter, in the working directory, and read its result.
+    """Return the probe's run in a fresh interpreter, in the working directory, with its result
+    read.
 
     Raises ProbeStartError when `python` cannot be started.
     """

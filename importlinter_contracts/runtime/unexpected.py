@@ -17,7 +17,7 @@ from ..report import UnexpectedLoad
 def eager_closure(
     graph: ImportGraph, sources: list[str], packages: list[str], scopes: ScopeIndex
 ) -> set[str]:
-    """Every module of `packages` that importing the sources runs, as the static eager walk
+    """Return every module of `packages` that importing the sources runs, as the static eager walk
     sees it (parent packages and every eager import, followed through `packages`)."""
     eager_imports = EagerImports(graph, scopes)
     closure: set[str] = set()
@@ -38,7 +38,7 @@ def eager_closure(
 def unexpected_loads(
     loaded: list[str], closure: set[str], importers: dict[str, Any]
 ) -> list[UnexpectedLoad]:
-    """The loaded modules outside the closure, each with what the import hook saw."""
+    """Return the loaded modules outside the closure, each with what the import hook saw."""
     found: list[UnexpectedLoad] = []
     for module in loaded:
         if module in closure:

@@ -1,10 +1,11 @@
-"""Printing findings in lint-imports' style, with locations that stay on one line."""
+"""Printing findings in lint-imports' style, with locations that stay on one line: what the
+contract types print, and the one-line descriptions the report formats (`outputs`) reuse."""
 
 from __future__ import annotations
 
-from .. import _importlinter
-from ..locations import link_text
-from ..report import Hop, Location
+from . import _importlinter
+from .locations import link_text
+from .report import Hop, Location
 
 
 def print_finding(text: str, *, indent: int = 0, bold: bool = False) -> None:
@@ -29,12 +30,12 @@ def print_import(text: str, locations: list[Location]) -> None:
 
 
 def describe_import(importer: str, imported: str, line_numbers: list[int]) -> str:
-    """`importer -> imported (l.3, l.5)`, as lint-imports writes an import."""
+    """Return `importer -> imported (l.3, l.5)`, as lint-imports writes an import."""
     return f"{importer} -> {imported} ({_importlinter.format_line_numbers(line_numbers)})"
 
 
 def chain_steps(hop: Hop) -> list[tuple[str, list[Location]]]:
-    """A hop of a chain as the lines that show it, each with where it stands: first each
+    """Return a hop of a chain as the lines that show it, each with where it stands: first each
     call that runs its import lines, in the calling module at the call's line (`pkg.a
     calls pkg.b:f (l.3, at import time)`, then `pkg.b:f calls pkg.c:g (l.9)`), each once;
     then the hop itself with its import lines (in the function). So the chain reads on
@@ -61,7 +62,7 @@ def chain_steps(hop: Hop) -> list[tuple[str, list[Location]]]:
 
 
 def describe_hop(hop: Hop) -> str:
-    """A hop as one line: `a -> b (l.3, module level)`, or `a.b -> a (why)` for a parent."""
+    """Return a hop as one line: `a -> b (l.3, module level)`, or `a.b -> a (why)` for a parent."""
     if not hop["line_numbers"]:
         return f"{hop['importer']} -> {hop['imported']} ({hop['why'][0]})"
     lines = "; ".join(

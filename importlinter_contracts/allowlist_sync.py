@@ -1,4 +1,6 @@
-"""What each allowlist must become for the tree as it is now, as an edit of the config file."""
+"""What each allowlist must become for the tree as it is now, as an edit of the config file:
+the `allowlist` command's work, which runs the contracts (`running`), so it stands above
+them, beside the other commands' modules, not in `allowlist/`, which the contracts import."""
 
 from __future__ import annotations
 
@@ -8,13 +10,13 @@ from typing import Any, NamedTuple, cast
 
 from importlinter import fields
 
-from ..configuration import find_configuration, is_toml, read_configuration_text
-from ..errors import ConfigurationEditError, ConfigurationError, NothingToCheckError
-from ..report import ContractFindings, SkippedContract
-from ..running import run_contracts, static_only
-from .config_text import AllowlistEdit, edit_allowlists, entry_lines
-from .contract import ContractWithAllowlist
-from .entries import PLACEHOLDER_REASON
+from .allowlist.config_text import AllowlistEdit, edit_allowlists, entry_lines
+from .allowlist.contract import ContractWithAllowlist
+from .allowlist.entries import PLACEHOLDER_REASON
+from .configuration import find_configuration, is_toml, read_configuration_text
+from .errors import ConfigurationEditError, ConfigurationError, NothingToCheckError
+from .report import ContractFindings, SkippedContract
+from .running import run_contracts, static_only
 
 NO_ALLOWLIST = "has no allowlist"
 

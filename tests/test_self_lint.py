@@ -1,0 +1,200 @@
+"""The package lints its own architecture with `pyproject.toml`'s `[tool.importlinter]`, as
+`.ci/run` does: kept on the package as it is; each contract broken by an import it forbids,
+added to a copy of the package under another name (only read, never imported, so the contract
+types that check it are the real ones); and what the eager-imports contract says registering
+the contract types loads, compared with what a fresh interpreter loads."""
+
+from __future__ import annotations
+
+import json
+import shutil
+import subprocess
+import sys
+import tomllib
+from pathlib import Path
+from typing import Any
+
+import pytest
+import tomlkit
+
+import importlinter_contracts
+from helpers import REPO, run
+
+CONFIG = tomllib.loads((REPO / "pyproject.toml").read_text())["tool"]["importlinter"]
+CONTRACTS = {contract["id"]: contract for contract in CONFIG["contracts"]}
+REGISTERING = "registering-loads-no-commands"
+LINT_IMPORTS = Path(sys.executable).parent / "lint-imports"
+# The copy's name: a package that no module on sys.path stands in for.
+COPY = "copied_contracts"
+
+
+def lint_imports(folder: Path) -> subprocess.CompletedProcess[str]:
+    """Return how `.ci/run`'s `lint-imports` ran in `folder` (with no cache, so that nothing is
+    written there), on lines wide enough that no contract's name wraps."""
+    return run(
+        [str(LINT_IMPORTS), "--config", "pyproject.toml", "--no-logo", "--no-cache"],
+        cwd=folder,
+        COLUMNS="200",
+    )
+
+
+def verdicts(output: str) -> dict[str, str]:
+    """Return each contract's verdict in lint-imports' summary (KEPT or BROKEN), by id."""
+    lines = output.splitlines()
+    found = {}
+    for contract_id, contract in CONTRACTS.items():
+        [line] = [line for line in lines if line.startswith(contract["name"] + " ")]
+        found[contract_id] = line.removeprefix(contract["name"] + " ").split()[0]
+    return found
+
+
+def test_the_package_keeps_its_own_contracts() -> None:
+    linted = lint_imports(REPO)
+    assert linted.returncode == 0, linted.stdout + linted.stderr
+    assert verdicts(linted.stdout) == dict.fromkeys(CONTRACTS, "KEPT")
+    assert f"Contracts: {len(CONTRACTS)} kept, 0 broken." in linted.stdout
+
+
+def test_the_eager_contract_starts_from_every_contract_types_module() -> None:
+    # What lint-imports imports to register `contract_types` (the package's attributes).
+    registered = {
+        f"importlinter_contracts.{module}"
+        for module in importlinter_contracts._CONTRACT_MODULES.values()
+    }
+    assert set(CONTRACTS[REGISTERING]["source_modules"]) == registered
+    assert set(CONTRACTS[REGISTERING]["follow_modules"]) == {"importlinter_contracts"}
+
+
+def test_registering_the_contract_types_loads_no_forbidden_module(tmp_path: Path) -> None:
+    # The interpreter's answer, in a fresh process, as lint-imports registers them.
+    code = (
+        "import json, sys\n"
+        "import importlinter_contracts as package\n"
+        "package.BackendIsolationContract, package.EagerImportContract\n"
+        "package.RuntimeIsolationContract\n"
+        "print(json.dumps(sorted(sys.modules)))\n"
+    )
+    ran = run([sys.executable, "-c", code], cwd=tmp_path)
+    assert ran.returncode == 0, ran.stderr
+    loaded = json.loads(ran.stdout)
+    forbidden = CONTRACTS[REGISTERING]["forbidden_modules"]
+    assert [
+        module
+        for module in loaded
+        if any(module == name or module.startswith(name + ".") for name in forbidden)
+    ] == []
+    # It did register them (so that the check above can fail).
+    assert set(CONTRACTS[REGISTERING]["source_modules"]) <= set(loaded)
+
+
+def renamed(value: Any) -> Any:
+    """Return a configuration value with the package's modules named as in the copy (the
+    contract types, `contract_types`, stay the package's)."""
+    if isinstance(value, str):
+        head, dot, rest = value.partition(".")
+        return COPY + dot + rest if head == "importlinter_contracts" else value
+    if isinstance(value, list):
+        return [renamed(item) for item in value]
+    if isinstance(value, dict):
+        return {key: renamed(item) for key, item in value.items()}
+    return value
+
+
+def copy_of_the_package(folder: Path) -> Path:
+    """Return `folder`, now holding the package as `COPY` and a pyproject.toml with the
+    package's `[tool.importlinter]` for it."""
+    shutil.copytree(
+        REPO / "importlinter_contracts",
+        folder / COPY,
+        ignore=shutil.ignore_patterns("__pycache__", "*.so"),
+    )
+    for path in (folder / COPY).rglob("*.py"):
+        path.write_text(path.read_text().replace("importlinter_contracts", COPY))
+    (folder / "pyproject.toml").write_text(
+        tomlkit.dumps({"tool": {"importlinter": renamed(CONFIG)}})
+    )
+    return folder
+
+
+def _eager_layers_case() -> tuple[str, str, str, set[str], str]:
+    """The lowest module of eager/'s layers imports the highest: that breaks the layers, and
+    since the highest imports the lowest (through the others), the acyclic contract too."""
+    layers = CONTRACTS["eager-layers"]["layers"]
+    lowest = layers[-1].replace("|", ":").split(":")[0].strip()
+    highest = layers[0].replace("|", ":").split(":")[0].strip()
+    return (
+        "eager-layers",
+        f"eager/{lowest}.py",
+        f"from . import {highest}\n",
+        {"eager-layers", "acyclic"},
+        f"{COPY}.eager.{lowest} -> {COPY}.eager.{highest}",
+    )
+
+
+# (what the import shows, the file it is appended to, the import, the contracts it breaks, a
+# line of lint-imports' report that names it)
+CASES = [
+    (
+        "layers",
+        "allowlist_sync.py",
+        "from .outputs import graphs\n",
+        {"layers"},
+        f"{COPY}.allowlist_sync -> {COPY}.outputs.graphs",
+    ),
+    _eager_layers_case(),
+    (
+        "acyclic",
+        "errors.py",
+        "from . import files\n",
+        {"acyclic"},
+        f"No cycles are allowed in {COPY}.",
+    ),
+    (
+        "registering-tomlkit",
+        "allowlist/entries.py",
+        "import tomlkit\n",
+        {REGISTERING},
+        f"{COPY}.allowlist.entries -> tomlkit (l.",
+    ),
+    (
+        "registering-jsonschema",
+        "modules.py",
+        "import jsonschema\n",
+        {REGISTERING},
+        f"{COPY}.modules -> jsonschema (l.",
+    ),
+    (
+        "registering-a-command",
+        "runtime/contract.py",
+        "from .. import explore\n",
+        {"layers", REGISTERING},
+        f"{COPY}.runtime.contract -> {COPY}.explore (l.",
+    ),
+    # Imported only when a function is called: registering does not load it.
+    (
+        "kept-deferred",
+        "allowlist/entries.py",
+        "\n\ndef _validate():\n    import jsonschema\n",
+        set(),
+        "",
+    ),
+]
+
+
+@pytest.mark.parametrize(
+    ("path", "added", "broken", "shown"),
+    [case[1:] for case in CASES],
+    ids=[case[0] for case in CASES],
+)
+def test_an_import_that_a_contract_forbids_breaks_it(
+    tmp_path: Path, path: str, added: str, broken: set[str], shown: str
+) -> None:
+    folder = copy_of_the_package(tmp_path)
+    with (folder / COPY / path).open("a") as module:
+        module.write("\n" + added)
+    linted = lint_imports(folder)
+    assert linted.returncode == (1 if broken else 0), linted.stdout + linted.stderr
+    assert verdicts(linted.stdout) == {
+        contract_id: "BROKEN" if contract_id in broken else "KEPT" for contract_id in CONTRACTS
+    }
+    assert shown in linted.stdout
