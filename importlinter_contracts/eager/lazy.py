@@ -89,10 +89,10 @@ def read_lazy(
             lazy.append((node, how))
     if not lazy:
         return {}
-    uses = _first_uses(module, annotations_run)
+    uses = import_time_loads(module, annotations_run)
     names: LazyNames = {}
     for node, how in lazy:
-        used = [line for name in _bound(node) for line in uses.get(name, ())]
+        used = [line for name in bound_names(node) for line, _ in uses.get(name, ())]
         after = [line for line in used if line > node.lineno]
         if used:
             first = min(after or used)
@@ -101,7 +101,7 @@ def read_lazy(
         else:
             reason = f"{how}, {_UNUSED}"
             scopes[node.lineno] = scopes[node.lineno]._replace(eager=False, reason=reason)
-            for name in _bound(node):
+            for name in bound_names(node):
                 names[name] = (*names.get(name, ()), node.lineno)
     return names
 
@@ -122,7 +122,8 @@ def _keys(node: ast.Import | ast.ImportFrom) -> list[str]:
     return [node.module] if node.module and not node.level else []
 
 
-def _bound(node: ast.Import | ast.ImportFrom) -> list[str]:
+def bound_names(node: ast.Import | ast.ImportFrom) -> list[str]:
+    """Return the names an import statement binds (`import a.b`: `a`)."""
     if isinstance(node, ast.Import):
         return [alias.asname or alias.name.partition(".")[0] for alias in node.names]
     return [alias.asname or alias.name for alias in node.names]
@@ -191,54 +192,59 @@ def _literal_names(value: ast.expr | None) -> frozenset[str] | None:
     return frozenset(str(n) for n in names)
 
 
-def _first_uses(
+def import_time_loads(
     module: ast.Module, annotations_run: Callable[[ast.AST], bool]
-) -> dict[str, list[int]]:
-    """The lines on which code running at import time loads each name (not in the bodies of
-    functions and lambdas, which run when called)."""
-    uses: dict[str, list[int]] = {}
+) -> dict[str, list[tuple[int, str]]]:
+    """Return, for each name that code running at import time loads (not in the bodies of
+    functions and lambdas, which run when called), the lines it loads it on, each with how
+    that code runs then ("at module level", "in a decorator", ...)."""
+    uses: dict[str, list[tuple[int, str]]] = {}
 
-    def expression(node: ast.AST | None) -> None:
+    def expression(node: ast.AST | None, how: str) -> None:
         if node is None:
             return
         for found in _loads(node):
-            uses.setdefault(found.id, []).append(found.lineno)
+            uses.setdefault(found.id, []).append((found.lineno, how))
 
-    def block(statements: list[ast.stmt], annotations: bool) -> None:
+    def block(statements: list[ast.stmt], annotations: bool, where: str) -> None:
         for node in statements:
             if isinstance(node, ast.FunctionDef | ast.AsyncFunctionDef):
                 arguments = node.args
-                for each in [*node.decorator_list, *arguments.defaults, *arguments.kw_defaults]:
-                    expression(each)
+                for decorator in node.decorator_list:
+                    expression(decorator, f"in a decorator of {node.name}")
+                for default in [*arguments.defaults, *arguments.kw_defaults]:
+                    expression(default, f"in a default value of {node.name}")
                 if annotations_run(node):
                     every = [*arguments.posonlyargs, *arguments.args, *arguments.kwonlyargs]
                     every += [a for a in (arguments.vararg, arguments.kwarg) if a]
                     for annotated in every:
-                        expression(annotated.annotation)
-                    expression(node.returns)
+                        expression(annotated.annotation, f"in an annotation of {node.name}")
+                    expression(node.returns, f"in an annotation of {node.name}")
             elif isinstance(node, ast.ClassDef):
-                for part in [*node.decorator_list, *node.bases, *node.keywords]:
-                    expression(part)
-                block(node.body, annotations_run(node))
+                for decorator in node.decorator_list:
+                    expression(decorator, f"in a decorator of class {node.name}")
+                for part in [*node.bases, *node.keywords]:
+                    expression(part, f"in a base of class {node.name}")
+                block(node.body, annotations_run(node), f"in the body of class {node.name}")
             elif isinstance(node, ast.AnnAssign):
-                expression(node.value)
-                expression(node.target)
+                expression(node.value, where)
+                expression(node.target, where)
                 if annotations:
-                    expression(node.annotation)
+                    expression(node.annotation, f"in an annotation {where}")
             else:
                 for child in ast.iter_child_nodes(node):
                     if isinstance(child, ast.stmt):
-                        block([child], annotations)
+                        block([child], annotations, where)
                     elif isinstance(child, ast.ExceptHandler | ast.match_case):
                         guard = child.type if isinstance(child, ast.ExceptHandler) else child.guard
-                        expression(guard)
+                        expression(guard, where)
                         if isinstance(child, ast.match_case):
-                            expression(child.pattern)
-                        block(child.body, annotations)
+                            expression(child.pattern, where)
+                        block(child.body, annotations, where)
                     else:
-                        expression(child)
+                        expression(child, where)
 
-    block(module.body, annotations_run(module))
+    block(module.body, annotations_run(module), "at module level")
     return uses
 
 
