@@ -347,7 +347,8 @@ def _with_lazy_modules(
         lines[first : last + 1] = [lines[first][:start] + new + lines[last][end:]]
         return "".join(lines)
     listed = ", ".join(f'"{name}"' for name in every)
-    statement = f"{_NAME} = [{listed}]\n"
+    ending = lines[0][len(lines[0].rstrip("\r\n")) :] or "\n"
+    statement = f"{_NAME} = [{listed}]{ending}"
     before = _first_statement(module)
     lines.insert(before - 1, statement)
     return "".join(lines)
