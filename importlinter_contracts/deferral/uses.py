@@ -20,6 +20,7 @@ from __future__ import annotations
 import ast
 import contextlib
 from collections.abc import Collection, Iterator
+from pathlib import Path
 from typing import NamedTuple
 
 from ..eager.calls import RETURNED, CallReading, annotations_run, lazy_annotations, parse
@@ -172,3 +173,18 @@ def _called_uses(
                         how = f"in {called}, called at import time at l.{call.line}"
                         uses.append(ImportTimeUse(path, found.lineno, found.id, how))
     return uses
+
+
+def import_time_use(path: str, line: int) -> ImportTimeUse | None:
+    """Return the first use at import time of a name that the module-level import statement
+    starting on `line` of the file `path` binds, or None where there is none (or no such
+    statement: an import inside a function cannot be lazy anyway).
+
+    Raises UnreadableSourceError when the file cannot be read or parsed here.
+    """
+    try:
+        source = Path(path).read_bytes()
+    except OSError as error:
+        raise UnreadableSourceError(f"{path}: cannot be read ({error.strerror})") from None
+    found = import_time_uses(path, source, {line}).get(line, ())
+    return found[0] if found else None
