@@ -37,7 +37,13 @@ from ..modules import (
     within,
 )
 from ..options import NonEmptyListField
-from ..outputs.text import chain_steps, print_finding, print_import
+from ..outputs.text import (
+    chain_steps,
+    print_finding,
+    print_import,
+    smallest_cut_heading,
+    smallest_cut_steps,
+)
 from ..report import ContractFindings, Finding, IgnoredImport, ImportFinding, SmallestCutData
 from ..unseen import unseen_folders
 from .outcomes import Answers, WalkOutcomes
@@ -388,6 +394,13 @@ class EagerImportContract(AllowlistedContract):
             for hop in violation["chain"]:
                 for text, where in chain_steps(hop):
                     print_import(text, where)
+            output.new_line()
+        cut = findings.get("smallest_cut")
+        if cut is not None:
+            print_finding(smallest_cut_heading(cut, len(findings["ignored"])), bold=True)
+            output.new_line()
+            for text, where in smallest_cut_steps(cut):
+                print_import(text, where)
             output.new_line()
         self._render_stale_entries_and_guidance(check)
 
