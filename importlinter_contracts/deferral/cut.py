@@ -4,12 +4,14 @@ allowlist excuses)."""
 
 from __future__ import annotations
 
-from collections.abc import Callable, Sequence
+from collections import deque
+from collections.abc import Callable, Iterable, Iterator, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import NamedTuple
 
-from ..report import SmallestCutData
+from ..locations import location
+from ..report import DeferredImportData, ImportFinding, Location, SmallestCutData
 
 
 # PLACEHOLDER until h32fix's deferral/uses.py defines it: where an import's bound name is
@@ -41,18 +43,20 @@ class Statement(NamedTuple):
 class EagerStep(NamedTuple):
     """One step of the eager graph the walks followed: importing `runs_from` runs
     `statements` (in their modules; a function that `runs_from` calls at import time may
-    stand in another), which import `imported`. No statements: `imported` is a parent
-    package, which Python runs first, and no deferral cuts it. Any one of the statements
-    runs the step: deferring it takes all of them."""
+    stand in another), each of which imports `imported`, for the reason of `why` (one per
+    statement). No statements: `imported` is a parent package, which Python runs first,
+    and no deferral cuts it. Any one of the statements runs the step: deferring it takes
+    all of them."""
 
     runs_from: str
     imported: str
     statements: tuple[Statement, ...]
+    why: tuple[str, ...]
 
 
 class ChainEnd(NamedTuple):
     """Where a chain ends: a finding's last import, `importer -> imported` (its key in the
-    report), run by `step` (whose `imported` is the finding's)."""
+    report), run by `step`."""
 
     importer: str
     imported: str
@@ -62,22 +66,38 @@ class ChainEnd(NamedTuple):
 @dataclass(frozen=True)
 class DeferredImport:
     """An import statement of a cut: deferring it (not running it while `importer` is
-    imported) cuts every chain of `cuts`."""
+    imported) cuts the chain of each finding of `cuts`."""
 
     importer: str  # the module whose file holds the statement
-    path: str  # that file, as reports show it
     line: int
+    location: Location | None  # where it stands, as reports show it
     imported: tuple[str, ...]  # the modules of the eager graph it imports, sorted
     why: str  # why it runs at import time (as the chains say)
     cuts: tuple[tuple[str, str], ...]  # the findings (importer, imported) whose chain it is on
     import_time_use: ImportTimeUse | None  # where a name it binds is used at import time
 
+    def as_data(self) -> DeferredImportData:
+        """Return the statement as the report holds it."""
+        use = self.import_time_use
+        return {
+            "importer": self.importer,
+            "imported": list(self.imported),
+            "line": self.line,
+            "location": self.location,
+            "why": self.why,
+            "cuts": [{"importer": a, "imported": b} for a, b in self.cuts],
+            "import_time_use": None
+            if use is None
+            else {"path": use.path, "line": use.line, "name": use.name, "how": use.how},
+        }
+
 
 @dataclass(frozen=True)
 class SmallestCut:
     """The fewest import statements whose deferral leaves no eager chain to an end; among
-    those, the fewest whose names are used at import time. `exact` says whether no smaller
-    cut exists; `not_exact` says why that is not known (None when exact)."""
+    those, the fewest whose names are used at import time; among those, the nearest the
+    ends (what runs before them runs as before). `exact` says whether no smaller cut
+    exists; `not_exact` says why that is not known (None when exact)."""
 
     statements: tuple[DeferredImport, ...]
     exact: bool
@@ -85,24 +105,194 @@ class SmallestCut:
 
     def as_data(self) -> SmallestCutData:
         """Return the cut as the report holds it."""
-        raise NotImplementedError  # (the interface first: the body follows)
+        return {
+            "statements": [statement.as_data() for statement in self.statements],
+            "exact": self.exact,
+            "not_exact": self.not_exact,
+        }
+
+
+class NoCut(NamedTuple):
+    """No deferral cuts the chains to a finding: Python runs each of its steps whatever
+    imports are deferred (a parent package before its submodule)."""
+
+    importer: str
+    imported: str
 
 
 def smallest_cut(
     sources: Sequence[str],
-    steps: Sequence[EagerStep],
+    steps: Iterable[EagerStep],
     ends: Sequence[ChainEnd],
-    chains: dict[tuple[str, str], Sequence[Statement]],
+    findings: Sequence[ImportFinding],
     *,
     unseen_beyond: Sequence[tuple[str, str]] = (),
     use_at_import_time: Callable[[Statement], ImportTimeUse | None],
-) -> SmallestCut:
-    """Return the smallest cut between `sources` and `ends` in the eager graph of `steps`.
+) -> SmallestCut | NoCut:
+    """Return the smallest cut between `sources` and `ends` in the eager graph of `steps`
+    (or a finding no cut reaches).
 
-    `chains`: by finding, the statements on its chain as the report shows it (which say the
-    chains a statement cuts). `unseen_beyond`: the findings whose last import the walks did
-    not follow (an allowlist entry excused it, and what it imports is not forbidden), so a
-    cut beyond them is not seen: the cut is then not known to be the smallest.
-    `use_at_import_time` says whether a statement's names are used at import time.
+    A minimum cut: each statement a node of capacity one (its steps pass through it),
+    every other edge unbounded, so the maximum flow finds the fewest statements exactly. To
+    prefer statements whose names are not used at import time (which can be made lazy),
+    each such use adds less than one statement's capacity. `findings`: the violations and
+    ignored imports whose chains the report shows (which say the chains a statement cuts).
+    `unseen_beyond`: the findings whose last import the walks did not follow (an allowlist
+    entry excused it, and what it imports is not forbidden), so a cut beyond them is not
+    seen and the cut is not known to be the smallest. `use_at_import_time` says where a
+    statement's names are used at import time.
     """
-    raise NotImplementedError  # (the interface first: the body follows)
+    network = _Network()
+    # The graph's nodes: a module by its name, the ends as one sink, a statement as its
+    # two ends (the capacity between them is the statement's).
+    sink = ("sink",)
+    root = ("sources",)
+    edges: list[tuple[EagerStep, object]] = [(step, ("module", step.imported)) for step in steps]
+    edges += [(end.step, sink) for end in ends]
+    for source in sources:
+        network.add(root, ("module", source), _UNBOUNDED)
+    uses: dict[Statement, ImportTimeUse | None] = {}
+    why: dict[Statement, str] = {}
+    imported: dict[Statement, set[str]] = {}
+    for step, target in _leading_to_sink(edges, sink):
+        start = ("module", step.runs_from)
+        if not step.statements:
+            network.add(start, target, _UNBOUNDED)
+        for statement, reason in zip(step.statements, step.why, strict=True):
+            why.setdefault(statement, reason)
+            imported.setdefault(statement, set()).add(step.imported)
+            network.add(start, ("in", statement), _UNBOUNDED)
+            network.add(("out", statement), target, _UNBOUNDED)
+    # One statement weighs more than all uses at import time together.
+    weight = len(why) + 1
+    for statement in why:
+        uses[statement] = use_at_import_time(statement)
+        capacity = weight + (uses[statement] is not None)
+        network.add(("in", statement), ("out", statement), capacity)
+    free = network.reaching_unbounded(root)
+    for end in ends:
+        if not end.step.statements and ("module", end.step.runs_from) in free:
+            return NoCut(end.importer, end.imported)
+    network.maximum_flow(root, sink)
+    # The cut nearest the ends: the statements whose out-node reaches the sink in the
+    # residual network and whose in-node does not.
+    near = network.reaching(sink)
+    cut = sorted(s for s in why if ("out", s) in near and ("in", s) not in near)
+    on_chains: dict[Statement, list[tuple[str, str]]] = {}
+    for finding in findings:
+        key = (finding["importer"], finding["imported"])
+        for hop in finding.get("chain", []):
+            for line in hop["line_numbers"]:
+                on_chains.setdefault(Statement(hop["importer"], line), []).append(key)
+    statements = tuple(
+        DeferredImport(
+            importer=statement.module,
+            line=statement.line,
+            location=location(statement.module, statement.line),
+            imported=tuple(sorted(imported[statement])),
+            why=why[statement],
+            cuts=tuple(dict.fromkeys(on_chains.get(statement, []))),
+            import_time_use=uses[statement],
+        )
+        for statement in cut
+    )
+    if not unseen_beyond:
+        return SmallestCut(statements, exact=True, not_exact=None)
+    first = unseen_beyond[0]
+    others = len(unseen_beyond) - 1
+    return SmallestCut(
+        statements,
+        exact=False,
+        not_exact=(
+            f"the walks stop at {first[0]} -> {first[1]}"
+            + (f" and {others} other import{'s' if others > 1 else ''}" if others else "")
+            + ", which the allowlist excuses and which import"
+            + ("s" if not others else "")
+            + " no forbidden module: a smaller cut may stand beyond"
+            + (" it" if not others else " them")
+        ),
+    )
+
+
+def _leading_to_sink(
+    edges: list[tuple[EagerStep, object]], sink: object
+) -> Iterator[tuple[EagerStep, object]]:
+    """The edges from which the sink can be reached (the others cut no chain)."""
+    into: dict[object, list[tuple[EagerStep, object]]] = {}
+    for step, target in edges:
+        into.setdefault(target, []).append((step, target))
+    found = {sink}
+    queue = [sink]
+    for node in queue:
+        for step, target in into.get(node, ()):
+            yield step, target
+            start = ("module", step.runs_from)
+            if start not in found:
+                found.add(start)
+                queue.append(start)
+
+
+_UNBOUNDED = 1 << 62
+
+
+class _Network:
+    """A flow network: capacities on directed edges, the residual capacity of each."""
+
+    def __init__(self) -> None:
+        self._residual: dict[object, dict[object, int]] = {}
+
+    def add(self, start: object, end: object, capacity: int) -> None:
+        ahead = self._residual.setdefault(start, {})
+        ahead[end] = min(ahead.get(end, 0) + capacity, _UNBOUNDED)
+        self._residual.setdefault(end, {}).setdefault(start, 0)
+
+    def reaching_unbounded(self, source: object) -> set[object]:
+        """Return the nodes that `source` reaches through unbounded edges alone."""
+        found = {source}
+        queue = [source]
+        for node in queue:
+            for ahead, capacity in self._residual[node].items():
+                if capacity >= _UNBOUNDED and ahead not in found:
+                    found.add(ahead)
+                    queue.append(ahead)
+        return found
+
+    def maximum_flow(self, source: object, sink: object) -> None:
+        """Push the maximum flow from `source` to `sink`, which a finite cut bounds, leaving
+        the residual capacities (Edmonds-Karp: each augmenting path a shortest one)."""
+        while True:
+            came_from: dict[object, object] = {source: source}
+            queue = deque([source])
+            while queue and sink not in came_from:
+                node = queue.popleft()
+                for ahead, capacity in self._residual[node].items():
+                    if capacity > 0 and ahead not in came_from:
+                        came_from[ahead] = node
+                        queue.append(ahead)
+            if sink not in came_from:
+                return
+            path = []
+            node = sink
+            while node != source:
+                path.append((came_from[node], node))
+                node = came_from[node]
+            pushed = min(self._residual[a][b] for a, b in path)
+            for a, b in path:
+                self._residual[a][b] -= pushed
+                self._residual[b][a] += pushed
+
+    def reaching(self, sink: object) -> set[object]:
+        """Return the nodes from which the sink can be reached in the residual network."""
+        into: dict[object, list[object]] = {}
+        for start, ahead in self._residual.items():
+            for end, capacity in ahead.items():
+                if capacity > 0:
+                    into.setdefault(end, []).append(start)
+        found = {sink}
+        queue = [sink]
+        for node in queue:
+            for start in into.get(node, ()):
+                if start not in found:
+                    found.add(start)
+                    queue.append(start)
+        return found
