@@ -28,6 +28,7 @@ from ..eager.lazy import bound_names, import_time_loads
 from ..eager.scopes import read_source
 from ..eager.target import Target, set_target, target_python
 from ..errors import UnreadableSourceError
+from ..locations import display_path
 
 LAZY_FROM = (3, 15)
 
@@ -175,16 +176,19 @@ def _called_uses(
     return uses
 
 
-def import_time_use(path: str, line: int) -> ImportTimeUse | None:
+def import_time_use(module: str, path: Path, line: int) -> ImportTimeUse | None:
     """Return the first use at import time of a name that the module-level import statement
-    starting on `line` of the file `path` binds, or None where there is none (or no such
-    statement: an import inside a function cannot be lazy anyway).
+    starting on `line` of `module` (its file `path`) binds, or None where there is none (or
+    no such statement: an import inside a function cannot be lazy anyway).
 
     Raises UnreadableSourceError when the file cannot be read or parsed here.
     """
+    shown = display_path(path)
     try:
-        source = Path(path).read_bytes()
+        source = path.read_bytes()
     except OSError as error:
-        raise UnreadableSourceError(f"{path}: cannot be read ({error.strerror})") from None
-    found = import_time_uses(path, source, {line}).get(line, ())
+        raise UnreadableSourceError(
+            f"{shown}: the file of {module} cannot be read ({error.strerror})"
+        ) from None
+    found = import_time_uses(shown, source, {line}).get(line, ())
     return found[0] if found else None
