@@ -7,30 +7,11 @@ from __future__ import annotations
 from collections import deque
 from collections.abc import Callable, Iterable, Iterator, Sequence
 from dataclasses import dataclass
-from pathlib import Path
 from typing import NamedTuple
 
 from ..locations import location
 from ..report import DeferredImportData, ImportFinding, Location, SmallestCutData
-
-
-# PLACEHOLDER until h32fix's deferral/uses.py defines it: where an import's bound name is
-# used while its module is imported (which rules out `lazy`).
-class ImportTimeUse(NamedTuple):
-    """A use, while its module is imported, of a name an import statement binds."""
-
-    path: str
-    line: int
-    name: str
-    how: str  # how it is used: "called", "read", ...
-
-
-def import_time_use(module: str, path: Path, line: int) -> ImportTimeUse | None:
-    """Return where a name the import statement on `line` of `module` (its file `path`)
-    binds is used while the module is imported, or None where it is not.
-
-    PLACEHOLDER: always None, until deferral/uses.py (h32fix) answers it."""
-    return None
+from .uses import ImportTimeUse
 
 
 class Statement(NamedTuple):

@@ -17,14 +17,8 @@ from importlinter.domain.imports import Module, ModuleExpression
 from ..allowlist.contract import AllowlistedContract, ignored_import
 from ..allowlist.entries import Allowlist, AllowlistEntry
 from ..cache import cache_directory, digest, grimp_cache_directory
-from ..deferral.cut import (
-    ChainEnd,
-    EagerStep,
-    NoCut,
-    Statement,
-    import_time_use,
-    smallest_cut,
-)
+from ..deferral.cut import ChainEnd, EagerStep, NoCut, Statement, smallest_cut
+from ..deferral.uses import import_time_use
 from ..errors import ContractConfigurationError, UnreadableSourceError
 from ..locations import display_path
 from ..modules import (
