@@ -201,6 +201,8 @@ def _why_not(
         return "it is lazy already"
     scope = scopes.get(node.lineno)
     if scope is not None and not scope.eager:
+        if scope.reason.startswith("lazy"):  # (as the engine reads it for the target)
+            return f"it is lazy already ({scope.reason})"
         return f"it does not run at import time already ({scope.reason})"
     found = uses.get(node.lineno, ())
     if found:
