@@ -335,7 +335,9 @@ def fix(
 
     Exit status: 0 when there is nothing to change, or the edit was written and every
     contract is kept; 1 when a change is shown and not written, an import is left as it
-    is, or a contract is still broken after the edit; 2 on a configuration or usage error.
+    is, a contract is still broken after the edit, or the contracts cannot be checked again
+    (`lazy import` written by a Python older than 3.15); 2 on a configuration or usage
+    error.
     """
     with _quiet_stdout(verbose):
         found = deferral_fix.plan(deferral_fix.check_eager(config, contracts, cache), form)
@@ -357,6 +359,16 @@ def fix(
     deferral_fix.write(found.edits)
     for edit in found.edits:
         click.echo(f"{edit.path}: written.", err=True)
+    if found.form == KEYWORD and sys.version_info < (3, 15):
+        click.echo(
+            f"importlinter-contracts: Python {sys.version_info[0]}.{sys.version_info[1]} cannot "
+            "parse `lazy import`: each file was checked to be the original with `lazy ` before "
+            "each import made lazy (a module-level statement outside a try, where Python 3.15 "
+            "takes it); the contracts are not checked again here: run importlinter-contracts "
+            "check on Python 3.15.",
+            err=True,
+        )
+        sys.exit(EXIT_BROKEN)
     with _quiet_stdout(verbose):
         again = deferral_fix.check_eager(config, contracts, cache)
     for contract in again.contracts:
