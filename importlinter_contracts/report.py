@@ -86,7 +86,7 @@ class ImportTimeUseData(TypedDict):
     path: str
     line: int
     name: str
-    how: str
+    how: str  # how the code that uses it runs then: "at module level", "in f, called at ..."
 
 
 class FindingKey(TypedDict):

@@ -211,6 +211,51 @@ def test_the_cut_of_imports_called_at_import_time_names_the_import_in_the_functi
     ]
 
 
+def test_an_import_whose_names_are_used_at_import_time_is_cut_only_where_it_must_be(
+    project: Project,
+) -> None:
+    # The registry registers the model it imports: deferring that import would load it at
+    # the registration anyway. The platform's import of the registry is cut instead, though
+    # farther from the model.
+    project.write(
+        {
+            "pkg/platforms/cuda/platform.py": "from pkg.platforms import registry\n",
+            "pkg/platforms/registry.py": "from pkg.models.a import A\nKNOWN = [A]\n",
+            "pkg/models/a.py": "class A: ...\n",
+        }
+    )
+    project.configure(R4.format(options=""))
+    cut = project.contract("r4")["smallest_cut"]
+    assert [(s["importer"], s["line"], s["import_time_use"]) for s in cut["statements"]] == [
+        ("pkg.platforms.cuda.platform", 1, None)
+    ]
+    # Where the only cut is such an import, it is the cut, and the report says where the use
+    # is.
+    project.write({"pkg/platforms/cuda/platform.py": "from pkg.models.a import A\nKNOWN = [A]\n"})
+    cut = project.contract("r4")["smallest_cut"]
+    assert [(s["importer"], s["line"], s["import_time_use"]) for s in cut["statements"]] == [
+        (
+            "pkg.platforms.cuda.platform",
+            1,
+            {
+                "path": "pkg/platforms/cuda/platform.py",
+                "line": 2,
+                "name": "A",
+                "how": "at module level",
+            },
+        )
+    ]
+    output = project.check().output
+    assert output[output.index("To keep this contract") :].rstrip("\n").splitlines() == [
+        "To keep this contract, defer this import (the fewest that cut every chain):",
+        "",
+        "-   pkg.platforms.cuda.platform -> pkg.models.a (l.1, module level), on 1 chain; not "
+        "lazily: A is used at import time (at module level)",
+        "    pkg/platforms/cuda/platform.py:1",
+        "    pkg/platforms/cuda/platform.py:2",
+    ]
+
+
 def test_the_review_markdown_says_what_to_defer(project: Project) -> None:
     committed(project)
     result = review("--format", "markdown")
@@ -304,7 +349,7 @@ def cut_of(steps: list[tuple[str, str, tuple[int, ...]]], used: set[int]) -> Sma
         return EagerStep(start, end, statements, ("module level",) * len(lines))
 
     def use(statement: Statement) -> ImportTimeUse | None:
-        return ImportTimeUse("m.py", 9, "f", "called") if statement.line in used else None
+        return ImportTimeUse("m.py", 9, "f", "at module level") if statement.line in used else None
 
     return smallest_cut(
         ["m0"],
@@ -365,8 +410,8 @@ def test_a_use_at_import_time_is_avoided_among_cuts_of_the_same_size() -> None:
     assert isinstance(found, SmallestCut)
     assert smallest_cut_steps(found.as_data()) == [
         (
-            "m0 -> forbidden (l.1, module level), on 0 chains; not lazily: f is called at "
-            "import time",
+            "m0 -> forbidden (l.1, module level), on 0 chains; not lazily: f is used at "
+            "import time (at module level)",
             [{"path": "m.py", "line": 9}],
         )
     ]

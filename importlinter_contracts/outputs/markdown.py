@@ -101,7 +101,8 @@ def _smallest_cut(found: ContractCut) -> list[str]:
         if use is not None:
             used_at = link_text({"path": use["path"], "line": use["line"]})
             lazy = (
-                f"no: {_code(use['name'])} is {_cell(use['how'])} at import time, {_code(used_at)}"
+                f"no: {_code(use['name'])} is used at import time ({_cell(use['how'])}), "
+                f"{_code(used_at)}"
             )
         rows.append(
             f"| {_code(statement['importer'] + ' -> ' + imported)} | {_code(shown)} "
