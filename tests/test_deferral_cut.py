@@ -8,6 +8,7 @@ import ast
 import itertools
 import json
 import random
+from collections.abc import Callable
 from pathlib import Path
 
 import pytest
@@ -24,6 +25,7 @@ from importlinter_contracts.deferral.cut import (
     Statement,
     smallest_cut,
 )
+from importlinter_contracts.errors import UnreadableSourceError
 from importlinter_contracts.outputs.text import smallest_cut_steps
 
 # Three chains into pkg.models share hops: the platform imports the config and the helpers,
@@ -79,6 +81,7 @@ def test_the_cut_of_chains_sharing_hops_is_in_the_json_report(project: Project) 
                     {"importer": "pkg.platforms.registry", "imported": "pkg.models.llama"},
                 ],
                 "import_time_use": None,
+                "uses_unread": None,
             },
             {
                 "importer": "pkg.platforms.cuda.platform",
@@ -88,6 +91,7 @@ def test_the_cut_of_chains_sharing_hops_is_in_the_json_report(project: Project) 
                 "why": "module level",
                 "cuts": [{"importer": "pkg.platforms.helpers", "imported": "pkg.models.a"}],
                 "import_time_use": None,
+                "uses_unread": None,
             },
         ],
         "exact": True,
@@ -415,6 +419,46 @@ def test_a_use_at_import_time_is_avoided_among_cuts_of_the_same_size() -> None:
             [{"path": "m.py", "line": 9}],
         )
     ]
+
+
+def test_an_import_whose_uses_cannot_be_read_is_avoided_and_said_so() -> None:
+    # m0 -> m1 (statement 1) -> forbidden (statement 2).
+    def unreadable(statement: Statement) -> ImportTimeUse | None:
+        if statement.line == 2:
+            raise UnreadableSourceError("m1.py: cannot be parsed by this Python (too deep)")
+        return None
+
+    def cut(use: Callable[[Statement], ImportTimeUse | None]) -> SmallestCut:
+        found = smallest_cut(
+            ["m0"],
+            [EagerStep("m0", "m1", (Statement("m0", 1),), ("module level",))],
+            [
+                ChainEnd(
+                    "m1",
+                    "forbidden",
+                    EagerStep("m1", "forbidden", (Statement("m1", 2),), ("module level",)),
+                )
+            ],
+            [],
+            use_at_import_time=use,
+        )
+        assert isinstance(found, SmallestCut)
+        return found
+
+    # Nearer the forbidden module, but whether it can be lazy is not known: the other one.
+    assert [(s.importer, s.uses_unread) for s in cut(unreadable).statements] == [("m0", None)]
+
+    def only_unreadable(statement: Statement) -> ImportTimeUse | None:
+        raise UnreadableSourceError("m.py: cannot be parsed by this Python (too deep)")
+
+    found = cut(only_unreadable)
+    assert [(s.importer, s.uses_unread) for s in found.statements] == [
+        ("m1", "m.py: cannot be parsed by this Python (too deep)")
+    ]
+    assert smallest_cut_steps(found.as_data())[0][0] == (
+        "m1 -> forbidden (l.2, module level), on 0 chains; whether lazily is not known: m.py: "
+        "cannot be parsed by this Python (too deep)"
+    )
 
 
 # The cut against a brute force, on generated packages: deferring its imports keeps the

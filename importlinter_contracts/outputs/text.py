@@ -109,5 +109,7 @@ def smallest_cut_steps(cut: SmallestCutData) -> list[tuple[str, list[Location]]]
         if use is not None:
             text += f"; not lazily: {use['name']} is used at import time ({use['how']})"
             where.append({"path": use["path"], "line": use["line"]})
+        elif statement["uses_unread"] is not None:
+            text += f"; whether lazily is not known: {statement['uses_unread']}"
         steps.append((text, where))
     return steps
