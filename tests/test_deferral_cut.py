@@ -421,6 +421,33 @@ def test_a_use_at_import_time_is_avoided_among_cuts_of_the_same_size() -> None:
     ]
 
 
+def test_only_the_statements_of_some_smallest_cut_are_asked_for_their_uses() -> None:
+    # m0 -> m1 by statement 1; m1 -> the sink by statements 2 and 3, which only together
+    # cut it: no smallest cut holds them.
+    asked = []
+
+    def use(statement: Statement) -> ImportTimeUse | None:
+        asked.append(statement.line)
+        return None
+
+    found = smallest_cut(
+        ["m0"],
+        [EagerStep("m0", "m1", (Statement("m0", 1),), ("module level",))],
+        [
+            ChainEnd(
+                "m1",
+                "forbidden",
+                EagerStep("m1", "forbidden", (Statement("m1", 2), Statement("m1", 3)), ("a", "b")),
+            )
+        ],
+        [],
+        use_at_import_time=use,
+    )
+    assert isinstance(found, SmallestCut)
+    assert [(s.importer, s.line) for s in found.statements] == [("m0", 1)]
+    assert asked == [1]
+
+
 def test_an_import_whose_uses_cannot_be_read_is_avoided_and_said_so() -> None:
     # m0 -> m1 (statement 1) -> forbidden (statement 2).
     def unreadable(statement: Statement) -> ImportTimeUse | None:

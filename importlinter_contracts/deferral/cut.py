@@ -120,7 +120,8 @@ def smallest_cut(
     A minimum cut: each statement a node of capacity one (its steps pass through it),
     every other edge unbounded, so the maximum flow finds the fewest statements exactly. To
     prefer statements whose names are not used at import time (which can be made lazy),
-    each such use adds less than one statement's capacity. `findings`: the violations and
+    each such use adds less than one statement's capacity, in a second flow; only the
+    statements of some smallest cut are asked. `findings`: the violations and
     ignored imports whose chains the report shows (which say the chains a statement cuts).
     `unseen_beyond`: the findings whose last import the walks did not follow (an allowlist
     entry excused it, and what it imports is not forbidden), so a cut beyond them is not
@@ -128,44 +129,60 @@ def smallest_cut(
     statement's names are used at import time (UnreadableSourceError where it cannot tell:
     the statement then says why, `uses_unread`).
     """
-    network = _Network()
     # The graph's nodes: a module by its name, the ends as one sink, a statement as its
     # two ends (the capacity between them is the statement's).
     sink = ("sink",)
     root = ("sources",)
     edges: list[tuple[EagerStep, object]] = [(step, ("module", step.imported)) for step in steps]
     edges += [(end.step, sink) for end in ends]
-    for source in sources:
-        network.add(root, ("module", source), _UNBOUNDED)
-    uses: dict[Statement, ImportTimeUse | None] = {}
-    unread: dict[Statement, str] = {}
+    unbounded: list[tuple[object, object]] = [(root, ("module", source)) for source in sources]
     why: dict[Statement, str] = {}
     imported: dict[Statement, set[str]] = {}
     for step, target in _leading_to_sink(edges, sink):
         start = ("module", step.runs_from)
         if not step.statements:
-            network.add(start, target, _UNBOUNDED)
+            unbounded.append((start, target))
         for statement, reason in zip(step.statements, step.why, strict=True):
             why.setdefault(statement, reason)
             imported.setdefault(statement, set()).add(step.imported)
-            network.add(start, ("in", statement), _UNBOUNDED)
-            network.add(("out", statement), target, _UNBOUNDED)
-    # One statement weighs more than all uses at import time together.
-    weight = len(why) + 1
-    for statement in why:
-        try:
-            uses[statement] = use_at_import_time(statement)
-        except UnreadableSourceError as error:
-            # (The verdict stands: the cut only cannot tell whether this import can be lazy,
-            # and prefers others, as it does an import whose names are used.)
-            uses[statement] = None
-            unread[statement] = str(error)
-        capacity = weight + (uses[statement] is not None or statement in unread)
-        network.add(("in", statement), ("out", statement), capacity)
+            unbounded += [(start, ("in", statement)), (("out", statement), target)]
+
+    def network_of(capacity: dict[Statement, int]) -> _Network:
+        network = _Network()
+        for start, end in unbounded:
+            network.add(start, end, _UNBOUNDED)
+        for statement in why:
+            network.add(("in", statement), ("out", statement), capacity[statement])
+        return network
+
+    network = network_of(dict.fromkeys(why, 1))
     free = network.reaching_unbounded(root)
     for end in ends:
         if not end.step.statements and ("module", end.step.runs_from) in free:
             return NoCut(end.importer, end.imported)
+    # The statements of some smallest cut: those the maximum flow fills whose in-node
+    # cannot reach their out-node in the residual network. Only they are asked for their
+    # uses at import time (reading a file's uses costs more than the flow).
+    network.maximum_flow(root, sink)
+    uses: dict[Statement, ImportTimeUse | None] = dict.fromkeys(why)
+    unread: dict[Statement, str] = {}
+    for statement in why:
+        if network.filled(("in", statement), ("out", statement)):
+            try:
+                uses[statement] = use_at_import_time(statement)
+            except UnreadableSourceError as error:
+                # (The verdict stands: the cut only cannot tell whether this import can be
+                # lazy, and prefers others, as it does an import whose names are used.)
+                unread[statement] = str(error)
+    # One statement weighs more than all uses at import time together: the fewest
+    # statements, then the fewest of them used at import time (or not known).
+    weight = len(why) + 1
+    network = network_of(
+        {
+            statement: weight + (uses[statement] is not None or statement in unread)
+            for statement in why
+        }
+    )
     network.maximum_flow(root, sink)
     # The cut nearest the ends: the statements whose out-node reaches the sink in the
     # residual network and whose in-node does not.
@@ -274,6 +291,22 @@ class _Network:
             for a, b in path:
                 self._residual[a][b] -= pushed
                 self._residual[b][a] += pushed
+
+    def filled(self, start: object, end: object) -> bool:
+        """Return whether a maximum flow fills the edge `start -> end` and, in the residual
+        network, `start` cannot reach `end`: whether the edge is in some minimum cut."""
+        if self._residual[start][end] > 0:
+            return False
+        found = {start}
+        queue = [start]
+        for node in queue:
+            for ahead, capacity in self._residual[node].items():
+                if capacity > 0 and ahead not in found:
+                    if ahead == end:
+                        return False
+                    found.add(ahead)
+                    queue.append(ahead)
+        return True
 
     def reaching(self, sink: object) -> set[object]:
         """Return the nodes from which the sink can be reached in the residual network."""
