@@ -341,7 +341,7 @@ def fix(
     """
     with _quiet_stdout(verbose):
         found = deferral_fix.plan(deferral_fix.check_eager(config, contracts, cache), form)
-    _say_skipped(found.skipped)
+    _say_skipped([c for c in found.skipped if c["reason"] != deferral_fix.NOT_EAGER])
     click.echo(found.diff, nl=False)
     for refusal in found.refused:
         click.echo(f"importlinter-contracts: {refusal}", err=True)

@@ -203,6 +203,12 @@ REFUSED_AS_LAZY_MODULES = {
         "the file assigns __lazy_modules__ other than once at module level to a literal "
         "list, tuple or set of strings (l.1), which the edit cannot extend",
     ),
+    "another import of the module": (
+        "from pkg import heavy\nfrom pkg import light\nx = light\nf = lambda: heavy\n",
+        1,
+        '__lazy_modules__ names modules, not statements: "pkg" would also make the import '
+        "at l.2 lazy, which is not to be deferred; use --form lazy",
+    ),
     "lazy already": (
         '__lazy_modules__ = ["pkg.heavy"]\nimport pkg.heavy\nf = lambda: pkg.heavy\n',
         2,

@@ -16,8 +16,9 @@ TYPE_CHECKING:`); where it is lazy already; where a name it binds is used at imp
 where the file calls `set_lazy_imports_filter` (which may refuse any lazy import); where it
 binds only names that the file never uses (`import a.plugins` for what importing it does,
 which deferred would never run); and, in the `__lazy_modules__` form, a relative import
-(which the engine does not look up there) or a file whose `__lazy_modules__` it cannot
-read. Each edited file is read back before it is offered (`check_edited`).
+(which the engine does not look up there), an import whose module another import of the
+file not to be deferred also names (the list names modules, not statements), or a file
+whose `__lazy_modules__` it cannot read. Each edited file is read back before it is offered (`check_edited`).
 """
 
 from __future__ import annotations
@@ -125,6 +126,10 @@ def _edit_file(path: str, lines: list[int], form: str) -> tuple[FileEdit | None,
             refused.append(Refusal(path, line, reason))
         else:
             chosen.append(node)
+    if form == LAZY_MODULES:
+        chosen, more = _alone_in_their_modules(module, chosen)
+        refused += [Refusal(path, line, reason) for line, reason in more]
+        refused.sort(key=lambda refusal: refusal.line)
     if not chosen:
         return None, refused
     if form == KEYWORD:
@@ -132,6 +137,36 @@ def _edit_file(path: str, lines: list[int], form: str) -> tuple[FileEdit | None,
     else:
         edited = _with_lazy_modules(text, module, chosen, declared)
     return FileEdit(path, text, edited, tuple(node.lineno for node in chosen)), refused
+
+
+def _alone_in_their_modules(
+    module: ast.Module, chosen: list[ast.Import | ast.ImportFrom]
+) -> tuple[list[ast.Import | ast.ImportFrom], list[tuple[int, str]]]:
+    """The imports of `chosen` whose `__lazy_modules__` names make no other import of the
+    file lazy (the list names modules, not statements), and why each other one is refused."""
+    every = [
+        node
+        for statement in module.body
+        for node in ast.walk(statement)
+        if isinstance(node, ast.Import | ast.ImportFrom)
+    ]
+    refused: list[tuple[int, str]] = []
+    while True:
+        kept = {id(node) for node in chosen}
+        others = {key: node for node in every if id(node) not in kept for key in _keys(node)}
+        clash = next((n for n in chosen if any(key in others for key in _keys(n))), None)
+        if clash is None:
+            return chosen, refused
+        key = next(key for key in _keys(clash) if key in others)
+        refused.append(
+            (
+                clash.lineno,
+                f'__lazy_modules__ names modules, not statements: "{key}" would also make the '
+                f"import at l.{others[key].lineno} lazy, which is not to be deferred; use --form "
+                "lazy",
+            )
+        )
+        chosen = [node for node in chosen if node is not clash]
 
 
 def _parents(module: ast.Module) -> dict[int, ast.AST]:
