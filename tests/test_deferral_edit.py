@@ -144,26 +144,38 @@ REFUSED = {
     "used at import time": (
         "from pkg.heavy import H\nclass C(H):\n    pass\n",
         1,
-        "`H` is used at import time at pkg/user.py:2 (in a base of class C): deferred, it "
+        "`H` is used in a base of class C at import time, at pkg/user.py:2: deferred, it "
         "would load there anyway",
     ),
     "used by a function called at import time": (
         "from pkg.heavy import H\ndef f():\n    return H\nf()\n",
         1,
-        "`H` is used at import time at pkg/user.py:3 (in f, called at import time at l.4): "
-        "deferred, it would load there anyway",
+        "`H` is used in f (called at l.4) at import time, at pkg/user.py:3: deferred, it "
+        "would load there anyway",
     ),
     "imported for what importing does": (
         "import pkg.heavy\n",
         1,
-        "no name it binds is used in the file: an import made for what importing the module "
-        "does, which deferred would never run",
+        "no name it binds is used in the file or listed in its __all__: an import made for "
+        "what importing the module does, which deferred would never run",
     ),
     "a submodule imported for what importing does": (
         "import pkg.heavy\nimport pkg.light\nf = lambda: pkg.light\n",
         1,
-        "no name it binds is used in the file: an import made for what importing the module "
-        "does, which deferred would never run",
+        "no name it binds is used in the file or listed in its __all__: an import made for "
+        "what importing the module does, which deferred would never run",
+    ),
+    "a from import for what importing does": (
+        "from pkg import heavy as _heavy  # noqa: F401 (registers)\n",
+        1,
+        "no name it binds is used in the file or listed in its __all__: an import made for "
+        "what importing the module does, which deferred would never run",
+    ),
+    "a from import for what importing does, __all__ listing another": (
+        '__all__ = ["Light"]\nfrom pkg.heavy import H\nfrom pkg.light import Light\n',
+        2,
+        "no name it binds is used in the file or listed in its __all__: an import made for "
+        "what importing the module does, which deferred would never run",
     ),
     "a __future__ import": (
         "from __future__ import annotations\n",
@@ -322,3 +334,9 @@ def test_python_3_15_runs_the_edited_module_without_what_was_deferred(
     # (Used later, each loads: the program still works.)
     assert printed[2] == "other ran"
     assert json.loads(printed[3]) == ["pkg.heavy", "pkg.light", "pkg.other", "pkg.user"]
+
+
+def test_a_name_re_exported_by_all_is_made_lazy(project: Project) -> None:
+    source = '__all__ = ["H"]\nfrom pkg.heavy import H\n'
+    edited = edit({**HEAVY, "pkg/user.py": source}, project, [2], KEYWORD)
+    assert edited == '__all__ = ["H"]\nlazy from pkg.heavy import H\n'

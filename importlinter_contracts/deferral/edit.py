@@ -14,11 +14,13 @@ Python cannot make it lazy (above); where it does not run at import time already
 TYPE_CHECKING:`); where it is lazy already; where a name it binds is used at import time
 (`uses.py`: it would load there anyway); where it shares its line with another statement;
 where the file calls `set_lazy_imports_filter` (which may refuse any lazy import); where it
-binds only names that the file never uses (`import a.plugins` for what importing it does,
-which deferred would never run); and, in the `__lazy_modules__` form, a relative import
+binds only names that the file neither uses nor lists in `__all__` (`import a.plugins`,
+`from a import plugins as _plugins`, for what importing it does, which deferred would never
+run); and, in the `__lazy_modules__` form, a relative import
 (which the engine does not look up there), an import whose module another import of the
 file not to be deferred also names (the list names modules, not statements), or a file
-whose `__lazy_modules__` it cannot read. Each edited file is read back before it is offered (`check_edited`).
+whose `__lazy_modules__` it cannot read. Each edited file is read back before it is offered
+(`check_edited`).
 """
 
 from __future__ import annotations
@@ -242,12 +244,11 @@ def _why_not(
     found = uses.get(node.lineno, ())
     if found:
         return f"{found[0]}: deferred, it would load there anyway"
-    if isinstance(node, ast.Import) and not any(
-        (alias.asname or alias.name) in used_anywhere for alias in node.names
-    ):
+    # (`import a.b` binds `a`, but is used where `a.b` is read.)
+    if not any((alias.asname or alias.name) in used_anywhere for alias in node.names):
         return (
-            "no name it binds is used in the file: an import made for what importing the module "
-            "does, which deferred would never run"
+            "no name it binds is used in the file or listed in its __all__: an import made for "
+            "what importing the module does, which deferred would never run"
         )
     if form == LAZY_MODULES:
         if isinstance(node, ast.ImportFrom) and node.level:
