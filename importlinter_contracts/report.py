@@ -86,7 +86,7 @@ class ImportTimeUseData(TypedDict):
     path: str
     line: int
     name: str
-    how: str
+    how: str  # how the code that uses it runs then: "at module level", "in f, called at ..."
 
 
 class FindingKey(TypedDict):
@@ -106,6 +106,7 @@ class DeferredImportData(TypedDict):
     why: str  # why it runs at import time
     cuts: list[FindingKey]  # the findings (violations or ignored) whose chain it is on
     import_time_use: ImportTimeUseData | None
+    uses_unread: str | None  # why whether its names are used at import time is not known
 
 
 class SmallestCutData(TypedDict):

@@ -8,6 +8,7 @@ import ast
 import itertools
 import json
 import random
+from collections.abc import Callable
 from pathlib import Path
 
 import pytest
@@ -24,6 +25,7 @@ from importlinter_contracts.deferral.cut import (
     Statement,
     smallest_cut,
 )
+from importlinter_contracts.errors import UnreadableSourceError
 from importlinter_contracts.outputs.text import smallest_cut_steps
 
 # Three chains into pkg.models share hops: the platform imports the config and the helpers,
@@ -79,6 +81,7 @@ def test_the_cut_of_chains_sharing_hops_is_in_the_json_report(project: Project) 
                     {"importer": "pkg.platforms.registry", "imported": "pkg.models.llama"},
                 ],
                 "import_time_use": None,
+                "uses_unread": None,
             },
             {
                 "importer": "pkg.platforms.cuda.platform",
@@ -88,6 +91,7 @@ def test_the_cut_of_chains_sharing_hops_is_in_the_json_report(project: Project) 
                 "why": "module level",
                 "cuts": [{"importer": "pkg.platforms.helpers", "imported": "pkg.models.a"}],
                 "import_time_use": None,
+                "uses_unread": None,
             },
         ],
         "exact": True,
@@ -211,6 +215,51 @@ def test_the_cut_of_imports_called_at_import_time_names_the_import_in_the_functi
     ]
 
 
+def test_an_import_whose_names_are_used_at_import_time_is_cut_only_where_it_must_be(
+    project: Project,
+) -> None:
+    # The registry registers the model it imports: deferring that import would load it at
+    # the registration anyway. The platform's import of the registry is cut instead, though
+    # farther from the model.
+    project.write(
+        {
+            "pkg/platforms/cuda/platform.py": "from pkg.platforms import registry\n",
+            "pkg/platforms/registry.py": "from pkg.models.a import A\nKNOWN = [A]\n",
+            "pkg/models/a.py": "class A: ...\n",
+        }
+    )
+    project.configure(R4.format(options=""))
+    cut = project.contract("r4")["smallest_cut"]
+    assert [(s["importer"], s["line"], s["import_time_use"]) for s in cut["statements"]] == [
+        ("pkg.platforms.cuda.platform", 1, None)
+    ]
+    # Where the only cut is such an import, it is the cut, and the report says where the use
+    # is.
+    project.write({"pkg/platforms/cuda/platform.py": "from pkg.models.a import A\nKNOWN = [A]\n"})
+    cut = project.contract("r4")["smallest_cut"]
+    assert [(s["importer"], s["line"], s["import_time_use"]) for s in cut["statements"]] == [
+        (
+            "pkg.platforms.cuda.platform",
+            1,
+            {
+                "path": "pkg/platforms/cuda/platform.py",
+                "line": 2,
+                "name": "A",
+                "how": "at module level",
+            },
+        )
+    ]
+    output = project.check().output
+    assert output[output.index("To keep this contract") :].rstrip("\n").splitlines() == [
+        "To keep this contract, defer this import (the fewest that cut every chain):",
+        "",
+        "-   pkg.platforms.cuda.platform -> pkg.models.a (l.1, module level), on 1 chain; not "
+        "lazily: A is used at import time (at module level)",
+        "    pkg/platforms/cuda/platform.py:1",
+        "    pkg/platforms/cuda/platform.py:2",
+    ]
+
+
 def test_the_review_markdown_says_what_to_defer(project: Project) -> None:
     committed(project)
     result = review("--format", "markdown")
@@ -304,7 +353,7 @@ def cut_of(steps: list[tuple[str, str, tuple[int, ...]]], used: set[int]) -> Sma
         return EagerStep(start, end, statements, ("module level",) * len(lines))
 
     def use(statement: Statement) -> ImportTimeUse | None:
-        return ImportTimeUse("m.py", 9, "f", "called") if statement.line in used else None
+        return ImportTimeUse("m.py", 9, "f", "at module level") if statement.line in used else None
 
     return smallest_cut(
         ["m0"],
@@ -365,11 +414,51 @@ def test_a_use_at_import_time_is_avoided_among_cuts_of_the_same_size() -> None:
     assert isinstance(found, SmallestCut)
     assert smallest_cut_steps(found.as_data()) == [
         (
-            "m0 -> forbidden (l.1, module level), on 0 chains; not lazily: f is called at "
-            "import time",
+            "m0 -> forbidden (l.1, module level), on 0 chains; not lazily: f is used at "
+            "import time (at module level)",
             [{"path": "m.py", "line": 9}],
         )
     ]
+
+
+def test_an_import_whose_uses_cannot_be_read_is_avoided_and_said_so() -> None:
+    # m0 -> m1 (statement 1) -> forbidden (statement 2).
+    def unreadable(statement: Statement) -> ImportTimeUse | None:
+        if statement.line == 2:
+            raise UnreadableSourceError("m1.py: cannot be parsed by this Python (too deep)")
+        return None
+
+    def cut(use: Callable[[Statement], ImportTimeUse | None]) -> SmallestCut:
+        found = smallest_cut(
+            ["m0"],
+            [EagerStep("m0", "m1", (Statement("m0", 1),), ("module level",))],
+            [
+                ChainEnd(
+                    "m1",
+                    "forbidden",
+                    EagerStep("m1", "forbidden", (Statement("m1", 2),), ("module level",)),
+                )
+            ],
+            [],
+            use_at_import_time=use,
+        )
+        assert isinstance(found, SmallestCut)
+        return found
+
+    # Nearer the forbidden module, but whether it can be lazy is not known: the other one.
+    assert [(s.importer, s.uses_unread) for s in cut(unreadable).statements] == [("m0", None)]
+
+    def only_unreadable(statement: Statement) -> ImportTimeUse | None:
+        raise UnreadableSourceError("m.py: cannot be parsed by this Python (too deep)")
+
+    found = cut(only_unreadable)
+    assert [(s.importer, s.uses_unread) for s in found.statements] == [
+        ("m1", "m.py: cannot be parsed by this Python (too deep)")
+    ]
+    assert smallest_cut_steps(found.as_data())[0][0] == (
+        "m1 -> forbidden (l.2, module level), on 0 chains; whether lazily is not known: m.py: "
+        "cannot be parsed by this Python (too deep)"
+    )
 
 
 # The cut against a brute force, on generated packages: deferring its imports keeps the

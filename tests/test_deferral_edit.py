@@ -144,14 +144,14 @@ REFUSED = {
     "used at import time": (
         "from pkg.heavy import H\nclass C(H):\n    pass\n",
         1,
-        "`H` is used in a base of class C at import time, at pkg/user.py:2: deferred, it "
+        "`H` is used at import time at pkg/user.py:2 (in a base of class C): deferred, it "
         "would load there anyway",
     ),
     "used by a function called at import time": (
         "from pkg.heavy import H\ndef f():\n    return H\nf()\n",
         1,
-        "`H` is used in f (called at l.4) at import time, at pkg/user.py:3: deferred, it "
-        "would load there anyway",
+        "`H` is used at import time at pkg/user.py:3 (in f, called at import time at l.4): "
+        "deferred, it would load there anyway",
     ),
     "imported for what importing does": (
         "import pkg.heavy\n",

@@ -227,8 +227,8 @@ def test_an_import_used_at_import_time_is_never_made_lazy(project: Project) -> N
     assert "pkg/registry.py" not in result.stdout
     assert (project.root / "pkg/registry.py").read_text() == USED["registry"]
     assert result.stderr.splitlines()[0] == (
-        "importlinter-contracts: pkg/registry.py:1: not made lazy: `Model` is used at module "
-        "level at import time, at pkg/registry.py:5: deferred, it would load there anyway."
+        "importlinter-contracts: pkg/registry.py:1: not made lazy: `Model` is used at import "
+        "time at pkg/registry.py:5 (at module level): deferred, it would load there anyway."
     )
     assert result.stderr.splitlines()[-1] == (
         "importlinter-contracts: after the edit, contract r4 is BROKEN."

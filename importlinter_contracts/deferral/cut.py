@@ -9,6 +9,7 @@ from collections.abc import Callable, Iterable, Iterator, Sequence
 from dataclasses import dataclass
 from typing import NamedTuple
 
+from ..errors import UnreadableSourceError
 from ..locations import location
 from ..report import DeferredImportData, ImportFinding, Location, SmallestCutData
 from .uses import ImportTimeUse
@@ -56,6 +57,8 @@ class DeferredImport:
     why: str  # why it runs at import time (as the chains say)
     cuts: tuple[tuple[str, str], ...]  # the findings (importer, imported) whose chain it is on
     import_time_use: ImportTimeUse | None  # where a name it binds is used at import time
+    # Why whether its names are used at import time is not known (None when it is).
+    uses_unread: str | None = None
 
     def as_data(self) -> DeferredImportData:
         """Return the statement as the report holds it."""
@@ -70,6 +73,7 @@ class DeferredImport:
             "import_time_use": None
             if use is None
             else {"path": use.path, "line": use.line, "name": use.name, "how": use.how},
+            "uses_unread": self.uses_unread,
         }
 
 
@@ -121,7 +125,8 @@ def smallest_cut(
     `unseen_beyond`: the findings whose last import the walks did not follow (an allowlist
     entry excused it, and what it imports is not forbidden), so a cut beyond them is not
     seen and the cut is not known to be the smallest. `use_at_import_time` says where a
-    statement's names are used at import time.
+    statement's names are used at import time (UnreadableSourceError where it cannot tell:
+    the statement then says why, `uses_unread`).
     """
     network = _Network()
     # The graph's nodes: a module by its name, the ends as one sink, a statement as its
@@ -133,6 +138,7 @@ def smallest_cut(
     for source in sources:
         network.add(root, ("module", source), _UNBOUNDED)
     uses: dict[Statement, ImportTimeUse | None] = {}
+    unread: dict[Statement, str] = {}
     why: dict[Statement, str] = {}
     imported: dict[Statement, set[str]] = {}
     for step, target in _leading_to_sink(edges, sink):
@@ -147,8 +153,14 @@ def smallest_cut(
     # One statement weighs more than all uses at import time together.
     weight = len(why) + 1
     for statement in why:
-        uses[statement] = use_at_import_time(statement)
-        capacity = weight + (uses[statement] is not None)
+        try:
+            uses[statement] = use_at_import_time(statement)
+        except UnreadableSourceError as error:
+            # (The verdict stands: the cut only cannot tell whether this import can be lazy,
+            # and prefers others, as it does an import whose names are used.)
+            uses[statement] = None
+            unread[statement] = str(error)
+        capacity = weight + (uses[statement] is not None or statement in unread)
         network.add(("in", statement), ("out", statement), capacity)
     free = network.reaching_unbounded(root)
     for end in ends:
@@ -174,6 +186,7 @@ def smallest_cut(
             why=why[statement],
             cuts=tuple(dict.fromkeys(on_chains.get(statement, []))),
             import_time_use=uses[statement],
+            uses_unread=unread.get(statement),
         )
         for statement in cut
     )

@@ -35,8 +35,8 @@ LAZY_FROM = (3, 15)
 
 class ImportTimeUse(NamedTuple):
     """A use, while its module is imported, of a name an import statement binds: the file
-    and line of the use, the name, and how ("used at module level", "used in a decorator of
-    f", "used in f (called at l.12)"), as in "`name` is HOW at import time"."""
+    and line of the use, the name, and how the code that uses it runs then ("at module
+    level", "in a decorator of f", "in f, called at import time at l.12")."""
 
     path: str
     line: int
@@ -44,7 +44,7 @@ class ImportTimeUse(NamedTuple):
     how: str
 
     def __str__(self) -> str:
-        return f"`{self.name}` is {self.how} at import time, at {self.path}:{self.line}"
+        return f"`{self.name}` is used at import time at {self.path}:{self.line} ({self.how})"
 
 
 def lazy_target(target: Target) -> Target:
@@ -95,7 +95,7 @@ def import_time_uses(
                 continue
             names = bound_names(statement)
             uses = [
-                ImportTimeUse(path, line, name, f"used {how}")
+                ImportTimeUse(path, line, name, how)
                 for name in names
                 for line, how in loads.get(name, ())
             ]
@@ -171,7 +171,7 @@ def _called_uses(
                         and found.id in names
                     ):
                         called = key.removesuffix(RETURNED)
-                        how = f"used in {called} (called at l.{call.line})"
+                        how = f"in {called}, called at import time at l.{call.line}"
                         uses.append(ImportTimeUse(path, found.lineno, found.id, how))
     return uses
 
@@ -179,18 +179,16 @@ def _called_uses(
 def import_time_use(module: str, path: Path, line: int) -> ImportTimeUse | None:
     """Return the first use at import time of a name that the module-level import statement
     starting on `line` of `module` (its file `path`) binds, or None where there is none (or
-    no such statement: an import inside a function cannot be lazy anyway). Where this Python
-    cannot read the file, the use returned says so: not known to be unused."""
+    no such statement: an import inside a function cannot be lazy anyway).
+
+    Raises UnreadableSourceError when the file cannot be read or parsed here.
+    """
     shown = display_path(path)
     try:
-        found = import_time_uses(shown, path.read_bytes(), {line}).get(line, ())
-    except (OSError, UnreadableSourceError):
-        # (Not known to be unused is taken as used: a cut then prefers another import.)
-        return ImportTimeUse(
-            shown,
-            line,
-            "a name it binds",
-            f"perhaps used (this Python cannot read the file of {module}, so its uses are not "
-            "known)",
-        )
+        source = path.read_bytes()
+    except OSError as error:
+        raise UnreadableSourceError(
+            f"{shown}: the file of {module} cannot be read ({error.strerror})"
+        ) from None
+    found = import_time_uses(shown, source, {line}).get(line, ())
     return found[0] if found else None

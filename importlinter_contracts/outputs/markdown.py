@@ -98,10 +98,13 @@ def _smallest_cut(found: ContractCut) -> list[str]:
         shown = link_text(where) if where else f"l.{statement['line']}"
         use = statement["import_time_use"]
         lazy = "yes"
-        if use is not None:
+        if statement["uses_unread"] is not None:
+            lazy = f"not known: {_cell(statement['uses_unread'])}"
+        elif use is not None:
             used_at = link_text({"path": use["path"], "line": use["line"]})
             lazy = (
-                f"no: {_code(use['name'])} is {_cell(use['how'])} at import time, {_code(used_at)}"
+                f"no: {_code(use['name'])} is used at import time ({_cell(use['how'])}), "
+                f"{_code(used_at)}"
             )
         rows.append(
             f"| {_code(statement['importer'] + ' -> ' + imported)} | {_code(shown)} "

@@ -94,7 +94,8 @@ def smallest_cut_heading(cut: SmallestCutData, excused: int) -> str:
 def smallest_cut_steps(cut: SmallestCutData) -> list[tuple[str, list[Location]]]:
     """Each import of a smallest cut as a line with where it stands (`pkg.a -> pkg.b (l.3,
     module level), on 2 chains`), and where a name it binds is used at import time, which
-    rules out `lazy` (`...; not lazily: f is called at import time`, at the use's line)."""
+    rules out `lazy` (`...; not lazily: f is used at import time (at module level)`, at the
+    use's line)."""
     steps: list[tuple[str, list[Location]]] = []
     for statement in cut["statements"]:
         chains = len(statement["cuts"])
@@ -106,7 +107,9 @@ def smallest_cut_steps(cut: SmallestCutData) -> list[tuple[str, list[Location]]]
         where = [statement["location"]] if statement["location"] is not None else []
         use = statement["import_time_use"]
         if use is not None:
-            text += f"; not lazily: {use['name']} is {use['how']} at import time"
+            text += f"; not lazily: {use['name']} is used at import time ({use['how']})"
             where.append({"path": use["path"], "line": use["line"]})
+        elif statement["uses_unread"] is not None:
+            text += f"; whether lazily is not known: {statement['uses_unread']}"
         steps.append((text, where))
     return steps
