@@ -23,6 +23,7 @@ from importlinter_contracts.deferral.edit import (
     check_edited,
     lazy_edits,
 )
+from importlinter_contracts.eager.target import Target, set_target
 from importlinter_contracts.errors import UnreadableSourceError
 
 RUNNING_315 = sys.version_info >= (3, 15)
@@ -340,3 +341,18 @@ def test_a_name_re_exported_by_all_is_made_lazy(project: Project) -> None:
     source = '__all__ = ["H"]\nfrom pkg.heavy import H\n'
     edited = edit({**HEAVY, "pkg/user.py": source}, project, [2], KEYWORD)
     assert edited == '__all__ = ["H"]\nlazy from pkg.heavy import H\n'
+
+
+@pytest.mark.skipif(not RUNNING_315, reason="only Python 3.15 parses `lazy import`")
+def test_a_file_the_engine_cannot_read_for_the_target_is_refused(project: Project) -> None:
+    project.write({"pkg/user.py": "lazy import os\nimport pkg.heavy\nf = lambda: pkg.heavy\n"})
+    set_target(Target((3, 12)))
+    found = lazy_edits([("pkg/user.py", 2)], LAZY_MODULES)
+    assert found.refused == [
+        Refusal(
+            "pkg/user.py",
+            2,
+            "its imports cannot be read (line 1: `lazy import` is a syntax error before Python "
+            "3.15, and python_version is 3.12)",
+        )
+    ]

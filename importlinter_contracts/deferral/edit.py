@@ -111,8 +111,11 @@ def _edit_file(path: str, lines: list[int], form: str) -> tuple[FileEdit | None,
         return refuse_all(f"Python {shown}, running here, cannot parse the file ({error})")
     if _FILTER in text:
         return refuse_all(f"the file names {_FILTER}, which may refuse any lazy import")
-    scopes = import_scopes(source)
-    uses = import_time_uses(path, source, set(lines))
+    try:
+        scopes = import_scopes(source)
+        uses = import_time_uses(path, source, set(lines))
+    except UnreadableSourceError as error:
+        return refuse_all(f"its imports cannot be read ({error})")
     parents = _parents(module)
     used_anywhere = _names_used(module)
     declared = _declared(module) if form == LAZY_MODULES else None
