@@ -335,7 +335,8 @@ def fix(
 
     Exit status: 0 when there is nothing to change, or the edit was written and every
     contract is kept; 1 when a change is shown and not written, an import is left as it
-    is, a contract is still broken after the edit, or the contracts cannot be checked again
+    is, a broken contract has nothing to defer (a stale allowlist entry, say), a contract
+    is still broken after the edit, or the contracts cannot be checked again
     (`lazy import` written by a Python older than 3.15); 2 on a configuration or usage
     error.
     """
@@ -352,10 +353,16 @@ def fix(
             f"for {found.target.shown}.",
             err=True,
         )
+    for key in found.uncut:
+        click.echo(
+            f"importlinter-contracts: contract {key} is broken, and fix has nothing to defer for "
+            "it: importlinter-contracts check says why.",
+            err=True,
+        )
     if not write or not found.edits:
-        if not found.edits and not found.refused:
+        if not found.edits and not found.refused and not found.uncut:
             click.echo("importlinter-contracts: nothing to defer.", err=True)
-        sys.exit(EXIT_BROKEN if found.edits or found.refused else EXIT_KEPT)
+        sys.exit(EXIT_BROKEN if found.edits or found.refused or found.uncut else EXIT_KEPT)
     deferral_fix.write(found.edits)
     for edit in found.edits:
         click.echo(f"{edit.path}: written.", err=True)

@@ -308,3 +308,18 @@ def test_after_fix_write_python_3_15_loads_no_forbidden_module(project: Project,
     finally:
         oracle.analyse_for((sys.version_info[0], sys.version_info[1]))
     assert run_on_315(project, "pkg.platform_b")[0] == ["platform_b ran config ran"]
+
+
+def test_a_broken_contract_with_nothing_to_defer_is_said(project: Project) -> None:
+    package(project)
+    project.configure(
+        R4.replace("    pkg.heavy\n", "    pkg.heavy\nignore_imports =\n    pkg.a -> pkg.b\n"),
+        session="python_version = 3.15\n",
+    )
+    fix("--form", "lazy-modules", "--write")
+    result = fix()
+    assert (result.exit_code, result.stdout) == (1, "")
+    assert result.stderr == (
+        "importlinter-contracts: contract r4 is broken, and fix has nothing to defer for it: "
+        "importlinter-contracts check says why.\n"
+    )
