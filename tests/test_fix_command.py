@@ -323,3 +323,20 @@ def test_a_broken_contract_with_nothing_to_defer_is_said(project: Project) -> No
         "importlinter-contracts: contract r4 is broken, and fix has nothing to defer for it: "
         "importlinter-contracts check says why.\n"
     )
+
+
+def test_a_contract_of_another_type_is_refused_in_one_line(project: Project) -> None:
+    package(project)
+    forbidden = (
+        "\n[importlinter:contract:f]\nname = F\ntype = forbidden\nsource_modules =\n"
+        "    pkg.platform_a\nforbidden_modules =\n    pkg.hub\n"
+    )
+    project.configure(R4 + forbidden, session="python_version = 3.15\n")
+    result = fix("--contract", "f")
+    assert (result.exit_code, result.stdout) == (2, "")
+    assert result.stderr == (
+        "importlinter-contracts: Nothing to check: f (forbidden) is not an eager_imports "
+        "contract, which fix reads the cut of.\n"
+    )
+    # (With every contract: the other is left out, not named.)
+    assert fix().stderr == ""
