@@ -335,13 +335,14 @@ def fix(
 
     Exit status: 0 when there is nothing to change, or the edit was written and every
     contract is kept; 1 when a change is shown and not written, an import is left as it
-    is, a contract is still broken after the edit, or the contracts cannot be checked again
+    is, a broken contract has nothing to defer (a stale allowlist entry, say), a contract
+    is still broken after the edit, or the contracts cannot be checked again
     (`lazy import` written by a Python older than 3.15); 2 on a configuration or usage
     error.
     """
     with _quiet_stdout(verbose):
         found = deferral_fix.plan(deferral_fix.check_eager(config, contracts, cache), form)
-    _say_skipped(found.skipped)
+    _say_skipped([c for c in found.skipped if c["reason"] != deferral_fix.NOT_EAGER])
     click.echo(found.diff, nl=False)
     for refusal in found.refused:
         click.echo(f"importlinter-contracts: {refusal}", err=True)
@@ -352,10 +353,16 @@ def fix(
             f"for {found.target.shown}.",
             err=True,
         )
+    for key in found.uncut:
+        click.echo(
+            f"importlinter-contracts: contract {key} is broken, and fix has nothing to defer for "
+            "it: importlinter-contracts check says why.",
+            err=True,
+        )
     if not write or not found.edits:
-        if not found.edits and not found.refused:
+        if not found.edits and not found.refused and not found.uncut:
             click.echo("importlinter-contracts: nothing to defer.", err=True)
-        sys.exit(EXIT_BROKEN if found.edits or found.refused else EXIT_KEPT)
+        sys.exit(EXIT_BROKEN if found.edits or found.refused or found.uncut else EXIT_KEPT)
     deferral_fix.write(found.edits)
     for edit in found.edits:
         click.echo(f"{edit.path}: written.", err=True)

@@ -23,6 +23,7 @@ from importlinter_contracts.deferral.edit import (
     check_edited,
     lazy_edits,
 )
+from importlinter_contracts.eager.target import Target, set_target
 from importlinter_contracts.errors import UnreadableSourceError
 
 RUNNING_315 = sys.version_info >= (3, 15)
@@ -156,14 +157,26 @@ REFUSED = {
     "imported for what importing does": (
         "import pkg.heavy\n",
         1,
-        "no name it binds is used in the file: an import made for what importing the module "
-        "does, which deferred would never run",
+        "no name it binds is used in the file or listed in its __all__: an import made for "
+        "what importing the module does, which deferred would never run",
     ),
     "a submodule imported for what importing does": (
         "import pkg.heavy\nimport pkg.light\nf = lambda: pkg.light\n",
         1,
-        "no name it binds is used in the file: an import made for what importing the module "
-        "does, which deferred would never run",
+        "no name it binds is used in the file or listed in its __all__: an import made for "
+        "what importing the module does, which deferred would never run",
+    ),
+    "a from import for what importing does": (
+        "from pkg import heavy as _heavy  # noqa: F401 (registers)\n",
+        1,
+        "no name it binds is used in the file or listed in its __all__: an import made for "
+        "what importing the module does, which deferred would never run",
+    ),
+    "a from import for what importing does, __all__ listing another": (
+        '__all__ = ["Light"]\nfrom pkg.heavy import H\nfrom pkg.light import Light\n',
+        2,
+        "no name it binds is used in the file or listed in its __all__: an import made for "
+        "what importing the module does, which deferred would never run",
     ),
     "a __future__ import": (
         "from __future__ import annotations\n",
@@ -202,6 +215,12 @@ REFUSED_AS_LAZY_MODULES = {
         3,
         "the file assigns __lazy_modules__ other than once at module level to a literal "
         "list, tuple or set of strings (l.1), which the edit cannot extend",
+    ),
+    "another import of the module": (
+        "from pkg import heavy\nfrom pkg import light\nx = light\nf = lambda: heavy\n",
+        1,
+        '__lazy_modules__ names modules, not statements: "pkg" would also make the import '
+        "at l.2 lazy, which is not to be deferred; use --form lazy",
     ),
     "lazy already": (
         '__lazy_modules__ = ["pkg.heavy"]\nimport pkg.heavy\nf = lambda: pkg.heavy\n',
@@ -316,3 +335,24 @@ def test_python_3_15_runs_the_edited_module_without_what_was_deferred(
     # (Used later, each loads: the program still works.)
     assert printed[2] == "other ran"
     assert json.loads(printed[3]) == ["pkg.heavy", "pkg.light", "pkg.other", "pkg.user"]
+
+
+def test_a_name_re_exported_by_all_is_made_lazy(project: Project) -> None:
+    source = '__all__ = ["H"]\nfrom pkg.heavy import H\n'
+    edited = edit({**HEAVY, "pkg/user.py": source}, project, [2], KEYWORD)
+    assert edited == '__all__ = ["H"]\nlazy from pkg.heavy import H\n'
+
+
+@pytest.mark.skipif(not RUNNING_315, reason="only Python 3.15 parses `lazy import`")
+def test_a_file_the_engine_cannot_read_for_the_target_is_refused(project: Project) -> None:
+    project.write({"pkg/user.py": "lazy import os\nimport pkg.heavy\nf = lambda: pkg.heavy\n"})
+    set_target(Target((3, 12)))
+    found = lazy_edits([("pkg/user.py", 2)], LAZY_MODULES)
+    assert found.refused == [
+        Refusal(
+            "pkg/user.py",
+            2,
+            "its imports cannot be read (line 1: `lazy import` is a syntax error before Python "
+            "3.15, and python_version is 3.12)",
+        )
+    ]

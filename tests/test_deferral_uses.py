@@ -18,7 +18,7 @@ import pytest
 from test_eager_real_interpreters import interpreter
 
 from helpers import REPO, Project
-from importlinter_contracts.deferral.uses import ImportTimeUse, import_time_uses
+from importlinter_contracts.deferral.uses import ImportTimeUse, import_time_use, import_time_uses
 from importlinter_contracts.errors import UnreadableSourceError
 
 HEAVY = {
@@ -147,3 +147,18 @@ def test_a_file_this_python_cannot_parse_is_refused() -> None:
     assert str(raised.value).startswith("m.py: cannot be parsed by this Python (") and str(
         raised.value
     ).endswith("), so the uses of its imports cannot be read")
+
+
+def test_the_cut_s_question_is_answered_for_one_statement(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.chdir(tmp_path)
+    (tmp_path / "m.py").write_text("import a\nx = a\n")
+    assert import_time_use("m", tmp_path / "m.py", 1) == ImportTimeUse(
+        "m.py", 2, "a", "at module level"
+    )
+    (tmp_path / "m.py").write_text("import a\nf = lambda: a\n")
+    assert import_time_use("m", tmp_path / "m.py", 1) is None
+    (tmp_path / "m.py").write_text("import a\nx = (\n")
+    with pytest.raises(UnreadableSourceError):
+        import_time_use("m", tmp_path / "m.py", 1)

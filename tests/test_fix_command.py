@@ -16,6 +16,7 @@ from click.testing import CliRunner, Result
 from test_deferral_uses import project_in_repository
 from test_eager_real_interpreters import interpreter
 
+import ast_walk as oracle
 from helpers import Project
 from importlinter_contracts.cli import main
 from importlinter_contracts.deferral.edit import FileEdit
@@ -276,23 +277,66 @@ def run_on_315(project: Project, module: str) -> tuple[list[str], list[str]]:
     return printed, json.loads(loaded)
 
 
+SOURCES = ("pkg.platform_a", "pkg.platform_b")
+
+
 @pytest.mark.parametrize("form", ["lazy", "lazy-modules"])
 def test_after_fix_write_python_3_15_loads_no_forbidden_module(project: Project, form: str) -> None:
     if form == "lazy" and not RUNNING_315:
         pytest.skip("only Python 3.15 parses `lazy import`, to check the contract again")
     package(project)
-    before = {
-        source: run_on_315(project, source) for source in ("pkg.platform_a", "pkg.platform_b")
-    }
-    assert before["pkg.platform_a"][1] == [
-        "pkg.heavy",
-        "pkg.heavy.a",
-        "pkg.heavy.b",
-        "pkg.heavy.models",
-    ]
-    assert fix("--form", form, "--write").exit_code == 0
-    for source in ("pkg.platform_a", "pkg.platform_b"):
-        printed, loaded = run_on_315(project, source)
-        assert loaded == []
-        assert printed == before[source][0]  # (its import-time code ran as before)
+    oracle.analyse_for((3, 15))
+    try:
+        before = {source: run_on_315(project, source) for source in SOURCES}
+        assert before["pkg.platform_a"][1] == [
+            "pkg.heavy",
+            "pkg.heavy.a",
+            "pkg.heavy.b",
+            "pkg.heavy.models",
+        ]
+        for source in SOURCES:
+            closure = oracle.eager_closure(project.root, source)
+            assert sorted(m for m in closure if m.startswith("pkg.heavy")) == before[source][1]
+        assert fix("--form", form, "--write").exit_code == 0
+        for source in SOURCES:
+            printed, loaded = run_on_315(project, source)
+            assert loaded == []
+            assert printed == before[source][0]  # (its import-time code ran as before)
+            # The independent walk, for Python 3.15, agrees.
+            closure = oracle.eager_closure(project.root, source)
+            assert sorted(m for m in closure if m.startswith("pkg.heavy")) == loaded
+    finally:
+        oracle.analyse_for((sys.version_info[0], sys.version_info[1]))
     assert run_on_315(project, "pkg.platform_b")[0] == ["platform_b ran config ran"]
+
+
+def test_a_broken_contract_with_nothing_to_defer_is_said(project: Project) -> None:
+    package(project)
+    project.configure(
+        R4.replace("    pkg.heavy\n", "    pkg.heavy\nignore_imports =\n    pkg.a -> pkg.b\n"),
+        session="python_version = 3.15\n",
+    )
+    fix("--form", "lazy-modules", "--write")
+    result = fix()
+    assert (result.exit_code, result.stdout) == (1, "")
+    assert result.stderr == (
+        "importlinter-contracts: contract r4 is broken, and fix has nothing to defer for it: "
+        "importlinter-contracts check says why.\n"
+    )
+
+
+def test_a_contract_of_another_type_is_refused_in_one_line(project: Project) -> None:
+    package(project)
+    forbidden = (
+        "\n[importlinter:contract:f]\nname = F\ntype = forbidden\nsource_modules =\n"
+        "    pkg.platform_a\nforbidden_modules =\n    pkg.hub\n"
+    )
+    project.configure(R4 + forbidden, session="python_version = 3.15\n")
+    result = fix("--contract", "f")
+    assert (result.exit_code, result.stdout) == (2, "")
+    assert result.stderr == (
+        "importlinter-contracts: Nothing to check: f (forbidden) is not an eager_imports "
+        "contract, which fix reads the cut of.\n"
+    )
+    # (With every contract: the other is left out, not named.)
+    assert fix().stderr == ""

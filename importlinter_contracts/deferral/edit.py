@@ -14,10 +14,13 @@ Python cannot make it lazy (above); where it does not run at import time already
 TYPE_CHECKING:`); where it is lazy already; where a name it binds is used at import time
 (`uses.py`: it would load there anyway); where it shares its line with another statement;
 where the file calls `set_lazy_imports_filter` (which may refuse any lazy import); where it
-binds only names that the file never uses (`import a.plugins` for what importing it does,
-which deferred would never run); and, in the `__lazy_modules__` form, a relative import
-(which the engine does not look up there) or a file whose `__lazy_modules__` it cannot
-read. Each edited file is read back before it is offered (`check_edited`).
+binds only names that the file neither uses nor lists in `__all__` (`import a.plugins`,
+`from a import plugins as _plugins`, for what importing it does, which deferred would never
+run); and, in the `__lazy_modules__` form, a relative import
+(which the engine does not look up there), an import whose module another import of the
+file not to be deferred also names (the list names modules, not statements), or a file
+whose `__lazy_modules__` it cannot read. Each edited file is read back before it is offered
+(`check_edited`).
 """
 
 from __future__ import annotations
@@ -108,8 +111,11 @@ def _edit_file(path: str, lines: list[int], form: str) -> tuple[FileEdit | None,
         return refuse_all(f"Python {shown}, running here, cannot parse the file ({error})")
     if _FILTER in text:
         return refuse_all(f"the file names {_FILTER}, which may refuse any lazy import")
-    scopes = import_scopes(source)
-    uses = import_time_uses(path, source, set(lines))
+    try:
+        scopes = import_scopes(source)
+        uses = import_time_uses(path, source, set(lines))
+    except UnreadableSourceError as error:
+        return refuse_all(f"its imports cannot be read ({error})")
     parents = _parents(module)
     used_anywhere = _names_used(module)
     declared = _declared(module) if form == LAZY_MODULES else None
@@ -125,6 +131,10 @@ def _edit_file(path: str, lines: list[int], form: str) -> tuple[FileEdit | None,
             refused.append(Refusal(path, line, reason))
         else:
             chosen.append(node)
+    if form == LAZY_MODULES:
+        chosen, more = _alone_in_their_modules(module, chosen)
+        refused += [Refusal(path, line, reason) for line, reason in more]
+        refused.sort(key=lambda refusal: refusal.line)
     if not chosen:
         return None, refused
     if form == KEYWORD:
@@ -132,6 +142,36 @@ def _edit_file(path: str, lines: list[int], form: str) -> tuple[FileEdit | None,
     else:
         edited = _with_lazy_modules(text, module, chosen, declared)
     return FileEdit(path, text, edited, tuple(node.lineno for node in chosen)), refused
+
+
+def _alone_in_their_modules(
+    module: ast.Module, chosen: list[ast.Import | ast.ImportFrom]
+) -> tuple[list[ast.Import | ast.ImportFrom], list[tuple[int, str]]]:
+    """The imports of `chosen` whose `__lazy_modules__` names make no other import of the
+    file lazy (the list names modules, not statements), and why each other one is refused."""
+    every = [
+        node
+        for statement in module.body
+        for node in ast.walk(statement)
+        if isinstance(node, ast.Import | ast.ImportFrom)
+    ]
+    refused: list[tuple[int, str]] = []
+    while True:
+        kept = {id(node) for node in chosen}
+        others = {key: node for node in every if id(node) not in kept for key in _keys(node)}
+        clash = next((n for n in chosen if any(key in others for key in _keys(n))), None)
+        if clash is None:
+            return chosen, refused
+        key = next(key for key in _keys(clash) if key in others)
+        refused.append(
+            (
+                clash.lineno,
+                f'__lazy_modules__ names modules, not statements: "{key}" would also make the '
+                f"import at l.{others[key].lineno} lazy, which is not to be deferred; use --form "
+                "lazy",
+            )
+        )
+        chosen = [node for node in chosen if node is not clash]
 
 
 def _parents(module: ast.Module) -> dict[int, ast.AST]:
@@ -207,12 +247,11 @@ def _why_not(
     found = uses.get(node.lineno, ())
     if found:
         return f"{found[0]}: deferred, it would load there anyway"
-    if isinstance(node, ast.Import) and not any(
-        (alias.asname or alias.name) in used_anywhere for alias in node.names
-    ):
+    # (`import a.b` binds `a`, but is used where `a.b` is read.)
+    if not any((alias.asname or alias.name) in used_anywhere for alias in node.names):
         return (
-            "no name it binds is used in the file: an import made for what importing the module "
-            "does, which deferred would never run"
+            "no name it binds is used in the file or listed in its __all__: an import made for "
+            "what importing the module does, which deferred would never run"
         )
     if form == LAZY_MODULES:
         if isinstance(node, ast.ImportFrom) and node.level:

@@ -19,7 +19,7 @@ from ..eager.contract import EagerImportContract
 from ..eager.target import Target, target_python
 from ..errors import FileWriteError, UsageError
 from ..files import write_atomically
-from ..report import SkippedContract
+from ..report import SkippedContract, contract_key
 from ..running import RunResult, run_contracts
 from .edit import FORMS, KEYWORD, LAZY_MODULES, FileEdit, Refusal, lazy_edits, source_lines
 
@@ -28,7 +28,8 @@ NOT_EAGER = "is not an eager_imports contract, which fix reads the cut of"
 
 class FixPlan(NamedTuple):
     """What `fix` found: the form of the edit, the edits, their unified diff, the imports
-    refused, the target Python, and the contracts left out."""
+    refused, the target Python, the contracts left out, and the broken contracts that have
+    no cut (a stale allowlist entry, a chain through parent packages alone)."""
 
     form: str
     edits: list[FileEdit]
@@ -36,6 +37,7 @@ class FixPlan(NamedTuple):
     refused: list[Refusal]
     target: Target
     skipped: list[SkippedContract]
+    uncut: list[str]
 
 
 def _eager_only(contract_class: type[Contract]) -> str | None:
@@ -84,7 +86,12 @@ def plan(result: RunResult, form: str | None) -> FixPlan:
                 statements.append((location["path"], deferred["line"]))
     edits, more = lazy_edits(statements, chosen)
     diff = "".join(_diff(edit) for edit in edits)
-    return FixPlan(chosen, edits, diff, refused + more, target, result.skipped)
+    uncut = [
+        contract_key(contract)
+        for contract in result.contracts
+        if not contract["kept"] and "smallest_cut" not in contract
+    ]
+    return FixPlan(chosen, edits, diff, refused + more, target, result.skipped, uncut)
 
 
 def _diff(edit: FileEdit) -> str:

@@ -23,9 +23,15 @@ from collections.abc import Collection, Iterator
 from pathlib import Path
 from typing import NamedTuple
 
-from ..eager.calls import RETURNED, CallReading, annotations_run, lazy_annotations, parse
+from ..eager.calls import (
+    RETURNED,
+    CallReading,
+    annotations_run,
+    lazy_annotations,
+    parse,
+    read_calls,
+)
 from ..eager.lazy import bound_names, import_time_loads
-from ..eager.scopes import read_source
 from ..eager.target import Target, set_target, target_python
 from ..errors import UnreadableSourceError
 from ..locations import display_path
@@ -35,8 +41,8 @@ LAZY_FROM = (3, 15)
 
 class ImportTimeUse(NamedTuple):
     """A use, while its module is imported, of a name an import statement binds: the file
-    and line of the use, the name, and how that code runs then ("at module level", "in a
-    decorator of f", "in f, called at import time at l.12")."""
+    and line of the use, the name, and how the code that uses it runs then ("at module
+    level", "in a decorator of f", "in f, called at import time at l.12")."""
 
     path: str
     line: int
@@ -81,27 +87,33 @@ def import_time_uses(
             f"{path}: cannot be parsed by this Python ({error}), so the uses of its imports "
             "cannot be read"
         ) from None
-    with reading_for(lazy_target(target_python())._replace(lazy_imports="all")):
-        policy = lazy_annotations(module, source.decode("utf-8", "replace"))
+    imports = [statement for node in module.body for statement in _module_level(node)]
+    text = source.decode("utf-8", "replace")
+    with reading_for(lazy_target(target_python())):
+        policy = lazy_annotations(module, text)
         loads = import_time_loads(module, lambda node: annotations_run(policy, node))
-        # (Every import taken as lazy: the engine's reading then keeps, for each function,
-        # the lazy imports its body loads.)
-        calls = read_source(source).calls
+        # Every import taken as lazy, as the engine reads a lazy import's names: the call
+        # reading then keeps, for each function, the imports whose names its body loads.
+        # (Every `if` taken as one that may run: a call under `if TYPE_CHECKING:` counts.)
+        lazy_names: dict[str, tuple[int, ...]] = {}
+        for statement in imports:
+            for name in bound_names(statement):
+                if name not in loads:
+                    lazy_names[name] = (*lazy_names.get(name, ()), statement.lineno)
+        calls = read_calls(module, lambda test: False, text, lazy_names)
     definitions = _definitions(module)
     found: dict[int, tuple[ImportTimeUse, ...]] = {}
-    for node in module.body:
-        for statement in _module_level(node):
-            if statement.lineno not in lines:
-                continue
-            names = bound_names(statement)
-            uses = [
-                ImportTimeUse(path, line, name, how)
-                for name in names
-                for line, how in loads.get(name, ())
-            ]
-            if calls is not None:
-                uses += _called_uses(path, statement.lineno, names, calls, definitions)
-            found[statement.lineno] = tuple(sorted(set(uses), key=lambda use: use.line))
+    for statement in imports:
+        if statement.lineno not in lines:
+            continue
+        names = bound_names(statement)
+        uses = [
+            ImportTimeUse(path, line, name, how)
+            for name in names
+            for line, how in loads.get(name, ())
+        ]
+        uses += _called_uses(path, statement.lineno, names, calls, definitions)
+        found[statement.lineno] = tuple(sorted(set(uses), key=lambda use: use.line))
     return found
 
 
@@ -121,21 +133,19 @@ def _module_level(node: ast.stmt) -> Iterator[ast.Import | ast.ImportFrom]:
 def _definitions(module: ast.Module) -> dict[str, list[ast.FunctionDef | ast.AsyncFunctionDef]]:
     """The functions defined at import time, by the engine's keys (`f`, `C.f`)."""
     found: dict[str, list[ast.FunctionDef | ast.AsyncFunctionDef]] = {}
-
-    def visit(statements: list[ast.stmt], prefix: str) -> None:
-        for node in statements:
-            if isinstance(node, ast.FunctionDef | ast.AsyncFunctionDef):
-                found.setdefault(prefix + node.name, []).append(node)
-            elif isinstance(node, ast.ClassDef):
-                visit(node.body, f"{prefix}{node.name}.")
-            else:
-                for child in ast.iter_child_nodes(node):
-                    if isinstance(child, ast.stmt):
-                        visit([child], prefix)
-                    elif isinstance(child, ast.ExceptHandler | ast.match_case):
-                        visit(child.body, prefix)
-
-    visit(module.body, "")
+    waiting: list[tuple[ast.stmt, str]] = [(node, "") for node in module.body]
+    while waiting:
+        node, prefix = waiting.pop()
+        if isinstance(node, ast.FunctionDef | ast.AsyncFunctionDef):
+            found.setdefault(prefix + node.name, []).append(node)
+        elif isinstance(node, ast.ClassDef):
+            waiting += [(statement, f"{prefix}{node.name}.") for statement in node.body]
+        else:
+            for child in ast.iter_child_nodes(node):
+                if isinstance(child, ast.stmt):
+                    waiting.append((child, prefix))
+                elif isinstance(child, ast.ExceptHandler | ast.match_case):
+                    waiting += [(statement, prefix) for statement in child.body]
     return found
 
 

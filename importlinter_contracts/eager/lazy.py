@@ -197,54 +197,53 @@ def import_time_loads(
 ) -> dict[str, list[tuple[int, str]]]:
     """Return, for each name that code running at import time loads (not in the bodies of
     functions and lambdas, which run when called), the lines it loads it on, each with how
-    that code runs then ("at module level", "in a decorator", ...)."""
+    that code runs then ("at module level", "in a decorator of f", ...)."""
     uses: dict[str, list[tuple[int, str]]] = {}
-
-    def expression(node: ast.AST | None, how: str) -> None:
-        if node is None:
-            return
-        for found in _loads(node):
-            uses.setdefault(found.id, []).append((found.lineno, how))
-
-    def block(statements: list[ast.stmt], annotations: bool, where: str) -> None:
-        for node in statements:
-            if isinstance(node, ast.FunctionDef | ast.AsyncFunctionDef):
-                arguments = node.args
-                for decorator in node.decorator_list:
-                    expression(decorator, f"in a decorator of {node.name}")
-                for default in [*arguments.defaults, *arguments.kw_defaults]:
-                    expression(default, f"in a default value of {node.name}")
-                if annotations_run(node):
-                    every = [*arguments.posonlyargs, *arguments.args, *arguments.kwonlyargs]
-                    every += [a for a in (arguments.vararg, arguments.kwarg) if a]
-                    for annotated in every:
-                        expression(annotated.annotation, f"in an annotation of {node.name}")
-                    expression(node.returns, f"in an annotation of {node.name}")
-            elif isinstance(node, ast.ClassDef):
-                for decorator in node.decorator_list:
-                    expression(decorator, f"in a decorator of class {node.name}")
-                for part in [*node.bases, *node.keywords]:
-                    expression(part, f"in a base of class {node.name}")
-                block(node.body, annotations_run(node), f"in the body of class {node.name}")
-            elif isinstance(node, ast.AnnAssign):
-                expression(node.value, where)
-                expression(node.target, where)
-                if annotations:
-                    expression(node.annotation, f"in an annotation {where}")
-            else:
-                for child in ast.iter_child_nodes(node):
-                    if isinstance(child, ast.stmt):
-                        block([child], annotations, where)
-                    elif isinstance(child, ast.ExceptHandler | ast.match_case):
-                        guard = child.type if isinstance(child, ast.ExceptHandler) else child.guard
-                        expression(guard, where)
-                        if isinstance(child, ast.match_case):
-                            expression(child.pattern, where)
-                        block(child.body, annotations, where)
-                    else:
-                        expression(child, where)
-
-    block(module.body, annotations_run(module), "at module level")
+    # (A list of statements to read rather than a recursive closure, which would make a
+    # reference cycle for the garbage collector to find.)
+    waiting: list[tuple[ast.stmt, bool, str]] = [
+        (node, annotations_run(module), "at module level") for node in module.body
+    ]
+    while waiting:
+        node, annotations, where = waiting.pop()
+        found: list[tuple[ast.AST | None, str]] = []
+        if isinstance(node, ast.FunctionDef | ast.AsyncFunctionDef):
+            arguments = node.args
+            found += [(d, f"in a decorator of {node.name}") for d in node.decorator_list]
+            found += [
+                (d, f"in a default value of {node.name}")
+                for d in [*arguments.defaults, *arguments.kw_defaults]
+            ]
+            if annotations_run(node):
+                every = [*arguments.posonlyargs, *arguments.args, *arguments.kwonlyargs]
+                every += [a for a in (arguments.vararg, arguments.kwarg) if a]
+                annotated = [a.annotation for a in every] + [node.returns]
+                found += [(a, f"in an annotation of {node.name}") for a in annotated]
+        elif isinstance(node, ast.ClassDef):
+            found += [(d, f"in a decorator of class {node.name}") for d in node.decorator_list]
+            found += [(b, f"in a base of class {node.name}") for b in [*node.bases, *node.keywords]]
+            body = annotations_run(node), f"in the body of class {node.name}"
+            waiting += [(statement, *body) for statement in node.body]
+        elif isinstance(node, ast.AnnAssign):
+            found += [(node.value, where), (node.target, where)]
+            if annotations:
+                found.append((node.annotation, f"in an annotation {where}"))
+        else:
+            for child in ast.iter_child_nodes(node):
+                if isinstance(child, ast.stmt):
+                    waiting.append((child, annotations, where))
+                elif isinstance(child, ast.ExceptHandler):
+                    found.append((child.type, where))
+                    waiting += [(statement, annotations, where) for statement in child.body]
+                elif isinstance(child, ast.match_case):
+                    found += [(child.guard, where), (child.pattern, where)]
+                    waiting += [(statement, annotations, where) for statement in child.body]
+                else:
+                    found.append((child, where))
+        for expression, how in found:
+            if expression is not None:
+                for name in _loads(expression):
+                    uses.setdefault(name.id, []).append((name.lineno, how))
     return uses
 
 
