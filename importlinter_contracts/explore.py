@@ -6,6 +6,7 @@
 >>> x.why("vllm_omni.platforms", "vllm_omni.platforms.xpu")  # how, and whether eagerly
 >>> x.imports("vllm_omni.platforms"), x.importers("vllm_omni.platforms.xpu")
 >>> x.check()                               # the contracts' findings, as the JSON report
+>>> x.smallest_cut("r4")                    # the fewest imports to defer to keep it
 """
 
 from __future__ import annotations
@@ -36,7 +37,8 @@ from .eager.walk import (
 from .errors import UnknownModuleError, UsageError
 from .locations import link_text, locations, module_of_path
 from .modules import has_module
-from .report import Hop, Location, Report
+from .rendering import smallest_cut_heading, smallest_cut_steps
+from .report import Hop, Location, Report, SmallestCutData
 from .running import run_contracts
 from .unseen import unseen_folders
 
@@ -131,6 +133,26 @@ class Why(tuple[Chain, ...]):
 
     def __repr__(self) -> str:
         return "\n".join(map(repr, self)) if self else "no chain of imports"
+
+
+@dataclass(frozen=True)
+class Cut:
+    """What to defer for an eager_imports contract to be kept: its smallest cut, as the JSON
+    report holds it (None when the contract has no chain to cut), and how many of its
+    chains the allowlist excuses."""
+
+    contract: str
+    data: SmallestCutData | None
+    excused: int
+
+    def __repr__(self) -> str:
+        if self.data is None:
+            return f"{self.contract}: nothing to defer (no eager chain to a forbidden module)"
+        lines = [smallest_cut_heading(self.data, self.excused)]
+        for text, where in smallest_cut_steps(self.data):
+            lines.append(f"  {text}")
+            lines += [f"    {link_text(found)}" for found in where]
+        return "\n".join(lines)
 
 
 class EagerClosure(Mapping[str, Chain]):
@@ -274,6 +296,19 @@ class Explorer:
         """The contracts' findings, as `importlinter-contracts check --format json` gives them."""
         ids = (contract_id,) if contract_id else ()
         return run_contracts(self._config, ids, self._cache_dir).as_data()
+
+    def smallest_cut(self, contract_id: str) -> Cut:
+        """The fewest import statements to defer for the eager_imports contract
+        `contract_id` to be kept (every chain, those its allowlist excuses included).
+
+        Raises UsageError for a contract of another type."""
+        (result,) = self.check(contract_id)["contracts"]
+        if result["type"] != "eager_imports":
+            raise UsageError(
+                f"{contract_id} is a {result['type']} contract: only an eager_imports "
+                "contract has a smallest cut."
+            )
+        return Cut(contract_id, result.get("smallest_cut"), len(result["ignored"]))
 
     def _members(self, module: str, as_package: bool) -> set[str]:
         return {module, *self.graph.find_descendants(module)} if as_package else {module}

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from . import _importlinter
 from .locations import link_text
-from .report import Hop, Location
+from .report import Hop, Location, SmallestCutData
 
 
 def print_finding(text: str, *, indent: int = 0, bold: bool = False) -> None:
@@ -69,3 +69,48 @@ def describe_hop(hop: Hop) -> str:
         f"l.{line}, {why}" for line, why in zip(hop["line_numbers"], hop["why"], strict=True)
     )
     return f"{hop['importer']} -> {hop['imported']} ({lines})"
+
+
+def smallest_cut_heading(cut: SmallestCutData, excused: int) -> str:
+    """The line that introduces a smallest cut: how many imports, and of which chains."""
+    count = len(cut["statements"])
+    chains = (
+        "every chain"
+        if not excused
+        else f"every chain, the {excused} the allowlist excuses included"
+        if excused > 1
+        else "every chain, the one the allowlist excuses included"
+    )
+    fewest = (
+        "the fewest that cut"
+        if cut["exact"]
+        else f"not known to be the fewest ({cut['not_exact']}), that cut"
+    )
+    return (
+        f"To keep this contract, defer {'this import' if count == 1 else f'these {count} imports'}"
+        f" ({fewest} {chains}):"
+    )
+
+
+def smallest_cut_steps(cut: SmallestCutData) -> list[tuple[str, list[Location]]]:
+    """Each import of a smallest cut as a line with where it stands (`pkg.a -> pkg.b (l.3,
+    module level), on 2 chains`), and where a name it binds is used at import time, which
+    rules out `lazy` (`...; not lazily: f is used at import time (at module level)`, at the
+    use's line)."""
+    steps: list[tuple[str, list[Location]]] = []
+    for statement in cut["statements"]:
+        chains = len(statement["cuts"])
+        text = (
+            f"{statement['importer']} -> {', '.join(statement['imported'])} "
+            f"(l.{statement['line']}, {statement['why']}), "
+            f"on {chains} chain{'s' if chains != 1 else ''}"
+        )
+        where = [statement["location"]] if statement["location"] is not None else []
+        use = statement["import_time_use"]
+        if use is not None:
+            text += f"; not lazily: {use['name']} is used at import time ({use['how']})"
+            where.append({"path": use["path"], "line": use["line"]})
+        elif statement["uses_unread"] is not None:
+            text += f"; whether lazily is not known: {statement['uses_unread']}"
+        steps.append((text, where))
+    return steps

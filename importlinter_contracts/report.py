@@ -79,6 +79,45 @@ class IgnoredImport(ImportFinding):
     reason: str | None
 
 
+class ImportTimeUseData(TypedDict):
+    """Where a name an import statement binds is used while its module is imported (which
+    rules out making the import lazy: the use would load it then anyway)."""
+
+    path: str
+    line: int
+    name: str
+    how: str  # how the code that uses it runs then: "at module level", "in f, called at ..."
+
+
+class FindingKey(TypedDict):
+    """A finding of the same contract, by its key: its importer and imported module."""
+
+    importer: str
+    imported: str
+
+
+class DeferredImportData(TypedDict):
+    """An import statement of a smallest cut: deferring it cuts the chains of `cuts`."""
+
+    importer: str  # the module whose file holds the statement
+    imported: list[str]  # the modules of the eager graph it imports
+    line: int
+    location: Location | None
+    why: str  # why it runs at import time
+    cuts: list[FindingKey]  # the findings (violations or ignored) whose chain it is on
+    import_time_use: ImportTimeUseData | None
+    uses_unread: str | None  # why whether its names are used at import time is not known
+
+
+class SmallestCutData(TypedDict):
+    """eager_imports: the fewest import statements whose deferral leaves no eager chain from
+    a source module to a forbidden one (nor to an import the allowlist excuses)."""
+
+    statements: list[DeferredImportData]
+    exact: bool  # no smaller cut exists
+    not_exact: str | None  # why that is not known (None when exact)
+
+
 RuntimeFindingKind = Literal[
     "probe_failed",
     "detector_failed",
@@ -144,6 +183,8 @@ class ContractFindings(TypedDict):
     warned_unmatched_ignores: NotRequired[list[str]]
     backends: NotRequired[list[str]]  # backend_isolation: the backends checked
     sources: NotRequired[list[str]]  # eager_imports: the source modules walked from
+    # eager_imports, broken or with imports its allowlist excuses: what to defer to keep it
+    smallest_cut: NotRequired[SmallestCutData]
     # runtime_isolation: what the detector returned, what of the container and of the root
     # package(s) the run loaded, what of that the static eager walk does not reach, and
     # whether the probe's result came from the cache (the probe did not run).

@@ -28,6 +28,10 @@ DEFINITIONS = {
     "IgnoredModule": "IgnoredModule",
     "UnexpectedLoad": "UnexpectedLoad",
     "ContractResult": "ContractResult",
+    "SmallestCutData": "SmallestCut",
+    "DeferredImportData": "DeferredImport",
+    "ImportTimeUseData": "ImportTimeUse",
+    "FindingKey": "FindingKey",
     "SkippedContract": "SkippedContract",
     "Report": None,  # the schema's root
 }
@@ -178,6 +182,12 @@ def test_reports_of_our_contract_types_validate(project: Project, kept: bool) ->
             "r4": True,
             "runtime": True,
         }
+        # The broken eager contract says what to defer (pkg.platforms.cuda.hooks l.2).
+        assert [
+            (s["importer"], s["line"]) for s in report["contracts"][1]["smallest_cut"]["statements"]
+        ] == [("pkg.platforms.cuda.hooks", 2)]
+    else:
+        assert "smallest_cut" not in report["contracts"][1]
 
 
 @pytest.mark.parametrize("contract_type", sorted(CONTRACTS))

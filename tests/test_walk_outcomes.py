@@ -440,7 +440,7 @@ def test_an_outcome_is_not_used_where_a_file_it_read_is_elsewhere_or_gone(
     module = root / "pkg" / "a.py"
     module.write_text("")
     monkeypatch.syspath_prepend(str(root))
-    found = ([], [], ["a warning"])
+    found = ([], [], ["a warning"], None)  # (no smallest cut: nothing found)
     time = module.stat().st_mtime
     key = b"k" * 16
     answers = {"pkg.a": [("may call", False)]}
@@ -471,12 +471,12 @@ def test_an_outcome_is_not_used_where_a_file_it_read_is_elsewhere_or_gone(
 
 def test_the_newest_sixteen_outcomes_are_kept(tmp_path: Path) -> None:
     for number in range(20):
-        found = ([], [], [str(number)])
+        found = ([], [], [str(number)], None)
         WalkOutcomes(tmp_path, b"graph").keep(bytes([number]) * 16, found, {}, {})
     outcomes_kept = WalkOutcomes(tmp_path, b"graph")
     assert [
         outcomes_kept.get(bytes([number]) * 16, lambda module: b"") for number in range(20)
-    ] == [None] * 4 + [(([], [], [str(number)]), {}) for number in range(4, 20)]
+    ] == [None] * 4 + [(([], [], [str(number)], None), {}) for number in range(4, 20)]
 
 
 # A graph built from a stale cache of grimp's: `from pkg import x` in an unchanged file
@@ -615,3 +615,22 @@ def test_verbose_output_says_whether_the_walks_ran(tree: Project) -> None:
     )
     (tree.root / CUDA).write_text("\n" + FILES[CUDA])
     assert "Followed eager imports from 2 source modules." in verbose()
+
+
+def test_an_outcome_keeps_its_smallest_cut_and_one_of_another_shape_is_not_used(
+    tmp_path: Path,
+) -> None:
+    cut = {"statements": [], "exact": True, "not_exact": None}
+    shapes = {
+        b"a" * 16: ([], [], [], cut),
+        b"b" * 16: ([], [], []),  # as an earlier version kept it, without the cut
+        b"c" * 16: ([], [], [], ["not a cut"]),
+    }
+    for key, found in shapes.items():
+        WalkOutcomes(tmp_path, b"graph").keep(key, found, {}, {})
+    outcomes_kept = WalkOutcomes(tmp_path, b"graph")
+    assert [outcomes_kept.get(key, lambda module: b"") for key in shapes] == [
+        (([], [], [], cut), {}),
+        None,
+        None,
+    ]

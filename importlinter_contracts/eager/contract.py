@@ -8,7 +8,7 @@ import os
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from pathlib import Path
-from typing import TypeVar, cast
+from typing import Any, TypeVar, cast
 
 from grimp import ImportGraph
 from importlinter import ContractCheck, fields, output
@@ -17,6 +17,8 @@ from importlinter.domain.imports import Module, ModuleExpression
 from ..allowlist.contract import AllowlistedContract, ignored_import
 from ..allowlist.entries import Allowlist, AllowlistEntry
 from ..cache import cache_directory, digest, grimp_cache_directory
+from ..deferral.cut import ChainEnd, EagerStep, NoCut, Statement, smallest_cut
+from ..deferral.uses import import_time_use
 from ..errors import ContractConfigurationError, UnreadableSourceError
 from ..locations import display_path
 from ..modules import (
@@ -29,8 +31,14 @@ from ..modules import (
     within,
 )
 from ..options import NonEmptyListField
-from ..rendering import chain_steps, print_finding, print_import
-from ..report import ContractFindings, Finding, IgnoredImport, ImportFinding
+from ..rendering import (
+    chain_steps,
+    print_finding,
+    print_import,
+    smallest_cut_heading,
+    smallest_cut_steps,
+)
+from ..report import ContractFindings, Finding, IgnoredImport, ImportFinding, SmallestCutData
 from ..unseen import unseen_folders
 from .outcomes import Answers, WalkOutcomes
 from .scope_cache import ScopeIndex
@@ -148,7 +156,7 @@ class EagerImportContract(AllowlistedContract):
                     else f"({changed} files they run have changed since, and answer as before)."
                 ),
             )
-        violations, ignored, walk_warnings = found
+        violations, ignored, walk_warnings, cut = found
         # (A package's __init__.py beside a module file of its name is not the file grimp
         # read, whatever its time: the warning about such files says so.)
         shadowed = unseen_folders(self.session_options).shadowed
@@ -159,6 +167,8 @@ class EagerImportContract(AllowlistedContract):
             for path in sorted((edited or {}).values())
             if path not in beside
         ]
+        # (Only with findings: a kept contract without an allowlist has nothing to defer.)
+        cut_field: dict[str, Any] = {} if cut is None else {"smallest_cut": cut}
         return self._contract_check(
             list[Finding](violations),
             ignored,
@@ -168,6 +178,7 @@ class EagerImportContract(AllowlistedContract):
             + [warning for warning in cache_warnings if warning]
             + allowed_warnings,
             sources=sources,
+            **cut_field,
         )
 
     def _walk(
@@ -180,8 +191,9 @@ class EagerImportContract(AllowlistedContract):
         allowed: set[str],
         allowlist: Allowlist,
     ) -> tuple[_Outcome, Answers]:
-        """Walk from each source: the violations, the imports the allowlist excused (sorted)
-        and the warnings of what the walks could not read; and what each file answered."""
+        """Walk from each source: the violations, the imports the allowlist excused (sorted),
+        the warnings of what the walks could not read and the smallest cut (None without
+        findings); and what each file answered."""
         eager_imports = EagerImports(graph, scopes)
 
         # Python runs an allowed module's parent packages first: they are allowed too (their
@@ -221,6 +233,8 @@ class EagerImportContract(AllowlistedContract):
             self.include_ancestors,
             lambda module: is_followed(module) and not is_forbidden(module),
         )
+        entered: set[str] = set()
+        ends: list[ChainEnd] = []
         with scopes.reading_ahead(graph, may_reach, eager_imports.packages_with_code()):
             for source in sources:
                 try:
@@ -229,7 +243,9 @@ class EagerImportContract(AllowlistedContract):
                     )
                 except UnreadableSourceError as error:
                     raise UnreadableSourceError(f'Contract "{self.name}": {error}') from None
+                entered.update(reached)
                 for hop, stop in stops:
+                    ends.append(ChainEnd(hop.importer, hop.imported, _step(hop)))
                     chain = [*chain_to(reached, hop.runs_from), hop]
                     if stop is _FORBIDDEN:
                         _add_source(findings, hop, source, chain, lambda finding: finding)
@@ -242,12 +258,48 @@ class EagerImportContract(AllowlistedContract):
                             chain,
                             lambda finding: ignored_import(finding, entry),  # noqa: B023
                         )
-        found = (
-            _sorted(findings),
-            _sorted(ignored),
-            calls_unread_warnings(eager_imports) + dynamic_import_warnings(eager_imports),
-        )
-        return found, eager_imports.answers
+        warnings = calls_unread_warnings(eager_imports) + dynamic_import_warnings(eager_imports)
+        cut = None
+        if ends:
+            found_cut = smallest_cut(
+                sources,
+                self._steps(graph, eager_imports, entered),
+                ends,
+                [*findings.values(), *ignored.values()],
+                unseen_beyond=[key for key in sorted(ignored) if not is_forbidden(key[1])],
+                use_at_import_time=lambda statement: import_time_use(
+                    statement.module, scopes.path(statement.module), statement.line
+                ),
+            )
+            if isinstance(found_cut, NoCut):
+                warnings.append(
+                    f"No deferral of imports keeps this contract: {found_cut.importer} -> "
+                    f"{found_cut.imported} runs whatever imports are deferred (Python runs a "
+                    "package before its submodules)."
+                )
+            else:
+                cut = found_cut.as_data()
+        return (_sorted(findings), _sorted(ignored), warnings, cut), eager_imports.answers
+
+    def _steps(
+        self, graph: ImportGraph, eager_imports: EagerImports, entered: set[str]
+    ) -> list[EagerStep]:
+        """The steps of the eager graph between the modules the walks entered: each
+        module's parent package (with `include_ancestors`) and the imports it runs, as the
+        walks took them."""
+        # `of` asks a module whose hops the walks made one by one what they asked it
+        # already, and its file answers the same: the answers kept stay the walks'.
+        asked = {module: len(answers) for module, answers in eager_imports.answers.items()}
+        steps = []
+        for module in sorted(entered):
+            if self.include_ancestors:
+                parent = next((p for p in parents(module) if has_module(graph, p)), None)
+                if parent in entered:
+                    steps.append(EagerStep(module, parent, (), ()))
+            steps += [_step(hop) for hop in eager_imports.of(module) if hop.imported in entered]
+        for module, answers in eager_imports.answers.items():
+            del answers[asked.get(module, 0) :]
+        return steps
 
     def _sources(self, graph: ImportGraph) -> list[str]:
         sources: set[str] = set()
@@ -337,6 +389,13 @@ class EagerImportContract(AllowlistedContract):
                 for text, where in chain_steps(hop):
                     print_import(text, where)
             output.new_line()
+        cut = findings.get("smallest_cut")
+        if cut is not None:
+            print_finding(smallest_cut_heading(cut, len(findings["ignored"])), bold=True)
+            output.new_line()
+            for text, where in smallest_cut_steps(cut):
+                print_import(text, where)
+            output.new_line()
         self._render_stale_entries_and_guidance(check)
 
 
@@ -403,9 +462,9 @@ def _packages(
     return matched, warnings
 
 
-# What the walks of a check find: its violations, the imports its allowlist excused, and the
-# warnings of what they could not read.
-_Outcome = tuple[list[ImportFinding], list[IgnoredImport], list[str]]
+# What the walks of a check find: its violations, the imports its allowlist excused, the
+# warnings of what they could not read, and the smallest cut.
+_Outcome = tuple[list[ImportFinding], list[IgnoredImport], list[str], SmallestCutData | None]
 
 # What `decide` returns for an import of a forbidden module: the walk stops there, and says so.
 _FORBIDDEN = object()
@@ -461,6 +520,12 @@ def _add_source(
     # Keep the shortest chain, from the first source in name order among equals.
     if not finding["chain"] or len(chain) < len(finding["chain"]):
         finding["chain"] = [link.as_data() for link in chain]
+
+
+def _step(hop: EagerHop) -> EagerStep:
+    """A hop, as a step of the eager graph the smallest cut is found in."""
+    statements = tuple(Statement(hop.importer, line) for line in hop.line_numbers)
+    return EagerStep(hop.runs_from, hop.imported, statements, hop.why if statements else ())
 
 
 def _sorted(found: dict[tuple[str, str], _Found]) -> list[_Found]:

@@ -89,10 +89,10 @@ def read_lazy(
             lazy.append((node, how))
     if not lazy:
         return {}
-    uses = _first_uses(module, annotations_run)
+    uses = import_time_loads(module, annotations_run)
     names: LazyNames = {}
     for node, how in lazy:
-        used = [line for name in _bound(node) for line in uses.get(name, ())]
+        used = [line for name in bound_names(node) for line, _ in uses.get(name, ())]
         after = [line for line in used if line > node.lineno]
         if used:
             first = min(after or used)
@@ -101,7 +101,7 @@ def read_lazy(
         else:
             reason = f"{how}, {_UNUSED}"
             scopes[node.lineno] = scopes[node.lineno]._replace(eager=False, reason=reason)
-            for name in _bound(node):
+            for name in bound_names(node):
                 names[name] = (*names.get(name, ()), node.lineno)
     return names
 
@@ -122,7 +122,8 @@ def _keys(node: ast.Import | ast.ImportFrom) -> list[str]:
     return [node.module] if node.module and not node.level else []
 
 
-def _bound(node: ast.Import | ast.ImportFrom) -> list[str]:
+def bound_names(node: ast.Import | ast.ImportFrom) -> list[str]:
+    """Return the names an import statement binds (`import a.b`: `a`)."""
     if isinstance(node, ast.Import):
         return [alias.asname or alias.name.partition(".")[0] for alias in node.names]
     return [alias.asname or alias.name for alias in node.names]
@@ -191,54 +192,58 @@ def _literal_names(value: ast.expr | None) -> frozenset[str] | None:
     return frozenset(str(n) for n in names)
 
 
-def _first_uses(
+def import_time_loads(
     module: ast.Module, annotations_run: Callable[[ast.AST], bool]
-) -> dict[str, list[int]]:
-    """The lines on which code running at import time loads each name (not in the bodies of
-    functions and lambdas, which run when called)."""
-    uses: dict[str, list[int]] = {}
-
-    def expression(node: ast.AST | None) -> None:
-        if node is None:
-            return
-        for found in _loads(node):
-            uses.setdefault(found.id, []).append(found.lineno)
-
-    def block(statements: list[ast.stmt], annotations: bool) -> None:
-        for node in statements:
-            if isinstance(node, ast.FunctionDef | ast.AsyncFunctionDef):
-                arguments = node.args
-                for each in [*node.decorator_list, *arguments.defaults, *arguments.kw_defaults]:
-                    expression(each)
-                if annotations_run(node):
-                    every = [*arguments.posonlyargs, *arguments.args, *arguments.kwonlyargs]
-                    every += [a for a in (arguments.vararg, arguments.kwarg) if a]
-                    for annotated in every:
-                        expression(annotated.annotation)
-                    expression(node.returns)
-            elif isinstance(node, ast.ClassDef):
-                for part in [*node.decorator_list, *node.bases, *node.keywords]:
-                    expression(part)
-                block(node.body, annotations_run(node))
-            elif isinstance(node, ast.AnnAssign):
-                expression(node.value)
-                expression(node.target)
-                if annotations:
-                    expression(node.annotation)
-            else:
-                for child in ast.iter_child_nodes(node):
-                    if isinstance(child, ast.stmt):
-                        block([child], annotations)
-                    elif isinstance(child, ast.ExceptHandler | ast.match_case):
-                        guard = child.type if isinstance(child, ast.ExceptHandler) else child.guard
-                        expression(guard)
-                        if isinstance(child, ast.match_case):
-                            expression(child.pattern)
-                        block(child.body, annotations)
-                    else:
-                        expression(child)
-
-    block(module.body, annotations_run(module))
+) -> dict[str, list[tuple[int, str]]]:
+    """Return, for each name that code running at import time loads (not in the bodies of
+    functions and lambdas, which run when called), the lines it loads it on, each with how
+    that code runs then ("at module level", "in a decorator of f", ...)."""
+    uses: dict[str, list[tuple[int, str]]] = {}
+    # (A list of statements to read rather than a recursive closure, which would make a
+    # reference cycle for the garbage collector to find.)
+    waiting: list[tuple[ast.stmt, bool, str]] = [
+        (node, annotations_run(module), "at module level") for node in module.body
+    ]
+    while waiting:
+        node, annotations, where = waiting.pop()
+        found: list[tuple[ast.AST | None, str]] = []
+        if isinstance(node, ast.FunctionDef | ast.AsyncFunctionDef):
+            arguments = node.args
+            found += [(d, f"in a decorator of {node.name}") for d in node.decorator_list]
+            found += [
+                (d, f"in a default value of {node.name}")
+                for d in [*arguments.defaults, *arguments.kw_defaults]
+            ]
+            if annotations_run(node):
+                every = [*arguments.posonlyargs, *arguments.args, *arguments.kwonlyargs]
+                every += [a for a in (arguments.vararg, arguments.kwarg) if a]
+                annotated = [a.annotation for a in every] + [node.returns]
+                found += [(a, f"in an annotation of {node.name}") for a in annotated]
+        elif isinstance(node, ast.ClassDef):
+            found += [(d, f"in a decorator of class {node.name}") for d in node.decorator_list]
+            found += [(b, f"in a base of class {node.name}") for b in [*node.bases, *node.keywords]]
+            body = annotations_run(node), f"in the body of class {node.name}"
+            waiting += [(statement, *body) for statement in node.body]
+        elif isinstance(node, ast.AnnAssign):
+            found += [(node.value, where), (node.target, where)]
+            if annotations:
+                found.append((node.annotation, f"in an annotation {where}"))
+        else:
+            for child in ast.iter_child_nodes(node):
+                if isinstance(child, ast.stmt):
+                    waiting.append((child, annotations, where))
+                elif isinstance(child, ast.ExceptHandler):
+                    found.append((child.type, where))
+                    waiting += [(statement, annotations, where) for statement in child.body]
+                elif isinstance(child, ast.match_case):
+                    found += [(child.guard, where), (child.pattern, where)]
+                    waiting += [(statement, annotations, where) for statement in child.body]
+                else:
+                    found.append((child, where))
+        for expression, how in found:
+            if expression is not None:
+                for name in _loads(expression):
+                    uses.setdefault(name.id, []).append((name.lineno, how))
     return uses
 
 

@@ -209,8 +209,9 @@ def _is_kept(kept: object) -> bool:
     modules, paths, times, imported, found, answers = kept
     return (
         type(found) is tuple
-        and len(found) == 3
-        and all(type(part) is list for part in found)
+        and len(found) == 4
+        and all(type(part) is list for part in found[:3])
+        and (found[3] is None or type(found[3]) is dict)  # the smallest cut
         and type(modules) is tuple
         and type(paths) is tuple
         and type(times) is tuple

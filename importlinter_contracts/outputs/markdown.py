@@ -4,11 +4,12 @@ from __future__ import annotations
 
 from typing import cast
 
-from ..rendering import describe_import
+from ..locations import link_text
+from ..rendering import describe_import, smallest_cut_heading
 from ..report import Finding, RuntimeFinding, contract_key, is_import_finding
 from ..review.allowlists import ContractAllowlists
 from ..review.effects import ChangedFinding
-from ..review.summary import HistoryPoint, ReviewReport
+from ..review.summary import ContractCut, HistoryPoint, ReviewReport
 
 
 def _cell(text: str | None) -> str:
@@ -89,9 +90,42 @@ def _changed(title: str, findings: list[ChangedFinding]) -> list[str]:
     ]
 
 
+def _smallest_cut(found: ContractCut) -> list[str]:
+    rows = []
+    for statement in found["cut"]["statements"]:
+        imported = ", ".join(statement["imported"])
+        where = statement["location"]
+        shown = link_text(where) if where else f"l.{statement['line']}"
+        use = statement["import_time_use"]
+        lazy = "yes"
+        if statement["uses_unread"] is not None:
+            lazy = f"not known: {_cell(statement['uses_unread'])}"
+        elif use is not None:
+            used_at = link_text({"path": use["path"], "line": use["line"]})
+            lazy = (
+                f"no: {_code(use['name'])} is used at import time ({_cell(use['how'])}), "
+                f"{_code(used_at)}"
+            )
+        rows.append(
+            f"| {_code(statement['importer'] + ' -> ' + imported)} | {_code(shown)} "
+            f"| {_cell(statement['why'])} | {len(statement['cuts'])} | {lazy} |"
+        )
+    return [
+        "",
+        f"#### What to defer: {_cell(found['name'])} (`{found['id']}`)",
+        "",
+        _cell(smallest_cut_heading(found["cut"], found["excused"])),
+        "",
+        "| import | where | runs | chains | can be lazy |",
+        "| --- | --- | --- | ---: | --- |",
+        *rows,
+    ]
+
+
 def review_markdown(report: ReviewReport) -> str:
     """Return the review: a summary line, a table of allowlists, then per contract its changed
-    entries (added first), then what the configuration change lets through."""
+    entries (added first), then what the configuration change lets through, then what to
+    defer for each eager_imports contract with chains to cut."""
     added = sum(len(change["added"]) for change in report["allowlists"])
     removed = sum(len(change["removed"]) for change in report["allowlists"])
     heading = (
@@ -126,6 +160,8 @@ def review_markdown(report: ReviewReport) -> str:
         lines += _entries(change)
     lines += _changed("No longer reported because the configuration changed", report["loosened"])
     lines += _changed("Newly reported: the configuration change tightened", report["tightened"])
+    for found in report["smallest_cuts"]:
+        lines += _smallest_cut(found)
     return "\n".join(lines) + "\n"
 
 

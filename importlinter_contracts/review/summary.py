@@ -14,10 +14,20 @@ from ..configuration import (
     universal_newlines,
 )
 from ..errors import ConfigurationError
-from ..report import SkippedContract, contract_key
+from ..report import SkippedContract, SmallestCutData, contract_key
 from ..running import ContractSelection
 from . import allowlists, effects
 from .revisions import commit_of, file_at, repository_root
+
+
+class ContractCut(TypedDict):
+    """What to defer for an eager_imports contract of the current configuration to be kept
+    (broken, or with imports its allowlist excuses): its smallest cut."""
+
+    id: str
+    name: str
+    cut: SmallestCutData
+    excused: int  # how many of the chains it cuts the allowlist excuses
 
 
 class ReviewReport(TypedDict):
@@ -36,6 +46,7 @@ class ReviewReport(TypedDict):
     grew: bool  # an allowlist has an entry it did not have at the base
     loosened: list[effects.ChangedFinding]
     tightened: list[effects.ChangedFinding]
+    smallest_cuts: list[ContractCut]
 
 
 class HistoryPoint(TypedDict):
@@ -160,6 +171,16 @@ def review(
         grew=any(change["added"] for change in changes),
         loosened=found["loosened"],
         tightened=found["tightened"],
+        smallest_cuts=[
+            {
+                "id": contract_key(contract),
+                "name": contract["name"],
+                "cut": contract["smallest_cut"],
+                "excused": len(contract["ignored"]),
+            }
+            for contract in current_report["contracts"]
+            if "smallest_cut" in contract
+        ],
     )
 
 

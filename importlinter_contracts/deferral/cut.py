@@ -1,0 +1,325 @@
+"""The smallest cut: the fewest import statements whose deferral leaves no eager chain from
+an `eager_imports` contract's source modules to a forbidden module (or to an import its
+allowlist excuses)."""
+
+from __future__ import annotations
+
+from collections import deque
+from collections.abc import Callable, Iterable, Iterator, Sequence
+from dataclasses import dataclass
+from typing import NamedTuple
+
+from ..errors import UnreadableSourceError
+from ..locations import location
+from ..report import DeferredImportData, ImportFinding, Location, SmallestCutData
+from .uses import ImportTimeUse
+
+
+class Statement(NamedTuple):
+    """An import statement: its module (the file it stands in) and line."""
+
+    module: str
+    line: int
+
+
+class EagerStep(NamedTuple):
+    """One step of the eager graph the walks followed: importing `runs_from` runs
+    `statements` (in their modules; a function that `runs_from` calls at import time may
+    stand in another), each of which imports `imported`, for the reason of `why` (one per
+    statement). No statements: `imported` is a parent package, which Python runs first,
+    and no deferral cuts it. Any one of the statements runs the step: deferring it takes
+    all of them."""
+
+    runs_from: str
+    imported: str
+    statements: tuple[Statement, ...]
+    why: tuple[str, ...]
+
+
+class ChainEnd(NamedTuple):
+    """Where a chain ends: a finding's last import, `importer -> imported` (its key in the
+    report), run by `step`."""
+
+    importer: str
+    imported: str
+    step: EagerStep
+
+
+@dataclass(frozen=True)
+class DeferredImport:
+    """An import statement of a cut: deferring it (not running it while `importer` is
+    imported) cuts the chain of each finding of `cuts`."""
+
+    importer: str  # the module whose file holds the statement
+    line: int
+    location: Location | None  # where it stands, as reports show it
+    imported: tuple[str, ...]  # the modules of the eager graph it imports, sorted
+    why: str  # why it runs at import time (as the chains say)
+    cuts: tuple[tuple[str, str], ...]  # the findings (importer, imported) whose chain it is on
+    import_time_use: ImportTimeUse | None  # where a name it binds is used at import time
+    # Why whether its names are used at import time is not known (None when it is).
+    uses_unread: str | None = None
+
+    def as_data(self) -> DeferredImportData:
+        """Return the statement as the report holds it."""
+        use = self.import_time_use
+        return {
+            "importer": self.importer,
+            "imported": list(self.imported),
+            "line": self.line,
+            "location": self.location,
+            "why": self.why,
+            "cuts": [{"importer": a, "imported": b} for a, b in self.cuts],
+            "import_time_use": None
+            if use is None
+            else {"path": use.path, "line": use.line, "name": use.name, "how": use.how},
+            "uses_unread": self.uses_unread,
+        }
+
+
+@dataclass(frozen=True)
+class SmallestCut:
+    """The fewest import statements whose deferral leaves no eager chain to an end; among
+    those, the fewest whose names are used at import time; among those, the nearest the
+    ends (what runs before them runs as before). `exact` says whether no smaller cut
+    exists; `not_exact` says why that is not known (None when exact)."""
+
+    statements: tuple[DeferredImport, ...]
+    exact: bool
+    not_exact: str | None
+
+    def as_data(self) -> SmallestCutData:
+        """Return the cut as the report holds it."""
+        return {
+            "statements": [statement.as_data() for statement in self.statements],
+            "exact": self.exact,
+            "not_exact": self.not_exact,
+        }
+
+
+class NoCut(NamedTuple):
+    """No deferral cuts the chains to a finding: Python runs each of its steps whatever
+    imports are deferred (a parent package before its submodule)."""
+
+    importer: str
+    imported: str
+
+
+def smallest_cut(
+    sources: Sequence[str],
+    steps: Iterable[EagerStep],
+    ends: Sequence[ChainEnd],
+    findings: Sequence[ImportFinding],
+    *,
+    unseen_beyond: Sequence[tuple[str, str]] = (),
+    use_at_import_time: Callable[[Statement], ImportTimeUse | None],
+) -> SmallestCut | NoCut:
+    """Return the smallest cut between `sources` and `ends` in the eager graph of `steps`
+    (or a finding no cut reaches).
+
+    A minimum cut: each statement a node of capacity one (its steps pass through it),
+    every other edge unbounded, so the maximum flow finds the fewest statements exactly. To
+    prefer statements whose names are not used at import time (which can be made lazy),
+    each such use adds less than one statement's capacity, in a second flow; only the
+    statements of some smallest cut are asked. `findings`: the violations and
+    ignored imports whose chains the report shows (which say the chains a statement cuts).
+    `unseen_beyond`: the findings whose last import the walks did not follow (an allowlist
+    entry excused it, and what it imports is not forbidden), so a cut beyond them is not
+    seen and the cut is not known to be the smallest. `use_at_import_time` says where a
+    statement's names are used at import time (UnreadableSourceError where it cannot tell:
+    the statement then says why, `uses_unread`).
+    """
+    # The graph's nodes: a module by its name, the ends as one sink, a statement as its
+    # two ends (the capacity between them is the statement's).
+    sink = ("sink",)
+    root = ("sources",)
+    edges: list[tuple[EagerStep, object]] = [(step, ("module", step.imported)) for step in steps]
+    edges += [(end.step, sink) for end in ends]
+    unbounded: list[tuple[object, object]] = [(root, ("module", source)) for source in sources]
+    why: dict[Statement, str] = {}
+    imported: dict[Statement, set[str]] = {}
+    for step, target in _leading_to_sink(edges, sink):
+        start = ("module", step.runs_from)
+        if not step.statements:
+            unbounded.append((start, target))
+        for statement, reason in zip(step.statements, step.why, strict=True):
+            why.setdefault(statement, reason)
+            imported.setdefault(statement, set()).add(step.imported)
+            unbounded += [(start, ("in", statement)), (("out", statement), target)]
+
+    def network_of(capacity: dict[Statement, int]) -> _Network:
+        network = _Network()
+        for start, end in unbounded:
+            network.add(start, end, _UNBOUNDED)
+        for statement in why:
+            network.add(("in", statement), ("out", statement), capacity[statement])
+        return network
+
+    network = network_of(dict.fromkeys(why, 1))
+    free = network.reaching_unbounded(root)
+    for end in ends:
+        if not end.step.statements and ("module", end.step.runs_from) in free:
+            return NoCut(end.importer, end.imported)
+    # The statements of some smallest cut: those the maximum flow fills whose in-node
+    # cannot reach their out-node in the residual network. Only they are asked for their
+    # uses at import time (reading a file's uses costs more than the flow).
+    network.maximum_flow(root, sink)
+    uses: dict[Statement, ImportTimeUse | None] = dict.fromkeys(why)
+    unread: dict[Statement, str] = {}
+    for statement in why:
+        if network.filled(("in", statement), ("out", statement)):
+            try:
+                uses[statement] = use_at_import_time(statement)
+            except UnreadableSourceError as error:
+                # (The verdict stands: the cut only cannot tell whether this import can be
+                # lazy, and prefers others, as it does an import whose names are used.)
+                unread[statement] = str(error)
+    # One statement weighs more than all uses at import time together: the fewest
+    # statements, then the fewest of them used at import time (or not known).
+    weight = len(why) + 1
+    network = network_of(
+        {
+            statement: weight + (uses[statement] is not None or statement in unread)
+            for statement in why
+        }
+    )
+    network.maximum_flow(root, sink)
+    # The cut nearest the ends: the statements whose out-node reaches the sink in the
+    # residual network and whose in-node does not.
+    near = network.reaching(sink)
+    cut = sorted(s for s in why if ("out", s) in near and ("in", s) not in near)
+    on_chains: dict[Statement, list[tuple[str, str]]] = {}
+    for finding in findings:
+        key = (finding["importer"], finding["imported"])
+        for hop in finding.get("chain", []):
+            for line in hop["line_numbers"]:
+                on_chains.setdefault(Statement(hop["importer"], line), []).append(key)
+    statements = tuple(
+        DeferredImport(
+            importer=statement.module,
+            line=statement.line,
+            location=location(statement.module, statement.line),
+            imported=tuple(sorted(imported[statement])),
+            why=why[statement],
+            cuts=tuple(dict.fromkeys(on_chains.get(statement, []))),
+            import_time_use=uses[statement],
+            uses_unread=unread.get(statement),
+        )
+        for statement in cut
+    )
+    if not unseen_beyond:
+        return SmallestCut(statements, exact=True, not_exact=None)
+    first = unseen_beyond[0]
+    others = len(unseen_beyond) - 1
+    return SmallestCut(
+        statements,
+        exact=False,
+        not_exact=(
+            f"the walks stop at {first[0]} -> {first[1]}"
+            + (f" and {others} other import{'s' if others > 1 else ''}" if others else "")
+            + ", which the allowlist excuses and which import"
+            + ("s" if not others else "")
+            + " no forbidden module: a smaller cut may stand beyond"
+            + (" it" if not others else " them")
+        ),
+    )
+
+
+def _leading_to_sink(
+    edges: list[tuple[EagerStep, object]], sink: object
+) -> Iterator[tuple[EagerStep, object]]:
+    """The edges from which the sink can be reached (the others cut no chain)."""
+    into: dict[object, list[tuple[EagerStep, object]]] = {}
+    for step, target in edges:
+        into.setdefault(target, []).append((step, target))
+    found = {sink}
+    queue = [sink]
+    for node in queue:
+        for step, target in into.get(node, ()):
+            yield step, target
+            start = ("module", step.runs_from)
+            if start not in found:
+                found.add(start)
+                queue.append(start)
+
+
+_UNBOUNDED = 1 << 62
+
+
+class _Network:
+    """A flow network: capacities on directed edges, the residual capacity of each."""
+
+    def __init__(self) -> None:
+        self._residual: dict[object, dict[object, int]] = {}
+
+    def add(self, start: object, end: object, capacity: int) -> None:
+        ahead = self._residual.setdefault(start, {})
+        ahead[end] = min(ahead.get(end, 0) + capacity, _UNBOUNDED)
+        self._residual.setdefault(end, {}).setdefault(start, 0)
+
+    def reaching_unbounded(self, source: object) -> set[object]:
+        """Return the nodes that `source` reaches through unbounded edges alone."""
+        found = {source}
+        queue = [source]
+        for node in queue:
+            for ahead, capacity in self._residual[node].items():
+                if capacity >= _UNBOUNDED and ahead not in found:
+                    found.add(ahead)
+                    queue.append(ahead)
+        return found
+
+    def maximum_flow(self, source: object, sink: object) -> None:
+        """Push the maximum flow from `source` to `sink`, which a finite cut bounds, leaving
+        the residual capacities (Edmonds-Karp: each augmenting path a shortest one)."""
+        while True:
+            came_from: dict[object, object] = {source: source}
+            queue = deque([source])
+            while queue and sink not in came_from:
+                node = queue.popleft()
+                for ahead, capacity in self._residual[node].items():
+                    if capacity > 0 and ahead not in came_from:
+                        came_from[ahead] = node
+                        queue.append(ahead)
+            if sink not in came_from:
+                return
+            path = []
+            node = sink
+            while node != source:
+                path.append((came_from[node], node))
+                node = came_from[node]
+            pushed = min(self._residual[a][b] for a, b in path)
+            for a, b in path:
+                self._residual[a][b] -= pushed
+                self._residual[b][a] += pushed
+
+    def filled(self, start: object, end: object) -> bool:
+        """Return whether a maximum flow fills the edge `start -> end` and, in the residual
+        network, `start` cannot reach `end`: whether the edge is in some minimum cut."""
+        if self._residual[start][end] > 0:
+            return False
+        found = {start}
+        queue = [start]
+        for node in queue:
+            for ahead, capacity in self._residual[node].items():
+                if capacity > 0 and ahead not in found:
+                    if ahead == end:
+                        return False
+                    found.add(ahead)
+                    queue.append(ahead)
+        return True
+
+    def reaching(self, sink: object) -> set[object]:
+        """Return the nodes from which the sink can be reached in the residual network."""
+        into: dict[object, list[object]] = {}
+        for start, ahead in self._residual.items():
+            for end, capacity in ahead.items():
+                if capacity > 0:
+                    into.setdefault(end, []).append(start)
+        found = {sink}
+        queue = [sink]
+        for node in queue:
+            for start in into.get(node, ()):
+                if start not in found:
+                    found.add(start)
+                    queue.append(start)
+        return found

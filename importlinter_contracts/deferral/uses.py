@@ -1,0 +1,204 @@
+"""Whether the names an import statement binds are used while its module is imported.
+
+A lazy import (PEP 810) loads its module at the first use of a name it binds: a use while
+the module is imported loads it then, and deferring the import gains nothing. The uses are
+read as the engine reads a lazy import's (`eager.lazy`): the expressions that run at import
+time (the module body and its blocks, class bodies, decorators, default values, bases, and
+the annotations that Python evaluates there), and the bodies of the file's own functions
+that code calls at import time (`eager.calls`, as the engine resolves a call by name: `f()`,
+`C.f()`, a decorator, and what those functions call in turn). Lazy imports exist from Python
+3.15, which evaluates annotations only when asked for (PEP 649): the uses are those of the
+target Python, raised to 3.15 where it is older (before, the import is eager anyway).
+
+A use through another module (a function of this one that another calls at import time, a
+name another module's code reads at import time) is not in the file: `fix --write` re-checks
+the contracts, and the engine's walk follows those.
+"""
+
+from __future__ import annotations
+
+import ast
+import contextlib
+from collections.abc import Collection, Iterator
+from pathlib import Path
+from typing import NamedTuple
+
+from ..eager.calls import (
+    RETURNED,
+    CallReading,
+    annotations_run,
+    lazy_annotations,
+    parse,
+    read_calls,
+)
+from ..eager.lazy import bound_names, import_time_loads
+from ..eager.target import Target, set_target, target_python
+from ..errors import UnreadableSourceError
+from ..locations import display_path
+
+LAZY_FROM = (3, 15)
+
+
+class ImportTimeUse(NamedTuple):
+    """A use, while its module is imported, of a name an import statement binds: the file
+    and line of the use, the name, and how the code that uses it runs then ("at module
+    level", "in a decorator of f", "in f, called at import time at l.12")."""
+
+    path: str
+    line: int
+    name: str
+    how: str
+
+    def __str__(self) -> str:
+        return f"`{self.name}` is used at import time at {self.path}:{self.line} ({self.how})"
+
+
+def lazy_target(target: Target) -> Target:
+    """Return the Python on which an import of code that runs on `target` can be lazy:
+    `target`, or 3.15 where it is older."""
+    return target if target.lazy else target._replace(version=LAZY_FROM)
+
+
+@contextlib.contextmanager
+def reading_for(target: Target) -> Iterator[None]:
+    """Read as `target` runs the code, within the block (the engine's readings are made for
+    the process's target)."""
+    before = target_python()
+    set_target(target)
+    try:
+        yield
+    finally:
+        set_target(before)
+
+
+def import_time_uses(
+    path: str, source: bytes, lines: Collection[int]
+) -> dict[int, tuple[ImportTimeUse, ...]]:
+    """Return, for each module-level import statement that starts on one of `lines`, the
+    uses at import time of the names it binds (none: deferring it loads nothing then), on
+    the target Python raised to 3.15.
+
+    Raises UnreadableSourceError when the running Python cannot parse the file.
+    """
+    try:
+        module = parse(source)
+    except (SyntaxError, ValueError, RecursionError) as error:
+        raise UnreadableSourceError(
+            f"{path}: cannot be parsed by this Python ({error}), so the uses of its imports "
+            "cannot be read"
+        ) from None
+    imports = [statement for node in module.body for statement in _module_level(node)]
+    text = source.decode("utf-8", "replace")
+    with reading_for(lazy_target(target_python())):
+        policy = lazy_annotations(module, text)
+        loads = import_time_loads(module, lambda node: annotations_run(policy, node))
+        # Every import taken as lazy, as the engine reads a lazy import's names: the call
+        # reading then keeps, for each function, the imports whose names its body loads.
+        # (Every `if` taken as one that may run: a call under `if TYPE_CHECKING:` counts.)
+        lazy_names: dict[str, tuple[int, ...]] = {}
+        for statement in imports:
+            for name in bound_names(statement):
+                if name not in loads:
+                    lazy_names[name] = (*lazy_names.get(name, ()), statement.lineno)
+        calls = read_calls(module, lambda test: False, text, lazy_names)
+    definitions = _definitions(module)
+    found: dict[int, tuple[ImportTimeUse, ...]] = {}
+    for statement in imports:
+        if statement.lineno not in lines:
+            continue
+        names = bound_names(statement)
+        uses = [
+            ImportTimeUse(path, line, name, how)
+            for name in names
+            for line, how in loads.get(name, ())
+        ]
+        uses += _called_uses(path, statement.lineno, names, calls, definitions)
+        found[statement.lineno] = tuple(sorted(set(uses), key=lambda use: use.line))
+    return found
+
+
+def _module_level(node: ast.stmt) -> Iterator[ast.Import | ast.ImportFrom]:
+    """The import statements of a module-level statement outside functions and classes."""
+    if isinstance(node, ast.Import | ast.ImportFrom):
+        yield node
+    elif not isinstance(node, ast.FunctionDef | ast.AsyncFunctionDef | ast.ClassDef):
+        for child in ast.iter_child_nodes(node):
+            if isinstance(child, ast.stmt):
+                yield from _module_level(child)
+            elif isinstance(child, ast.ExceptHandler | ast.match_case):
+                for inner in child.body:
+                    yield from _module_level(inner)
+
+
+def _definitions(module: ast.Module) -> dict[str, list[ast.FunctionDef | ast.AsyncFunctionDef]]:
+    """The functions defined at import time, by the engine's keys (`f`, `C.f`)."""
+    found: dict[str, list[ast.FunctionDef | ast.AsyncFunctionDef]] = {}
+    waiting: list[tuple[ast.stmt, str]] = [(node, "") for node in module.body]
+    while waiting:
+        node, prefix = waiting.pop()
+        if isinstance(node, ast.FunctionDef | ast.AsyncFunctionDef):
+            found.setdefault(prefix + node.name, []).append(node)
+        elif isinstance(node, ast.ClassDef):
+            waiting += [(statement, f"{prefix}{node.name}.") for statement in node.body]
+        else:
+            for child in ast.iter_child_nodes(node):
+                if isinstance(child, ast.stmt):
+                    waiting.append((child, prefix))
+                elif isinstance(child, ast.ExceptHandler | ast.match_case):
+                    waiting += [(statement, prefix) for statement in child.body]
+    return found
+
+
+def _called_uses(
+    path: str,
+    line: int,
+    names: list[str],
+    calls: CallReading,
+    definitions: dict[str, list[ast.FunctionDef | ast.AsyncFunctionDef]],
+) -> list[ImportTimeUse]:
+    """The uses of `names` (bound by the import on `line`) in the bodies of the file's
+    functions that its code calls at import time, each with the call that runs it."""
+    uses: list[ImportTimeUse] = []
+    for call in calls.calls:
+        reached: dict[str, None] = {}
+        waiting = [call.target, call.target + RETURNED]
+        while waiting:
+            key = waiting.pop()
+            function = calls.functions.get(key)
+            if function is None or key in reached:
+                continue
+            reached[key] = None
+            waiting += [c.target for c in function.calls]
+            waiting += [c.target + RETURNED for c in function.calls]
+        for key in reached:
+            if line not in calls.functions[key].imports:
+                continue
+            for node in definitions.get(key.removesuffix(RETURNED), ()):
+                for found in ast.walk(node):
+                    if (
+                        isinstance(found, ast.Name)
+                        and isinstance(found.ctx, ast.Load)
+                        and found.id in names
+                    ):
+                        called = key.removesuffix(RETURNED)
+                        how = f"in {called}, called at import time at l.{call.line}"
+                        uses.append(ImportTimeUse(path, found.lineno, found.id, how))
+    return uses
+
+
+def import_time_use(module: str, path: Path, line: int) -> ImportTimeUse | None:
+    """Return the first use at import time of a name that the module-level import statement
+    starting on `line` of `module` (its file `path`) binds, or None where there is none (or
+    no such statement: an import inside a function cannot be lazy anyway).
+
+    Raises UnreadableSourceError when the file cannot be read or parsed here.
+    """
+    shown = display_path(path)
+    try:
+        source = path.read_bytes()
+    except OSError as error:
+        raise UnreadableSourceError(
+            f"{shown}: the file of {module} cannot be read ({error.strerror})"
+        ) from None
+    found = import_time_uses(shown, source, {line}).get(line, ())
+    return found[0] if found else None

@@ -1,0 +1,555 @@
+"""The smallest cut of an eager_imports contract: the fewest import statements to defer so that
+no eager chain runs from a source module to a forbidden one, in every output; minimal against
+a brute force written here, on generated graphs and on generated packages."""
+
+from __future__ import annotations
+
+import ast
+import itertools
+import json
+import random
+from collections.abc import Callable
+from pathlib import Path
+
+import pytest
+from test_review import committed, review
+
+from helpers import Project
+from importlinter_contracts import explore
+from importlinter_contracts.deferral.cut import (
+    ChainEnd,
+    EagerStep,
+    ImportTimeUse,
+    NoCut,
+    SmallestCut,
+    Statement,
+    smallest_cut,
+)
+from importlinter_contracts.errors import UnreadableSourceError
+from importlinter_contracts.rendering import smallest_cut_steps
+
+# Three chains into pkg.models share hops: the platform imports the config and the helpers,
+# both import the registry, which imports two models (on two lines) and the helpers import a
+# third model. Deferring the registry's two imports and the helpers' model import cuts them
+# all (3), as does deferring the platform's two imports (2): the fewest.
+SHARED = {
+    "pkg/platforms/cuda/platform.py": "from pkg.platforms import config\nimport pkg.platforms.helpers\n",
+    "pkg/platforms/config.py": "from pkg.platforms import registry\n",
+    "pkg/platforms/helpers.py": "from pkg.platforms import registry\nimport pkg.models.a\n",
+    "pkg/platforms/registry.py": "import pkg.models.llama\nfrom pkg.models import b, c\n",
+    "pkg/models/llama.py": "",
+    "pkg/models/a.py": "",
+    "pkg/models/b.py": "",
+    "pkg/models/c.py": "",
+}
+
+R4 = """\
+[importlinter:contract:r4]
+name = R4
+type = eager_imports
+source_modules = pkg.platforms.*.platform
+follow_modules = pkg.platforms
+forbidden_modules = pkg.models
+{options}
+"""
+
+
+def shared(project: Project, options: str = "") -> Project:
+    project.write(SHARED)
+    project.configure(R4.format(options=options))
+    return project
+
+
+def statements_of(cut: dict[str, object]) -> list[tuple[str, int]]:
+    return [(s["importer"], s["line"]) for s in cut["statements"]]  # type: ignore[attr-defined]
+
+
+def test_the_cut_of_chains_sharing_hops_is_in_the_json_report(project: Project) -> None:
+    report = shared(project).contract("r4")
+    assert not report["kept"]
+    assert report["smallest_cut"] == {
+        "statements": [
+            {
+                "importer": "pkg.platforms.config",
+                "imported": ["pkg.platforms.registry"],
+                "line": 1,
+                "location": {"path": "pkg/platforms/config.py", "line": 1},
+                "why": "module level",
+                "cuts": [
+                    {"importer": "pkg.platforms.registry", "imported": "pkg.models.b"},
+                    {"importer": "pkg.platforms.registry", "imported": "pkg.models.c"},
+                    {"importer": "pkg.platforms.registry", "imported": "pkg.models.llama"},
+                ],
+                "import_time_use": None,
+                "uses_unread": None,
+            },
+            {
+                "importer": "pkg.platforms.cuda.platform",
+                "imported": ["pkg.platforms.helpers"],
+                "line": 2,
+                "location": {"path": "pkg/platforms/cuda/platform.py", "line": 2},
+                "why": "module level",
+                "cuts": [{"importer": "pkg.platforms.helpers", "imported": "pkg.models.a"}],
+                "import_time_use": None,
+                "uses_unread": None,
+            },
+        ],
+        "exact": True,
+        "not_exact": None,
+    }
+
+
+def test_the_text_report_ends_with_what_to_defer(project: Project) -> None:
+    result = shared(project).check()
+    assert result.exit_code == 1
+    output = result.output
+    block = output[output.index("To keep this contract") :].rstrip("\n").splitlines()
+    assert block == [
+        "To keep this contract, defer these 2 imports (the fewest that cut every chain):",
+        "",
+        "-   pkg.platforms.config -> pkg.platforms.registry (l.1, module level), on 3 chains",
+        "    pkg/platforms/config.py:1",
+        "-   pkg.platforms.cuda.platform -> pkg.platforms.helpers (l.2, module level), on 1 chain",
+        "    pkg/platforms/cuda/platform.py:2",
+    ]
+
+
+def test_a_kept_contract_has_no_cut(project: Project) -> None:
+    project.write({**SHARED, "pkg/platforms/registry.py": "", "pkg/platforms/helpers.py": ""})
+    project.configure(R4.format(options=""))
+    report = project.contract("r4")
+    assert report["kept"]
+    assert "smallest_cut" not in report
+
+
+def test_an_allowlisted_contract_has_the_cut_of_its_excused_chains_too(project: Project) -> None:
+    entries = (
+        "ignore_imports =\n"
+        "    pkg.platforms.registry -> pkg.models.llama  # debt\n"
+        "    pkg.platforms.registry -> pkg.models.b  # debt\n"
+        "    pkg.platforms.registry -> pkg.models.c  # debt\n"
+    )
+    report = shared(project, entries).contract("r4")
+    assert not report["kept"]  # (pkg.models.a is not excused)
+    assert statements_of(report["smallest_cut"]) == [
+        ("pkg.platforms.config", 1),
+        ("pkg.platforms.cuda.platform", 2),
+    ]
+    assert report["smallest_cut"]["exact"] is True
+    output = project.check().output
+    assert (
+        "To keep this contract, defer these 2 imports (the fewest that cut every chain, the 3 "
+        "the allowlist excuses included):\n" in output
+    )
+    # Kept with every chain excused: the JSON still says what to defer to drop the entries.
+    entries += "    pkg.platforms.helpers -> pkg.models.a  # debt\n"
+    project.configure(R4.format(options=entries))
+    report = project.contract("r4")
+    assert report["kept"]
+    assert statements_of(report["smallest_cut"]) == [
+        ("pkg.platforms.config", 1),
+        ("pkg.platforms.cuda.platform", 2),
+    ]
+
+
+def test_an_entry_that_stops_the_walks_before_forbidden_code_makes_the_cut_not_exact(
+    project: Project,
+) -> None:
+    # The walks stop at the excused import of the registry, which is not forbidden: a cut
+    # beyond it (the registry's imports) is not seen.
+    entries = "ignore_imports =\n    pkg.platforms.config -> pkg.platforms.registry  # debt\n"
+    report = shared(project, entries).contract("r4")
+    cut = report["smallest_cut"]
+    assert cut["exact"] is False
+    assert cut["not_exact"] == (
+        "the walks stop at pkg.platforms.config -> pkg.platforms.registry, which the "
+        "allowlist excuses and which imports no forbidden module: a smaller cut may stand "
+        "beyond it"
+    )
+    assert (
+        "To keep this contract, defer these 2 imports (not known to be the fewest (the walks "
+        "stop at pkg.platforms.config -> pkg.platforms.registry, which the allowlist excuses "
+        "and which imports no forbidden module: a smaller cut may stand beyond it), that cut "
+        "every chain, the one the allowlist excuses included):\n"
+    ) in project.check().output
+
+
+def test_a_chain_through_parent_packages_alone_has_no_cut_and_says_so(project: Project) -> None:
+    # The source's own parent package is forbidden: Python runs it first, whatever is
+    # deferred.
+    project.write({"pkg/models/cuda/platform.py": "", "pkg/platforms/x.py": ""})
+    project.configure(
+        "[importlinter:contract:r4]\nname = R4\ntype = eager_imports\n"
+        "source_modules = pkg.models.cuda.platform\nfollow_modules = pkg\n"
+        "forbidden_modules = pkg.models.cuda\n"
+    )
+    report = project.contract("r4")
+    assert not report["kept"]
+    assert "smallest_cut" not in report
+    assert (
+        "No deferral of imports keeps this contract: pkg.models.cuda.platform -> "
+        "pkg.models.cuda runs whatever imports are deferred (Python runs a package before its "
+        "submodules)."
+    ) in report["warnings"]
+
+
+CALLED = "inside def run, called at import time at l.2 of pkg.platforms.cuda.platform"
+
+
+def test_the_cut_of_imports_called_at_import_time_names_the_import_in_the_function(
+    project: Project,
+) -> None:
+    project.write(
+        {
+            "pkg/platforms/cuda/platform.py": "from pkg.platforms.setup import run\nrun()\n",
+            "pkg/platforms/setup.py": "def run():\n    import pkg.models.a\n    import pkg.models.b\n",
+            "pkg/models/a.py": "",
+            "pkg/models/b.py": "",
+        }
+    )
+    project.configure(R4.format(options=""))
+    cut = project.contract("r4")["smallest_cut"]
+    # (Deferring the import of `run` would not do: `run()` is called at import time.)
+    assert [(s["importer"], s["line"], s["why"]) for s in cut["statements"]] == [
+        ("pkg.platforms.setup", line, CALLED) for line in (2, 3)
+    ]
+
+
+def test_an_import_whose_names_are_used_at_import_time_is_cut_only_where_it_must_be(
+    project: Project,
+) -> None:
+    # The registry registers the model it imports: deferring that import would load it at
+    # the registration anyway. The platform's import of the registry is cut instead, though
+    # farther from the model.
+    project.write(
+        {
+            "pkg/platforms/cuda/platform.py": "from pkg.platforms import registry\n",
+            "pkg/platforms/registry.py": "from pkg.models.a import A\nKNOWN = [A]\n",
+            "pkg/models/a.py": "class A: ...\n",
+        }
+    )
+    project.configure(R4.format(options=""))
+    cut = project.contract("r4")["smallest_cut"]
+    assert [(s["importer"], s["line"], s["import_time_use"]) for s in cut["statements"]] == [
+        ("pkg.platforms.cuda.platform", 1, None)
+    ]
+    # Where the only cut is such an import, it is the cut, and the report says where the use
+    # is.
+    project.write({"pkg/platforms/cuda/platform.py": "from pkg.models.a import A\nKNOWN = [A]\n"})
+    cut = project.contract("r4")["smallest_cut"]
+    assert [(s["importer"], s["line"], s["import_time_use"]) for s in cut["statements"]] == [
+        (
+            "pkg.platforms.cuda.platform",
+            1,
+            {
+                "path": "pkg/platforms/cuda/platform.py",
+                "line": 2,
+                "name": "A",
+                "how": "at module level",
+            },
+        )
+    ]
+    output = project.check().output
+    assert output[output.index("To keep this contract") :].rstrip("\n").splitlines() == [
+        "To keep this contract, defer this import (the fewest that cut every chain):",
+        "",
+        "-   pkg.platforms.cuda.platform -> pkg.models.a (l.1, module level), on 1 chain; not "
+        "lazily: A is used at import time (at module level)",
+        "    pkg/platforms/cuda/platform.py:1",
+        "    pkg/platforms/cuda/platform.py:2",
+    ]
+
+
+def test_the_review_markdown_says_what_to_defer(project: Project) -> None:
+    committed(project)
+    result = review("--format", "markdown")
+    lines = result.stdout.splitlines()
+    start = lines.index("#### What to defer: R4 (`r4`)")
+    assert lines[start:] == [
+        "#### What to defer: R4 (`r4`)",
+        "",
+        "To keep this contract, defer this import (the fewest that cut every chain):",
+        "",
+        "| import | where | runs | chains | can be lazy |",
+        "| --- | --- | --- | ---: | --- |",
+        "| `pkg.platforms.cuda.platform -> pkg.models` | `pkg/platforms/cuda/platform.py:1` "
+        "| module level | 1 | yes |",
+    ]
+    data = json.loads(review("--format", "json").stdout)
+    assert [(c["id"], c["excused"]) for c in data["smallest_cuts"]] == [("r4", 0)]
+
+
+def test_explore_shows_the_cut(project: Project) -> None:
+    shared(project)
+    shown = repr(explore.load(cache_dir=None).smallest_cut("r4"))
+    assert shown.splitlines() == [
+        "To keep this contract, defer these 2 imports (the fewest that cut every chain):",
+        "  pkg.platforms.config -> pkg.platforms.registry (l.1, module level), on 3 chains",
+        "    pkg/platforms/config.py:1",
+        "  pkg.platforms.cuda.platform -> pkg.platforms.helpers (l.2, module level), on 1 chain",
+        "    pkg/platforms/cuda/platform.py:2",
+    ]
+
+
+# The cut against a brute force, on generated graphs.
+
+
+def brute_force(
+    steps: list[tuple[str, str, tuple[int, ...]]],
+    statements: list[int],
+    used: set[int],
+) -> tuple[int, int] | None:
+    """The fewest statements, then the fewest of them `used`, whose removal leaves `sink`
+    unreachable from `root` (None when no removal does); a step runs while any of its
+    statements is left (a step without statements always runs)."""
+    best = None
+    for size in range(len(statements) + 1):
+        for deferred in itertools.combinations(statements, size):
+            if not _reaches(steps, set(deferred)):
+                uses = len(used & set(deferred))
+                if best is None or uses < best[1]:
+                    best = (size, uses)
+        if best is not None:
+            return best
+    return None
+
+
+def _reaches(steps: list[tuple[str, str, tuple[int, ...]]], deferred: set[int]) -> bool:
+    seen = {"root"}
+    changed = True
+    while changed:
+        changed = False
+        for start, end, lines in steps:
+            runs = not lines or any(line not in deferred for line in lines)
+            if start in seen and end not in seen and runs:
+                seen.add(end)
+                changed = True
+    return "sink" in seen
+
+
+def generated_graph(seed: int) -> tuple[list[tuple[str, str, tuple[int, ...]]], set[int]]:
+    """Modules m0 (the source) to m5, statements that each import one to three of them or
+    the sink, a few parent-package steps, and the statements whose names are used at import
+    time."""
+    rng = random.Random(seed)
+    modules = [f"m{n}" for n in range(6)]
+    steps = [("root", "m0", ())]
+    statement = 0
+    for module in modules:
+        for _ in range(rng.randint(0, 3)):
+            statement += 1
+            for target in rng.sample([*modules, "sink", "sink"], rng.randint(1, 3)):
+                if target != module:
+                    steps.append((module, target, (statement,)))
+        if rng.random() < 0.15:
+            steps.append((module, rng.choice([*modules, "sink"]), ()))
+    used = {n for n in range(1, statement + 1) if rng.random() < 0.3}
+    return steps, used
+
+
+def cut_of(steps: list[tuple[str, str, tuple[int, ...]]], used: set[int]) -> SmallestCut | NoCut:
+    def as_step(start: str, end: str, lines: tuple[int, ...]) -> EagerStep:
+        statements = tuple(Statement(start, line) for line in lines)
+        return EagerStep(start, end, statements, ("module level",) * len(lines))
+
+    def use(statement: Statement) -> ImportTimeUse | None:
+        return ImportTimeUse("m.py", 9, "f", "at module level") if statement.line in used else None
+
+    return smallest_cut(
+        ["m0"],
+        [as_step(*step) for step in steps if step[0] != "root" and step[1] != "sink"],
+        [
+            ChainEnd(start, "forbidden", as_step(start, "forbidden", lines))
+            for start, end, lines in steps
+            if end == "sink"
+        ],
+        [],
+        use_at_import_time=use,
+    )
+
+
+@pytest.mark.parametrize("seed", range(300))
+def test_the_cut_is_the_smallest_that_a_brute_force_finds(seed: int) -> None:
+    steps, used = generated_graph(seed)
+    statements = sorted({line for _, _, lines in steps for line in lines})
+    best = brute_force(steps, statements, used)
+    found = cut_of(steps, used)
+    if best is None:
+        assert isinstance(found, NoCut)
+        return
+    assert isinstance(found, SmallestCut)
+    deferred = {s.line for s in found.statements}
+    assert not _reaches(steps, deferred)  # a cut
+    assert (len(deferred), len(deferred & used)) == best  # the smallest, then the fewest used
+    assert [s.import_time_use is not None for s in found.statements] == [
+        s.line in used for s in found.statements
+    ]
+
+
+def test_the_generated_graphs_hold_every_case() -> None:
+    sizes = []
+    for seed in range(300):
+        steps, used = generated_graph(seed)
+        statements = sorted({line for _, _, lines in steps for line in lines})
+        best = brute_force(steps, statements, used)
+        sizes.append(None if best is None else best)
+    assert None in sizes  # no cut
+    assert (0, 0) in sizes  # nothing reaches the sink
+    assert any(best and best[0] >= 3 for best in sizes)
+    assert any(best and best[1] >= 1 for best in sizes)  # a use cannot be avoided
+
+
+def test_a_use_at_import_time_is_avoided_among_cuts_of_the_same_size() -> None:
+    # Two ways to cut m0 -> m1 -> sink: m0's statement 1 or m1's statement 2; 2 is nearer the
+    # sink, but its name is used at import time.
+    steps = [("root", "m0", ()), ("m0", "m1", (1,)), ("m1", "sink", (2,))]
+    found = cut_of(steps, used={2})
+    assert isinstance(found, SmallestCut)
+    assert [(s.importer, s.line) for s in found.statements] == [("m0", 1)]
+    found = cut_of(steps, used=set())
+    assert isinstance(found, SmallestCut)
+    assert [(s.importer, s.line) for s in found.statements] == [("m1", 2)]
+    # Used, and the only cut: listed, with where the use is.
+    found = cut_of([("root", "m0", ()), ("m0", "sink", (1,))], used={1})
+    assert isinstance(found, SmallestCut)
+    assert smallest_cut_steps(found.as_data()) == [
+        (
+            "m0 -> forbidden (l.1, module level), on 0 chains; not lazily: f is used at "
+            "import time (at module level)",
+            [{"path": "m.py", "line": 9}],
+        )
+    ]
+
+
+def test_only_the_statements_of_some_smallest_cut_are_asked_for_their_uses() -> None:
+    # m0 -> m1 by statement 1; m1 -> the sink by statements 2 and 3, which only together
+    # cut it: no smallest cut holds them.
+    asked = []
+
+    def use(statement: Statement) -> ImportTimeUse | None:
+        asked.append(statement.line)
+        return None
+
+    found = smallest_cut(
+        ["m0"],
+        [EagerStep("m0", "m1", (Statement("m0", 1),), ("module level",))],
+        [
+            ChainEnd(
+                "m1",
+                "forbidden",
+                EagerStep("m1", "forbidden", (Statement("m1", 2), Statement("m1", 3)), ("a", "b")),
+            )
+        ],
+        [],
+        use_at_import_time=use,
+    )
+    assert isinstance(found, SmallestCut)
+    assert [(s.importer, s.line) for s in found.statements] == [("m0", 1)]
+    assert asked == [1]
+
+
+def test_an_import_whose_uses_cannot_be_read_is_avoided_and_said_so() -> None:
+    # m0 -> m1 (statement 1) -> forbidden (statement 2).
+    def unreadable(statement: Statement) -> ImportTimeUse | None:
+        if statement.line == 2:
+            raise UnreadableSourceError("m1.py: cannot be parsed by this Python (too deep)")
+        return None
+
+    def cut(use: Callable[[Statement], ImportTimeUse | None]) -> SmallestCut:
+        found = smallest_cut(
+            ["m0"],
+            [EagerStep("m0", "m1", (Statement("m0", 1),), ("module level",))],
+            [
+                ChainEnd(
+                    "m1",
+                    "forbidden",
+                    EagerStep("m1", "forbidden", (Statement("m1", 2),), ("module level",)),
+                )
+            ],
+            [],
+            use_at_import_time=use,
+        )
+        assert isinstance(found, SmallestCut)
+        return found
+
+    # Nearer the forbidden module, but whether it can be lazy is not known: the other one.
+    assert [(s.importer, s.uses_unread) for s in cut(unreadable).statements] == [("m0", None)]
+
+    def only_unreadable(statement: Statement) -> ImportTimeUse | None:
+        raise UnreadableSourceError("m.py: cannot be parsed by this Python (too deep)")
+
+    found = cut(only_unreadable)
+    assert [(s.importer, s.uses_unread) for s in found.statements] == [
+        ("m1", "m.py: cannot be parsed by this Python (too deep)")
+    ]
+    assert smallest_cut_steps(found.as_data())[0][0] == (
+        "m1 -> forbidden (l.2, module level), on 0 chains; whether lazily is not known: m.py: "
+        "cannot be parsed by this Python (too deep)"
+    )
+
+
+# The cut against a brute force, on generated packages: deferring its imports keeps the
+# contract.
+
+
+def generated_package(seed: int) -> tuple[dict[str, str], list[tuple[str, str, tuple[int, ...]]]]:
+    """pkg.platforms.p0 (the source) to p4, each with a few module-level import statements
+    of other modules and of pkg.models.*; and the graph those statements make (each
+    statement numbered by module and line)."""
+    rng = random.Random(seed)
+    modules = [f"p{n}" for n in range(5)]
+    files = {f"pkg/models/f{n}.py": "" for n in range(3)}
+    steps: list[tuple[str, str, tuple[int, ...]]] = [("root", "p0", ())]
+    for number, module in enumerate(modules):
+        lines = []
+        for line in range(1, rng.randint(1, 4) + 1):
+            targets = rng.sample([*modules, "f0", "f1", "f2"], rng.randint(1, 2))
+            targets = [t for t in targets if t != module] or ["f0"]
+            names = [f"pkg.{'models' if t.startswith('f') else 'platforms'}.{t}" for t in targets]
+            lines.append(f"import {', '.join(names)}\n")
+            for target in targets:
+                end = "sink" if target.startswith("f") else target
+                steps.append((module, end, (number * 10 + line,)))
+        files[f"pkg/platforms/{module}.py"] = "".join(lines)
+    return files, steps
+
+
+def defer(path: Path, line: int) -> None:
+    """Put the import statement on `line` into a function that nothing calls."""
+    text = path.read_text()
+    (node,) = [
+        n
+        for n in ast.walk(ast.parse(text))
+        if isinstance(n, ast.Import | ast.ImportFrom) and n.lineno == line
+    ]
+    lines = text.splitlines(keepends=True)
+    indent = " " * node.col_offset
+    body = [f"    {text}" for text in lines[node.lineno - 1 : node.end_lineno]]
+    lines[node.lineno - 1 : node.end_lineno] = [f"{indent}def _deferred():\n", *body]
+    path.write_text("".join(lines))
+
+
+@pytest.mark.parametrize("seed", range(8))
+def test_deferring_the_cut_of_a_generated_package_keeps_its_contract(
+    project: Project, seed: int
+) -> None:
+    files, steps = generated_package(seed)
+    project.write(files)
+    project.configure(
+        "[importlinter:contract:r4]\nname = R4\ntype = eager_imports\n"
+        "source_modules = pkg.platforms.p0\nfollow_modules = pkg.platforms\n"
+        "forbidden_modules = pkg.models\n"
+    )
+    statements = sorted({line for _, _, lines in steps for line in lines})
+    best = brute_force(steps, statements, set())
+    assert best is not None
+    report = project.contract("r4")
+    if best[0] == 0:
+        assert report["kept"] and "smallest_cut" not in report
+        return
+    cut = report["smallest_cut"]
+    assert cut["exact"] and len(cut["statements"]) == best[0]
+    # Later lines first, so that each edit leaves the lines before it where they are.
+    for statement in sorted(cut["statements"], key=lambda s: -s["line"]):
+        defer(project.root / statement["location"]["path"], statement["line"])
+    assert project.contract("r4")["kept"]

@@ -1,0 +1,342 @@
+"""`importlinter-contracts fix`: the diff that makes the smallest cut's imports lazy, asserted
+exactly; `--write`, after which the contract is KEPT; the imports it refuses; and CPython
+3.15, importing each source module in a fresh process after `fix --write`, loading no
+forbidden module while the package still imports and runs its import-time code."""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+import textwrap
+from collections.abc import Iterator
+
+import pytest
+from click.testing import CliRunner, Result
+from test_deferral_uses import project_in_repository
+from test_eager_real_interpreters import interpreter
+
+import ast_walk as oracle
+from helpers import Project
+from importlinter_contracts.cli import main
+from importlinter_contracts.deferral.edit import FileEdit
+from importlinter_contracts.deferral.fix import write
+from importlinter_contracts.errors import FileWriteError
+
+RUNNING_315 = sys.version_info >= (3, 15)
+
+# Two platforms, four chains: both reach the models hub through the configuration (one
+# statement, config.py:2, cuts the chains to heavy.a and heavy.b from both), and the
+# registry's import of the model module (registry.py:1) cuts the last.
+PACKAGE = {
+    "pkg/__init__.py": "",
+    "pkg/heavy/__init__.py": "",
+    "pkg/heavy/a.py": "A = 1\n",
+    "pkg/heavy/b.py": "B = 2\n",
+    "pkg/heavy/models.py": "class Model:\n    pass\n",
+    "pkg/platform_a.py": (
+        'from pkg import config\nfrom pkg.registry import register\nregister("a")\n'
+    ),
+    "pkg/platform_b.py": 'from pkg import config\nprint("platform_b ran", config.MARK)\n',
+    "pkg/config.py": (
+        '"""The configuration."""\n'
+        "import pkg.hub\n"
+        'MARK = "config ran"\n'
+        "def models():\n"
+        "    return pkg.hub.MODELS\n"
+    ),
+    "pkg/hub.py": "from pkg.heavy import a, b\nMODELS = [a, b]\n",
+    "pkg/registry.py": (
+        "from pkg.heavy.models import Model\n"
+        "NAMES = []\n"
+        "def register(name):\n"
+        "    NAMES.append(name)\n"
+        "def build():\n"
+        "    return Model()\n"
+    ),
+}
+
+R4 = """\
+[importlinter:contract:r4]
+name = Platforms load no model
+type = eager_imports
+source_modules =
+    pkg.platform_a
+    pkg.platform_b
+follow_modules =
+    pkg
+forbidden_modules =
+    pkg.heavy
+"""
+
+KEYWORD_DIFF = """\
+--- a/pkg/config.py
++++ b/pkg/config.py
+@@ -1,5 +1,5 @@
+ \"\"\"The configuration.\"\"\"
+-import pkg.hub
++lazy import pkg.hub
+ MARK = "config ran"
+ def models():
+     return pkg.hub.MODELS
+--- a/pkg/registry.py
++++ b/pkg/registry.py
+@@ -1,4 +1,4 @@
+-from pkg.heavy.models import Model
++lazy from pkg.heavy.models import Model
+ NAMES = []
+ def register(name):
+     NAMES.append(name)
+"""
+
+LAZY_MODULES_DIFF = """\
+--- a/pkg/config.py
++++ b/pkg/config.py
+@@ -1,4 +1,5 @@
+ \"\"\"The configuration.\"\"\"
++__lazy_modules__ = ["pkg.hub"]
+ import pkg.hub
+ MARK = "config ran"
+ def models():
+--- a/pkg/registry.py
++++ b/pkg/registry.py
+@@ -1,3 +1,4 @@
++__lazy_modules__ = ["pkg.heavy.models"]
+ from pkg.heavy.models import Model
+ NAMES = []
+ def register(name):
+"""
+
+
+@pytest.fixture
+def project(monkeypatch: pytest.MonkeyPatch) -> Iterator[Project]:
+    yield from project_in_repository(monkeypatch)
+
+
+def fix(*args: str) -> Result:
+    return CliRunner().invoke(main, ["fix", "--no-cache", *args], catch_exceptions=False)
+
+
+def package(project: Project, version: str = "3.15", **changed: str) -> None:
+    files = {**PACKAGE, **{f"pkg/{name}.py": text for name, text in changed.items()}}
+    project.write(files)
+    project.configure(R4, session=f"python_version = {version}\n")
+
+
+def sources(project: Project) -> dict[str, str]:
+    return {name: (project.root / name).read_text() for name in PACKAGE}
+
+
+@pytest.mark.parametrize(
+    ("form", "diff"), [("lazy", KEYWORD_DIFF), ("lazy-modules", LAZY_MODULES_DIFF)]
+)
+def test_the_diff_makes_the_smallest_cut_lazy_and_changes_nothing(
+    project: Project, form: str, diff: str
+) -> None:
+    package(project)
+    before = sources(project)
+    result = fix("--form", form)
+    assert (result.exit_code, result.stdout, result.stderr) == (1, diff, "")
+    assert sources(project) == before
+
+
+def test_the_form_defaults_to_what_python_version_has(project: Project) -> None:
+    package(project)
+    assert fix().stdout == KEYWORD_DIFF
+    package(project, "3.12")
+    result = fix()
+    assert result.stdout == LAZY_MODULES_DIFF
+    assert result.stderr == (
+        "importlinter-contracts: python_version is 3.12: __lazy_modules__ makes these imports "
+        "lazy from Python 3.15 only, and the contracts are checked for 3.12.\n"
+    )
+
+
+def test_write_then_the_contract_is_kept(project: Project) -> None:
+    package(project)
+    result = fix("--form", "lazy-modules", "--write")
+    assert (result.exit_code, result.stdout) == (0, LAZY_MODULES_DIFF)
+    assert result.stderr == (
+        "pkg/config.py: written.\n"
+        "pkg/registry.py: written.\n"
+        "importlinter-contracts: after the edit, contract r4 is KEPT.\n"
+    )
+    assert project.check().exit_code == 0
+    again = fix("--form", "lazy-modules")
+    assert (again.exit_code, again.stdout) == (0, "")
+    assert again.stderr == "importlinter-contracts: nothing to defer.\n"
+
+
+def test_write_on_a_target_older_than_lazy_imports_keeps_it_broken(project: Project) -> None:
+    package(project, "3.12")
+    result = fix("--write")
+    assert result.exit_code == 1
+    assert result.stderr.endswith(
+        "importlinter-contracts: after the edit, contract r4 is BROKEN.\n"
+    )
+
+
+@pytest.mark.skipif(RUNNING_315, reason="Python 3.15 checks the contracts again itself")
+def test_write_of_the_keyword_where_this_python_cannot_parse_it_says_so(
+    project: Project,
+) -> None:
+    package(project)
+    result = fix("--write")
+    assert result.exit_code == 1
+    shown = f"{sys.version_info[0]}.{sys.version_info[1]}"
+    assert result.stderr == (
+        "pkg/config.py: written.\n"
+        "pkg/registry.py: written.\n"
+        f"importlinter-contracts: Python {shown} cannot parse `lazy import`: each file was "
+        "checked to be the original with `lazy ` before each import made lazy (a module-level "
+        "statement outside a try, where Python 3.15 takes it); the contracts are not checked "
+        "again here: run importlinter-contracts check on Python 3.15.\n"
+    )
+    assert (project.root / "pkg/config.py").read_text().splitlines()[1] == "lazy import pkg.hub"
+
+
+@pytest.mark.skipif(not RUNNING_315, reason="only Python 3.15 parses `lazy import` to check it")
+def test_write_of_the_keyword_then_the_contract_is_kept(project: Project) -> None:
+    package(project)
+    result = fix("--write")
+    assert (result.exit_code, result.stdout) == (0, KEYWORD_DIFF)
+    assert result.stderr.endswith("importlinter-contracts: after the edit, contract r4 is KEPT.\n")
+
+
+# The registry uses its model at import time: its import stays, and the cut has no other
+# import of the same size to take instead that could be lazy.
+USED = {
+    "registry": (
+        "from pkg.heavy.models import Model\n"
+        "NAMES = []\n"
+        "def register(name):\n"
+        "    NAMES.append(name)\n"
+        "DEFAULT = Model()\n"
+    ),
+    "platform_a": 'from pkg import config\nimport pkg.registry\npkg.registry.register("a")\n',
+}
+
+
+def test_an_import_used_at_import_time_is_never_made_lazy(project: Project) -> None:
+    package(project, **USED)
+    report = json.loads(project.check("--format", "json").stdout)
+    (cut,) = [contract["smallest_cut"] for contract in report["contracts"]]
+    refused = [s for s in cut["statements"] if s["import_time_use"] is not None]
+    assert [(s["importer"], s["line"]) for s in refused] == [("pkg.registry", 1)]
+    result = fix("--form", "lazy-modules", "--write")
+    assert result.exit_code == 1
+    assert "pkg/registry.py" not in result.stdout
+    assert (project.root / "pkg/registry.py").read_text() == USED["registry"]
+    assert result.stderr.splitlines()[0] == (
+        "importlinter-contracts: pkg/registry.py:1: not made lazy: `Model` is used at import "
+        "time at pkg/registry.py:5 (at module level): deferred, it would load there anyway."
+    )
+    assert result.stderr.splitlines()[-1] == (
+        "importlinter-contracts: after the edit, contract r4 is BROKEN."
+    )
+
+
+def test_the_soft_keyword_before_3_15_is_refused_in_one_line(project: Project) -> None:
+    package(project, "3.12")
+    result = fix("--form", "lazy")
+    assert (result.exit_code, result.stdout) == (2, "")
+    assert result.stderr == (
+        "importlinter-contracts: --form lazy: `lazy import` is a syntax error before Python "
+        "3.15, and python_version is 3.12; use --form lazy-modules (which older Pythons "
+        "ignore), or set python_version.\n"
+    )
+
+
+def test_a_file_changed_since_it_was_read_is_not_written(project: Project) -> None:
+    path = project.root / "m.py"
+    path.write_text("import a\n")
+    with pytest.raises(FileWriteError) as raised:
+        write([FileEdit("m.py", "import b\n", "lazy import b\n", (1,))])
+    assert (
+        str(raised.value) == "m.py changed since fix read it; it was not written (run fix again)."
+    )
+    assert path.read_text() == "import a\n"
+
+
+def run_on_315(project: Project, module: str) -> tuple[list[str], list[str]]:
+    """What a fresh CPython 3.15 prints importing `module`, and the modules of `pkg.heavy`
+    it has loaded then."""
+    code = textwrap.dedent(
+        f"""\
+        import importlib, json, sys
+        sys.path.insert(0, {str(project.root)!r})
+        importlib.import_module({module!r})
+        print(json.dumps(sorted(m for m in sys.modules if m.startswith("pkg.heavy"))))
+        """
+    )
+    completed = subprocess.run(
+        [*interpreter((3, 15)), "-c", code], cwd=project.root, capture_output=True, text=True
+    )
+    assert completed.returncode == 0, completed.stderr
+    *printed, loaded = completed.stdout.splitlines()
+    return printed, json.loads(loaded)
+
+
+SOURCES = ("pkg.platform_a", "pkg.platform_b")
+
+
+@pytest.mark.parametrize("form", ["lazy", "lazy-modules"])
+def test_after_fix_write_python_3_15_loads_no_forbidden_module(project: Project, form: str) -> None:
+    if form == "lazy" and not RUNNING_315:
+        pytest.skip("only Python 3.15 parses `lazy import`, to check the contract again")
+    package(project)
+    oracle.analyse_for((3, 15))
+    try:
+        before = {source: run_on_315(project, source) for source in SOURCES}
+        assert before["pkg.platform_a"][1] == [
+            "pkg.heavy",
+            "pkg.heavy.a",
+            "pkg.heavy.b",
+            "pkg.heavy.models",
+        ]
+        for source in SOURCES:
+            closure = oracle.eager_closure(project.root, source)
+            assert sorted(m for m in closure if m.startswith("pkg.heavy")) == before[source][1]
+        assert fix("--form", form, "--write").exit_code == 0
+        for source in SOURCES:
+            printed, loaded = run_on_315(project, source)
+            assert loaded == []
+            assert printed == before[source][0]  # (its import-time code ran as before)
+            # The independent walk, for Python 3.15, agrees.
+            closure = oracle.eager_closure(project.root, source)
+            assert sorted(m for m in closure if m.startswith("pkg.heavy")) == loaded
+    finally:
+        oracle.analyse_for((sys.version_info[0], sys.version_info[1]))
+    assert run_on_315(project, "pkg.platform_b")[0] == ["platform_b ran config ran"]
+
+
+def test_a_broken_contract_with_nothing_to_defer_is_said(project: Project) -> None:
+    package(project)
+    project.configure(
+        R4.replace("    pkg.heavy\n", "    pkg.heavy\nignore_imports =\n    pkg.a -> pkg.b\n"),
+        session="python_version = 3.15\n",
+    )
+    fix("--form", "lazy-modules", "--write")
+    result = fix()
+    assert (result.exit_code, result.stdout) == (1, "")
+    assert result.stderr == (
+        "importlinter-contracts: contract r4 is broken, and fix has nothing to defer for it: "
+        "importlinter-contracts check says why.\n"
+    )
+
+
+def test_a_contract_of_another_type_is_refused_in_one_line(project: Project) -> None:
+    package(project)
+    forbidden = (
+        "\n[importlinter:contract:f]\nname = F\ntype = forbidden\nsource_modules =\n"
+        "    pkg.platform_a\nforbidden_modules =\n    pkg.hub\n"
+    )
+    project.configure(R4 + forbidden, session="python_version = 3.15\n")
+    result = fix("--contract", "f")
+    assert (result.exit_code, result.stdout) == (2, "")
+    assert result.stderr == (
+        "importlinter-contracts: Nothing to check: f (forbidden) is not an eager_imports "
+        "contract, which fix reads the cut of.\n"
+    )
+    # (With every contract: the other is left out, not named.)
+    assert fix().stderr == ""

@@ -1,0 +1,63 @@
+"""`fix` on the newest vllm-omni release, the shipped R4's allowlist emptied and the tree read
+for Python 3.15: what it would change of the smallest cut, and why it leaves the rest."""
+
+from __future__ import annotations
+
+import pytest
+from click.testing import CliRunner
+from test_real_tree_deferral import without_allowlist
+from test_real_tree_eager import R4_ID
+
+from helpers import Project
+from importlinter_contracts.cli import main
+
+pytestmark = pytest.mark.real_tree
+
+DIFF = "".join(
+    f"{line}\n"
+    for line in [
+        "--- a/vllm_omni/__init__.py",
+        "+++ b/vllm_omni/__init__.py",
+        "@@ -36,7 +36,7 @@",
+        "     # Allow importing vllm_omni without vllm (e.g., documentation builds)",
+        "     pass",
+        " ",
+        "-from .config import OmniModelConfig",
+        "+lazy from .config import OmniModelConfig",
+        " ",
+        " ",
+        " def __getattr__(name: str):",
+    ]
+)
+
+UNUSED = (
+    "no name it binds is used in the file or listed in its __all__: an import made for what "
+    "importing the module does, which deferred would never run."
+)
+
+# The patch is imported in a `try`; the configs package imports each config module for its
+# AutoConfig.register() side effect (`from ... import audio8_tts as _audio8_tts`).
+REFUSED = [
+    "vllm_omni/__init__.py:22: not made lazy: it is inside a `try` statement, where an import "
+    "cannot be lazy (an ImportError it catches would be raised at the first use instead).",
+    f"vllm_omni/transformers_utils/configs/__init__.py:84: not made lazy: {UNUSED}",
+    f"vllm_omni/transformers_utils/configs/__init__.py:87: not made lazy: {UNUSED}",
+]
+
+
+def test_fix_makes_one_import_of_the_cut_lazy_and_says_why_not_the_others(
+    copy: Project,
+) -> None:
+    without_allowlist(copy)
+    config = copy.root / ".importlinter"
+    text = config.read_text().replace(
+        "[importlinter]\n", "[importlinter]\npython_version = 3.15\n", 1
+    )
+    config.write_text(text)
+    before = (copy.root / "vllm_omni/__init__.py").read_text()
+    result = CliRunner().invoke(
+        main, ["fix", "--no-cache", "--contract", R4_ID], catch_exceptions=False
+    )
+    assert (result.exit_code, result.stdout) == (1, DIFF)
+    assert result.stderr.splitlines() == [f"importlinter-contracts: {line}" for line in REFUSED]
+    assert (copy.root / "vllm_omni/__init__.py").read_text() == before
