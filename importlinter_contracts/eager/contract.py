@@ -32,7 +32,8 @@ from ..options import NonEmptyListField
 from ..outputs.text import chain_steps, print_finding, print_import
 from ..report import ContractFindings, Finding, IgnoredImport, ImportFinding
 from ..unseen import unseen_folders
-from .outcomes import Answers, WalkOutcomes
+from .outcomes import Answer, Answers, WalkOutcomes
+from .questions import FileAnswers, answers_again
 from .scope_cache import ScopeIndex
 from .target import target_python
 from .walk import (
@@ -182,7 +183,7 @@ class EagerImportContract(AllowlistedContract):
     ) -> tuple[_Outcome, Answers]:
         """Walk from each source: the violations, the imports the allowlist excused (sorted)
         and the warnings of what the walks could not read; and what each file answered."""
-        eager_imports = EagerImports(graph, scopes)
+        eager_imports = EagerImports(graph, scopes, recorded=True)
 
         # Python runs an allowed module's parent packages first: they are allowed too (their
         # own eager imports are still followed and checked).
@@ -363,14 +364,14 @@ def _outcome_key(
 
 
 def _answer_again(
-    graph: ImportGraph, scopes: ScopeIndex, changed: dict[str, tuple[str, list[object]]]
+    graph: ImportGraph, scopes: ScopeIndex, changed: dict[str, tuple[str, list[Answer]]]
 ) -> bool:
     """Whether each changed file is where it was, and answers what it answered walks
     before (`changed`: its path then, and its answers)."""
-    eager_imports = EagerImports(graph, scopes)
+    asked = FileAnswers(graph, scopes)
     try:
         return all(
-            str(scopes.path(module)) == path and eager_imports.answers_again(module, answered)
+            str(scopes.path(module)) == path and answers_again(asked, module, answered)
             for module, (path, answered) in changed.items()
         )
     except UnreadableSourceError:

@@ -43,9 +43,13 @@ _KEPT = 16
 # (`ScopeIndex.imported_digest`, one after the other); and what each file answered
 # (`EagerImports.answers`, marshalled: read only where a file changed).
 _Kept = tuple[tuple[str, ...], tuple[str, ...], tuple[float, ...], bytes, object, bytes]
-# What each module's file answered the walks, in the order asked: each answer a question,
-# what it was asked of (a line, a name; none for most) and the answer.
-Answers = dict[str, list[object]]
+# What a module's file answered one question of the walks (`questions.RecordedAnswers`):
+# the question, what it was asked of besides the module (a line, a name; nothing for most)
+# and the answer, as data `marshal` writes (a plain tuple: `marshal` writes no named one, and
+# a walk keeps hundreds of thousands).
+Answer = tuple[str, tuple[str | int, ...], object]
+# What each module's file answered the walks, in the order asked.
+Answers = dict[str, list[Answer]]
 # Each file read: its path, modification time and imported modules' digest, by module.
 FilesRead = dict[str, tuple[str, float, bytes]]
 
@@ -55,7 +59,7 @@ class KeptOutcome(NamedTuple):
     each with its path then and what it answered the walks (to ask it again)."""
 
     found: object
-    changed: dict[str, tuple[str, list[object]]]
+    changed: dict[str, tuple[str, list[Answer]]]
 
 
 class WalkOutcomes:
@@ -195,10 +199,19 @@ def _answers(data: bytes) -> Answers | None:
     except (EOFError, ValueError, TypeError):
         return None
     if not isinstance(answers, dict) or not all(
-        type(answered) is list for answered in answers.values()
+        type(answered) is list
+        and all(
+            type(answer) is tuple
+            and len(answer) == 3
+            and type(answer[0]) is str
+            and type(answer[1]) is tuple
+            for answer in answered
+        )
+        for answered in answers.values()
     ):
         return None
-    # (Each answer's shape is checked as it is asked again: `EagerImports.answers_again`.)
+    # (What each question is asked of is checked as it is asked again:
+    # `questions.answers_again`.)
     return answers
 
 

@@ -8,11 +8,10 @@ from collections.abc import Callable, Iterable, Iterator
 from typing import Any, NamedTuple
 
 from grimp import ImportGraph
-from grimp.exceptions import ModuleNotPresent
 
 from ..errors import UnreadableSourceError
-from ..locations import display_path, location, locations
-from ..modules import has_module, parents
+from ..locations import location, locations
+from ..modules import parents
 from ..report import CallSite, Hop
 from .calls import (
     CLASS_CALL,
@@ -23,12 +22,9 @@ from .calls import (
     THROUGH,
     Binding,
     CalledName,
-    CallReading,
     DynamicImport,
     Function,
-    calls_to_tuples,
     dynamic_import,
-    function_to_tuple,
     getattr_key,
     is_getattr_key,
     is_lazy_key,
@@ -38,6 +34,12 @@ from .calls import (
 from .lazy import reason_of_call
 from .module_files import EagerLines
 from .outcomes import Answers
+from .questions import (
+    FileAnswers,
+    ImportTimeCalls,
+    ModuleQuestions,
+    RecordedAnswers,
+)
 from .scope_cache import ScopeIndex
 from .scopes import ImportScope
 from .target import target_python
@@ -137,9 +139,6 @@ def _no_calls(count: int) -> tuple[tuple[Call, ...], ...]:
     return _NO_CALLS[count] if count < len(_NO_CALLS) else ((),) * count
 
 
-# The answers to "may call?", made once: every module reached gives one.
-_MAY_CALL = {True: ("may call", True), False: ("may call", False)}
-
 # What a walk offers from a module: each hop with the module it imports, its importer when
 # that is another module (whose code runs only once it has been entered), what the walk's
 # `decide` said of it once asked (None until then), and, for a hop made only when first
@@ -154,22 +153,25 @@ _Name = tuple[str, tuple[str, ...]]
 
 class EagerImports:
     """The eager imports of each module of a graph, worked out once per module: the imports
-    that run when the module is imported, and those inside the functions it calls then."""
+    that run when the module is imported, and those inside the functions it calls then.
 
-    def __init__(self, graph: ImportGraph, scopes: ScopeIndex) -> None:
+    What it knows of a module it asks (`questions.ModuleQuestions`) of the graph and the
+    modules' files (`scopes`); with `recorded`, each question is kept with its answer
+    (`answers`)."""
+
+    def __init__(self, graph: ImportGraph, scopes: ScopeIndex, *, recorded: bool = False) -> None:
         self.graph = graph
-        self._scopes = scopes
+        live = FileAnswers(graph, scopes)
+        self._recorded = RecordedAnswers(live) if recorded else None
+        self._ask: ModuleQuestions = self._recorded or live
         self._hops: dict[str, list[EagerHop]] = {}
         self._adjacent: dict[tuple[bool, Decide], dict[str, _Offers]] = {}
         self._parents: dict[str, str | None] = {}
         self._code: dict[str, bool] = {}
+        self._packages: dict[str, bool] = {}
+        self._calls: dict[str, ImportTimeCalls | None] = {}
         # Files whose calls `ast` cannot read here: their path and why.
         self.calls_unread: dict[str, str] = {}
-        # What each module's file answered, in the order asked, as data `marshal` writes:
-        # what the walks found holds while every file they read answers the same
-        # (`answers_again`).
-        self.answers: Answers = {}
-        self._calls_answered: set[str] = set()
         self._functions_of_name: dict[_Name, tuple[tuple[str, str], ...]] = {}
         self._getattr_calls_of: dict[str, list[tuple[int, str, str]]] = {}
         self._getattr_defined: dict[str, bool] = {}
@@ -178,6 +180,13 @@ class EagerImports:
         # name is computed otherwise than the text spells out: by file, the lines and callee.
         self.dynamic_unread: dict[str, set[tuple[int, str]]] = {}
         self._classes_of_name: dict[_Name, tuple[tuple[str, str], ...]] = {}
+
+    @property
+    def answers(self) -> Answers:
+        """What each module's file answered, in the order asked (of a `recorded` one): what
+        the walks found holds while every file they read answers the same
+        (`questions.answers_again`)."""
+        return {} if self._recorded is None else self._recorded.answers
 
     def of(self, module: str) -> list[EagerHop]:
         """The imports that run when `module` is imported: its own eager imports, sorted by
@@ -207,7 +216,7 @@ class EagerImports:
             parent = self._parents.get(module, module)
             if parent == module:
                 parent = self._parents[module] = next(
-                    (p for p in parents(module) if has_module(self.graph, p)), None
+                    (p for p in parents(module) if self._ask.has_module(p)), None
                 )
             if parent is not None:
                 offers.append([parent, EagerHop(module, parent), None, None, None])
@@ -234,12 +243,11 @@ class EagerImports:
             line = detail["line_number"]
             if detail.get("is_lazy") and not target_python().lazy:
                 # (grimp marks PEP 810 lazy imports itself.)
-                path = display_path(self._scopes.path(importer))
                 raise UnreadableSourceError(
-                    f"{path}:{line}: `lazy import` is a syntax error before Python 3.15, and "
-                    f"python_version is {target_python().shown}."
+                    f"{self._ask.path(importer)}:{line}: `lazy import` is a syntax error before "
+                    f"Python 3.15, and python_version is {target_python().shown}."
                 )
-            found[line] = self._scopes.scope(importer, line)
+            found[line] = self._ask.scope(importer, line)
         return sorted(found.items())
 
     def _find(self, module: str) -> list[EagerHop]:
@@ -371,7 +379,7 @@ class EagerImports:
                 else:
                     why = _why(last.module, calls)
                 if lazy:  # (a lazy import that the function's use of its name runs)
-                    scope = self._scopes.scope(last.module, line)
+                    scope = self._ask.scope(last.module, line)
                     if not scope.eager:
                         why = reason_of_call(scope.reason, line, why) or why
                 yield last.module, line, why, calls, None
@@ -393,7 +401,7 @@ class EagerImports:
         where its name is computed otherwise, which a warning says."""
         name = imported.name
         if name is None or (name.startswith(".") and not imported.anchor):
-            path = display_path(self._scopes.path(module))
+            path = self._ask.path(module)
             self.dynamic_unread.setdefault(path, set()).add((line, imported.callee))
             return ()
         if imported.anchor:
@@ -405,7 +413,7 @@ class EagerImports:
                 package = package.rpartition(".")[0]
             rest = name.lstrip(".")
             name = f"{package}.{rest}" if rest else package
-        while name and not has_module(self.graph, name):
+        while name and not self._ask.has_module(name):
             name = name.rpartition(".")[0]
         return (name,) if name else ()
 
@@ -537,7 +545,7 @@ class EagerImports:
         return iter(found)
 
     def _through_names(
-        self, module: str, names: tuple[str, ...], reading: CallReading
+        self, module: str, names: tuple[str, ...], reading: ImportTimeCalls
     ) -> Iterator[tuple[str, str]]:
         """What calling the dotted `names` in `module` may run through its classes and the
         names it binds to functions or classes (`_visit_name`): each method of a class it
@@ -762,7 +770,7 @@ class EagerImports:
                 named[member] = tuple({**partial.pop(member), **found})
 
     def _leads_through_classes(
-        self, module: str, names: tuple[str, ...], reading: CallReading
+        self, module: str, names: tuple[str, ...], reading: ImportTimeCalls
     ) -> list[_Name]:
         """The names that a dotted name leads to through a module's classes and the names it
         binds to functions or classes: each alternative of `X = A if c else B` (`X.f`: `A.f`,
@@ -789,7 +797,7 @@ class EagerImports:
         found = self._getattr_calls_of.get(module)
         if found is None:
             found = []
-            texts = self._scopes.from_lines(module, self.graph)
+            texts = self._ask.from_import_lines(module)
             for imported, lines, _ in eager:
                 for line in lines if self._has_code(imported) else ():
                     if line in texts:
@@ -808,161 +816,85 @@ class EagerImports:
         package (squashed), whose functions are not followed."""
         found = self._code.get(module)
         if found is None:
-            try:
-                found = not self.graph.is_module_squashed(module)
-            except ModuleNotPresent:
-                found = False
-            self._code[module] = found
+            found = self._code[module] = self._ask.has_code(module)
         return found
 
-    # What the walks ask of a module's file. Each question's answer is kept (`answers`); none
-    # of them asks another.
+    # What the walks ask of a module's file, each through `self._ask` (none of them asks
+    # another question directly). Asked often of the same module, some are kept here, so as
+    # to be asked once.
 
     def _may_call(self, module: str) -> bool:
-        found = self._scopes.may_call(module, self._has_code)
-        self.answers.setdefault(module, []).append(_MAY_CALL[found])
-        return found
+        return self._ask.may_call(module)
 
     def _from_import_bindings(self, module: str, line: int) -> tuple[Binding, ...]:
-        text = self._scopes.from_lines(module, self.graph).get(line, "")
-        found = self._scopes.from_import_bindings(module, line, text)
+        found = self._ask.from_import_bindings(module, line)
         if found is None:
             # (From the file's call reading; one `ast` cannot read here is a warning.)
-            reading = self._reading(module)
+            reading = self._calls_of(module)
             bindings = () if reading is None else reading.bindings
             found = tuple(binding for binding in bindings if binding.line == line)
-        self.answers.setdefault(module, []).append(
-            ("from import", line, tuple(tuple(binding) for binding in found))
-        )
         return found
 
     def _may_define_getattr(self, module: str) -> bool:
-        # (Asked of a module once for each module that imports it: kept once.)
+        # (Asked of a module once for each module that imports it: asked once.)
         found = self._getattr_defined.get(module)
         if found is None:
-            found = self._getattr_defined[module] = self._scopes.may_define_getattr(module)
-            self.answers.setdefault(module, []).append(("may define __getattr__", found))
+            found = self._getattr_defined[module] = self._ask.may_define_getattr(module)
         return found
 
     def _lazily_bound(self, module: str) -> tuple[str, ...]:
         """The names `module`'s lazy imports bind that its code at import time does not use
         (Python 3.15)."""
-        # (Asked of a module once for each module that imports from it: kept once.)
+        # (Asked of a module once for each module that imports from it: asked once.)
         found = self._lazy_bound_of.get(module)
         if found is None:
             found = ()
-            if self._scopes.has_unused_lazy(module):
-                reading = self._reading(module)
-                functions = () if reading is None else reading.functions
-                found = tuple(sorted(k.partition(":")[2] for k in functions if is_lazy_key(k)))
+            if self._ask.has_unused_lazy(module) and self._calls_of(module) is not None:
+                found = self._ask.lazily_bound(module)
             self._lazy_bound_of[module] = found
-            self.answers.setdefault(module, []).append(("lazily bound", found))
         return found
 
     def _eager_lines(self, module: str) -> EagerLines:
-        found = self._scopes.eager_lines(module, self.graph)
-        self.answers.setdefault(module, []).append(("eager lines", found))
-        return found
+        return self._ask.eager_lines(module)
 
     def _function(self, module: str, name: str) -> Function | None:
-        reading = self._reading(module)
-        try:
-            found = None if reading is None else reading.functions.get(name)
-            if found is None and reading is not None and is_getattr_key(name):
-                # (A name that the module's `__getattr__` compares its parameter with no
-                # string as.)
-                found = reading.functions.get(getattr_key(None))
-        except UnreadableSourceError as error:
-            raise UnreadableSourceError(
-                f"{display_path(self._scopes.path(module))}: {error}"
-            ) from None
-        self.answers.setdefault(module, []).append(
-            ("function", name, None if found is None else function_to_tuple(found))
-        )
-        return found
+        if self._calls_of(module) is None:
+            return None
+        return self._ask.function(module, name)
 
-    def _calls_of(self, module: str) -> CallReading | None:
+    def _calls_of(self, module: str) -> ImportTimeCalls | None:
         """The calls `module`'s file makes at import time, with the names its imports bind
-        (which of its functions there are: `_defines`)."""
-        found = self._reading(module)
-        # Asked again, a file answers the same, and reads nothing: kept once.
-        if module not in self._calls_answered:
-            self._calls_answered.add(module)
-            self.answers.setdefault(module, []).append(
-                (
-                    "calls",
-                    self._scopes.reading(module).calls_unread  # why the file has none
-                    if found is None
-                    else calls_to_tuples(found),
-                )
-            )
+        (which of its functions there are: `_defines`); None where `ast` cannot read them
+        here, which a warning says."""
+        try:
+            return self._calls[module]
+        except KeyError:
+            pass
+        found = self._calls[module] = self._ask.calls(module)
+        if found is None:
+            self.calls_unread.setdefault(self._ask.path(module), self._ask.calls_unread(module))
         return found
 
     def _defines(self, module: str, name: str) -> bool:
         """Whether `module`'s file defines a function `name` at import time (of a file whose
         calls are read)."""
-        reading = self._reading(module)
-        found = reading is not None and name in reading.functions
-        self.answers.setdefault(module, []).append(("defines", name, found))
-        return found
+        return self._calls_of(module) is not None and self._ask.defines(module, name)
 
     def _binds(self, module: str, name: str) -> bool:
         """Whether `module`'s file binds `name` at import time whatever happens (of a file
         whose calls are read, that defines a module `__getattr__`: `_certainly_bound`)."""
-        reading = self._reading(module)
-        found = reading is not None and name in reading.names
-        self.answers.setdefault(module, []).append(("binds", name, found))
-        return found
+        return self._calls_of(module) is not None and self._ask.binds(module, name)
 
     def _is_package(self, module: str) -> bool:
-        # (Not an answer to keep: it follows from the file's path, which a kept walk keeps.)
-        return self._scopes.is_package(module)
+        found = self._packages.get(module)
+        if found is None:
+            found = self._packages[module] = self._ask.is_package(module)
+        return found
 
     def _imported_on(self, module: str, line: int) -> tuple[str, ...]:
         """The modules an import statement of `module` on `line` imports, as grimp resolved
         them."""
-        found = self._scopes.imported_on(module, line, self.graph)
-        self.answers.setdefault(module, []).append(("imported on", line, found))
-        return found
-
-    def answers_again(self, module: str, answers: list[object]) -> bool:
-        """Whether `module`'s file answers the questions it answered in an earlier walk
-        (`answers`, kept from that walk's `self.answers`), asked again in the same order, the
-        same: then, as every other file read then is unchanged, walks would find what that
-        walk found."""
-        # Each question, with the types of what it is asked of (an answer of another shape
-        # was not kept by this version: not the same).
-        questions: dict[object, tuple[Callable[..., object], tuple[type, ...]]] = {
-            "may call": (self._may_call, ()),
-            "may define __getattr__": (self._may_define_getattr, ()),
-            "binds": (self._binds, (str,)),
-            "from import": (self._from_import_bindings, (int,)),
-            "eager lines": (self._eager_lines, ()),
-            "lazily bound": (self._lazily_bound, ()),
-            "function": (self._function, (str,)),
-            "calls": (self._calls_of, ()),
-            "defines": (self._defines, (str,)),
-            "imported on": (self._imported_on, (int,)),
-        }
-        for answer in answers:
-            if type(answer) is not tuple or not answer or answer[0] not in questions:
-                return False
-            ask, kinds = questions[answer[0]]
-            of = answer[1:-1]
-            if len(answer) != len(kinds) + 2 or not all(
-                type(argument) is kind for argument, kind in zip(of, kinds, strict=True)
-            ):
-                return False
-            ask(module, *of)
-        return self.answers.get(module, []) == answers
-
-    def _reading(self, module: str) -> CallReading | None:
-        reading = self._scopes.reading(module)
-        if reading.calls is None:
-            self.calls_unread.setdefault(
-                display_path(self._scopes.path(module)), reading.calls_unread
-            )
-        return reading.calls
+        return self._ask.imported_on(module, line)
 
 
 def _owner_of(function: str) -> str | None:
