@@ -202,7 +202,7 @@ class EagerImportContract(AllowlistedContract):
         def is_followed(module: str) -> bool:
             return within(module, follow)
 
-        def decide(hop: EagerHop) -> object:
+        def decide(hop: EagerHop) -> bool | AllowlistEntry | _Forbidden:
             """Enter a hop's target, or stop there: at a forbidden module, or at an import
             an allowlist entry excuses (the entry, which `excuse` marks used: the walks ask
             once per hop, when they would first take it)."""
@@ -232,10 +232,10 @@ class EagerImportContract(AllowlistedContract):
                     raise UnreadableSourceError(f'Contract "{self.name}": {error}') from None
                 for hop, stop in stops:
                     chain = [*chain_to(reached, hop.runs_from), hop]
-                    if stop is _FORBIDDEN:
+                    if isinstance(stop, _Forbidden):
                         _add_source(findings, hop, source, chain, lambda finding: finding)
-                    else:
-                        entry = cast(AllowlistEntry, stop)
+                    elif isinstance(stop, AllowlistEntry):
+                        entry = stop
                         _add_source(
                             ignored,
                             hop,
@@ -408,8 +408,13 @@ def _packages(
 # warnings of what they could not read.
 _Outcome = tuple[list[ImportFinding], list[IgnoredImport], list[str]]
 
-# What `decide` returns for an import of a forbidden module: the walk stops there, and says so.
-_FORBIDDEN = object()
+
+class _Forbidden:
+    """What `decide` returns for an import of a forbidden module: the walk stops there, and
+    says so."""
+
+
+_FORBIDDEN = _Forbidden()
 
 _Found = TypeVar("_Found", ImportFinding, IgnoredImport)
 

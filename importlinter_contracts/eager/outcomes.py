@@ -38,11 +38,22 @@ _MAGIC = b"importlinter-contracts walk outcomes\n"
 # configurations of each.
 _KEPT = 16
 
-# What a walk found, with the files it read: each module's, with the file's modification time
-# when it was read and the digest of the modules grimp reported it imports then
-# (`ScopeIndex.imported_digest`, one after the other); and what each file answered
-# (`EagerImports.answers`, marshalled: read only where a file changed).
-_Kept = tuple[tuple[str, ...], tuple[str, ...], tuple[float, ...], bytes, object, bytes]
+
+class KeptWalks(NamedTuple):
+    """What walks found (`found`), with the files they read: each module's (`modules`), with
+    the file's path and modification time when it was read and the digest of the modules
+    grimp reported it imports then (`ScopeIndex.imported_digest`, one after the other in
+    `imported`); and what each file answered (`EagerImports.answers`, marshalled: read only
+    where a file changed). The file keeps it as a plain tuple."""
+
+    modules: tuple[str, ...]
+    paths: tuple[str, ...]
+    times: tuple[float, ...]
+    imported: bytes
+    found: object
+    answers: bytes
+
+
 # What a module's file answered one question of the walks (`questions.RecordedAnswers`):
 # the question, what it was asked of besides the module (a line, a name; nothing for most)
 # and the answer, as data `marshal` writes (a plain tuple: `marshal` writes no named one, and
@@ -69,7 +80,7 @@ class WalkOutcomes:
     def __init__(self, cache_dir: Path | None, graph_digest: bytes) -> None:
         self._file = cache_dir / OUTCOMES_FILE if cache_dir else None
         self._graph = graph_digest
-        self._kept: dict[bytes, _Kept] | None = None
+        self._kept: dict[bytes, KeptWalks] | None = None
 
     def get(self, key: bytes, imported_digest: Callable[[str], bytes]) -> KeptOutcome | None:
         """What the walks keyed `key` found, as `keep` kept it, with the files that have
@@ -80,24 +91,25 @@ class WalkOutcomes:
         kept = self._load().get(key)
         if kept is None:
             return None
-        modules, paths, times, imported, found, answers = kept
         changed = []
-        for index, (module, path, time) in enumerate(zip(modules, paths, times, strict=True)):
+        for index, (module, path, time) in enumerate(
+            zip(kept.modules, kept.paths, kept.times, strict=True)
+        ):
             # A file elsewhere is another checkout's (two that share a cache folder, say).
             now = modification_time(path) if in_package_folders(path, module) else None
             if now is None:
                 return None
-            if now != time or imported_digest(module) != _nth_digest(imported, index):
+            if now != time or imported_digest(module) != _nth_digest(kept.imported, index):
                 changed.append(module)
         if not changed:
-            return KeptOutcome(found, {})
-        answered = _answers(answers)
+            return KeptOutcome(kept.found, {})
+        answered = _answers(kept.answers)
         if answered is None:
             return None
         # (A module that answered nothing cannot change what the walks find.)
-        where = dict(zip(modules, paths, strict=True))
+        where = dict(zip(kept.modules, kept.paths, strict=True))
         return KeptOutcome(
-            found, {module: (where[module], answered.get(module, [])) for module in changed}
+            kept.found, {module: (where[module], answered.get(module, [])) for module in changed}
         )
 
     def keep(
@@ -108,23 +120,23 @@ class WalkOutcomes:
         warning."""
         return self._write(
             key,
-            (
-                tuple(files_read),
-                tuple(path for path, _, _ in files_read.values()),
-                tuple(time for _, time, _ in files_read.values()),
-                b"".join(digest for _, _, digest in files_read.values()),
-                found,
-                marshal.dumps(answers),
+            KeptWalks(
+                modules=tuple(files_read),
+                paths=tuple(path for path, _, _ in files_read.values()),
+                times=tuple(time for _, time, _ in files_read.values()),
+                imported=b"".join(digest for _, _, digest in files_read.values()),
+                found=found,
+                answers=marshal.dumps(answers),
             ),
         )
 
     def keep_again(self, key: bytes, files_read: FilesRead) -> str | None:
         """Keep what `get` gave for `key` again, with what is now true of the files read
         since (those that changed, and answered the same)."""
-        modules, paths, times, imported, found, answers = self._load()[key]
+        kept = self._load()[key]
         now = {
-            module: (time, _nth_digest(imported, index))
-            for index, (module, time) in enumerate(zip(modules, times, strict=True))
+            module: (time, _nth_digest(kept.imported, index))
+            for index, (module, time) in enumerate(zip(kept.modules, kept.times, strict=True))
         }
         now.update(
             (module, (time, digest))
@@ -133,17 +145,13 @@ class WalkOutcomes:
         )
         return self._write(
             key,
-            (
-                modules,
-                paths,
-                tuple(time for time, _ in now.values()),
-                b"".join(digest for _, digest in now.values()),
-                found,
-                answers,
+            kept._replace(
+                times=tuple(time for time, _ in now.values()),
+                imported=b"".join(digest for _, digest in now.values()),
             ),
         )
 
-    def _write(self, key: bytes, outcome: _Kept) -> str | None:
+    def _write(self, key: bytes, outcome: KeptWalks) -> str | None:
         if self._file is None:
             return None
         kept = dict(self._load())
@@ -152,7 +160,7 @@ class WalkOutcomes:
         data = {
             "format": code_identity(),
             "graph": self._graph,
-            "outcomes": dict(list(kept.items())[-_KEPT:]),
+            "outcomes": {key: tuple(walks) for key, walks in list(kept.items())[-_KEPT:]},
         }
         try:
             self._file.parent.mkdir(parents=True, exist_ok=True)
@@ -165,7 +173,7 @@ class WalkOutcomes:
             )
         return None
 
-    def _load(self) -> dict[bytes, _Kept]:
+    def _load(self) -> dict[bytes, KeptWalks]:
         """The outcomes kept for this graph (none for another: what the walks find depends
         on it)."""
         if self._kept is not None:
@@ -183,7 +191,11 @@ class WalkOutcomes:
             and data.get("graph") == self._graph
             and isinstance(data.get("outcomes"), dict)
         ):
-            self._kept = {key: kept for key, kept in data["outcomes"].items() if _is_kept(kept)}
+            self._kept = {
+                key: KeptWalks._make(kept)
+                for key, kept in data["outcomes"].items()
+                if _is_kept(kept)
+            }
         return self._kept
 
 
@@ -216,21 +228,24 @@ def _answers(data: bytes) -> Answers | None:
 
 
 def _is_kept(kept: object) -> bool:
-    """Whether `kept` has the shape `keep` writes."""
-    if not (type(kept) is tuple and len(kept) == 6):
+    """Whether `kept` has the shape `keep` writes (a `KeptWalks`, as a plain tuple)."""
+    if not (type(kept) is tuple and len(kept) == len(KeptWalks._fields)):
         return False
-    modules, paths, times, imported, found, answers = kept
+    walks = KeptWalks._make(kept)
     return (
-        type(found) is tuple
-        and len(found) == 3
-        and all(type(part) is list for part in found)
-        and type(modules) is tuple
-        and type(paths) is tuple
-        and type(times) is tuple
-        and type(imported) is bytes
-        and type(answers) is bytes
-        and len(modules) == len(paths) == len(times) == len(imported) // DIGEST_SIZE
-        and len(imported) % DIGEST_SIZE == 0
-        and all(type(module) is str for module in modules)
-        and all(type(path) is str for path in paths)
+        type(walks.found) is tuple
+        and len(walks.found) == 3
+        and all(type(part) is list for part in walks.found)
+        and type(walks.modules) is tuple
+        and type(walks.paths) is tuple
+        and type(walks.times) is tuple
+        and type(walks.imported) is bytes
+        and type(walks.answers) is bytes
+        and len(walks.modules)
+        == len(walks.paths)
+        == len(walks.times)
+        == len(walks.imported) // DIGEST_SIZE
+        and len(walks.imported) % DIGEST_SIZE == 0
+        and all(type(module) is str for module in walks.modules)
+        and all(type(path) is str for path in walks.paths)
     )

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from collections import deque
 from collections.abc import Callable, Iterable, Iterator
-from typing import Any, NamedTuple
+from typing import Any, NamedTuple, TypeVar, cast
 
 from grimp import ImportGraph
 
@@ -127,9 +127,10 @@ class EagerHop(NamedTuple):
         return hop
 
 
-# Says whether a walk enters a hop's target (True), does not (False), or stops there and says
-# so (anything else).
-Decide = Callable[[EagerHop], object]
+# What a walk's `decide` says of a hop: enter its target (True), do not (False), or stop
+# there and say so (anything else: each contract has its own).
+Decision = TypeVar("Decision")
+Decide = Callable[[EagerHop], Decision]
 
 # The calls of each line of a hop whose lines run by themselves, by how many lines it has.
 _NO_CALLS = [((),) * count for count in range(64)]
@@ -139,13 +140,40 @@ def _no_calls(count: int) -> tuple[tuple[Call, ...], ...]:
     return _NO_CALLS[count] if count < len(_NO_CALLS) else ((),) * count
 
 
-# What a walk offers from a module: each hop with the module it imports, its importer when
-# that is another module (whose code runs only once it has been entered), what the walk's
-# `decide` said of it once asked (None until then), and, for a hop made only when first
-# taken (None until then), the module's eager lines of that import (`eager_lines`: the module
-# it imports, the lines, why each runs).
-_Adjacent = list[Any]
-_Offers = list[_Adjacent]
+class Offer:
+    """A hop a walk offers from a module: the module it imports (`target`); the hop, or,
+    for one made only when first taken (None until then), the module's eager lines of that
+    import (`eager`: the module it imports, the lines, why each runs); the hop's importer
+    where that is another module (whose code runs only once it has been entered); and what
+    the walk's `decide` said of it once asked (None until then)."""
+
+    __slots__ = ("decision", "eager", "hop", "importer", "target")
+
+    def __init__(
+        self,
+        target: str,
+        hop: EagerHop | None,
+        importer: str | None = None,
+        eager: tuple[str, tuple[int, ...], tuple[str, ...]] | None = None,
+    ) -> None:
+        self.target = target
+        self.hop = hop
+        self.importer = importer
+        self.eager = eager
+        # (Of the one `decide` whose walks share the offer: `EagerImports.adjacency`.)
+        self.decision: object = None
+
+    def taken_from(self, module: str) -> EagerHop:
+        """Return the hop, made now where it was not yet (from `module`'s eager lines)."""
+        hop = self.hop
+        if hop is None:
+            assert self.eager is not None
+            _, lines, reasons = self.eager
+            hop = self.hop = EagerHop._make(
+                (module, self.target, lines, reasons, _no_calls(len(lines)), module)
+            )
+        return hop
+
 
 # A dotted name (of a function, a class, a re-export) in a module of the graph.
 _Name = tuple[str, tuple[str, ...]]
@@ -165,7 +193,7 @@ class EagerImports:
         self._recorded = RecordedAnswers(live) if recorded else None
         self._ask: ModuleQuestions = self._recorded or live
         self._hops: dict[str, list[EagerHop]] = {}
-        self._adjacent: dict[tuple[bool, Decide], dict[str, _Offers]] = {}
+        self._adjacent: dict[tuple[bool, Decide[Any]], dict[str, list[Offer]]] = {}
         self._parents: dict[str, str | None] = {}
         self._code: dict[str, bool] = {}
         self._packages: dict[str, bool] = {}
@@ -196,13 +224,13 @@ class EagerImports:
             hops = self._hops[module] = self._find(module)
         return hops
 
-    def adjacency(self, include_parents: bool, decide: Decide) -> dict[str, _Offers]:
+    def adjacency(self, include_parents: bool, decide: Decide[Any]) -> dict[str, list[Offer]]:
         """What walks that decide with `decide` offer from each module they have entered so
         far (`adjacent`), kept with the decisions: several walks, from different modules,
         share them."""
         return self._adjacent.setdefault((include_parents, decide), {})
 
-    def adjacent(self, module: str, include_parents: bool, decide: Decide) -> _Offers:
+    def adjacent(self, module: str, include_parents: bool, decide: Decide[Any]) -> list[Offer]:
         """What a walk that decides with `decide` offers once it enters `module`: with
         `include_parents`, a hop to its nearest parent package in the graph first, then the
         hops `of` it. (A hop of a line that runs by itself is made when a walk first takes
@@ -211,7 +239,7 @@ class EagerImports:
         found = adjacency.get(module)
         if found is not None:
             return found
-        offers: list[_Adjacent] = []
+        offers: list[Offer] = []
         if include_parents:
             parent = self._parents.get(module, module)
             if parent == module:
@@ -219,7 +247,7 @@ class EagerImports:
                     (p for p in parents(module) if self._ask.has_module(p)), None
                 )
             if parent is not None:
-                offers.append([parent, EagerHop(module, parent), None, None, None])
+                offers.append(Offer(parent, EagerHop(module, parent)))
         own_lines = None  # (where importing the module runs no function)
         if self._hops.get(module) is None and not self._may_call(module):
             own_lines = self._eager_lines(module)
@@ -227,11 +255,11 @@ class EagerImports:
                 own_lines = None
         if own_lines is not None:
             # Only lines that run by themselves: each hop is made when first taken.
-            offers.extend([eager[0], None, None, None, eager] for eager in own_lines)
+            offers.extend(Offer(eager[0], None, None, eager) for eager in own_lines)
         else:
             for hop in self.of(module):
-                importer = hop[0]
-                offers.append([hop[1], hop, None if importer == module else importer, None, None])
+                importer = hop.importer
+                offers.append(Offer(hop.imported, hop, None if importer == module else importer))
         adjacency[module] = offers
         return offers
 
@@ -952,12 +980,13 @@ def _why(module: str, calls: tuple[Call, ...]) -> str:
 def walk(
     source: str,
     eager_imports: EagerImports,
-    decide: Decide,
+    decide: Decide[Decision],
     *,
     include_parents: bool,
-) -> tuple[dict[str, EagerHop | None], list[tuple[EagerHop, object]]]:
-    """Everything importing `source` runs, breadth first: each module with the hop that first
-    reached it (None for the source); and each hop where the walk stopped and said so.
+) -> tuple[dict[str, EagerHop | None], list[tuple[EagerHop, Decision]]]:
+    """Return everything importing `source` runs, breadth first: each module with the hop
+    that first reached it (None for the source); and each hop where the walk stopped and
+    said so, with what `decide` said.
 
     `decide(hop)` says, for a hop out of an entered module whose target is not reached yet,
     whether to enter its target (True: and so follow the target's own hops), not to (False),
@@ -969,8 +998,8 @@ def walk(
     """
     reached: dict[str, EagerHop | None] = {source: None}
     queue = [source]
-    waiting: dict[str, list[_Adjacent]] = {}
-    stops: list[tuple[EagerHop, object]] = []
+    waiting: dict[str, list[Offer]] = {}
+    stops: list[tuple[EagerHop, Decision]] = []
 
     adjacency = eager_imports.adjacency(include_parents, decide)
     # The queue grows while it is read: a breadth-first walk. (The common cases are written
@@ -979,35 +1008,33 @@ def walk(
         offers = adjacency.get(module)
         if offers is None:
             offers = eager_imports.adjacent(module, include_parents, decide)
-        for adjacent in offers:
-            target = adjacent[0]
+        for offer in offers:
+            target = offer.target
             if target in reached:
                 continue
-            importer = adjacent[2]
+            importer = offer.importer
             if importer is not None and importer not in reached:
-                waiting.setdefault(importer, []).append(adjacent)
+                waiting.setdefault(importer, []).append(offer)
                 continue
-            hop = adjacent[1]
+            hop = offer.hop
             if hop is None:
-                _, lines, reasons = adjacent[4]
-                hop = adjacent[1] = EagerHop._make(
-                    (module, target, lines, reasons, _no_calls(len(lines)), module)
-                )
-            if adjacent[3] is True and not waiting:
+                hop = offer.taken_from(module)
+            if offer.decision is True and not waiting:
                 reached[target] = hop
                 queue.append(target)
             else:
-                _offer(adjacent, decide, reached, queue, waiting, stops)
+                _offer(offer, hop, decide, reached, queue, waiting, stops)
     return reached, stops
 
 
 def _offer(
-    adjacent: _Adjacent,
-    decide: Decide,
+    offer: Offer,
+    hop: EagerHop,
+    decide: Decide[Decision],
     reached: dict[str, EagerHop | None],
     queue: list[str],
-    waiting: dict[str, list[_Adjacent]],
-    stops: list[tuple[EagerHop, object]],
+    waiting: dict[str, list[Offer]],
+    stops: list[tuple[EagerHop, Decision]],
 ) -> None:
     """Ask `decide` about a hop the walk may take (once), and take it or record the stop;
     entering a module also offers the hops its code runs that waited for it."""
@@ -1015,18 +1042,20 @@ def _offer(
     # holds itself through its closure, a reference cycle that keeps everything the walk
     # reached alive until the cyclic garbage collector, which the eager-import contract
     # pauses, runs. Collecting them then took 0.8 s on the benchmark's 20,000-module tree.)
-    decision = adjacent[3]
+    decision = offer.decision
     if decision is None:
-        decision = adjacent[3] = decide(adjacent[1])
+        decision = offer.decision = decide(hop)
     if decision is True:
-        imported = adjacent[0]
-        reached[imported] = adjacent[1]
+        imported = offer.target
+        reached[imported] = hop
         queue.append(imported)
         for later in waiting.pop(imported, ()):
-            if later[0] not in reached:
-                _offer(later, decide, reached, queue, waiting, stops)
+            if later.target not in reached:
+                assert later.hop is not None  # (a hop made by a call: made with its offer)
+                _offer(later, later.hop, decide, reached, queue, waiting, stops)
     elif decision is not False:
-        stops.append((adjacent[1], decision))
+        # (What this walk's `decide` said: the offers of one `decide` hold its decisions.)
+        stops.append((hop, cast(Decision, decision)))
 
 
 def chain_to(reached: dict[str, EagerHop | None], module: str) -> list[EagerHop]:
