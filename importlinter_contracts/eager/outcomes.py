@@ -83,7 +83,7 @@ class WalkOutcomes:
         self._kept: dict[bytes, KeptWalks] | None = None
 
     def get(self, key: bytes, imported_digest: Callable[[str], bytes]) -> KeptOutcome | None:
-        """What the walks keyed `key` found, as `keep` kept it, with the files that have
+        """Return what the walks keyed `key` found, as `keep` kept it, with the files that have
         changed since (none where no file has). A file has changed where its modification
         time has, or where grimp reports other imported modules for it (`imported_digest`: a
         graph built from a stale cache of grimp's can). None where a file they read is gone,

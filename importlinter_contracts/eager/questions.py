@@ -37,7 +37,7 @@ from .calls import (
     is_getattr_key,
     is_lazy_key,
 )
-from .module_files import EagerLines
+from .module_files import EagerLines, may_call
 from .outcomes import Answer, Answers
 from .scope_cache import ScopeIndex
 from .scopes import ImportScope
@@ -161,7 +161,8 @@ QUESTIONS: dict[str, tuple[type, ...]] = {
 
 
 class FileAnswers:
-    """The questions answered from grimp's `graph` and the modules' files (`scopes`)."""
+    """The questions answered from grimp's `graph` and the modules' files (`scopes`): each
+    method returns what `ModuleQuestions` says it does."""
 
     def __init__(self, graph: ImportGraph, scopes: ScopeIndex) -> None:
         self._graph = graph
@@ -184,7 +185,7 @@ class FileAnswers:
         return display_path(self._scopes.path(module))
 
     def may_call(self, module: str) -> bool:
-        return self._scopes.may_call(module, self.has_code)
+        return may_call(self._scopes.callable_names(module), self.has_code)
 
     def eager_lines(self, module: str) -> EagerLines:
         return self._scopes.eager_lines(module, self._graph)
@@ -259,7 +260,8 @@ _NOTHING: tuple[str | int, ...] = ()
 
 
 class RecordedAnswers:
-    """The questions answered by `asked`, each kept with its answer (`answers`)."""
+    """The questions answered by `asked`, each kept with its answer (`answers`): each method
+    returns `asked`'s answer."""
 
     def __init__(self, asked: ModuleQuestions) -> None:
         self._asked = asked

@@ -128,7 +128,7 @@ class ReadAhead:
 
 @contextmanager
 def reading_ahead(modules: list[str], code: set[str]) -> Iterator[ReadAhead | None]:
-    """A second process reading the files of `modules` while the block runs, in reverse (the
+    """Return a second process reading the files of `modules` while the block runs, in reverse (the
     walks take them from the front), with the calls of those that may call a function of
     the top-level packages in `code`; None where there are too few modules, or the process
     cannot start."""

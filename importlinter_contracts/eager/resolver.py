@@ -111,7 +111,7 @@ class CallResolver:
     def called_imports(
         self, module: str, may_call: bool, getattr_calls: list[tuple[int, str, str]]
     ) -> Iterator[CalledImport]:
-        """The import statements that the functions `module` calls at import time run (where
+        """Return the import statements that the functions `module` calls at import time run (where
         it `may_call` one, and the module `__getattr__`s its `from` imports call), in the
         order the calls are found (breadth first): each with its module, line, why it runs
         and the calls that run it; and the dynamic imports (`importlib.import_module("m")`)
@@ -378,7 +378,7 @@ class CallResolver:
     def reexports(
         self, module: str, line: int, reaches: Callable[[str], bool]
     ) -> list[tuple[str, tuple[tuple[str, int, str], ...]]]:
-        """Where the names that the `from` import of `module` on `line` binds come from,
+        """Return where the names that the `from` import of `module` on `line` binds come from,
         followed through re-exports as calls are (`_named`, of any length), up to a module
         that `reaches` says is far enough: each such module, with the re-exports on the way
         (module, line, name). A name another module's file binds explicitly is followed
@@ -598,7 +598,7 @@ class CallResolver:
         return leads
 
     def getattr_calls(self, module: str, eager: EagerLines) -> list[tuple[int, str, str]]:
-        """The module `__getattr__`s that the `from` imports of `module` that run at import
+        """Return the module `__getattr__`s that the `from` imports of `module` that run at import
         time (its `eager` lines) call: each with the import's line, the module imported from
         and the key of the reading of its `__getattr__` (`_getattr_called`). (The line grimp
         reports for an import says whether it is a `from` import: only those are read.)"""
@@ -616,7 +616,7 @@ class CallResolver:
         return found
 
     def has_code(self, module: str) -> bool:
-        """Whether `module` is a module of the graph whose file is read: not an external
+        """Return whether `module` is a module of the graph whose file is read: not an external
         package (squashed), whose functions are not followed."""
         found = self._code.get(module)
         if found is None:

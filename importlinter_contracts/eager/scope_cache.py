@@ -52,7 +52,6 @@ from .module_files import (
     FileReading,
     StoredReading,
     file_source,
-    may_call,
     read_module_file,
     scopes_from_table,
     stored_reading,
@@ -70,7 +69,7 @@ _CACHE_FORMAT = 17
 
 
 def cache_format() -> tuple[object, ...]:
-    """What the cache file says it was written by: this format, `code_identity`, and the
+    """Return what the cache file says it was written by: this format, `code_identity`, and the
     target Python the readings were made for."""
     return (_CACHE_FORMAT, *code_identity(), tuple(target_python()))
 
@@ -160,7 +159,7 @@ class ScopeIndex:
             self._ahead = None
 
     def scope(self, module: str, line: int) -> ImportScope:
-        """The scope of the import statement that starts on `line` of `module`."""
+        """Return the scope of the import statement that starts on `line` of `module`."""
         record = self._module(module)
         found = record.scope(line, self._table)
         if found is None:
@@ -171,18 +170,18 @@ class ScopeIndex:
         return found
 
     def reading(self, module: str) -> SourceReading:
-        """Everything `module`'s file says about import time, its calls included."""
+        """Return everything `module`'s file says about import time, its calls included."""
         return self._module(module).call_reading(self._table)
 
-    def may_call(self, module: str, has_code: Callable[[str], bool]) -> bool:
-        """Whether `module`'s code running at import time may call a function that runs an
-        import of a module whose top-level package `has_code` (a relative import's included)."""
+    def callable_names(self, module: str) -> tuple[tuple[str, str], ...] | None:
+        """Return the names `module`'s code running at import time may call, each with the
+        top-level package it may reach an import of (`FileReading.callable_names`; None
+        where it may call anything)."""
         entry = self._unchanged(module)
-        names = entry.callable_names if entry is not None else self._module(module).callable_names
-        return may_call(names, has_code)
+        return entry.callable_names if entry is not None else self._module(module).callable_names
 
     def has_unused_lazy(self, module: str) -> bool:
-        """Whether `module`'s file has a lazy import (PEP 810) that its code at import time
+        """Return whether `module`'s file has a lazy import (PEP 810) that its code at import time
         does not use, which another module's `from` import of its name would load."""
         return any(
             not scope.eager and reason_of_call(scope.reason, 0, "") is not None
@@ -190,7 +189,7 @@ class ScopeIndex:
         )
 
     def may_define_getattr(self, module: str) -> bool:
-        """Whether `module`'s file may define a module `__getattr__` (its text names one;
+        """Return whether `module`'s file may define a module `__getattr__` (its text names one;
         False for a module without a file, a folder without `__init__.py`). Asked of the
         modules that others import, which the walks may not enter: a file not read yet is
         only searched for the name (the cache keeps what the search found, as a shorter
@@ -229,7 +228,7 @@ class ScopeIndex:
         return found.may_getattr
 
     def from_lines(self, module: str, graph: ImportGraph) -> dict[int, str]:
-        """The lines of `module` that may be `from` imports, each with its text as grimp
+        """Return the lines of `module` that may be `from` imports, each with its text as grimp
         reports it (stripped): kept with its eager lines."""
         entry = self._unchanged(module)
         if (
@@ -251,7 +250,7 @@ class ScopeIndex:
     def from_import_bindings(
         self, module: str, line: int, text: str
     ) -> tuple[call_reading.Binding, ...] | None:
-        """What the `from` import statements of `module` that start on `line` bind: read from
+        """Return what the `from` import statements of `module` that start on `line` bind: read from
         the line's `text` (as grimp reports it), or their own lines; None where they do not
         tell (the file's call reading has them then)."""
         simple = call_reading.simple_from_import(text, line)
@@ -263,7 +262,7 @@ class ScopeIndex:
         return call_reading.from_import_bindings(lines, line)
 
     def eager_lines(self, module: str, graph: ImportGraph) -> EagerLines:
-        """The modules `module` imports at import time, by name, each with the lines of its
+        """Return the modules `module` imports at import time, by name, each with the lines of its
         own import statements that run then (grimp's lines; lazy imports never do) and why
         each runs then."""
         entry = self._unchanged(module)
@@ -297,7 +296,7 @@ class ScopeIndex:
         return found
 
     def imported_on(self, module: str, line: int, graph: ImportGraph) -> tuple[str, ...]:
-        """The modules the import statement of `module` on `line` imports, as grimp resolved
+        """Return the modules the import statement of `module` on `line` imports, as grimp resolved
         them (none for a lazy import)."""
         record = self._module(module)
         if record.by_line is None or not self._reports_the_same(record, module, graph):
@@ -324,7 +323,7 @@ class ScopeIndex:
         return record.reports_the_same(lambda: self.imported_digest(module, graph))
 
     def imported_digest(self, module: str, graph: ImportGraph) -> bytes:
-        """A digest of the modules that grimp reports `module` imports, in `graph` (the one
+        """Return a digest of the modules that grimp reports `module` imports, in `graph` (the one
         graph an index is asked about)."""
         found = self._imported.get(module)
         if found is None:
@@ -334,7 +333,7 @@ class ScopeIndex:
         return found
 
     def path(self, module: str) -> Path:
-        """The file of `module`."""
+        """Return the file of `module`."""
         return Path(self._module(module).path)
 
     def is_package(self, module: str) -> bool:
@@ -424,7 +423,7 @@ class ScopeIndex:
         return entry
 
     def graph_digest(self, graph: ImportGraph) -> bytes:
-        """A digest of the modules grimp found, with the options that shape its graph."""
+        """Return a digest of the modules grimp found, with the options that shape its graph."""
         if self._graph is None:
             options = [self._session_options.get(option) for option in _GRAPH_OPTIONS]
             self._graph = digest(
@@ -434,7 +433,7 @@ class ScopeIndex:
         return self._graph
 
     def files_read(self, graph: ImportGraph) -> FilesRead:
-        """Each module asked about so far, with its file, that file's modification time when
+        """Return each module asked about so far, with its file, that file's modification time when
         it was read (or found unchanged), and the digest of the modules grimp reports it
         imports in `graph` (`imported_digest`)."""
         return {
@@ -445,7 +444,7 @@ class ScopeIndex:
     def edited(
         self, read: Mapping[str, tuple[str, float] | tuple[str, float, bytes]]
     ) -> dict[str, str] | None:
-        """Those of the files `read` (by module: each file's path and modification time, as
+        """Return those of the files `read` (by module: each file's path and modification time, as
         read) whose modification time is not the one grimp found when it built this run's
         graph: changed since grimp read them, so that the lines grimp reports may not be
         theirs. From the cache grimp writes beside this one; None where there is none to read

@@ -45,7 +45,7 @@ class EagerHop(NamedTuple):
 
     @property
     def runs_from(self) -> str:
-        """The module whose import runs this hop."""
+        """Return the module whose import runs this hop."""
         return self.origin or self.importer
 
     def as_data(self) -> Hop:
@@ -134,13 +134,13 @@ class EagerImports:
 
     @property
     def answers(self) -> Answers:
-        """What each module's file answered, in the order asked (of a `recorded` one): what
+        """Return what each module's file answered, in the order asked (of a `recorded` one): what
         the walks found holds while every file they read answers the same
         (`questions.answers_again`)."""
         return {} if self._recorded is None else self._recorded.answers
 
     def of(self, module: str) -> list[EagerHop]:
-        """The imports that run when `module` is imported: its own eager imports, sorted by
+        """Return the imports that run when `module` is imported: its own eager imports, sorted by
         imported module, then those that its calls at import time run."""
         hops = self._hops.get(module)
         if hops is None:
@@ -148,13 +148,13 @@ class EagerImports:
         return hops
 
     def adjacency(self, include_parents: bool, decide: Decide[Any]) -> dict[str, list[Offer]]:
-        """What walks that decide with `decide` offer from each module they have entered so
+        """Return what walks that decide with `decide` offer from each module they have entered so
         far (`adjacent`), kept with the decisions: several walks, from different modules,
         share them."""
         return self._adjacent.setdefault((include_parents, decide), {})
 
     def adjacent(self, module: str, include_parents: bool, decide: Decide[Any]) -> list[Offer]:
-        """What a walk that decides with `decide` offers once it enters `module`: with
+        """Return what a walk that decides with `decide` offers once it enters `module`: with
         `include_parents`, a hop to its nearest parent package in the graph first, then the
         hops `of` it. (A hop of a line that runs by itself is made when a walk first takes
         it: most imports are of modules already reached.)"""
@@ -187,7 +187,7 @@ class EagerImports:
         return offers
 
     def lines(self, importer: str, imported: str) -> list[tuple[int, ImportScope]]:
-        """Each line on which `importer` imports `imported`, with whether it runs at import
+        """Return each line on which `importer` imports `imported`, with whether it runs at import
         time and why, in line order (as the line reads, without the calls that may run it)."""
         found = {}
         for detail in self.graph.get_import_details(importer=importer, imported=imported):
@@ -259,14 +259,14 @@ class EagerImports:
         return self._resolver.reexports(module, line, reaches)
 
     def packages_with_code(self) -> set[str]:
-        """The top-level packages whose functions the walks follow."""
+        """Return the top-level packages whose functions the walks follow."""
         return {
             top for top in self.graph.modules if "." not in top and self._resolver.has_code(top)
         }
 
 
 def calls_unread_warnings(eager_imports: EagerImports) -> list[str]:
-    """A warning for each file read whose calls `ast` cannot read here."""
+    """Return a warning for each file read whose calls `ast` cannot read here."""
     return [
         f"{path}: calls at import time are not followed in this file, which ast cannot read "
         f"here ({reason}): imports that such calls would run are not seen."
@@ -275,7 +275,7 @@ def calls_unread_warnings(eager_imports: EagerImports) -> list[str]:
 
 
 def dynamic_import_warnings(eager_imports: EagerImports) -> list[str]:
-    """A warning for each dynamic import run at import time whose module name the text does
+    """Return a warning for each dynamic import run at import time whose module name the text does
     not spell out."""
     return [
         f"{path}:{line}: {callee} runs at import time with a module name computed at run "
@@ -367,7 +367,7 @@ def _offer(
 
 
 def chain_to(reached: dict[str, EagerHop | None], module: str) -> list[EagerHop]:
-    """The hops from the walk's source to `module`."""
+    """Return the hops from the walk's source to `module`."""
     chain = []
     hop = reached[module]
     while hop is not None:
