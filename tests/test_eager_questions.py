@@ -180,3 +180,30 @@ def test_a_file_that_answers_any_question_otherwise_makes_the_walks_walk_again(
     assert walks != [], f"a kept verdict was reused although `{question}` answered otherwise"
     assert changed
     assert after == first  # (walked with the file's answers, changed only the once)
+
+
+def test_an_import_turned_into_a_from_import_is_walked_again(
+    project: Project, walks: list[str]
+) -> None:
+    # The same module imported on the same line, so the same eager lines: but a `from`
+    # import of a package with a module `__getattr__` calls it (for a name it does not
+    # bind), which a plain import does not. Which lines are `from` imports is a question
+    # of its own.
+    project.write(
+        {
+            "pkg/lazy/__init__.py": (
+                "def __getattr__(name):\n    import pkg.models.qwen\n    return name\n"
+            ),
+            "pkg/lazy/x.py": "",
+            "pkg/models/qwen.py": "",
+            "pkg/platforms/cuda/platform.py": "import pkg.lazy.x\n",
+        }
+    )
+    project.configure(R4.replace("pkg.platforms\n", "pkg.platforms\n    pkg.lazy\n"))
+    assert report(project)["contracts"][0]["violations"] == []
+    (project.root / "pkg/platforms/cuda/platform.py").write_text("from pkg.lazy import x\n")
+    walks.clear()
+    after = report(project)
+    assert walks != []
+    assert after == json.loads(project.check("--format", "json").stdout)
+    assert [v["imported"] for v in after["contracts"][0]["violations"]] == ["pkg.models.qwen"]
