@@ -215,14 +215,17 @@ class EagerImportContract(AllowlistedContract):
 
         findings: dict[tuple[str, str], ImportFinding] = {}
         ignored: dict[tuple[str, str], IgnoredImport] = {}
-        may_reach = functools.partial(
-            _may_reach,
-            graph,
-            sources,
-            self.include_ancestors,
-            lambda module: is_followed(module) and not is_forbidden(module),
+        may_reach = (
+            _may_reach(
+                graph,
+                sources,
+                self.include_ancestors,
+                lambda module: is_followed(module) and not is_forbidden(module),
+            )
+            if scopes.may_read_ahead(graph)
+            else []
         )
-        with scopes.reading_ahead(graph, may_reach, eager_imports.packages_with_code()):
+        with scopes.reading_ahead(may_reach, eager_imports.packages_with_code()):
             for source in sources:
                 try:
                     reached, stops = walk(

@@ -26,7 +26,7 @@ from __future__ import annotations
 import marshal
 import os
 import sys
-from collections.abc import Callable, Iterator, Mapping
+from collections.abc import Iterator, Mapping
 from contextlib import contextmanager
 from pathlib import Path
 from typing import Any, NamedTuple
@@ -137,21 +137,21 @@ class ScopeIndex:
         self._grimp_times: dict[str, float] | None = None
         self._dirty = False
 
+    def may_read_ahead(self, graph: ImportGraph) -> bool:
+        """Return whether the cache lacks enough of the graph's modules for a second process
+        to read files ahead of the walks (`reading_ahead`). (Where it holds all but a few
+        hundred of them, as after a run that walked through nearly every one, the modules
+        the walks may reach need not even be worked out: too few of them can be unread.)"""
+        return len(graph.modules - self._load().keys()) >= read_ahead.READ_AHEAD_FROM
+
     @contextmanager
-    def reading_ahead(
-        self, graph: ImportGraph, may_reach: Callable[[], list[str]], code: set[str]
-    ) -> Iterator[None]:
+    def reading_ahead(self, may_reach: list[str], code: set[str]) -> Iterator[None]:
         """While the block runs, a second process reads the files of the modules the walks
         `may_reach` (in the order they may reach them) that the cache holds no entry for, and
         they are taken from it (`read_ahead`); `code`: the top-level packages whose functions
         are followed."""
         stored = self._load()
-        unread = []
-        # (Where the cache holds all but a few hundred of the graph's modules, as after a run
-        # that walked through nearly every one, the modules the walks may reach are not even
-        # worked out: too few of them can be unread.)
-        if len(graph.modules - stored.keys()) >= read_ahead.READ_AHEAD_FROM:
-            unread = [module for module in may_reach() if module not in stored]
+        unread = [module for module in may_reach if module not in stored]
         try:
             with read_ahead.reading_ahead(unread, code) as self._ahead:
                 yield
