@@ -108,9 +108,13 @@ class WalkOutcomes:
             return None
         # (A module that answered nothing cannot change what the walks find.)
         where = dict(zip(kept.modules, kept.paths, strict=True))
-        return KeptOutcome(
-            kept.found, {module: (where[module], answered.get(module, [])) for module in changed}
-        )
+        found: dict[str, tuple[str, list[Answer]]] = {}
+        for module in changed:
+            answers = _answers_of(answered, module)
+            if answers is None:
+                return None
+            found[module] = (where[module], answers)
+        return KeptOutcome(kept.found, found)
 
     def keep(
         self, key: bytes, found: object, files_read: FilesRead, answers: Answers
@@ -204,27 +208,30 @@ def _nth_digest(digests: bytes, index: int) -> bytes:
     return digests[index * DIGEST_SIZE : (index + 1) * DIGEST_SIZE]
 
 
-def _answers(data: bytes) -> Answers | None:
-    """The answers `keep` marshalled, or None where they have another shape."""
+def _answers(data: bytes) -> dict[object, object] | None:
+    """Return the answers `keep` marshalled, or None where they are not a dict (each changed
+    module's are checked as they are asked for: `_answers_of`)."""
     try:
         answers = marshal.loads(data)
     except (EOFError, ValueError, TypeError):
         return None
-    if not isinstance(answers, dict) or not all(
-        type(answered) is list
-        and all(
-            type(answer) is tuple
-            and len(answer) == 3
-            and type(answer[0]) is str
-            and type(answer[1]) is tuple
-            for answer in answered
-        )
-        for answered in answers.values()
+    return answers if isinstance(answers, dict) else None
+
+
+def _answers_of(answers: dict[object, object], module: str) -> list[Answer] | None:
+    """Return what `module` answered, of the answers `_answers` read; None where they have
+    another shape (what each question is asked of is checked as it is asked again:
+    `questions.answers_again`)."""
+    answered = answers.get(module, [])
+    if type(answered) is not list or not all(
+        type(answer) is tuple
+        and len(answer) == 3
+        and type(answer[0]) is str
+        and type(answer[1]) is tuple
+        for answer in answered
     ):
         return None
-    # (What each question is asked of is checked as it is asked again:
-    # `questions.answers_again`.)
-    return answers
+    return answered
 
 
 def _is_kept(kept: object) -> bool:
