@@ -16,7 +16,7 @@ from test_review import committed, review
 
 from helpers import Project
 from importlinter_contracts import explore
-from importlinter_contracts.deferral.cut import (
+from importlinter_contracts.eager.smallest_cut import (
     ChainEnd,
     EagerStep,
     ImportTimeUse,

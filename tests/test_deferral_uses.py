@@ -1,4 +1,4 @@
-"""Whether an import's names are used at import time (`deferral/uses.py`), against CPython
+"""Whether an import's names are used at import time (`eager/import_time_uses.py`), against CPython
 3.15: each form of use stands in a module whose import `__lazy_modules__` makes lazy, and a
 fresh 3.15 process importing the module says whether the import loaded (a use at import time
 loads it then). The expectations come from the interpreter; where CPython is not to be had,
@@ -18,7 +18,11 @@ import pytest
 from test_eager_real_interpreters import interpreter
 
 from helpers import REPO, Project
-from importlinter_contracts.deferral.uses import ImportTimeUse, import_time_use, import_time_uses
+from importlinter_contracts.eager.import_time_uses import (
+    ImportTimeUse,
+    import_time_use,
+    import_time_uses,
+)
 from importlinter_contracts.errors import UnreadableSourceError
 
 HEAVY = {

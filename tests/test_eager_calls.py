@@ -22,8 +22,8 @@ from helpers import Project, files_read, imports_of
 from importlinter_contracts import explore
 from importlinter_contracts.cache import using_cache_directory
 from importlinter_contracts.eager.contract import EagerImportContract
+from importlinter_contracts.eager.resolver import CallResolver
 from importlinter_contracts.eager.scope_cache import ScopeIndex
-from importlinter_contracts.eager.walk import EagerImports
 from importlinter_contracts.runtime.unexpected import eager_closure
 
 LIBRARY = {
@@ -929,13 +929,13 @@ def test_a_name_is_followed_through_star_imports_once_not_once_per_call(
     )
     project.configure(R4)
     asked: list[tuple[str, str]] = []
-    defines = EagerImports._defines
+    defines = CallResolver._defines
 
-    def counting(self: EagerImports, module: str, name: str) -> bool:
+    def counting(self: CallResolver, module: str, name: str) -> bool:
         asked.append((module, name))
         return defines(self, module, name)
 
-    monkeypatch.setattr(EagerImports, "_defines", counting)
+    monkeypatch.setattr(CallResolver, "_defines", counting)
     assert check_against_python(
         project, "import pkg.web.hub\nfrom pkg.web.hub import load\nload()\n"
     )

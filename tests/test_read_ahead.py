@@ -14,7 +14,7 @@ import pytest
 
 from helpers import REPO, Project, forget_walk_outcomes
 from importlinter_contracts.eager import contract, module_files, read_ahead
-from importlinter_contracts.eager.module_files import ModuleFile
+from importlinter_contracts.eager.module_files import FileReading, ReadingLevel
 from importlinter_contracts.eager.scopes import import_scopes_from_tokens
 
 R4 = "r4"
@@ -45,9 +45,9 @@ def taken(monkeypatch: pytest.MonkeyPatch) -> dict[str, str]:
                 "with ast"
                 if record.callable_names is None
                 else "in part"
-                if record.partial
+                if record.level is ReadingLevel.IN_PART
                 else "outline, calls read"
-                if record.calls_unread == ""
+                if record.level is ReadingLevel.CALLS and not record.calls_unread
                 else "outline"
             )
         return record
@@ -310,7 +310,7 @@ def test_only_a_reading_of_the_file_as_the_walk_finds_it_is_taken(reach: Project
         # Found at another path now (a package `m4/` made since, say).
         assert ahead.take("reach.s1.m4", m5, os.stat(m4).st_mtime) is None
         record = ahead.take("reach.s1.m5", m5, os.stat(m5).st_mtime)
-        assert isinstance(record, ModuleFile) and record.path == m5
+        assert isinstance(record, FileReading) and record.path == m5
     finally:
         ahead.close()
 
@@ -364,8 +364,9 @@ def test_the_second_process_reads_each_file_of_the_newest_release_as_python_does
     for path in sorted((tree(NEWEST) / "vllm_omni").rglob("*.py")):
         mtime = path.stat().st_mtime
         sent = read_ahead._read(str(path), mtime, lambda top: top == "vllm_omni")
-        record = module_files.from_entry(module_files.to_entry(sent, table := {}))
-        assert module_files.stored_scopes(record, list(table))
+        record = module_files.FileReading.from_entry(sent.to_entry(table := {}))
+        record.unpack_scopes(list(table))
+        assert not record.changed
         tokens = import_scopes_from_tokens(path.read_bytes())
         assert {line: tokens[line] for line in record.scopes} == record.scopes, path
         compared += len(record.scopes)

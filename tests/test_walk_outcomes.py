@@ -20,7 +20,6 @@ from importlinter_contracts import cache
 from importlinter_contracts.eager import contract as eager_contract
 from importlinter_contracts.eager import outcomes, scope_cache
 from importlinter_contracts.eager.outcomes import OUTCOMES_FILE, WalkOutcomes
-from importlinter_contracts.eager.walk import EagerImports
 from importlinter_contracts.errors import UnreadableSourceError
 
 FILES = {
@@ -301,7 +300,7 @@ def test_a_changed_file_that_cannot_be_asked_again_makes_the_walks_walk_again(
     def unreadable(*args: object) -> bool:
         raise UnreadableSourceError("pkg/platforms/cuda/platform.py:1: unreadable")
 
-    monkeypatch.setattr(EagerImports, "answers_again", unreadable)
+    monkeypatch.setattr(eager_contract, "answers_again", unreadable)
     walks.clear()
     assert report(tree) == first
     assert walks != []
@@ -443,7 +442,7 @@ def test_an_outcome_is_not_used_where_a_file_it_read_is_elsewhere_or_gone(
     found = ([], [], ["a warning"], None)  # (no smallest cut: nothing found)
     time = module.stat().st_mtime
     key = b"k" * 16
-    answers = {"pkg.a": [("may call", False)]}
+    answers = {"pkg.a": [("may_call", (), False)]}
     imports = b"i" * cache.DIGEST_SIZE
 
     def kept(

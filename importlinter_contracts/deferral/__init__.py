@@ -1,3 +1,4 @@
-"""What to defer, and how: the fewest import statements whose deferral keeps an
-`eager_imports` contract (`cut`), whether an import's names are used while its module is
-imported (`uses`), and the edit that makes an import lazy (`edit`)."""
+"""The `fix` command: the edit that makes each import of an `eager_imports` contract's smallest
+cut lazy (`edit`), shown as a diff or written and checked again (`fix`). The cut itself, and
+whether an import's names are used while its module is imported, are the contract's
+(`eager.smallest_cut`, `eager.import_time_uses`)."""

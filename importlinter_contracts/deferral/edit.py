@@ -32,11 +32,11 @@ from collections.abc import Iterable
 from pathlib import Path
 from typing import NamedTuple
 
-from ..eager.calls import parse
+from ..eager.import_time_uses import ImportTimeUse, import_time_uses, lazy_target, reading_for
+from ..eager.parsing import parse
 from ..eager.scopes import ImportScope, import_scopes, read_source
 from ..eager.target import target_python
 from ..errors import UnreadableSourceError
-from .uses import ImportTimeUse, import_time_uses, lazy_target, reading_for
 
 KEYWORD = "lazy"
 LAZY_MODULES = "lazy-modules"

@@ -1,6 +1,34 @@
-"""Rule R4, what importing a module runs: which import statements run at import time
-(`scopes`, and as much of it as the answer needs from a file's text: `outline`), what a file
-calls then (`calls`), what one module's file says (`module_files`), those readings kept per
-module between runs (`scope_cache`) and read ahead of the walks by a second process
-(`read_ahead`), eager imports followed from module to module (`walk`), what the walks found
-kept between runs (`outcomes`), and the contract type (`contract`)."""
+"""Rule R4, what importing a module runs.
+
+A walk (`walk`) starts at a source module and follows its eager imports from module to
+module, breadth first, asking its contract at each hop whether to enter the imported module
+(`decide`). What it knows of a module it learns by asking questions (`questions`) of grimp's
+graph and of the module's file; the call resolver (`resolver`) works out, from those answers,
+what the functions a module calls at import time run. A module's file is read as little as
+the questions need (`module_files`: in part, then its outline, then its calls; the
+readers are `outline`, `scopes` and `calls`, with `parsing`), those readings are kept
+between runs (`scope_cache`) and read ahead of the walks by a second process
+(`read_ahead`); what the walks found is kept too, with each file's answers (`outcomes`), and
+the contract type (`contract`) reports it, with the fewest imports to defer to keep it
+(`smallest_cut`, which asks `import_time_uses` whether an import's names are used at
+import time).
+
+Terms:
+
+- *eager import*: an import statement that runs when its module is imported (module level,
+  `if`/`try`/`with`/loop bodies, class bodies, the body of a function called then), as
+  opposed to one inside a function nobody calls then, under `if TYPE_CHECKING:` or lazy;
+- *scope*: whether an import statement is eager, and why (`scopes.ImportScope`);
+- *outline*: what a file's text says about import time without its expressions: the scope
+  of each import and the names its import-time code may call (`outline.Outline`);
+- *read in part*: a short file read only around the imports asked about, and for the
+  names its text calls (`module_files.ReadingLevel.IN_PART`);
+- *hop*: one step by which importing a module runs another (`walk.EagerHop`);
+- *smallest cut*: the fewest import statements whose deferral leaves no eager chain from a
+  source module to a forbidden one (`smallest_cut.SmallestCut`);
+- *question*, *answer*: what a walk asks of a module (a method of
+  `questions.ModuleQuestions`) and what its file or grimp answers; a walk's verdict is a
+  function of its answers;
+- *kept*: of a contract, its rule holds on the code that was read; of an outcome, reused
+  from an earlier run because every file the walks read is unchanged or answers the same.
+"""

@@ -34,13 +34,12 @@ from __future__ import annotations
 import ast
 import functools
 import re
-import tokenize
-import warnings
 from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
-from typing import Literal, NamedTuple, cast, overload
+from typing import NamedTuple, cast
 
 from ..errors import UnreadableSourceError
 from .lazy import LazyNames
+from .parsing import parse, parse_error
 from .target import target_python
 
 # Named tuples: a reading kept in the cache is made of thousands of them.
@@ -1031,32 +1030,6 @@ class FunctionBodies(Mapping[str, Function]):
 
     def __contains__(self, name: object) -> bool:
         return isinstance(name, str) and name.removesuffix(RETURNED) in self.bodies
-
-
-@overload
-def parse(source: str | bytes) -> ast.Module: ...
-@overload
-def parse(source: str | bytes, mode: Literal["eval"]) -> ast.Expression: ...
-def parse(source: str | bytes, mode: str = "exec") -> ast.AST:
-    """`ast.parse`, without the warnings Python gives about the code it reads (an invalid
-    escape sequence, say): they are Python's to give when it runs that code, and here they
-    would only print `<unknown>:1: SyntaxWarning` in the middle of a linter's report."""
-    with warnings.catch_warnings():
-        warnings.simplefilter("ignore", SyntaxWarning)
-        warnings.simplefilter("ignore", DeprecationWarning)
-        return ast.parse(source, mode=mode)
-
-
-def parse_error(error: Exception) -> str:
-    """What stopped `ast` or the tokenizer reading a file, in a few words, with its line."""
-    if isinstance(error, SyntaxError):
-        return f"line {error.lineno}: {error.msg}"
-    if isinstance(error, RecursionError):
-        return "an expression nested too deeply"
-    if isinstance(error, tokenize.TokenError):
-        message, (line, _) = error.args
-        return f"line {line}: {message}"
-    return str(error)
 
 
 def _def_of(lines: list[str], body: Body) -> ast.FunctionDef:

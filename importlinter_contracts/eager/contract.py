@@ -17,8 +17,6 @@ from importlinter.domain.imports import Module, ModuleExpression
 from ..allowlist.contract import AllowlistedContract, ignored_import
 from ..allowlist.entries import Allowlist, AllowlistEntry
 from ..cache import cache_directory, digest, grimp_cache_directory
-from ..deferral.cut import ChainEnd, EagerStep, NoCut, Statement, smallest_cut
-from ..deferral.uses import import_time_use
 from ..errors import ContractConfigurationError, UnreadableSourceError
 from ..locations import display_path
 from ..modules import (
@@ -40,8 +38,11 @@ from ..rendering import (
 )
 from ..report import ContractFindings, Finding, IgnoredImport, ImportFinding, SmallestCutData
 from ..unseen import unseen_folders
-from .outcomes import Answers, WalkOutcomes
+from .import_time_uses import import_time_use
+from .outcomes import Answer, Answers, WalkOutcomes
+from .questions import FileAnswers, answers_again
 from .scope_cache import ScopeIndex
+from .smallest_cut import ChainEnd, EagerStep, NoCut, Statement, smallest_cut
 from .target import target_python
 from .walk import (
     EagerHop,
@@ -191,10 +192,10 @@ class EagerImportContract(AllowlistedContract):
         allowed: set[str],
         allowlist: Allowlist,
     ) -> tuple[_Outcome, Answers]:
-        """Walk from each source: the violations, the imports the allowlist excused (sorted),
-        the warnings of what the walks could not read and the smallest cut (None without
-        findings); and what each file answered."""
-        eager_imports = EagerImports(graph, scopes)
+        """Return what the walks from each source find: the violations, the imports the
+        allowlist excused (sorted), the warnings of what the walks could not read and the
+        smallest cut (None without findings); and what each file answered."""
+        eager_imports = EagerImports(graph, scopes, recorded=True)
 
         # Python runs an allowed module's parent packages first: they are allowed too (their
         # own eager imports are still followed and checked).
@@ -213,7 +214,7 @@ class EagerImportContract(AllowlistedContract):
         def is_followed(module: str) -> bool:
             return within(module, follow)
 
-        def decide(hop: EagerHop) -> object:
+        def decide(hop: EagerHop) -> bool | AllowlistEntry | _Forbidden:
             """Enter a hop's target, or stop there: at a forbidden module, or at an import
             an allowlist entry excuses (the entry, which `excuse` marks used: the walks ask
             once per hop, when they would first take it)."""
@@ -226,16 +227,19 @@ class EagerImportContract(AllowlistedContract):
 
         findings: dict[tuple[str, str], ImportFinding] = {}
         ignored: dict[tuple[str, str], IgnoredImport] = {}
-        may_reach = functools.partial(
-            _may_reach,
-            graph,
-            sources,
-            self.include_ancestors,
-            lambda module: is_followed(module) and not is_forbidden(module),
+        may_reach = (
+            _may_reach(
+                graph,
+                sources,
+                self.include_ancestors,
+                lambda module: is_followed(module) and not is_forbidden(module),
+            )
+            if scopes.may_read_ahead(graph)
+            else []
         )
         entered: set[str] = set()
         ends: list[ChainEnd] = []
-        with scopes.reading_ahead(graph, may_reach, eager_imports.packages_with_code()):
+        with scopes.reading_ahead(may_reach, eager_imports.packages_with_code()):
             for source in sources:
                 try:
                     reached, stops = walk(
@@ -247,10 +251,10 @@ class EagerImportContract(AllowlistedContract):
                 for hop, stop in stops:
                     ends.append(ChainEnd(hop.importer, hop.imported, _step(hop)))
                     chain = [*chain_to(reached, hop.runs_from), hop]
-                    if stop is _FORBIDDEN:
+                    if isinstance(stop, _Forbidden):
                         _add_source(findings, hop, source, chain, lambda finding: finding)
-                    else:
-                        entry = cast(AllowlistEntry, stop)
+                    elif isinstance(stop, AllowlistEntry):
+                        entry = stop
                         _add_source(
                             ignored,
                             hop,
@@ -287,9 +291,9 @@ class EagerImportContract(AllowlistedContract):
         """The steps of the eager graph between the modules the walks entered: each
         module's parent package (with `include_ancestors`) and the imports it runs, as the
         walks took them."""
-        # `of` asks a module whose hops the walks made one by one what they asked it
-        # already, and its file answers the same: the answers kept stay the walks'.
-        asked = {module: len(answers) for module, answers in eager_imports.answers.items()}
+        # `of` may ask a file what no walk asked it (a walk takes a module's imports one by
+        # one, and stops where `decide` says): the cut depends on those answers too, so they
+        # are recorded with the walks'.
         steps = []
         for module in sorted(entered):
             if self.include_ancestors:
@@ -297,8 +301,6 @@ class EagerImportContract(AllowlistedContract):
                 if parent in entered:
                     steps.append(EagerStep(module, parent, (), ()))
             steps += [_step(hop) for hop in eager_imports.of(module) if hop.imported in entered]
-        for module, answers in eager_imports.answers.items():
-            del answers[asked.get(module, 0) :]
         return steps
 
     def _sources(self, graph: ImportGraph) -> list[str]:
@@ -422,14 +424,14 @@ def _outcome_key(
 
 
 def _answer_again(
-    graph: ImportGraph, scopes: ScopeIndex, changed: dict[str, tuple[str, list[object]]]
+    graph: ImportGraph, scopes: ScopeIndex, changed: dict[str, tuple[str, list[Answer]]]
 ) -> bool:
     """Whether each changed file is where it was, and answers what it answered walks
     before (`changed`: its path then, and its answers)."""
-    eager_imports = EagerImports(graph, scopes)
+    asked = FileAnswers(graph, scopes)
     try:
         return all(
-            str(scopes.path(module)) == path and eager_imports.answers_again(module, answered)
+            str(scopes.path(module)) == path and answers_again(asked, module, answered)
             for module, (path, answered) in changed.items()
         )
     except UnreadableSourceError:
@@ -466,8 +468,13 @@ def _packages(
 # warnings of what they could not read, and the smallest cut.
 _Outcome = tuple[list[ImportFinding], list[IgnoredImport], list[str], SmallestCutData | None]
 
-# What `decide` returns for an import of a forbidden module: the walk stops there, and says so.
-_FORBIDDEN = object()
+
+class _Forbidden:
+    """What `decide` returns for an import of a forbidden module: the walk stops there, and
+    says so."""
+
+
+_FORBIDDEN = _Forbidden()
 
 _Found = TypeVar("_Found", ImportFinding, IgnoredImport)
 

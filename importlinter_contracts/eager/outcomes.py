@@ -38,14 +38,29 @@ _MAGIC = b"importlinter-contracts walk outcomes\n"
 # configurations of each.
 _KEPT = 16
 
-# What a walk found, with the files it read: each module's, with the file's modification time
-# when it was read and the digest of the modules grimp reported it imports then
-# (`ScopeIndex.imported_digest`, one after the other); and what each file answered
-# (`EagerImports.answers`, marshalled: read only where a file changed).
-_Kept = tuple[tuple[str, ...], tuple[str, ...], tuple[float, ...], bytes, object, bytes]
-# What each module's file answered the walks, in the order asked: each answer a question,
-# what it was asked of (a line, a name; none for most) and the answer.
-Answers = dict[str, list[object]]
+
+class KeptWalks(NamedTuple):
+    """What walks found (`found`), with the files they read: each module's (`modules`), with
+    the file's path and modification time when it was read and the digest of the modules
+    grimp reported it imports then (`ScopeIndex.imported_digest`, one after the other in
+    `imported`); and what each file answered (`EagerImports.answers`, marshalled: read only
+    where a file changed). The file keeps it as a plain tuple."""
+
+    modules: tuple[str, ...]
+    paths: tuple[str, ...]
+    times: tuple[float, ...]
+    imported: bytes
+    found: object
+    answers: bytes
+
+
+# What a module's file answered one question of the walks (`questions.RecordedAnswers`):
+# the question, what it was asked of besides the module (a line, a name; nothing for most)
+# and the answer, as data `marshal` writes (a plain tuple: `marshal` writes no named one, and
+# a walk keeps hundreds of thousands).
+Answer = tuple[str, tuple[str | int, ...], object]
+# What each module's file answered the walks, in the order asked.
+Answers = dict[str, list[Answer]]
 # Each file read: its path, modification time and imported modules' digest, by module.
 FilesRead = dict[str, tuple[str, float, bytes]]
 
@@ -55,7 +70,7 @@ class KeptOutcome(NamedTuple):
     each with its path then and what it answered the walks (to ask it again)."""
 
     found: object
-    changed: dict[str, tuple[str, list[object]]]
+    changed: dict[str, tuple[str, list[Answer]]]
 
 
 class WalkOutcomes:
@@ -65,10 +80,10 @@ class WalkOutcomes:
     def __init__(self, cache_dir: Path | None, graph_digest: bytes) -> None:
         self._file = cache_dir / OUTCOMES_FILE if cache_dir else None
         self._graph = graph_digest
-        self._kept: dict[bytes, _Kept] | None = None
+        self._kept: dict[bytes, KeptWalks] | None = None
 
     def get(self, key: bytes, imported_digest: Callable[[str], bytes]) -> KeptOutcome | None:
-        """What the walks keyed `key` found, as `keep` kept it, with the files that have
+        """Return what the walks keyed `key` found, as `keep` kept it, with the files that have
         changed since (none where no file has). A file has changed where its modification
         time has, or where grimp reports other imported modules for it (`imported_digest`: a
         graph built from a stale cache of grimp's can). None where a file they read is gone,
@@ -76,25 +91,30 @@ class WalkOutcomes:
         kept = self._load().get(key)
         if kept is None:
             return None
-        modules, paths, times, imported, found, answers = kept
         changed = []
-        for index, (module, path, time) in enumerate(zip(modules, paths, times, strict=True)):
+        for index, (module, path, time) in enumerate(
+            zip(kept.modules, kept.paths, kept.times, strict=True)
+        ):
             # A file elsewhere is another checkout's (two that share a cache folder, say).
             now = modification_time(path) if in_package_folders(path, module) else None
             if now is None:
                 return None
-            if now != time or imported_digest(module) != _nth_digest(imported, index):
+            if now != time or imported_digest(module) != _nth_digest(kept.imported, index):
                 changed.append(module)
         if not changed:
-            return KeptOutcome(found, {})
-        answered = _answers(answers)
+            return KeptOutcome(kept.found, {})
+        answered = _answers(kept.answers)
         if answered is None:
             return None
         # (A module that answered nothing cannot change what the walks find.)
-        where = dict(zip(modules, paths, strict=True))
-        return KeptOutcome(
-            found, {module: (where[module], answered.get(module, [])) for module in changed}
-        )
+        where = dict(zip(kept.modules, kept.paths, strict=True))
+        found: dict[str, tuple[str, list[Answer]]] = {}
+        for module in changed:
+            answers = _answers_of(answered, module)
+            if answers is None:
+                return None
+            found[module] = (where[module], answers)
+        return KeptOutcome(kept.found, found)
 
     def keep(
         self, key: bytes, found: object, files_read: FilesRead, answers: Answers
@@ -104,23 +124,23 @@ class WalkOutcomes:
         warning."""
         return self._write(
             key,
-            (
-                tuple(files_read),
-                tuple(path for path, _, _ in files_read.values()),
-                tuple(time for _, time, _ in files_read.values()),
-                b"".join(digest for _, _, digest in files_read.values()),
-                found,
-                marshal.dumps(answers),
+            KeptWalks(
+                modules=tuple(files_read),
+                paths=tuple(path for path, _, _ in files_read.values()),
+                times=tuple(time for _, time, _ in files_read.values()),
+                imported=b"".join(digest for _, _, digest in files_read.values()),
+                found=found,
+                answers=marshal.dumps(answers),
             ),
         )
 
     def keep_again(self, key: bytes, files_read: FilesRead) -> str | None:
         """Keep what `get` gave for `key` again, with what is now true of the files read
         since (those that changed, and answered the same)."""
-        modules, paths, times, imported, found, answers = self._load()[key]
+        kept = self._load()[key]
         now = {
-            module: (time, _nth_digest(imported, index))
-            for index, (module, time) in enumerate(zip(modules, times, strict=True))
+            module: (time, _nth_digest(kept.imported, index))
+            for index, (module, time) in enumerate(zip(kept.modules, kept.times, strict=True))
         }
         now.update(
             (module, (time, digest))
@@ -129,17 +149,13 @@ class WalkOutcomes:
         )
         return self._write(
             key,
-            (
-                modules,
-                paths,
-                tuple(time for time, _ in now.values()),
-                b"".join(digest for _, digest in now.values()),
-                found,
-                answers,
+            kept._replace(
+                times=tuple(time for time, _ in now.values()),
+                imported=b"".join(digest for _, digest in now.values()),
             ),
         )
 
-    def _write(self, key: bytes, outcome: _Kept) -> str | None:
+    def _write(self, key: bytes, outcome: KeptWalks) -> str | None:
         if self._file is None:
             return None
         kept = dict(self._load())
@@ -148,7 +164,7 @@ class WalkOutcomes:
         data = {
             "format": code_identity(),
             "graph": self._graph,
-            "outcomes": dict(list(kept.items())[-_KEPT:]),
+            "outcomes": {key: tuple(walks) for key, walks in list(kept.items())[-_KEPT:]},
         }
         try:
             self._file.parent.mkdir(parents=True, exist_ok=True)
@@ -161,7 +177,7 @@ class WalkOutcomes:
             )
         return None
 
-    def _load(self) -> dict[bytes, _Kept]:
+    def _load(self) -> dict[bytes, KeptWalks]:
         """The outcomes kept for this graph (none for another: what the walks find depends
         on it)."""
         if self._kept is not None:
@@ -179,7 +195,11 @@ class WalkOutcomes:
             and data.get("graph") == self._graph
             and isinstance(data.get("outcomes"), dict)
         ):
-            self._kept = {key: kept for key, kept in data["outcomes"].items() if _is_kept(kept)}
+            self._kept = {
+                key: KeptWalks._make(kept)
+                for key, kept in data["outcomes"].items()
+                if _is_kept(kept)
+            }
         return self._kept
 
 
@@ -188,37 +208,52 @@ def _nth_digest(digests: bytes, index: int) -> bytes:
     return digests[index * DIGEST_SIZE : (index + 1) * DIGEST_SIZE]
 
 
-def _answers(data: bytes) -> Answers | None:
-    """The answers `keep` marshalled, or None where they have another shape."""
+def _answers(data: bytes) -> dict[object, object] | None:
+    """Return the answers `keep` marshalled, or None where they are not a dict (each changed
+    module's are checked as they are asked for: `_answers_of`)."""
     try:
         answers = marshal.loads(data)
     except (EOFError, ValueError, TypeError):
         return None
-    if not isinstance(answers, dict) or not all(
-        type(answered) is list for answered in answers.values()
+    return answers if isinstance(answers, dict) else None
+
+
+def _answers_of(answers: dict[object, object], module: str) -> list[Answer] | None:
+    """Return what `module` answered, of the answers `_answers` read; None where they have
+    another shape (what each question is asked of is checked as it is asked again:
+    `questions.answers_again`)."""
+    answered = answers.get(module, [])
+    if type(answered) is not list or not all(
+        type(answer) is tuple
+        and len(answer) == 3
+        and type(answer[0]) is str
+        and type(answer[1]) is tuple
+        for answer in answered
     ):
         return None
-    # (Each answer's shape is checked as it is asked again: `EagerImports.answers_again`.)
-    return answers
+    return answered
 
 
 def _is_kept(kept: object) -> bool:
-    """Whether `kept` has the shape `keep` writes."""
-    if not (type(kept) is tuple and len(kept) == 6):
+    """Whether `kept` has the shape `keep` writes (a `KeptWalks`, as a plain tuple)."""
+    if not (type(kept) is tuple and len(kept) == len(KeptWalks._fields)):
         return False
-    modules, paths, times, imported, found, answers = kept
+    walks = KeptWalks._make(kept)
     return (
-        type(found) is tuple
-        and len(found) == 4
-        and all(type(part) is list for part in found[:3])
-        and (found[3] is None or type(found[3]) is dict)  # the smallest cut
-        and type(modules) is tuple
-        and type(paths) is tuple
-        and type(times) is tuple
-        and type(imported) is bytes
-        and type(answers) is bytes
-        and len(modules) == len(paths) == len(times) == len(imported) // DIGEST_SIZE
-        and len(imported) % DIGEST_SIZE == 0
-        and all(type(module) is str for module in modules)
-        and all(type(path) is str for path in paths)
+        type(walks.found) is tuple
+        and len(walks.found) == 4
+        and all(type(part) is list for part in walks.found[:3])
+        and (walks.found[3] is None or type(walks.found[3]) is dict)  # the smallest cut
+        and type(walks.modules) is tuple
+        and type(walks.paths) is tuple
+        and type(walks.times) is tuple
+        and type(walks.imported) is bytes
+        and type(walks.answers) is bytes
+        and len(walks.modules)
+        == len(walks.paths)
+        == len(walks.times)
+        == len(walks.imported) // DIGEST_SIZE
+        and len(walks.imported) % DIGEST_SIZE == 0
+        and all(type(module) is str for module in walks.modules)
+        and all(type(path) is str for path in walks.paths)
     )

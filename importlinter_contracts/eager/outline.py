@@ -27,8 +27,9 @@ import re
 from collections.abc import Iterator
 from typing import NamedTuple
 
-from .calls import STAR, Body, CallReading, parse, read_calls_outlined
-from .scopes import _TC, ImportScope, _Block, _never_runs, _scope
+from .calls import STAR, Body, CallReading, read_calls_outlined
+from .parsing import parse
+from .scopes import TC, Block, ImportScope, never_runs_label, scope_in
 
 # The code is read with a newline put before it, so that every line starts after one, which
 # the regular-expression engine looks for first.
@@ -78,7 +79,7 @@ _IMPORT = re.compile(r"import\s+(.*)", re.DOTALL)
 _BRACES = re.compile(r"\{\{|\}\}|[{}]")
 # Every bracket as a parenthesis, so that two `str.count`s count them.
 _AS_PARENTHESES = str.maketrans("[{]}", "(())")
-_MATCH = _Block("match or case", deferred=False)
+_MATCH = Block("match or case", deferred=False)
 _CLASS_BODY = "class body of "
 
 
@@ -110,8 +111,8 @@ def read_calls_of(source: bytes, bodies: tuple[Body, ...]) -> CallReading | None
 
 
 def never_runs(test: ast.expr) -> bool:
-    """`scopes._never_runs` for a file with an outline, which has no TYPE_CHECKING alias."""
-    return _never_runs(test, set()) is not None
+    """`scopes.never_runs_label` for a file with an outline, which has no TYPE_CHECKING alias."""
+    return never_runs_label(test, set()) is not None
 
 
 def source_lines(source: bytes) -> list[str]:
@@ -228,7 +229,7 @@ class _Outliner:
         self.brackets = code.translate(_AS_PARENTHESES)
         self._lines: list[str] | None = None
         # `if` headers, by offset, whose test is read when an import needs it.
-        self._ifs: dict[int, _Block] = {}
+        self._ifs: dict[int, Block] = {}
         self._bodies: list[tuple[int, int]] = []  # the offsets of the functions' bodies
 
     def read(self, formatted: list[str]) -> Outline:
@@ -237,7 +238,7 @@ class _Outliner:
         # The open blocks: each header's indentation, and its block (or the offset and line
         # of an `if` header whose test is not read yet); the scope of an import in the
         # innermost one, once worked out.
-        stack: list[tuple[int, _Block | tuple[int, int]]] = []
+        stack: list[tuple[int, Block | tuple[int, int]]] = []
         current: ImportScope | None = None
         imports: list[int] = []  # the offsets of the import statements outside functions
         # The functions defined at import time: the offsets of each one's body, and of the
@@ -249,7 +250,7 @@ class _Outliner:
         # the scope of the def's block (worked out for the first), and nothing else of it is
         # read.
         body_end = -1
-        body_blocks: list[_Block | tuple[int, int]] = []
+        body_blocks: list[Block | tuple[int, int]] = []
         body_scope: ImportScope | None = None
         line = 0  # the line of `position` (line 1 starts after the newline put first)
         depth = 0  # brackets open at `position`
@@ -434,18 +435,18 @@ class _Outliner:
         self._bodies.append((body, end))
         return (line, first, line + code.count("\n", start, end), indent), end
 
-    def _block(self, entry: _Block | tuple[int, int]) -> _Block:
-        if isinstance(entry, _Block):
+    def _block(self, entry: Block | tuple[int, int]) -> Block:
+        if isinstance(entry, Block):
             return entry
         start, line = entry
         block = self._ifs.get(start)
         if block is None:
-            never = self._never_runs(start, line)
+            never = self.never_runs_label(start, line)
             block = self._ifs[start] = _named_block(never, "") if never else _CLAUSES["if"]
         return block
 
-    def _never_runs(self, start: int, line: int) -> str | None:
-        """`scopes._never_runs` for the `if` header at `start`: from the code when its test
+    def never_runs_label(self, start: int, line: int) -> str | None:
+        """`scopes.never_runs_label` for the `if` header at `start`: from the code when its test
         is a name or an attribute of a name, else parsed with `ast` from the text."""
         header = self._logical_line(start)
         stripped = header.strip()
@@ -462,13 +463,13 @@ class _Outliner:
             raise _Unread from None
         if len(parsed) != 1 or not isinstance(parsed[0], ast.If):
             raise _Unread
-        return _never_runs(parsed[0].test, set())
+        return never_runs_label(parsed[0].test, set())
 
 
-def _classes(stack: list[tuple[int, _Block | tuple[int, int]]]) -> Iterator[str]:
+def _classes(stack: list[tuple[int, Block | tuple[int, int]]]) -> Iterator[str]:
     """The names of the classes whose bodies hold the blocks open on `stack`."""
     for _, entry in stack:
-        if isinstance(entry, _Block) and entry.label.startswith(_CLASS_BODY):
+        if isinstance(entry, Block) and entry.label.startswith(_CLASS_BODY):
             yield entry.label.removeprefix(_CLASS_BODY)
 
 
@@ -477,34 +478,34 @@ def _simple_test(test: str) -> tuple[bool, str | None]:
     makes when its body never runs ("if TYPE_CHECKING", "if False"; None when it may run).
     (False, None) for any other test."""
     if _NAME.fullmatch(test):
-        return True, "if TYPE_CHECKING" if test == _TC else "if False" if test == "False" else None
+        return True, "if TYPE_CHECKING" if test == TC else "if False" if test == "False" else None
     if _ATTRIBUTE.fullmatch(test):
-        return True, "if TYPE_CHECKING" if test.rpartition(".")[2] == _TC else None
+        return True, "if TYPE_CHECKING" if test.rpartition(".")[2] == TC else None
     return False, None
 
 
-def _named_block(kind: str, name: str) -> _Block:
+def _named_block(kind: str, name: str) -> Block:
     """The block `kind` + `name` ("def f", "class body of C", "if TYPE_CHECKING"): one object
     for each, so that the scope of the blocks around an import is worked out once."""
     label = kind + name
     block = _NAMED.get(label)
     if block is None:
-        block = _NAMED[label] = _Block(label, deferred=not kind.startswith("class "))
+        block = _NAMED[label] = Block(label, deferred=not kind.startswith("class "))
     return block
 
 
-def _scope_of(blocks: tuple[_Block, ...]) -> ImportScope:
-    """`scopes._scope`, once for each sequence of blocks."""
+def _scope_of(blocks: tuple[Block, ...]) -> ImportScope:
+    """`scopes.scope_in`, once for each sequence of blocks."""
     scope = _SCOPES.get(blocks)
     if scope is None:
-        scope = _SCOPES[blocks] = _scope(list(blocks))
+        scope = _SCOPES[blocks] = scope_in(list(blocks))
     return scope
 
 
-_NAMED: dict[str, _Block] = {}
-_SCOPES: dict[tuple[_Block, ...], ImportScope] = {}
+_NAMED: dict[str, Block] = {}
+_SCOPES: dict[tuple[Block, ...], ImportScope] = {}
 _CLAUSES = {
-    keyword: _Block(keyword, deferred=False)
+    keyword: Block(keyword, deferred=False)
     for keyword in ("if", "elif", "else", "try", "except", "finally", "with", "for", "while")
 }
 _CLAUSES["match"] = _CLAUSES["case"] = _MATCH
@@ -653,7 +654,7 @@ def scope_of_line(lines: list[bytes], number: int) -> ImportScope | None:
     ):
         return None
     indent = len(text) - len(code)
-    blocks: list[_Block] = []
+    blocks: list[Block] = []
     index = number - 1
     while indent:
         index -= 1
@@ -692,7 +693,7 @@ def _unbalanced(code: bytes) -> bool:
     ) + code.count(b"}")
 
 
-def _line_block(header: re.Match[bytes], code: bytes) -> _Block | None:
+def _line_block(header: re.Match[bytes], code: bytes) -> Block | None:
     is_async, keyword, name = header.groups()
     word = keyword.decode()
     if word == "def" or word == "class":

@@ -33,18 +33,15 @@ from typing import TYPE_CHECKING, Any
 from ..interrupts import processes_ended_on_signals
 from ..locations import source_file_status_in, top_level_folders
 from .module_files import (
-    ENTRY_SIZE,
-    ModuleFile,
-    from_entry,
+    FileReading,
+    ReadingLevel,
+    StoredReading,
     may_call,
-    read_calls,
     read_module_file,
     scopes_from_table,
-    stored_scopes,
+    stored_reading,
     stored_scopes_table,
-    to_entry,
 )
-from .outline import scope_of_line
 from .scopes import ImportScope
 from .target import Target, set_target, target_python
 
@@ -80,21 +77,23 @@ class ReadAhead:
         # By module: the file's path, its modification time and its cache entry. Filled by a
         # thread that hands the process its work and reads what it sends (the walks go on
         # meanwhile), taken by the walks.
-        self._readings: dict[str, tuple[str, float, tuple[Any, ...]]] = {}
+        self._readings: dict[str, tuple[str, float, StoredReading]] = {}
         # The scopes the entries are numbered in, as the process numbered them: each batch
         # brings those it added.
         self._table: list[ImportScope] = []
         self._thread = threading.Thread(target=self._exchange, args=(work,), daemon=True)
         self._thread.start()
 
-    def take(self, module: str, path: str, mtime: float) -> ModuleFile | None:
-        """The reading of `module`'s file at `path` as it is now (modified at `mtime`), if it
-        has come back; None otherwise."""
+    def take(self, module: str, path: str, mtime: float) -> FileReading | None:
+        """Return the reading of `module`'s file at `path` as it is now (modified at
+        `mtime`), if it has come back; None otherwise."""
         found = self._readings.pop(module, None)
         if found is None or found[0] != path or found[1] != mtime:
             return None
-        record = from_entry(found[2])
-        return record if stored_scopes(record, self._table) else None
+        record = FileReading.from_entry(found[2])
+        record.unpack_scopes(self._table)
+        # (Numbers not in the table: read again, by the walk.)
+        return None if record.changed else record
 
     def kill(self) -> None:
         self._process.kill()
@@ -120,15 +119,16 @@ class ReadAhead:
                 scopes, readings = marshal.loads(process.stdout.read(size))
                 self._table.extend(scopes_from_table(scopes))
                 for module, path, mtime, entry in readings:
-                    if type(entry) is tuple and len(entry) == ENTRY_SIZE:
-                        self._readings[module] = (path, mtime, entry)
+                    stored = stored_reading(entry)
+                    if stored is not None:
+                        self._readings[module] = (path, mtime, stored)
         except (OSError, ValueError, EOFError, TypeError):
             return  # the walks read the rest themselves
 
 
 @contextmanager
 def reading_ahead(modules: list[str], code: set[str]) -> Iterator[ReadAhead | None]:
-    """A second process reading the files of `modules` while the block runs, in reverse (the
+    """Return a second process reading the files of `modules` while the block runs, in reverse (the
     walks take them from the front), with the calls of those that may call a function of
     the top-level packages in `code`; None where there are too few modules, or the process
     cannot start."""
@@ -196,37 +196,25 @@ def serve() -> None:
             record = _read(path, status.st_mtime, code.__contains__)
         except Exception:
             continue
-        batch.append((module, path, status.st_mtime, to_entry(record, table)))
+        batch.append((module, path, status.st_mtime, tuple(record.to_entry(table))))
         if len(batch) == _BATCH:
             sent = _send(out, table, sent, batch)
             batch = []
     _send(out, table, sent, batch)
 
 
-def _read(path: str, mtime: float, has_code: Callable[[str], bool]) -> ModuleFile:
-    """The file as a walk reads it first, with what the walk asks next: for a file read from
-    its outline, what its code calls at import time where it may call a function that runs
-    an import (of a package that `has_code`); for a file read in part, the scope of each
-    import statement that starts a line (`scope_of_line`, which the walk would ask)."""
+def _read(path: str, mtime: float, has_code: Callable[[str], bool]) -> FileReading:
+    """Return the file as a walk reads it first, with what the walk asks next: for a file
+    read from its outline, what its code calls at import time where it may call a function
+    that runs an import (of a package that `has_code`); for a file read in part, the scope of
+    each import statement that starts a line (`scope_of_line`, which the walk would ask)."""
     record = read_module_file(path, mtime)
     # (Not for a file read in part: reading its calls reads its whole outline, whose answers
     # differ from those the walks ask of the part first, and the answers are kept.)
-    if (
-        not record.partial
-        and record.calls_unread is None
-        and may_call(record.callable_names, has_code)
-    ):
+    if record.level is ReadingLevel.OUTLINE and may_call(record.callable_names, has_code):
         with suppress(Exception):  # the walk reads them, and says what it cannot
-            read_calls(record)
-    if record.partial and record.lines is not None:
-        lines = record.lines
-        for number, line in enumerate(lines, 1):
-            # (Only the lines that start an import: asking of each line costs a call.)
-            if line.lstrip(b" ").startswith((b"import ", b"from ")):
-                scope = scope_of_line(lines, number)
-                if scope is not None:
-                    record.scopes[number] = scope
-    record.lines = None
+            record.read_calls()
+    record.read_imports_ahead()
     return record
 
 

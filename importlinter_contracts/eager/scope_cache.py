@@ -26,10 +26,10 @@ from __future__ import annotations
 import marshal
 import os
 import sys
-from collections.abc import Callable, Iterator, Mapping
+from collections.abc import Iterator, Mapping
 from contextlib import contextmanager
 from pathlib import Path
-from typing import Any, cast
+from typing import Any, NamedTuple
 
 from grimp import ImportGraph
 
@@ -48,39 +48,43 @@ from . import read_ahead
 from .calls import GETATTR
 from .lazy import reason_of_call
 from .module_files import (
-    ENTRY_SIZE,
     EagerLines,
-    ModuleFile,
+    FileReading,
+    StoredReading,
     file_source,
-    from_entry,
-    may_call,
-    read_calls,
     read_module_file,
-    read_whole_outline,
-    record_source,
     scopes_from_table,
-    stored_scopes,
+    stored_reading,
     stored_scopes_table,
-    to_entry,
 )
 from .outcomes import FilesRead
-from .outline import never_runs, scope_of_line, source_lines
+from .outline import source_lines
 from .scopes import ImportScope, SourceReading
 from .target import set_target, target_of, target_python
 
 # Raised whenever what is kept, or how a file is read, changes, so that older caches are not
 # reused. (Nor is a cache that other code wrote, `cache_format`: another version of this
 # package, or another Python or grimp.)
-_CACHE_FORMAT = 16
+_CACHE_FORMAT = 17
 
 
 def cache_format() -> tuple[object, ...]:
-    """What the cache file says it was written by: this format, `code_identity`, and the
+    """Return what the cache file says it was written by: this format, `code_identity`, and the
     target Python the readings were made for."""
     return (_CACHE_FORMAT, *code_identity(), tuple(target_python()))
 
 
 CACHE_FILE = Path("importlinter_contracts") / "import-scopes.cache"
+
+
+class SearchedFile(NamedTuple):
+    """A file only searched for a module `__getattr__` (`ScopeIndex.may_define_getattr`):
+    its path, modification time and whether its text names one. The cache keeps it as a
+    plain tuple, a shorter entry than a `StoredReading`."""
+
+    path: str
+    mtime: float
+    may_getattr: bool
 
 
 class ScopeIndex:
@@ -109,19 +113,19 @@ class ScopeIndex:
         # graph the cache was written with.
         self._graph: bytes | None = None
         self._stored_graph: object = None
-        self._modules: dict[str, ModuleFile] = {}
+        self._modules: dict[str, FileReading] = {}
         # The lines of the files whose `from` imports were asked about; and, by module, the
         # lines that may be `from` imports, as grimp reports them (from the cache).
         self._statement_lines: dict[str, list[str]] = {}
         self._from_lines: dict[str, dict[int, str]] = {}
         # The files only searched for a module `__getattr__`: each with its modification
         # time and what the search found; and their text, until they are read.
-        self._searched: dict[str, tuple[str, float, bool]] = {}
+        self._searched: dict[str, SearchedFile] = {}
         self._sources: dict[str, bytes] = {}
         self._stored: dict[Any, Any] | None = None  # the cache's entries, once loaded
         self._table: list[ImportScope] = []  # the scopes the cache's entries refer to
         # The cache's entries of the modules whose file is as it was then (None: it is not).
-        self._unchanged_entries: dict[str, tuple[Any, ...] | None] = {}
+        self._unchanged_entries: dict[str, StoredReading | None] = {}
         self._imported: dict[str, bytes] = {}  # `imported_digest`, by module
         # One of each tuple of line numbers and of reasons that eager lines hold: most are
         # the same few (`(1,)`, `("module level",)`), and a whole-package walk keeps one for
@@ -133,21 +137,21 @@ class ScopeIndex:
         self._grimp_times: dict[str, float] | None = None
         self._dirty = False
 
+    def may_read_ahead(self, graph: ImportGraph) -> bool:
+        """Return whether the cache lacks enough of the graph's modules for a second process
+        to read files ahead of the walks (`reading_ahead`). (Where it holds all but a few
+        hundred of them, as after a run that walked through nearly every one, the modules
+        the walks may reach need not even be worked out: too few of them can be unread.)"""
+        return len(graph.modules - self._load().keys()) >= read_ahead.READ_AHEAD_FROM
+
     @contextmanager
-    def reading_ahead(
-        self, graph: ImportGraph, may_reach: Callable[[], list[str]], code: set[str]
-    ) -> Iterator[None]:
+    def reading_ahead(self, may_reach: list[str], code: set[str]) -> Iterator[None]:
         """While the block runs, a second process reads the files of the modules the walks
         `may_reach` (in the order they may reach them) that the cache holds no entry for, and
         they are taken from it (`read_ahead`); `code`: the top-level packages whose functions
         are followed."""
         stored = self._load()
-        unread = []
-        # (Where the cache holds all but a few hundred of the graph's modules, as after a run
-        # that walked through nearly every one, the modules the walks may reach are not even
-        # worked out: too few of them can be unread.)
-        if len(graph.modules - stored.keys()) >= read_ahead.READ_AHEAD_FROM:
-            unread = [module for module in may_reach() if module not in stored]
+        unread = [module for module in may_reach if module not in stored]
         try:
             with read_ahead.reading_ahead(unread, code) as self._ahead:
                 yield
@@ -155,15 +159,9 @@ class ScopeIndex:
             self._ahead = None
 
     def scope(self, module: str, line: int) -> ImportScope:
-        """The scope of the import statement that starts on `line` of `module`."""
+        """Return the scope of the import statement that starts on `line` of `module`."""
         record = self._module(module)
-        found = self._scopes(record).get(line)
-        if found is None and record.partial:
-            found = self._scope_of_line(record, line)
-        if found is None and record.calls_unread is None:
-            # The outline did not see this import: the `ast` reading decides.
-            self._read_calls(record)
-            found = record.scopes.get(line)
+        found = record.scope(line, self._table)
         if found is None:
             raise UnreadableSourceError(
                 f"{display_path(Path(record.path))}:{line}: grimp reports an import here, "
@@ -172,33 +170,26 @@ class ScopeIndex:
         return found
 
     def reading(self, module: str) -> SourceReading:
-        """Everything `module`'s file says about import time, its calls included."""
-        record = self._module(module)
-        if record.calls_unread is None:
-            self._read_calls(record)
-        elif record.calls is None and record.stored_calls is not None:
-            record.calls = call_reading.from_tuples(
-                record.stored_calls, _lines_of(record.path), never_runs
-            )
-        return SourceReading(self._scopes(record), record.calls, record.calls_unread or "")
+        """Return everything `module`'s file says about import time, its calls included."""
+        return self._module(module).call_reading(self._table)
 
-    def may_call(self, module: str, has_code: Callable[[str], bool]) -> bool:
-        """Whether `module`'s code running at import time may call a function that runs an
-        import of a module whose top-level package `has_code` (a relative import's included)."""
+    def callable_names(self, module: str) -> tuple[tuple[str, str], ...] | None:
+        """Return the names `module`'s code running at import time may call, each with the
+        top-level package it may reach an import of (`FileReading.callable_names`; None
+        where it may call anything)."""
         entry = self._unchanged(module)
-        names = entry[3] if entry is not None else self._module(module).callable_names
-        return may_call(names, has_code)
+        return entry.callable_names if entry is not None else self._module(module).callable_names
 
     def has_unused_lazy(self, module: str) -> bool:
-        """Whether `module`'s file has a lazy import (PEP 810) that its code at import time
+        """Return whether `module`'s file has a lazy import (PEP 810) that its code at import time
         does not use, which another module's `from` import of its name would load."""
         return any(
             not scope.eager and reason_of_call(scope.reason, 0, "") is not None
-            for scope in self._scopes(self._module(module)).values()
+            for scope in self._module(module).unpack_scopes(self._table).values()
         )
 
     def may_define_getattr(self, module: str) -> bool:
-        """Whether `module`'s file may define a module `__getattr__` (its text names one;
+        """Return whether `module`'s file may define a module `__getattr__` (its text names one;
         False for a module without a file, a folder without `__init__.py`). Asked of the
         modules that others import, which the walks may not enter: a file not read yet is
         only searched for the name (the cache keeps what the search found, as a shorter
@@ -208,47 +199,50 @@ class ScopeIndex:
             return record.may_getattr
         entry = self._unchanged(module)
         if entry is not None:
-            return entry[10] is True
+            return entry.may_getattr
         found = self._searched.get(module)
         if found is None:
             stored = self._load().get(module)
             if (
                 type(stored) is tuple
-                and len(stored) == 3
+                and len(stored) == len(SearchedFile._fields)
                 and type(stored[0]) is str
                 and type(stored[2]) is bool
-                and in_package_folders(stored[0], module)
-                and modification_time(stored[0]) == stored[1]
             ):
-                found = self._searched[module] = stored
-            else:
-                located = source_file_status(module)
-                if located is None:
-                    return False
-                path, status = located
-                source = file_source(path)
-                found = (path, status.st_mtime, GETATTR.encode() in source)
-                self._searched[module] = found
-                self._sources[module] = source
-                self._dirty = True
-        return found[2]
+                kept = SearchedFile._make(stored)
+                if (
+                    in_package_folders(kept.path, module)
+                    and modification_time(kept.path) == kept.mtime
+                ):
+                    found = self._searched[module] = kept
+        if found is None:
+            located = source_file_status(module)
+            if located is None:
+                return False
+            path, status = located
+            source = file_source(path)
+            found = SearchedFile(path, status.st_mtime, GETATTR.encode() in source)
+            self._searched[module] = found
+            self._sources[module] = source
+            self._dirty = True
+        return found.may_getattr
 
     def from_lines(self, module: str, graph: ImportGraph) -> dict[int, str]:
-        """The lines of `module` that may be `from` imports, each with its text as grimp
+        """Return the lines of `module` that may be `from` imports, each with its text as grimp
         reports it (stripped): kept with its eager lines."""
         entry = self._unchanged(module)
         if (
             entry is not None
-            and entry[11] is not None
-            and entry[7] == self.imported_digest(module, graph)
+            and entry.from_lines is not None
+            and entry.imported == self.imported_digest(module, graph)
         ):
             found = self._from_lines.get(module)
             if found is None:
-                found = self._from_lines[module] = dict(entry[11])
+                found = self._from_lines[module] = dict(entry.from_lines)
             return found
         record = self._module(module)
         if record.from_lines is None or not self._reports_the_same(record, module, graph):
-            record.eager = None
+            record.forget_eager_lines()
             self.eager_lines(module, graph)
         assert record.from_lines is not None
         return record.from_lines
@@ -256,7 +250,7 @@ class ScopeIndex:
     def from_import_bindings(
         self, module: str, line: int, text: str
     ) -> tuple[call_reading.Binding, ...] | None:
-        """What the `from` import statements of `module` that start on `line` bind: read from
+        """Return what the `from` import statements of `module` that start on `line` bind: read from
         the line's `text` (as grimp reports it), or their own lines; None where they do not
         tell (the file's call reading has them then)."""
         simple = call_reading.simple_from_import(text, line)
@@ -264,22 +258,20 @@ class ScopeIndex:
             return simple
         lines = self._statement_lines.get(module)
         if lines is None:
-            lines = self._statement_lines[module] = source_lines(
-                record_source(self._module(module))
-            )
+            lines = self._statement_lines[module] = source_lines(self._module(module).source())
         return call_reading.from_import_bindings(lines, line)
 
     def eager_lines(self, module: str, graph: ImportGraph) -> EagerLines:
-        """The modules `module` imports at import time, by name, each with the lines of its
+        """Return the modules `module` imports at import time, by name, each with the lines of its
         own import statements that run then (grimp's lines; lazy imports never do) and why
         each runs then."""
         entry = self._unchanged(module)
         if (
             entry is not None
-            and entry[8] is not None
-            and entry[7] == self.imported_digest(module, graph)
+            and entry.eager is not None
+            and entry.imported == self.imported_digest(module, graph)
         ):
-            return cast(EagerLines, entry[8])
+            return entry.eager
         record = self._module(module)
         if record.eager is not None and self._reports_the_same(record, module, graph):
             return record.eager
@@ -299,17 +291,12 @@ class ScopeIndex:
                         shared.setdefault(reasons, reasons),
                     )
                 )
-        record.imported = self._imported[module] = _digest(imported)
-        record.eager = tuple(eager)
-        record.from_lines = from_lines
-        record.by_line = None
-        record.checked = True
-        record.lines = None  # no longer needed
-        self._dirty = True
-        return record.eager
+        found = tuple(eager)
+        record.keep_eager_lines(self._imported_now(module, imported), found, from_lines)
+        return found
 
     def imported_on(self, module: str, line: int, graph: ImportGraph) -> tuple[str, ...]:
-        """The modules the import statement of `module` on `line` imports, as grimp resolved
+        """Return the modules the import statement of `module` on `line` imports, as grimp resolved
         them (none for a lazy import)."""
         record = self._module(module)
         if record.by_line is None or not self._reports_the_same(record, module, graph):
@@ -318,25 +305,25 @@ class ScopeIndex:
             for target, numbers in lines_of:
                 for number in numbers:
                     found.setdefault(number, []).append(sys.intern(target))
-            record.by_line = {number: tuple(targets) for number, targets in found.items()}
-            imported_digest = self._imported[module] = _digest(imported)
-            if record.imported != imported_digest:
-                record.imported = imported_digest
-                record.eager = None
-                record.from_lines = None
-            record.checked = True
-            self._dirty = True
+            record.keep_imported_by_line(
+                self._imported_now(module, imported),
+                {number: tuple(targets) for number, targets in found.items()},
+            )
+        assert record.by_line is not None
         return record.by_line.get(line, ())
 
-    def _reports_the_same(self, record: ModuleFile, module: str, graph: ImportGraph) -> bool:
+    def _imported_now(self, module: str, imported: list[str]) -> bytes:
+        """The digest of the modules grimp reports `module` imports (`imported`), kept."""
+        found = self._imported[module] = _digest(imported)
+        return found
+
+    def _reports_the_same(self, record: FileReading, module: str, graph: ImportGraph) -> bool:
         """Whether grimp reports the same imported modules for `module` as when what is kept
         of them was worked out."""
-        if not record.checked:
-            record.checked = record.imported == self.imported_digest(module, graph)
-        return record.checked
+        return record.reports_the_same(lambda: self.imported_digest(module, graph))
 
     def imported_digest(self, module: str, graph: ImportGraph) -> bytes:
-        """A digest of the modules that grimp reports `module` imports, in `graph` (the one
+        """Return a digest of the modules that grimp reports `module` imports, in `graph` (the one
         graph an index is asked about)."""
         found = self._imported.get(module)
         if found is None:
@@ -346,17 +333,20 @@ class ScopeIndex:
         return found
 
     def path(self, module: str) -> Path:
-        """The file of `module`."""
+        """Return the file of `module`."""
         return Path(self._module(module).path)
 
     def is_package(self, module: str) -> bool:
+        """Return whether `module`'s file is a package's `__init__.py`."""
         return os.path.basename(self._module(module).path) == "__init__.py"
 
     def save(self) -> str | None:
         """Keep what this run read for the next one (but for the files changed since grimp
         read them, `edited`), with the entries of earlier runs whose files still exist. A
         cache that cannot be written costs only time: return a warning, and the run goes on."""
-        if self._cache_file is None or not self._dirty:
+        if self._cache_file is None or not (
+            self._dirty or any(record.changed for record in self._modules.values())
+        ):
             return None
         edited = self.edited(self._times_read())
         if edited is None:
@@ -385,10 +375,10 @@ class ScopeIndex:
         }
         for module, record in self._modules.items():
             if module not in edited:
-                entries[module] = to_entry(record, table)
+                entries[module] = tuple(record.to_entry(table))
         for module, searched in self._searched.items():
             if module not in self._modules and module not in edited:
-                entries[module] = searched
+                entries[module] = tuple(searched)
         data = sealed(
             _MAGIC,
             marshal.dumps(
@@ -410,9 +400,11 @@ class ScopeIndex:
                 f"({reason or error}): files are read again on the next run."
             )
         self._dirty = False
+        for record in self._modules.values():
+            record.mark_saved()
         return None
 
-    def _unchanged(self, module: str) -> tuple[Any, ...] | None:
+    def _unchanged(self, module: str) -> StoredReading | None:
         """The cache's entry for `module` when its file is unchanged since (and no record of
         the module was made in this run): read straight from it, as most modules are on a
         run after a first, with no object made for them."""
@@ -422,22 +414,16 @@ class ScopeIndex:
             return self._unchanged_entries[module]
         except KeyError:
             pass
-        entry = self._load().get(module)
-        if not (
-            type(entry) is tuple
-            and len(entry) == ENTRY_SIZE
-            and type(entry[0]) is str
-            and type(entry[2]) is bytes
-            and not len(entry[2]) % 8
-            and in_package_folders(entry[0], module)
-            and modification_time(entry[0]) == entry[1]
+        entry = stored_reading(self._load().get(module))
+        if entry is not None and not (
+            in_package_folders(entry.path, module) and modification_time(entry.path) == entry.mtime
         ):
             entry = None
         self._unchanged_entries[module] = entry
         return entry
 
     def graph_digest(self, graph: ImportGraph) -> bytes:
-        """A digest of the modules grimp found, with the options that shape its graph."""
+        """Return a digest of the modules grimp found, with the options that shape its graph."""
         if self._graph is None:
             options = [self._session_options.get(option) for option in _GRAPH_OPTIONS]
             self._graph = digest(
@@ -447,7 +433,7 @@ class ScopeIndex:
         return self._graph
 
     def files_read(self, graph: ImportGraph) -> FilesRead:
-        """Each module asked about so far, with its file, that file's modification time when
+        """Return each module asked about so far, with its file, that file's modification time when
         it was read (or found unchanged), and the digest of the modules grimp reports it
         imports in `graph` (`imported_digest`)."""
         return {
@@ -458,7 +444,7 @@ class ScopeIndex:
     def edited(
         self, read: Mapping[str, tuple[str, float] | tuple[str, float, bytes]]
     ) -> dict[str, str] | None:
-        """Those of the files `read` (by module: each file's path and modification time, as
+        """Return those of the files `read` (by module: each file's path and modification time, as
         read) whose modification time is not the one grimp found when it built this run's
         graph: changed since grimp read them, so that the lines grimp reports may not be
         theirs. From the cache grimp writes beside this one; None where there is none to read
@@ -474,9 +460,9 @@ class ScopeIndex:
     def _times_read(self) -> dict[str, tuple[str, float]]:
         """Each module asked about so far, with its file and that file's modification time
         when it was read (or found unchanged)."""
-        read = {module: (path, time) for module, (path, time, _) in self._searched.items()}
+        read = {module: (found.path, found.mtime) for module, found in self._searched.items()}
         read.update(
-            (module, (entry[0], entry[1]))
+            (module, (entry.path, entry.mtime))
             for module, entry in self._unchanged_entries.items()
             if entry is not None
         )
@@ -488,13 +474,13 @@ class ScopeIndex:
     def _roots(self) -> list[str]:
         return list(self._session_options.get("root_packages", ()))
 
-    def _module(self, module: str) -> ModuleFile:
+    def _module(self, module: str) -> FileReading:
         record = self._modules.get(module)
         if record is not None:
             return record
         entry = self._unchanged(module)
         if entry is not None:
-            record = self._modules[module] = from_entry(entry)
+            record = self._modules[module] = FileReading.from_entry(entry)
             return record
         found = source_file_status(module)
         if found is None:
@@ -503,41 +489,13 @@ class ScopeIndex:
         record = self._ahead.take(module, path, status.st_mtime) if self._ahead else None
         source = self._sources.pop(module, None)
         if record is None:
-            if self._searched.get(module, (None, None))[1] != status.st_mtime:
+            searched = self._searched.get(module)
+            if searched is None or searched.mtime != status.st_mtime:
                 source = None  # (changed since it was searched)
             record = read_module_file(path, status.st_mtime, source)
         self._modules[module] = record
         self._dirty = True
         return record
-
-    def _scope_of_line(self, record: ModuleFile, line: int) -> ImportScope | None:
-        """The scope of an import of a file read in part, from the lines around it; or, where
-        they do not tell it, from the file's outline, which the record then holds."""
-        if record.lines is None:
-            record.lines = file_source(record.path).split(b"\n")
-        found = scope_of_line(record.lines, line)
-        if found is not None:
-            record.scopes[line] = found
-            self._dirty = True
-            return found
-        self._outline(record, b"\n".join(record.lines))
-        return record.scopes.get(line)
-
-    def _outline(self, record: ModuleFile, source: bytes) -> None:
-        read_whole_outline(record, source)
-        self._dirty = True
-
-    def _scopes(self, record: ModuleFile) -> dict[int, ImportScope]:
-        if not stored_scopes(record, self._table):
-            # Not what this version writes: read the file again.
-            record.scopes = {}
-            record.partial = True
-            self._dirty = True
-        return record.scopes
-
-    def _read_calls(self, record: ModuleFile) -> None:
-        read_calls(record)
-        self._dirty = True
 
     def _load(self) -> dict[Any, Any]:
         if self._stored is not None:
@@ -605,16 +563,5 @@ def _import_lines(
 
 
 def _exists(entry: object) -> bool:
-    return type(entry) is tuple and len(entry) == ENTRY_SIZE and os.path.isfile(str(entry[0]))
-
-
-def _lines_of(path: str) -> Callable[[], list[str]]:
-    """The lines of a file, read when first asked for."""
-    lines: list[str] = []
-
-    def read() -> list[str]:
-        if not lines:
-            lines.extend(source_lines(file_source(path)))
-        return lines
-
-    return read
+    stored = stored_reading(entry)
+    return stored is not None and os.path.isfile(stored.path)

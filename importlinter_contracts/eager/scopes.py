@@ -28,8 +28,9 @@ from tokenize import TokenInfo
 from typing import NamedTuple
 
 from ..errors import UnreadableSourceError
-from .calls import CallReading, annotations_run, lazy_annotations, parse, parse_error, read_calls
+from .calls import CallReading, annotations_run, lazy_annotations, read_calls
 from .lazy import read_lazy
+from .parsing import parse, parse_error
 from .target import RUNNING, target_python
 
 # Kinds of tokens that never start or end a statement.
@@ -48,7 +49,7 @@ class ImportScope(NamedTuple):
     reason: str
 
 
-class _Block(NamedTuple):
+class Block(NamedTuple):
     label: str  # "try", "class body of C", "def f", ...
     deferred: bool
 
@@ -89,7 +90,7 @@ def read_source(source: bytes) -> SourceReading:
             if getattr(node, "is_lazy", 0):
                 raise UnreadableSourceError(_lazy_too_new(getattr(node, "lineno", 0)))
     calls = read_calls(
-        module, lambda test: _never_runs(test, aliases) is not None, text, lazy_names
+        module, lambda test: never_runs_label(test, aliases) is not None, text, lazy_names
     )
     return SourceReading(scopes, calls)
 
@@ -113,7 +114,7 @@ def import_scopes(source: bytes) -> dict[int, ImportScope]:
 
 def _visit(
     statements: list[ast.stmt],
-    blocks: list[_Block],
+    blocks: list[Block],
     scopes: dict[int, ImportScope],
     aliases: set[str],
 ) -> None:
@@ -121,44 +122,44 @@ def _visit(
     `from typing import TYPE_CHECKING as NAME` binds, in the order Python runs them."""
     for node in statements:
         if isinstance(node, ast.Import | ast.ImportFrom):
-            _add(scopes, node.lineno, _scope(blocks))
+            _add(scopes, node.lineno, scope_in(blocks))
             if isinstance(node, ast.ImportFrom) and node.module in _TYPING and not node.level:
-                aliases.update(a.asname for a in node.names if a.name == _TC and a.asname)
+                aliases.update(a.asname for a in node.names if a.name == TC and a.asname)
         elif isinstance(node, ast.FunctionDef | ast.AsyncFunctionDef):
             prefix = "async " if isinstance(node, ast.AsyncFunctionDef) else ""
-            function = _Block(f"{prefix}def {node.name}", deferred=True)
+            function = Block(f"{prefix}def {node.name}", deferred=True)
             _visit(node.body, [*blocks, function], scopes, aliases)
         elif isinstance(node, ast.ClassDef):
-            class_body = _Block(f"class body of {node.name}", deferred=False)
+            class_body = Block(f"class body of {node.name}", deferred=False)
             _visit(node.body, [*blocks, class_body], scopes, aliases)
         elif isinstance(node, ast.If):
             _visit_if(node, "if", blocks, scopes, aliases)
         elif isinstance(node, ast.Try | ast.TryStar):
-            _visit(node.body, [*blocks, _Block("try", deferred=False)], scopes, aliases)
+            _visit(node.body, [*blocks, Block("try", deferred=False)], scopes, aliases)
             for handler in node.handlers:
-                _visit(handler.body, [*blocks, _Block("except", deferred=False)], scopes, aliases)
-            _visit(node.orelse, [*blocks, _Block("else", deferred=False)], scopes, aliases)
-            _visit(node.finalbody, [*blocks, _Block("finally", deferred=False)], scopes, aliases)
+                _visit(handler.body, [*blocks, Block("except", deferred=False)], scopes, aliases)
+            _visit(node.orelse, [*blocks, Block("else", deferred=False)], scopes, aliases)
+            _visit(node.finalbody, [*blocks, Block("finally", deferred=False)], scopes, aliases)
         elif isinstance(node, ast.Match):
-            match = _Block("match", deferred=False)
+            match = Block("match", deferred=False)
             for case in node.cases:
-                _visit(case.body, [*blocks, match, _Block("case", deferred=False)], scopes, aliases)
+                _visit(case.body, [*blocks, match, Block("case", deferred=False)], scopes, aliases)
         elif isinstance(node, ast.For | ast.AsyncFor | ast.While | ast.With | ast.AsyncWith):
             keyword = _COMPOUND_KEYWORDS[type(node)]
-            _visit(node.body, [*blocks, _Block(keyword, deferred=False)], scopes, aliases)
+            _visit(node.body, [*blocks, Block(keyword, deferred=False)], scopes, aliases)
             orelse = getattr(node, "orelse", [])
-            _visit(orelse, [*blocks, _Block("else", deferred=False)], scopes, aliases)
+            _visit(orelse, [*blocks, Block("else", deferred=False)], scopes, aliases)
 
 
 def _visit_if(
     node: ast.If,
     keyword: str,
-    blocks: list[_Block],
+    blocks: list[Block],
     scopes: dict[int, ImportScope],
     aliases: set[str],
 ) -> None:
-    never = _never_runs(node.test, aliases) if keyword == "if" else None
-    body = _Block(never, deferred=True) if never else _Block(keyword, deferred=False)
+    never = never_runs_label(node.test, aliases) if keyword == "if" else None
+    body = Block(never, deferred=True) if never else Block(keyword, deferred=False)
     _visit(node.body, [*blocks, body], scopes, aliases)
     orelse = node.orelse
     # `elif` is an `if` alone in the else branch, starting where its `if` does.
@@ -169,15 +170,15 @@ def _visit_if(
     ):
         _visit_if(orelse[0], "elif", blocks, scopes, aliases)
     else:
-        _visit(orelse, [*blocks, _Block("else", deferred=False)], scopes, aliases)
+        _visit(orelse, [*blocks, Block("else", deferred=False)], scopes, aliases)
 
 
-def _never_runs(test: ast.expr, aliases: set[str]) -> str | None:
+def never_runs_label(test: ast.expr, aliases: set[str]) -> str | None:
     """The label of an `if` whose body never runs on import, or None: `if TYPE_CHECKING:`
     (an alias of it, or `<name>.TYPE_CHECKING`), `if __name__ == "__main__":`, `if False:`
     and `if 0:`."""
-    if (isinstance(test, ast.Name) and (test.id == _TC or test.id in aliases)) or (
-        isinstance(test, ast.Attribute) and test.attr == _TC and isinstance(test.value, ast.Name)
+    if (isinstance(test, ast.Name) and (test.id == TC or test.id in aliases)) or (
+        isinstance(test, ast.Attribute) and test.attr == TC and isinstance(test.value, ast.Name)
     ):
         return "if TYPE_CHECKING"
     if _is_main_test(test):
@@ -204,7 +205,8 @@ def _is_main_test(test: ast.expr) -> bool:
 
 
 _MAIN = 'if __name__ == "__main__"'
-_TC = "TYPE_CHECKING"
+# The name of `typing.TYPE_CHECKING`, whose `if` body never runs (read by `outline` too).
+TC = "TYPE_CHECKING"
 _TYPING = frozenset({"typing", "typing_extensions"})
 
 _COMPOUND_KEYWORDS: dict[type[ast.stmt], str] = {
@@ -222,9 +224,9 @@ def import_scopes_from_tokens(source: bytes) -> dict[int, ImportScope]:
     Raises UnreadableSourceError when the source does not tokenize.
     """
     scopes: dict[int, ImportScope] = {}
-    stack: list[tuple[int, _Block]] = []  # each open block with the indent depth of its body
+    stack: list[tuple[int, Block]] = []  # each open block with the indent depth of its body
     depth = 0
-    pending: _Block | None = None  # a header whose indented body has not started yet
+    pending: Block | None = None  # a header whose indented body has not started yet
     aliases: set[str] = set()  # names bound by `from typing import TYPE_CHECKING as NAME`
     lazy: list[tuple[int, list[str], Counter[str]]] = []  # each lazy import: line, names bound
     try:
@@ -332,11 +334,11 @@ _T_STRING_PREFIXES = frozenset({"t", "tr", "rt"})
 
 def _statements(
     tokens: list[TokenInfo],
-    blocks: list[_Block],
+    blocks: list[Block],
     scopes: dict[int, ImportScope],
     aliases: set[str],
     lazy: list[tuple[int, list[str], Counter[str]]],
-) -> _Block | None:
+) -> Block | None:
     """Record the imports of one logical line; return the block its header opens, if any."""
     start = 0
     while start < len(tokens):
@@ -357,8 +359,8 @@ def _statements(
 
 
 def _header(
-    tokens: list[TokenInfo], start: int, blocks: list[_Block], aliases: set[str]
-) -> tuple[_Block, int] | None:
+    tokens: list[TokenInfo], start: int, blocks: list[Block], aliases: set[str]
+) -> tuple[Block, int] | None:
     """The block a compound statement's header opens and the index of its colon, or None."""
     first = tokens[start]
     if first.type != tokenize.NAME:
@@ -379,14 +381,14 @@ def _header(
     colon = _header_colon(tokens, start + 1)
     if word == "def":
         name = following.string if following is not None else "?"
-        return _Block(f"{prefix}def {name}", deferred=True), colon
+        return Block(f"{prefix}def {name}", deferred=True), colon
     if word == "class":
         name = following.string if following is not None else "?"
-        return _Block(f"class body of {name}", deferred=False), colon
+        return Block(f"class body of {name}", deferred=False), colon
     never = _never_runs_tokens(tokens[start + 1 : colon], aliases) if word == "if" else None
     if never:
-        return _Block(never, deferred=True), colon
-    return _Block(word, deferred=False), colon
+        return Block(never, deferred=True), colon
+    return Block(word, deferred=False), colon
 
 
 def _is_match_statement(tokens: list[TokenInfo], start: int) -> bool:
@@ -402,12 +404,12 @@ def _is_match_statement(tokens: list[TokenInfo], start: int) -> bool:
 
 
 def _never_runs_tokens(test: list[TokenInfo], aliases: set[str]) -> str | None:
-    """`_never_runs`, read from the tokens of an `if` header's test."""
+    """`never_runs_label`, read from the tokens of an `if` header's test."""
     while len(test) > 2 and test[0].string == "(" and test[-1].string == ")":
         test = test[1:-1]
     words = [token.string for token in test]
-    if (len(words) == 1 and (words[0] == _TC or words[0] in aliases)) or (
-        len(words) == 3 and words[1] == "." and words[2] == _TC
+    if (len(words) == 1 and (words[0] == TC or words[0] in aliases)) or (
+        len(words) == 3 and words[1] == "." and words[2] == TC
     ):
         return "if TYPE_CHECKING"
     if _is_main(test):
@@ -471,20 +473,20 @@ def _outside_brackets(tokens: list[TokenInfo], start: int, symbol: str) -> int |
 
 def _record(
     statement: list[TokenInfo],
-    blocks: list[_Block],
+    blocks: list[Block],
     scopes: dict[int, ImportScope],
     aliases: set[str],
     lazy: list[tuple[int, list[str], Counter[str]]],
 ) -> None:
     words = [token.string for token in statement[:2] if token.type == tokenize.NAME]
     if words[:1] in (["import"], ["from"]):
-        scope = _scope(blocks)
+        scope = scope_in(blocks)
         if words[0] == "from" and len(statement) > 2 and statement[1].string in _TYPING:
             names = [token.string for token in statement]
             aliases.update(
                 names[i + 2]
                 for i, name in enumerate(names[:-2])
-                if name == _TC and names[i + 1] == "as"
+                if name == TC and names[i + 1] == "as"
             )
     elif words[:1] == ["lazy"] and words[1:] in (["import"], ["from"]):
         line = statement[0].start[0]
@@ -534,7 +536,9 @@ def _add(scopes: dict[int, ImportScope], line: int, scope: ImportScope) -> None:
         scopes[line] = scope
 
 
-def _scope(blocks: list[_Block]) -> ImportScope:
+def scope_in(blocks: list[Block]) -> ImportScope:
+    """Return the scope of an import statement inside `blocks` (outermost first): deferred
+    by the first block that defers it, else at import time by the innermost."""
     for block in blocks:
         if block.deferred:
             where = "inside " if block.label.startswith(("def ", "async def ")) else "under "

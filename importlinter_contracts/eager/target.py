@@ -32,12 +32,12 @@ class Target(NamedTuple):
 
     @property
     def deferred_annotations(self) -> bool:
-        """Whether annotations run only when asked for (PEP 649, Python 3.14)."""
+        """Return whether annotations run only when asked for (PEP 649, Python 3.14)."""
         return self.version >= (3, 14)
 
     @property
     def lazy(self) -> bool:
-        """Whether imports may be lazy (PEP 810, Python 3.15)."""
+        """Return whether imports may be lazy (PEP 810, Python 3.15)."""
         return self.version >= (3, 15)
 
     @property

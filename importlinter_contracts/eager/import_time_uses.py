@@ -23,18 +23,18 @@ from collections.abc import Collection, Iterator
 from pathlib import Path
 from typing import NamedTuple
 
-from ..eager.calls import (
+from ..errors import UnreadableSourceError
+from ..locations import display_path
+from .calls import (
     RETURNED,
     CallReading,
     annotations_run,
     lazy_annotations,
-    parse,
     read_calls,
 )
-from ..eager.lazy import bound_names, import_time_loads
-from ..eager.target import Target, set_target, target_python
-from ..errors import UnreadableSourceError
-from ..locations import display_path
+from .lazy import bound_names, import_time_loads
+from .parsing import parse
+from .target import Target, set_target, target_python
 
 LAZY_FROM = (3, 15)
 

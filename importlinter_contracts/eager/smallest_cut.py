@@ -12,7 +12,7 @@ from typing import NamedTuple
 from ..errors import UnreadableSourceError
 from ..locations import location
 from ..report import DeferredImportData, ImportFinding, Location, SmallestCutData
-from .uses import ImportTimeUse
+from .import_time_uses import ImportTimeUse
 
 
 class Statement(NamedTuple):
