@@ -140,7 +140,7 @@ class DynamicImport(NamedTuple):
 
 
 def dynamic_import(target: str) -> DynamicImport | None:
-    """The dynamic import that a call's target stands for; None for any other call."""
+    """Return the dynamic import that a call's target stands for; None for any other call."""
     if not target.startswith(DYNAMIC_IMPORT):
         return None
     callee, anchor, name = target.removeprefix(DYNAMIC_IMPORT).split(":")
@@ -148,8 +148,8 @@ def dynamic_import(target: str) -> DynamicImport | None:
 
 
 def through_class(function: str) -> tuple[str, tuple[str, str] | None]:
-    """A function's key, and the class (module, dotted name) it was called through, where
-    known (`C.f@pkg.m:D`)."""
+    """Return a function's key, and the class (module, dotted name) it was called through,
+    where known (`C.f@pkg.m:D`)."""
     own, _, through = function.partition(THROUGH)
     if not through:
         return own, None
@@ -531,7 +531,7 @@ def _local_aliases(
 
 
 def getattr_key(name: str | None) -> str:
-    """The key of the reading of a module's `__getattr__` asked for `name` (None: for a name
+    """Return the key of the reading of a module's `__getattr__` asked for `name` (None: for a name
     it compares its parameter with none of)."""
     return f"{GETATTR}:{name or ''}"
 
@@ -542,23 +542,24 @@ LAZY_IMPORT = "lazy import"
 
 
 def lazy_key(name: str) -> str:
-    """The key of the reading of what looking up a lazily bound `name` runs."""
+    """Return the key of the reading of what looking up a lazily bound `name` runs."""
     return f"{LAZY_IMPORT}:{name}"
 
 
 def is_lazy_key(function: str) -> bool:
+    """Return whether a function's key is that of a reading of a lazily bound name."""
     return function.startswith(LAZY_IMPORT + ":")
 
 
 def is_getattr_key(function: str) -> bool:
-    """Whether a function's key is that of a reading of a module `__getattr__`."""
+    """Return whether a function's key is that of a reading of a module `__getattr__`."""
     return function.startswith(GETATTR + ":")
 
 
 def read_calls(
     module: ast.Module, never_runs: NeverRuns, text: str, lazy_names: LazyNames | None = None
 ) -> CallReading:
-    """The call reading of a parsed file, whose `text` is given; `lazy_names`: the names its
+    """Return the call reading of a parsed file, whose `text` is given; `lazy_names`: the names its
     lazy imports bind that code at import time does not use (`lazy.read_lazy`)."""
     reader = _Reader(
         never_runs, lazy_annotations(module, text), lazy_names or {}, _module_tables(module.body)
@@ -602,7 +603,7 @@ _SIMPLE_FROM_IMPORT = re.compile(
 
 
 def simple_from_import(text: str, line: int) -> tuple[Binding, ...] | None:
-    """What a `from` import on `line` binds, where `text` (the line) holds nothing else:
+    """Return what a `from` import on `line` binds, where `text` (the line) holds nothing else:
     None for any other line (the statement's own lines then tell, `from_import_bindings`)."""
     if not text.isascii():
         return None  # (Python reads names in their NFKC form, which `ast` gives)
@@ -623,7 +624,7 @@ def simple_from_import(text: str, line: int) -> tuple[Binding, ...] | None:
 
 
 def from_import_bindings(lines: list[str], line: int) -> tuple[Binding, ...] | None:
-    """What the `from` import statements that start on `line` of a file bind, read from the
+    """Return what the `from` import statements that start on `line` of a file bind, read from the
     statement's own lines (those that follow, where it goes on in brackets or after a
     backslash); None where they do not parse alone (`else: from m import x`, say): the file's
     call reading has them then."""
@@ -876,7 +877,7 @@ def _may_declare_global(lines: list[str]) -> bool:
 
 
 def lazy_annotations(module: ast.Module, text: str) -> bool | None:
-    """Whether the file's annotations are left unevaluated: True under `from __future__
+    """Return whether the file's annotations are left unevaluated: True under `from __future__
     import annotations` (which Python allows only at the top of a file), False where Python
     evaluates them where they stand (before 3.14, or where the file's `text` names a way to
     ask for them, `__annotations__`, `inspect.get_annotations`, `typing.get_type_hints`,
@@ -901,7 +902,7 @@ _ASKS_FOR_ANNOTATIONS = re.compile(
 
 
 def annotations_run(policy: bool | None, node: ast.AST) -> bool:
-    """Whether the annotations of a def, of a class body or of the module body run at import
+    """Return whether the annotations of a def, of a class body or of the module body run at import
     time, under the file's `lazy_annotations` policy."""
     if policy is not None:
         return not policy
@@ -915,7 +916,7 @@ def annotations_run(policy: bool | None, node: ast.AST) -> bool:
 def read_calls_outlined(
     lines: list[str], bodies: Sequence[Body], never_runs: NeverRuns
 ) -> CallReading:
-    """The call reading of a file whose functions' `bodies` are known: only the code that
+    """Return the call reading of a file whose functions' `bodies` are known: only the code that
     runs at import time is parsed (each body stands in as `...`), and a function's body is
     read from its own lines when first asked for (`FunctionBodies`): the same reading, at a
     fraction of the cost for a file of many functions. Raises SyntaxError (or ValueError)
@@ -1510,7 +1511,7 @@ Stored = tuple[object, ...]
 
 
 def to_tuples(reading: CallReading) -> Stored:
-    """The reading as tuples: a function is kept with its lines where it is read from them
+    """Return the reading as tuples: a function is kept with its lines where it is read from them
     (`FunctionBodies`), read or not yet."""
     functions = reading.functions
     stored: Stored
@@ -1537,8 +1538,8 @@ def to_tuples(reading: CallReading) -> Stored:
 
 
 def calls_to_tuples(reading: CallReading) -> tuple[Stored, Stored, Stored, Stored]:
-    """A reading's calls at import time, the names its imports bind, its classes and the
-    names it binds to functions or classes, as tuples."""
+    """Return a reading's calls at import time, the names its imports bind, its classes and
+    the names it binds to functions or classes, as tuples."""
     return (
         tuple(tuple(call) for call in reading.calls),
         tuple(tuple(binding) for binding in reading.bindings),
@@ -1560,8 +1561,11 @@ def _table_from_tuple(data: object) -> dict[str, tuple[str, ...]]:
 
 
 def from_tuples(data: object, lines: Callable[[], list[str]], never_runs: NeverRuns) -> CallReading:
-    """The reading `to_tuples` made; `lines` gives the file's lines, for the functions kept
-    with their lines and not read yet."""
+    """Return the reading `to_tuples` made; `lines` gives the file's lines, for the functions
+    kept with their lines and not read yet.
+
+    Raises ValueError where `data` does not have the shape `to_tuples` gives.
+    """
     calls, functions, bindings, lazy, names, classes, aliases, tables = _tuple(data, 8)
     read: dict[str, Function] = {}
     bodies: dict[str, tuple[Body, ...]] = {}
@@ -1600,6 +1604,7 @@ def _body(data: object) -> Body:
 
 
 def function_to_tuple(function: Function) -> Stored:
+    """Return a function's reading as tuples (what `from_tuples` reads back)."""
     return (
         function.imports,
         tuple(tuple(call) for call in function.calls),

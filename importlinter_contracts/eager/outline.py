@@ -100,7 +100,7 @@ class _Unread(Exception):
 
 
 def read_calls_of(source: bytes, bodies: tuple[Body, ...]) -> CallReading | None:
-    """The calls of a file whose outline was read, with its functions' `bodies`:
+    """Return the calls of a file whose outline was read, with its functions' `bodies`:
     `calls.read_calls_outlined`, or None where the file, so cut, does not parse with this
     Python (the `ast` reading of the whole file then answers)."""
     try:
@@ -111,17 +111,17 @@ def read_calls_of(source: bytes, bodies: tuple[Body, ...]) -> CallReading | None
 
 
 def never_runs(test: ast.expr) -> bool:
-    """`scopes.never_runs_label` for a file with an outline, which has no TYPE_CHECKING alias."""
+    """Return `scopes.never_runs_label` for a file with an outline (no TYPE_CHECKING alias)."""
     return never_runs_label(test, set()) is not None
 
 
 def source_lines(source: bytes) -> list[str]:
-    """The lines of a file as the outline reads them."""
+    """Return the lines of a file as the outline reads them."""
     return _decode(source)[1:].split("\n")
 
 
 def read_outline(source: bytes) -> Outline | None:
-    """The outline of a file, or None where it cannot be read exactly from the text."""
+    """Return the outline of a file, or None where it cannot be read exactly from the text."""
     try:
         return _read(_decode(source))
     except _Unread:
@@ -643,7 +643,7 @@ _UNSURE = frozenset(b"'\"\\\t\f\r")
 
 
 def scope_of_line(lines: list[bytes], number: int) -> ImportScope | None:
-    """The scope of the import statement that starts on line `number` (1-based) of a file
+    """Return the scope of the import statement that starts on line `number` (1-based) of a file
     split at its newlines, from the lines around it alone; None where they do not tell it
     for certain. (For a file that binds no alias of TYPE_CHECKING, which `text_calls`
     declines: an `if NAME:` here is not one.)"""
@@ -727,7 +727,7 @@ _WORDS = re.compile(r"[A-Za-z_][\w.]*")
 
 
 def text_calls(source: bytes) -> tuple[tuple[str, str], ...] | None:
-    """The names an import binds that the text calls (or uses as decorators), each with
+    """Return the names an import binds that the text calls (or uses as decorators), each with
     the top-level package it imports from ("." for a relative import, or where the text
     does not say): a superset of what code running at import time calls through an import.
     None where the file calls a function of its own, or a class of its own (`C()`, `C.f()`),
@@ -838,7 +838,7 @@ _ALTERNATIVES = re.compile(rb"\b(?:if|or|and)\b|\[|^[A-Za-z_][\w.]*[ \t]*$")
 
 
 def calls_beyond_names(source: bytes) -> bool:
-    """Whether the file's code may make a call that `callable_names` does not show: a
+    """Return whether the file's code may make a call that `callable_names` does not show: a
     dynamic import (`importlib.import_module`), a call of a name it binds to functions or
     classes, of a callee that is an expression, or through a class that derives from
     another. (A superset: such a file has its calls read with `ast`.)"""
