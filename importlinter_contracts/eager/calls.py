@@ -92,6 +92,14 @@ class CallReading(NamedTuple):
 
 
 # Decides whether an `if` body never runs on import (TYPE_CHECKING, main guard, False, 0).
+# It stays a function of the test, not data computed once and passed down: the tests it is
+# asked of are those of the code a reading parses, and an outlined file's functions are
+# parsed only when first asked for (`FunctionBodies`, a cached reading with no tree at
+# all), so a set of the `if`s that never run would mean reading every function's `if`s up
+# front, which the outline is there to spare; and `import_time_uses` asks with one that
+# says no to every test. (Its one other form, `scopes.never_runs_label` with a file's
+# aliases of TYPE_CHECKING, could become those aliases as data once that function and
+# the pieces the token reader shares with it live below this module.)
 NeverRuns = Callable[[ast.expr], bool]
 
 # A function's lines: its def's, the first and last of its body (the first after the last
