@@ -180,7 +180,7 @@ class ModuleTables(NamedTuple):
     mappings: Mapping[str, tuple[str, ...]] = {}
 
 
-def _module_tables(statements: list[ast.stmt]) -> ModuleTables:
+def _read_module_tables(statements: list[ast.stmt]) -> ModuleTables:
     """The module's names bound (at module level, in its blocks) to literals only: each
     literal they are assigned, merged; not a name also bound to anything else."""
     strings: dict[str, set[str]] = {}
@@ -310,7 +310,7 @@ def _alternatives(node: ast.expr, registries: Mapping[str, tuple[str, ...]]) -> 
     return []
 
 
-def _dynamic_imports(
+def _find_dynamic_imports(
     node: ast.Call, callee: str, tables: ModuleTables, loops: Mapping[str, tuple[str, ...]]
 ) -> list[str]:
     """The targets (`DYNAMIC_IMPORT`) of a call of `import_module` or `__import__`: one
@@ -570,7 +570,10 @@ def read_calls(
     """Return the call reading of a parsed file, whose `text` is given; `lazy_names`: the names its
     lazy imports bind that code at import time does not use (`lazy.read_lazy`)."""
     reader = _Reader(
-        never_runs, lazy_annotations(module, text), lazy_names or {}, _module_tables(module.body)
+        never_runs,
+        lazy_annotations(module, text),
+        lazy_names or {},
+        _read_module_tables(module.body),
     )
     calls, defined, bindings = reader.read(module)
     global_bindings, global_functions, global_deletes = _through_global(module)
@@ -940,7 +943,7 @@ def read_calls_outlined(
             kept[first:last] = [""] * (last - first)
     module = parse("\n".join(kept))
     lazy = lazy_annotations(module, "\n".join(lines))
-    tables = _module_tables(module.body)
+    tables = _read_module_tables(module.body)
     reader = _Reader(never_runs, lazy, {}, tables)
     calls, defined, bindings = reader.read(module)
     by_line = {body[0]: body for body in bodies}
@@ -961,7 +964,7 @@ def read_calls_outlined(
     if GETATTR in defined:
         # Read now, from its own lines: a module `__getattr__` is read for each name.
         own = functions.bodies[GETATTR]
-        own_defs = [_def_of(lines, body) for body in own]
+        own_defs = [_parse_def(lines, body) for body in own]
         for read_alone, node in zip(own_defs, defined[GETATTR], strict=True):
             # (Its own lines start at `def`: its decorators are the module's reading's.)
             read_alone.decorator_list = node.decorator_list
@@ -1009,7 +1012,7 @@ class FunctionBodies(Mapping[str, Function]):
                 else functools.partial(reader.function, owner=_owner(name))
             )
             try:
-                found = read([_def_of(lines, body) for body in self.bodies[own]])
+                found = read([_parse_def(lines, body) for body in self.bodies[own]])
                 if own == name and own in self.decorated:
                     found = found._replace(calls=_in_order([*found.calls, *self.decorated[own]]))
             except (SyntaxError, ValueError, RecursionError):
@@ -1041,7 +1044,7 @@ class FunctionBodies(Mapping[str, Function]):
         return isinstance(name, str) and name.removesuffix(RETURNED) in self.bodies
 
 
-def _def_of(lines: list[str], body: Body) -> ast.FunctionDef:
+def _parse_def(lines: list[str], body: Body) -> ast.FunctionDef:
     """A function's def, parsed from its own lines (put where they stand, so that `ast`
     numbers them as in the file; one at an indentation in a block that runs `if 1:`)."""
     line, first, last, indent = body
@@ -1473,7 +1476,7 @@ def _called(
     if target is not None:
         yield CalledName(line, target)
         if target.rpartition(".")[2] in _DYNAMIC_CALLEES:
-            for found in _dynamic_imports(node, target, tables, loops):
+            for found in _find_dynamic_imports(node, target, tables, loops):
                 yield CalledName(line, found)
     elif isinstance(function, ast.Call) and (called := _dotted(function.func)):
         yield CalledName(line, called + RETURNED)  # `f(x)(y)`: what `f(x)` returns

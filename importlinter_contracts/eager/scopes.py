@@ -242,7 +242,7 @@ def import_scopes_from_tokens(source: bytes) -> dict[int, ImportScope]:
                     stack.pop()
             else:
                 blocks = [block for _, block in stack]
-                pending = _statements(tokens, blocks, scopes, aliases, lazy)
+                pending = _record_statements(tokens, blocks, scopes, aliases, lazy)
     except UnreadableSourceError:
         raise
     except (tokenize.TokenError, SyntaxError, UnicodeDecodeError) as error:
@@ -332,7 +332,7 @@ def _check_string(token: TokenInfo, previous: TokenInfo | None) -> None:
 _T_STRING_PREFIXES = frozenset({"t", "tr", "rt"})
 
 
-def _statements(
+def _record_statements(
     tokens: list[TokenInfo],
     blocks: list[Block],
     scopes: dict[int, ImportScope],
@@ -351,7 +351,7 @@ def _statements(
             if colon + 1 == len(tokens):
                 return block
             # A body on the header's own line: `if x: import y`.
-            return _statements(tokens[colon + 1 :], [*blocks, block], scopes, aliases, lazy)
+            return _record_statements(tokens[colon + 1 :], [*blocks, block], scopes, aliases, lazy)
         end = _statement_end(tokens, start)
         _record(tokens[start:end], blocks, scopes, aliases, lazy)
         start = end + 1
