@@ -451,7 +451,7 @@ def test_an_outcome_is_not_used_where_a_file_it_read_is_elsewhere_or_gone(
         directory = tmp_path / "cache"
         files = {module: (path, time, imports) for module, (path, time) in read.items()}
         WalkOutcomes(directory, b"graph").keep(key, found, files, answers)
-        return WalkOutcomes(directory, graph).get(key, lambda module: now)
+        return WalkOutcomes(directory, graph).get(key, dict.fromkeys(read, now))
 
     assert kept({"pkg.a": (str(module), time)}) == (found, {})
     # Changed since, or reported to import other modules: where it was, and what it
@@ -473,9 +473,9 @@ def test_the_newest_sixteen_outcomes_are_kept(tmp_path: Path) -> None:
         found = ([], [], [str(number)], None)
         WalkOutcomes(tmp_path, b"graph").keep(bytes([number]) * 16, found, {}, {})
     outcomes_kept = WalkOutcomes(tmp_path, b"graph")
-    assert [
-        outcomes_kept.get(bytes([number]) * 16, lambda module: b"") for number in range(20)
-    ] == [None] * 4 + [(([], [], [str(number)], None), {}) for number in range(4, 20)]
+    assert [outcomes_kept.get(bytes([number]) * 16, {}) for number in range(20)] == [None] * 4 + [
+        (([], [], [str(number)], None), {}) for number in range(4, 20)
+    ]
 
 
 # A graph built from a stale cache of grimp's: `from pkg import x` in an unchanged file
@@ -628,7 +628,7 @@ def test_an_outcome_keeps_its_smallest_cut_and_one_of_another_shape_is_not_used(
     for key, found in shapes.items():
         WalkOutcomes(tmp_path, b"graph").keep(key, found, {}, {})
     outcomes_kept = WalkOutcomes(tmp_path, b"graph")
-    assert [outcomes_kept.get(key, lambda module: b"") for key in shapes] == [
+    assert [outcomes_kept.get(key, {}) for key in shapes] == [
         (([], [], [], cut), {}),
         None,
         None,

@@ -92,6 +92,14 @@ class CallReading(NamedTuple):
 
 
 # Decides whether an `if` body never runs on import (TYPE_CHECKING, main guard, False, 0).
+# It stays a function of the test, not data computed once and passed down: the tests it is
+# asked of are those of the code a reading parses, and an outlined file's functions are
+# parsed only when first asked for (`FunctionBodies`, a cached reading with no tree at
+# all), so a set of the `if`s that never run would mean reading every function's `if`s up
+# front, which the outline is there to spare; and `import_time_uses` asks with one that
+# says no to every test. (Its one other form, `scopes.never_runs_label` with a file's
+# aliases of TYPE_CHECKING, could become those aliases as data once that function and
+# the pieces the token reader shares with it live below this module.)
 NeverRuns = Callable[[ast.expr], bool]
 
 # A function's lines: its def's, the first and last of its body (the first after the last
@@ -140,7 +148,7 @@ class DynamicImport(NamedTuple):
 
 
 def dynamic_import(target: str) -> DynamicImport | None:
-    """The dynamic import that a call's target stands for; None for any other call."""
+    """Return the dynamic import that a call's target stands for; None for any other call."""
     if not target.startswith(DYNAMIC_IMPORT):
         return None
     callee, anchor, name = target.removeprefix(DYNAMIC_IMPORT).split(":")
@@ -148,8 +156,8 @@ def dynamic_import(target: str) -> DynamicImport | None:
 
 
 def through_class(function: str) -> tuple[str, tuple[str, str] | None]:
-    """A function's key, and the class (module, dotted name) it was called through, where
-    known (`C.f@pkg.m:D`)."""
+    """Return a function's key, and the class (module, dotted name) it was called through,
+    where known (`C.f@pkg.m:D`)."""
     own, _, through = function.partition(THROUGH)
     if not through:
         return own, None
@@ -172,7 +180,7 @@ class ModuleTables(NamedTuple):
     mappings: Mapping[str, tuple[str, ...]] = {}
 
 
-def _module_tables(statements: list[ast.stmt]) -> ModuleTables:
+def _read_module_tables(statements: list[ast.stmt]) -> ModuleTables:
     """The module's names bound (at module level, in its blocks) to literals only: each
     literal they are assigned, merged; not a name also bound to anything else."""
     strings: dict[str, set[str]] = {}
@@ -302,7 +310,7 @@ def _alternatives(node: ast.expr, registries: Mapping[str, tuple[str, ...]]) -> 
     return []
 
 
-def _dynamic_imports(
+def _find_dynamic_imports(
     node: ast.Call, callee: str, tables: ModuleTables, loops: Mapping[str, tuple[str, ...]]
 ) -> list[str]:
     """The targets (`DYNAMIC_IMPORT`) of a call of `import_module` or `__import__`: one
@@ -531,7 +539,7 @@ def _local_aliases(
 
 
 def getattr_key(name: str | None) -> str:
-    """The key of the reading of a module's `__getattr__` asked for `name` (None: for a name
+    """Return the key of the reading of a module's `__getattr__` asked for `name` (None: for a name
     it compares its parameter with none of)."""
     return f"{GETATTR}:{name or ''}"
 
@@ -542,26 +550,30 @@ LAZY_IMPORT = "lazy import"
 
 
 def lazy_key(name: str) -> str:
-    """The key of the reading of what looking up a lazily bound `name` runs."""
+    """Return the key of the reading of what looking up a lazily bound `name` runs."""
     return f"{LAZY_IMPORT}:{name}"
 
 
 def is_lazy_key(function: str) -> bool:
+    """Return whether a function's key is that of a reading of a lazily bound name."""
     return function.startswith(LAZY_IMPORT + ":")
 
 
 def is_getattr_key(function: str) -> bool:
-    """Whether a function's key is that of a reading of a module `__getattr__`."""
+    """Return whether a function's key is that of a reading of a module `__getattr__`."""
     return function.startswith(GETATTR + ":")
 
 
 def read_calls(
     module: ast.Module, never_runs: NeverRuns, text: str, lazy_names: LazyNames | None = None
 ) -> CallReading:
-    """The call reading of a parsed file, whose `text` is given; `lazy_names`: the names its
+    """Return the call reading of a parsed file, whose `text` is given; `lazy_names`: the names its
     lazy imports bind that code at import time does not use (`lazy.read_lazy`)."""
     reader = _Reader(
-        never_runs, lazy_annotations(module, text), lazy_names or {}, _module_tables(module.body)
+        never_runs,
+        lazy_annotations(module, text),
+        lazy_names or {},
+        _read_module_tables(module.body),
     )
     calls, defined, bindings = reader.read(module)
     global_bindings, global_functions, global_deletes = _through_global(module)
@@ -602,7 +614,7 @@ _SIMPLE_FROM_IMPORT = re.compile(
 
 
 def simple_from_import(text: str, line: int) -> tuple[Binding, ...] | None:
-    """What a `from` import on `line` binds, where `text` (the line) holds nothing else:
+    """Return what a `from` import on `line` binds, where `text` (the line) holds nothing else:
     None for any other line (the statement's own lines then tell, `from_import_bindings`)."""
     if not text.isascii():
         return None  # (Python reads names in their NFKC form, which `ast` gives)
@@ -623,7 +635,7 @@ def simple_from_import(text: str, line: int) -> tuple[Binding, ...] | None:
 
 
 def from_import_bindings(lines: list[str], line: int) -> tuple[Binding, ...] | None:
-    """What the `from` import statements that start on `line` of a file bind, read from the
+    """Return what the `from` import statements that start on `line` of a file bind, read from the
     statement's own lines (those that follow, where it goes on in brackets or after a
     backslash); None where they do not parse alone (`else: from m import x`, say): the file's
     call reading has them then."""
@@ -876,7 +888,7 @@ def _may_declare_global(lines: list[str]) -> bool:
 
 
 def lazy_annotations(module: ast.Module, text: str) -> bool | None:
-    """Whether the file's annotations are left unevaluated: True under `from __future__
+    """Return whether the file's annotations are left unevaluated: True under `from __future__
     import annotations` (which Python allows only at the top of a file), False where Python
     evaluates them where they stand (before 3.14, or where the file's `text` names a way to
     ask for them, `__annotations__`, `inspect.get_annotations`, `typing.get_type_hints`,
@@ -901,7 +913,7 @@ _ASKS_FOR_ANNOTATIONS = re.compile(
 
 
 def annotations_run(policy: bool | None, node: ast.AST) -> bool:
-    """Whether the annotations of a def, of a class body or of the module body run at import
+    """Return whether the annotations of a def, of a class body or of the module body run at import
     time, under the file's `lazy_annotations` policy."""
     if policy is not None:
         return not policy
@@ -915,7 +927,7 @@ def annotations_run(policy: bool | None, node: ast.AST) -> bool:
 def read_calls_outlined(
     lines: list[str], bodies: Sequence[Body], never_runs: NeverRuns
 ) -> CallReading:
-    """The call reading of a file whose functions' `bodies` are known: only the code that
+    """Return the call reading of a file whose functions' `bodies` are known: only the code that
     runs at import time is parsed (each body stands in as `...`), and a function's body is
     read from its own lines when first asked for (`FunctionBodies`): the same reading, at a
     fraction of the cost for a file of many functions. Raises SyntaxError (or ValueError)
@@ -931,7 +943,7 @@ def read_calls_outlined(
             kept[first:last] = [""] * (last - first)
     module = parse("\n".join(kept))
     lazy = lazy_annotations(module, "\n".join(lines))
-    tables = _module_tables(module.body)
+    tables = _read_module_tables(module.body)
     reader = _Reader(never_runs, lazy, {}, tables)
     calls, defined, bindings = reader.read(module)
     by_line = {body[0]: body for body in bodies}
@@ -952,7 +964,7 @@ def read_calls_outlined(
     if GETATTR in defined:
         # Read now, from its own lines: a module `__getattr__` is read for each name.
         own = functions.bodies[GETATTR]
-        own_defs = [_def_of(lines, body) for body in own]
+        own_defs = [_parse_def(lines, body) for body in own]
         for read_alone, node in zip(own_defs, defined[GETATTR], strict=True):
             # (Its own lines start at `def`: its decorators are the module's reading's.)
             read_alone.decorator_list = node.decorator_list
@@ -1000,7 +1012,7 @@ class FunctionBodies(Mapping[str, Function]):
                 else functools.partial(reader.function, owner=_owner(name))
             )
             try:
-                found = read([_def_of(lines, body) for body in self.bodies[own]])
+                found = read([_parse_def(lines, body) for body in self.bodies[own]])
                 if own == name and own in self.decorated:
                     found = found._replace(calls=_in_order([*found.calls, *self.decorated[own]]))
             except (SyntaxError, ValueError, RecursionError):
@@ -1032,7 +1044,7 @@ class FunctionBodies(Mapping[str, Function]):
         return isinstance(name, str) and name.removesuffix(RETURNED) in self.bodies
 
 
-def _def_of(lines: list[str], body: Body) -> ast.FunctionDef:
+def _parse_def(lines: list[str], body: Body) -> ast.FunctionDef:
     """A function's def, parsed from its own lines (put where they stand, so that `ast`
     numbers them as in the file; one at an indentation in a block that runs `if 1:`)."""
     line, first, last, indent = body
@@ -1464,7 +1476,7 @@ def _called(
     if target is not None:
         yield CalledName(line, target)
         if target.rpartition(".")[2] in _DYNAMIC_CALLEES:
-            for found in _dynamic_imports(node, target, tables, loops):
+            for found in _find_dynamic_imports(node, target, tables, loops):
                 yield CalledName(line, found)
     elif isinstance(function, ast.Call) and (called := _dotted(function.func)):
         yield CalledName(line, called + RETURNED)  # `f(x)(y)`: what `f(x)` returns
@@ -1510,7 +1522,7 @@ Stored = tuple[object, ...]
 
 
 def to_tuples(reading: CallReading) -> Stored:
-    """The reading as tuples: a function is kept with its lines where it is read from them
+    """Return the reading as tuples: a function is kept with its lines where it is read from them
     (`FunctionBodies`), read or not yet."""
     functions = reading.functions
     stored: Stored
@@ -1537,8 +1549,8 @@ def to_tuples(reading: CallReading) -> Stored:
 
 
 def calls_to_tuples(reading: CallReading) -> tuple[Stored, Stored, Stored, Stored]:
-    """A reading's calls at import time, the names its imports bind, its classes and the
-    names it binds to functions or classes, as tuples."""
+    """Return a reading's calls at import time, the names its imports bind, its classes and
+    the names it binds to functions or classes, as tuples."""
     return (
         tuple(tuple(call) for call in reading.calls),
         tuple(tuple(binding) for binding in reading.bindings),
@@ -1560,8 +1572,11 @@ def _table_from_tuple(data: object) -> dict[str, tuple[str, ...]]:
 
 
 def from_tuples(data: object, lines: Callable[[], list[str]], never_runs: NeverRuns) -> CallReading:
-    """The reading `to_tuples` made; `lines` gives the file's lines, for the functions kept
-    with their lines and not read yet."""
+    """Return the reading `to_tuples` made; `lines` gives the file's lines, for the functions
+    kept with their lines and not read yet.
+
+    Raises ValueError where `data` does not have the shape `to_tuples` gives.
+    """
     calls, functions, bindings, lazy, names, classes, aliases, tables = _tuple(data, 8)
     read: dict[str, Function] = {}
     bodies: dict[str, tuple[Body, ...]] = {}
@@ -1600,6 +1615,7 @@ def _body(data: object) -> Body:
 
 
 def function_to_tuple(function: Function) -> Stored:
+    """Return a function's reading as tuples (what `from_tuples` reads back)."""
     return (
         function.imports,
         tuple(tuple(call) for call in function.calls),

@@ -111,7 +111,11 @@ class EagerImportContract(AllowlistedContract):
         # What the walks find depends on these, on the graph and on the files they read (and,
         # through the locations it holds, on the working directory).
         key = _outcome_key(sources, follow, forbidden, allowed, self.include_ancestors, allowlist)
-        kept = outcomes.get(key, lambda module: scopes.imported_digest(module, graph))
+        # (The digests are kept in `scopes`: the walks, where they run, reuse them.)
+        imported = {
+            module: scopes.imported_digest(module, graph) for module in outcomes.modules_read(key)
+        }
+        kept = outcomes.get(key, imported)
         cache_warnings: list[str | None] = []
         # The files read that changed after grimp read them (by module, `ScopeIndex.edited`):
         # what the walks found is kept only where there are none.

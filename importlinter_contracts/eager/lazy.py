@@ -107,7 +107,7 @@ def read_lazy(
 
 
 def reason_of_call(reason: str, line: int, why: str) -> str | None:
-    """The reason of a lazy import run by a function called at import time, from the reason
+    """Return the reason of a lazy import run by a function called at import time, from the reason
     of its (deferred) scope and why the function runs; None for an import that is not lazy."""
     how, _, rest = reason.partition(", ")
     if rest != _UNUSED:

@@ -22,7 +22,7 @@ uses one reads only that file.
 from __future__ import annotations
 
 import marshal
-from collections.abc import Callable
+from collections.abc import Mapping
 from pathlib import Path
 from typing import NamedTuple
 
@@ -82,12 +82,20 @@ class WalkOutcomes:
         self._graph = graph_digest
         self._kept: dict[bytes, KeptWalks] | None = None
 
-    def get(self, key: bytes, imported_digest: Callable[[str], bytes]) -> KeptOutcome | None:
+    def modules_read(self, key: bytes) -> tuple[str, ...]:
+        """Return the modules whose files the walks keyed `key` read, as `keep` kept them
+        (none where nothing is kept for `key`): `get` is given what grimp reports each of
+        them imports now."""
+        kept = self._load().get(key)
+        return () if kept is None else kept.modules
+
+    def get(self, key: bytes, imported_digests: Mapping[str, bytes]) -> KeptOutcome | None:
         """Return what the walks keyed `key` found, as `keep` kept it, with the files that have
         changed since (none where no file has). A file has changed where its modification
-        time has, or where grimp reports other imported modules for it (`imported_digest`: a
-        graph built from a stale cache of grimp's can). None where a file they read is gone,
-        or is not where its package is found now."""
+        time has, or where grimp reports other imported modules for it (`imported_digests`:
+        `ScopeIndex.imported_digest` of each of the `modules_read`, now; a graph built from
+        a stale cache of grimp's can). None where a file they read is gone, or is not where
+        its package is found now."""
         kept = self._load().get(key)
         if kept is None:
             return None
@@ -99,7 +107,7 @@ class WalkOutcomes:
             now = modification_time(path) if in_package_folders(path, module) else None
             if now is None:
                 return None
-            if now != time or imported_digest(module) != _nth_digest(kept.imported, index):
+            if now != time or imported_digests[module] != _nth_digest(kept.imported, index):
                 changed.append(module)
         if not changed:
             return KeptOutcome(kept.found, {})

@@ -64,7 +64,7 @@ _ATTRIBUTE = re.compile(r"[^\W\d]\w*\.[^\W\d]\w*")
 # searched for fast; a name that ends in it only makes the outline give up.)
 _IMPORT_KEYWORD = re.compile(r"import\b")
 _TC_ALIAS = re.compile(r"TYPE_CHECKING(?:\s|\\\n)+as\b")
-# An `@` that is not followed by a dotted name, called or not (`_not_read`).
+# An `@` that is not followed by a dotted name, called or not (`_is_left_to_ast`).
 _ODD_AT = re.compile(r"@(?![ \t]*[A-Za-z_][\w.]*[ \t]*(?:\(|$))", re.M)
 _TAB_INDENT = re.compile(r"\n *\t")
 _CODING = re.compile(rb"[ \t\f]*#.*?coding[:=][ \t]*([-\w.]+)")
@@ -100,7 +100,7 @@ class _Unread(Exception):
 
 
 def read_calls_of(source: bytes, bodies: tuple[Body, ...]) -> CallReading | None:
-    """The calls of a file whose outline was read, with its functions' `bodies`:
+    """Return the calls of a file whose outline was read, with its functions' `bodies`:
     `calls.read_calls_outlined`, or None where the file, so cut, does not parse with this
     Python (the `ast` reading of the whole file then answers)."""
     try:
@@ -111,17 +111,17 @@ def read_calls_of(source: bytes, bodies: tuple[Body, ...]) -> CallReading | None
 
 
 def never_runs(test: ast.expr) -> bool:
-    """`scopes.never_runs_label` for a file with an outline, which has no TYPE_CHECKING alias."""
+    """Return `scopes.never_runs_label` for a file with an outline (no TYPE_CHECKING alias)."""
     return never_runs_label(test, set()) is not None
 
 
 def source_lines(source: bytes) -> list[str]:
-    """The lines of a file as the outline reads them."""
+    """Return the lines of a file as the outline reads them."""
     return _decode(source)[1:].split("\n")
 
 
 def read_outline(source: bytes) -> Outline | None:
-    """The outline of a file, or None where it cannot be read exactly from the text."""
+    """Return the outline of a file, or None where it cannot be read exactly from the text."""
     try:
         return _read(_decode(source))
     except _Unread:
@@ -173,12 +173,12 @@ def _read(text: str) -> Outline:
         return '""' if not newlines else '"' + f"\n{_INSIDE_STRING}" * newlines + '"'
 
     code = _COMMENT_OR_STRING.sub(blank, text)
-    if _TC_ALIAS.search(code) or _not_read(code):
+    if _TC_ALIAS.search(code) or _is_left_to_ast(code):
         raise _Unread
     return _Outliner(text, code).read(formatted)
 
 
-def _not_read(code: str) -> bool:
+def _is_left_to_ast(code: str) -> bool:
     """Whether code (strings and comments blanked out) holds what these readings leave to
     `ast`: a name that is not ASCII (Python compares names after NFKC normalisation: fullwidth
     letters spelling TYPE_CHECKING are TYPE_CHECKING), a `;` (a statement that does not start
@@ -198,8 +198,8 @@ def _not_read(code: str) -> bool:
 def _check_fields(string: str) -> None:
     """Refuse an f-string whose replacement fields do not close (one that reuses its own
     quotes inside a field, PEP 701, which this reading ends too early), or hold a character
-    that is not ASCII (a name Python normalises, as in `_not_read`). Its literal text may
-    hold any."""
+    that is not ASCII (a name Python normalises, as in `_is_left_to_ast`). Its literal text
+    may hold any."""
     depth = 0
     opened = 0  # where the field being read opened
     for brace in _BRACES.finditer(string):
@@ -334,7 +334,7 @@ class _Outliner:
         # a line a backslash continues) is not read here.
         if len(_IMPORT_KEYWORD.findall(code)) != len(scopes):
             raise _Unread
-        statements = [(start, self._logical_line(start)) for start in imports]
+        statements = [(start, self._read_logical_line(start)) for start in imports]
         regions = sorted([*self._bodies, *((s, s + len(text)) for s, text in statements)])
         bindings = [found for _, text in statements for found in _bindings(text)]
         names = self._callable_names(formatted, regions, functions, bindings)
@@ -386,7 +386,7 @@ class _Outliner:
             function = functions[name]
             pending += function.calls
             for start in function.imports:
-                found.update((name, top) for _, top in _bindings(self._logical_line(start)))
+                found.update((name, top) for _, top in _bindings(self._read_logical_line(start)))
             for start, end in function.bodies:
                 for callee in _called(code[start:end], candidates):
                     found.update((name, top) for top in bound.get(callee, ()))
@@ -394,15 +394,15 @@ class _Outliner:
                         pending.append(callee)
         return tuple(sorted(found))
 
-    def _opened(self, start: int, end: int) -> int:
+    def _count_opened(self, start: int, end: int) -> int:
         """How many more brackets open than close between two offsets of the code."""
         return self.brackets.count("(", start, end) - self.brackets.count(")", start, end)
 
-    def _logical_line(self, start: int) -> str:
+    def _read_logical_line(self, start: int) -> str:
         """The statement that starts at `start`, with the lines it continues on."""
         code = self.code
         newline = code.find("\n", start)
-        if newline != -1 and code[newline - 1] != "\\" and not self._opened(start, newline):
+        if newline != -1 and code[newline - 1] != "\\" and not self._count_opened(start, newline):
             return code[start:newline]  # one line, as most are
         end = start
         depth = 0
@@ -410,7 +410,7 @@ class _Outliner:
             newline = code.find("\n", end)
             if newline == -1:
                 return code[start:]
-            depth += self._opened(end, newline)
+            depth += self._count_opened(end, newline)
             if depth <= 0 and code[newline - 1] != "\\":
                 return code[start:newline]
             end = newline + 1
@@ -421,14 +421,14 @@ class _Outliner:
         the def's indentation. The body ends before the first line that starts a statement
         at the def's indentation or less."""
         code = self.code
-        header = self._logical_line(start)
+        header = self._read_logical_line(start)
         body = start + len(header)  # the newline that ends the header
         first = line + header.count("\n") + 1
         end = len(code)
         found = _dedent(indent).search(code, body)
         while found is not None:
             candidate = found.start() + 1
-            if not self._opened(body, candidate) and code[candidate - 2] != "\\":
+            if not self._count_opened(body, candidate) and code[candidate - 2] != "\\":
                 end = candidate - 1  # the newline before it
                 break
             found = _dedent(indent).search(code, candidate)
@@ -448,7 +448,7 @@ class _Outliner:
     def never_runs_label(self, start: int, line: int) -> str | None:
         """`scopes.never_runs_label` for the `if` header at `start`: from the code when its test
         is a name or an attribute of a name, else parsed with `ast` from the text."""
-        header = self._logical_line(start)
+        header = self._read_logical_line(start)
         stripped = header.strip()
         if stripped.endswith(":"):
             is_simple, never_runs = _simple_test(stripped[2:-1].strip())
@@ -643,7 +643,7 @@ _UNSURE = frozenset(b"'\"\\\t\f\r")
 
 
 def scope_of_line(lines: list[bytes], number: int) -> ImportScope | None:
-    """The scope of the import statement that starts on line `number` (1-based) of a file
+    """Return the scope of the import statement that starts on line `number` (1-based) of a file
     split at its newlines, from the lines around it alone; None where they do not tell it
     for certain. (For a file that binds no alias of TYPE_CHECKING, which `text_calls`
     declines: an `if NAME:` here is not one.)"""
@@ -727,18 +727,18 @@ _WORDS = re.compile(r"[A-Za-z_][\w.]*")
 
 
 def text_calls(source: bytes) -> tuple[tuple[str, str], ...] | None:
-    """The names an import binds that the text calls (or uses as decorators), each with
+    """Return the names an import binds that the text calls (or uses as decorators), each with
     the top-level package it imports from ("." for a relative import, or where the text
     does not say): a superset of what code running at import time calls through an import.
     None where the file calls a function of its own, or a class of its own (`C()`, `C.f()`),
     which the outline follows (or where the text cannot be read so)."""
-    # Strings and comments are not told from code here: what `_not_read` leaves to `ast`,
-    # any line a backslash continues and any form feed (which resets an indentation),
+    # Strings and comments are not told from code here: what `_is_left_to_ast` finds, any
+    # line a backslash continues and any form feed (which resets an indentation),
     # anywhere in the text, leave the file to the outline.
     if not source.isascii() or b"\\\n" in source or b"\f" in source:
         return None
     text = source.decode("ascii")
-    if ("TYPE_CHECKING" in text and _TC_ALIAS.search(text)) or _not_read(text):
+    if ("TYPE_CHECKING" in text and _TC_ALIAS.search(text)) or _is_left_to_ast(text):
         return None
     if _called(text, list({*_DEF_NAME.findall(text), *_CLASS_NAME.findall(text)})):
         return None
@@ -838,7 +838,7 @@ _ALTERNATIVES = re.compile(rb"\b(?:if|or|and)\b|\[|^[A-Za-z_][\w.]*[ \t]*$")
 
 
 def calls_beyond_names(source: bytes) -> bool:
-    """Whether the file's code may make a call that `callable_names` does not show: a
+    """Return whether the file's code may make a call that `callable_names` does not show: a
     dynamic import (`importlib.import_module`), a call of a name it binds to functions or
     classes, of a callee that is an expression, or through a class that derives from
     another. (A superset: such a file has its calls read with `ast`.)"""

@@ -147,7 +147,7 @@ class CallResolver:
                 target = found.target
                 imported = dynamic_import(target)
                 if imported is not None:
-                    modules = self._dynamically_imported(caller, found.line, imported)
+                    modules = self._resolve_dynamic_import(caller, found.line, imported)
                     if modules:
                         why = f"{imported.callee} at l.{found.line}"
                         if calls:
@@ -201,7 +201,7 @@ class CallResolver:
             )
             yield from dynamic
 
-    def _dynamically_imported(
+    def _resolve_dynamic_import(
         self, module: str, line: int, imported: DynamicImport
     ) -> tuple[str, ...]:
         """The module of the graph that a dynamic import in `module`'s code imports (the

@@ -292,7 +292,7 @@ class ScopeIndex:
                     )
                 )
         found = tuple(eager)
-        record.keep_eager_lines(self._imported_now(module, imported), found, from_lines)
+        record.keep_eager_lines(self._keep_imported_digest(module, imported), found, from_lines)
         return found
 
     def imported_on(self, module: str, line: int, graph: ImportGraph) -> tuple[str, ...]:
@@ -306,13 +306,13 @@ class ScopeIndex:
                 for number in numbers:
                     found.setdefault(number, []).append(sys.intern(target))
             record.keep_imported_by_line(
-                self._imported_now(module, imported),
+                self._keep_imported_digest(module, imported),
                 {number: tuple(targets) for number, targets in found.items()},
             )
         assert record.by_line is not None
         return record.by_line.get(line, ())
 
-    def _imported_now(self, module: str, imported: list[str]) -> bytes:
+    def _keep_imported_digest(self, module: str, imported: list[str]) -> bytes:
         """The digest of the modules grimp reports `module` imports (`imported`), kept."""
         found = self._imported[module] = _digest(imported)
         return found

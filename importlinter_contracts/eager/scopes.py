@@ -65,8 +65,8 @@ class SourceReading(NamedTuple):
 
 
 def read_source(source: bytes) -> SourceReading:
-    """Read a file with `ast`, or with the tokenizer when `ast` cannot parse it here (then
-    without its calls).
+    """Return the reading of a file: with `ast`, or with the tokenizer when `ast` cannot
+    parse it here (then without its calls).
 
     Raises UnreadableSourceError when the source can be read neither way.
     """
@@ -103,7 +103,7 @@ def _lazy_too_new(line: int) -> str:
 
 
 def import_scopes(source: bytes) -> dict[int, ImportScope]:
-    """The scope of every import statement, by the line number its statement starts on.
+    """Return the scope of every import statement, by the line number its statement starts on.
 
     Two statements on one line (`import a; import b`) always share a scope.
 
@@ -174,7 +174,7 @@ def _visit_if(
 
 
 def never_runs_label(test: ast.expr, aliases: set[str]) -> str | None:
-    """The label of an `if` whose body never runs on import, or None: `if TYPE_CHECKING:`
+    """Return the label of an `if` whose body never runs on import, or None: `if TYPE_CHECKING:`
     (an alias of it, or `<name>.TYPE_CHECKING`), `if __name__ == "__main__":`, `if False:`
     and `if 0:`."""
     if (isinstance(test, ast.Name) and (test.id == TC or test.id in aliases)) or (
@@ -219,7 +219,7 @@ _COMPOUND_KEYWORDS: dict[type[ast.stmt], str] = {
 
 
 def import_scopes_from_tokens(source: bytes) -> dict[int, ImportScope]:
-    """`import_scopes`, read with the tokenizer: for syntax that `ast` cannot parse here.
+    """Return `import_scopes`, read with the tokenizer: for syntax `ast` cannot parse here.
 
     Raises UnreadableSourceError when the source does not tokenize.
     """
@@ -242,7 +242,7 @@ def import_scopes_from_tokens(source: bytes) -> dict[int, ImportScope]:
                     stack.pop()
             else:
                 blocks = [block for _, block in stack]
-                pending = _statements(tokens, blocks, scopes, aliases, lazy)
+                pending = _record_statements(tokens, blocks, scopes, aliases, lazy)
     except UnreadableSourceError:
         raise
     except (tokenize.TokenError, SyntaxError, UnicodeDecodeError) as error:
@@ -332,7 +332,7 @@ def _check_string(token: TokenInfo, previous: TokenInfo | None) -> None:
 _T_STRING_PREFIXES = frozenset({"t", "tr", "rt"})
 
 
-def _statements(
+def _record_statements(
     tokens: list[TokenInfo],
     blocks: list[Block],
     scopes: dict[int, ImportScope],
@@ -351,7 +351,7 @@ def _statements(
             if colon + 1 == len(tokens):
                 return block
             # A body on the header's own line: `if x: import y`.
-            return _statements(tokens[colon + 1 :], [*blocks, block], scopes, aliases, lazy)
+            return _record_statements(tokens[colon + 1 :], [*blocks, block], scopes, aliases, lazy)
         end = _statement_end(tokens, start)
         _record(tokens[start:end], blocks, scopes, aliases, lazy)
         start = end + 1
