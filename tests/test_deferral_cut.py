@@ -347,6 +347,11 @@ def test_the_cut_says_why_an_import_cannot_be_made_lazy_as_fix_refuses_it(
         f"-   pkg.platforms.cuda.platform -> pkg.models.a (l.{line}, {why}), on 1 chain; not "
         f"lazily: {reason}"
     )
+    shown = repr(explore.load(cache_dir=None).smallest_cut("r4")).splitlines()
+    assert shown[1] == (
+        f"  pkg.platforms.cuda.platform -> pkg.models.a (l.{line}, {why}), on 1 chain; not "
+        f"lazily: {reason}"
+    )
     # The fix command refuses it with the same reason.
     result = CliRunner().invoke(main, ["fix", "--no-cache"], catch_exceptions=False)
     assert f"pkg/platforms/cuda/platform.py:{line}: not made lazy: {reason}." in result.output
