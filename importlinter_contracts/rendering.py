@@ -94,9 +94,10 @@ def smallest_cut_heading(cut: SmallestCutData, excused: int) -> str:
 
 def smallest_cut_steps(cut: SmallestCutData) -> list[tuple[str, list[Location]]]:
     """Each import of a smallest cut as a line with where it stands (`pkg.a -> pkg.b (l.3,
-    module level), on 2 chains`), and where a name it binds is used at import time, which
-    rules out `lazy` (`...; not lazily: f is used at import time (at module level)`, at the
-    use's line)."""
+    module level), on 2 chains`), and why it cannot be made lazy: where a name it binds is
+    used at import time (`...; not lazily: f is used at import time (at module level)`, at the
+    use's line), or the reason `fix` would refuse it (`...; not lazily: it is inside a `try`
+    statement, ...`)."""
     steps: list[tuple[str, list[Location]]] = []
     for statement in cut["statements"]:
         chains = len(statement["cuts"])
@@ -110,6 +111,8 @@ def smallest_cut_steps(cut: SmallestCutData) -> list[tuple[str, list[Location]]]
         if use is not None:
             text += f"; not lazily: {use['name']} is used at import time ({use['how']})"
             where.append({"path": use["path"], "line": use["line"]})
+        elif statement["not_lazy"] is not None:
+            text += f"; not lazily: {statement['not_lazy']}"
         elif statement["uses_unread"] is not None:
             text += f"; whether lazily is not known: {statement['uses_unread']}"
         steps.append((text, where))

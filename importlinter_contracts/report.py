@@ -106,6 +106,7 @@ class DeferredImportData(TypedDict):
     why: str  # why it runs at import time
     cuts: list[FindingKey]  # the findings (violations or ignored) whose chain it is on
     import_time_use: ImportTimeUseData | None
+    not_lazy: str | None  # why it cannot be made lazy (None: it can, or that is not known)
     uses_unread: str | None  # why whether its names are used at import time is not known
 
 

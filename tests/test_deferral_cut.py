@@ -12,10 +12,13 @@ from collections.abc import Callable
 from pathlib import Path
 
 import pytest
+from click.testing import CliRunner
 from test_review import committed, review
 
 from helpers import Project
 from importlinter_contracts import explore
+from importlinter_contracts.cli import main
+from importlinter_contracts.eager.deferrable import NotLazy
 from importlinter_contracts.eager.smallest_cut import (
     ChainEnd,
     EagerStep,
@@ -31,12 +34,22 @@ from importlinter_contracts.rendering import smallest_cut_steps
 # Three chains into pkg.models share hops: the platform imports the config and the helpers,
 # both import the registry, which imports two models (on two lines) and the helpers import a
 # third model. Deferring the registry's two imports and the helpers' model import cuts them
-# all (3), as does deferring the platform's two imports (2): the fewest.
+# all (3), as does deferring the platform's two imports (2): the fewest. Each file uses its
+# names in a function (not at import time), so that each import can be made lazy.
 SHARED = {
-    "pkg/platforms/cuda/platform.py": "from pkg.platforms import config\nimport pkg.platforms.helpers\n",
-    "pkg/platforms/config.py": "from pkg.platforms import registry\n",
-    "pkg/platforms/helpers.py": "from pkg.platforms import registry\nimport pkg.models.a\n",
-    "pkg/platforms/registry.py": "import pkg.models.llama\nfrom pkg.models import b, c\n",
+    "pkg/platforms/cuda/platform.py": (
+        "from pkg.platforms import config\nimport pkg.platforms.helpers\n"
+        "def use():\n    return config, pkg.platforms.helpers\n"
+    ),
+    "pkg/platforms/config.py": "from pkg.platforms import registry\ndef use():\n    return registry\n",
+    "pkg/platforms/helpers.py": (
+        "from pkg.platforms import registry\nimport pkg.models.a\n"
+        "def use():\n    return registry, pkg.models.a\n"
+    ),
+    "pkg/platforms/registry.py": (
+        "import pkg.models.llama\nfrom pkg.models import b, c\n"
+        "def use():\n    return pkg.models.llama, b, c\n"
+    ),
     "pkg/models/llama.py": "",
     "pkg/models/a.py": "",
     "pkg/models/b.py": "",
@@ -81,6 +94,7 @@ def test_the_cut_of_chains_sharing_hops_is_in_the_json_report(project: Project) 
                     {"importer": "pkg.platforms.registry", "imported": "pkg.models.llama"},
                 ],
                 "import_time_use": None,
+                "not_lazy": None,
                 "uses_unread": None,
             },
             {
@@ -91,6 +105,7 @@ def test_the_cut_of_chains_sharing_hops_is_in_the_json_report(project: Project) 
                 "why": "module level",
                 "cuts": [{"importer": "pkg.platforms.helpers", "imported": "pkg.models.a"}],
                 "import_time_use": None,
+                "not_lazy": None,
                 "uses_unread": None,
             },
         ],
@@ -223,7 +238,9 @@ def test_an_import_whose_names_are_used_at_import_time_is_cut_only_where_it_must
     # farther from the model.
     project.write(
         {
-            "pkg/platforms/cuda/platform.py": "from pkg.platforms import registry\n",
+            "pkg/platforms/cuda/platform.py": (
+                "from pkg.platforms import registry\ndef models():\n    return registry.KNOWN\n"
+            ),
             "pkg/platforms/registry.py": "from pkg.models.a import A\nKNOWN = [A]\n",
             "pkg/models/a.py": "class A: ...\n",
         }
@@ -260,8 +277,125 @@ def test_an_import_whose_names_are_used_at_import_time_is_cut_only_where_it_must
     ]
 
 
+SIDE_EFFECT = (
+    "no name it binds is used in the file or listed in its __all__: an import made for what "
+    "importing the module does, which deferred would never run"
+)
+IN_TRY = (
+    "it is inside a `try` statement, where an import cannot be lazy (an ImportError it "
+    "catches would be raised at the first use instead)"
+)
+
+
+@pytest.mark.parametrize(
+    ("platform", "line", "why", "reason"),
+    [
+        (
+            "try:\n    import pkg.models.a\nexcept ImportError:\n    pass\n"
+            "def f():\n    return pkg.models.a\n",
+            2,
+            "module-level try",
+            IN_TRY,
+        ),
+        ("import pkg.models.a\n", 1, "module level", SIDE_EFFECT),
+        (
+            "def f():\n    import pkg.models.a\n    return pkg.models.a\nf()\n",
+            2,
+            "inside def f, called at import time at l.4",
+            "it is inside `def f`, and only a module-level import can be lazy",
+        ),
+        (
+            "class C:\n    import pkg.models.a as a\n",
+            2,
+            "class body of C",
+            "it is in the body of class C, where an import cannot be lazy",
+        ),
+        (
+            "from pkg.models.a import *\n",
+            1,
+            "module level",
+            "a star import (`from ... import *`) cannot be lazy",
+        ),
+        (
+            "import pkg.models.a; x = 1\ndef f():\n    return pkg.models.a\n",
+            1,
+            "module level",
+            "it shares its line with another statement, which the edit would change too",
+        ),
+        (
+            "import sys\nimport pkg.models.a\ndef f():\n    return pkg.models.a\n"
+            "sys.set_lazy_imports_filter\n",
+            2,
+            "module level",
+            "the file names set_lazy_imports_filter, which may refuse any lazy import",
+        ),
+    ],
+)
+def test_the_cut_says_why_an_import_cannot_be_made_lazy_as_fix_refuses_it(
+    project: Project, platform: str, line: int, why: str, reason: str
+) -> None:
+    project.write({"pkg/platforms/cuda/platform.py": platform, "pkg/models/a.py": ""})
+    project.configure(R4.format(options=""))
+    (statement,) = project.contract("r4")["smallest_cut"]["statements"]
+    assert (statement["line"], statement["not_lazy"], statement["import_time_use"]) == (
+        line,
+        reason,
+        None,
+    )
+    output = project.check().output
+    assert output[output.index("To keep this contract") :].splitlines()[2] == (
+        f"-   pkg.platforms.cuda.platform -> pkg.models.a (l.{line}, {why}), on 1 chain; not "
+        f"lazily: {reason}"
+    )
+    shown = repr(explore.load(cache_dir=None).smallest_cut("r4")).splitlines()
+    assert shown[1] == (
+        f"  pkg.platforms.cuda.platform -> pkg.models.a (l.{line}, {why}), on 1 chain; not "
+        f"lazily: {reason}"
+    )
+    # The fix command refuses it with the same reason.
+    result = CliRunner().invoke(main, ["fix", "--no-cache"], catch_exceptions=False)
+    assert f"pkg/platforms/cuda/platform.py:{line}: not made lazy: {reason}." in result.output
+
+
+@pytest.mark.parametrize(
+    "registry",
+    [
+        "try:\n    import pkg.models.a\nexcept ImportError:\n    pass\n"
+        "def f():\n    return pkg.models.a\n",
+        "import pkg.models.a\n",
+    ],
+    ids=["try", "side-effect"],
+)
+def test_among_cuts_of_the_same_size_one_that_can_be_lazy_is_chosen(
+    project: Project, registry: str
+) -> None:
+    # Two cuts of one import: the registry's, nearest the model, cannot be made lazy (in a
+    # `try`, or made for what importing does); the platform's can, and is the cut.
+    project.write(
+        {
+            "pkg/platforms/cuda/platform.py": (
+                "from pkg.platforms import registry\ndef use():\n    return registry\n"
+            ),
+            "pkg/platforms/registry.py": registry,
+            "pkg/models/a.py": "",
+        }
+    )
+    project.configure(R4.format(options=""))
+    cut = project.contract("r4")["smallest_cut"]
+    assert [(s["importer"], s["line"], s["not_lazy"]) for s in cut["statements"]] == [
+        ("pkg.platforms.cuda.platform", 1, None)
+    ]
+    # With the platform's import made for its side effects too, both are alike: the one
+    # nearest the model.
+    project.write({"pkg/platforms/cuda/platform.py": "from pkg.platforms import registry\n"})
+    cut = project.contract("r4")["smallest_cut"]
+    assert [s["importer"] for s in cut["statements"]] == ["pkg.platforms.registry"]
+
+
 def test_the_review_markdown_says_what_to_defer(project: Project) -> None:
-    committed(project)
+    # (The platform uses what it imports in a function: the import can be made lazy.)
+    used = "import pkg.models\ndef use():\n    return pkg.models\n"
+    committed(project, files={"pkg/platforms/cuda/platform.py": used})
     result = review("--format", "markdown")
     lines = result.stdout.splitlines()
     start = lines.index("#### What to defer: R4 (`r4`)")
@@ -277,6 +411,15 @@ def test_the_review_markdown_says_what_to_defer(project: Project) -> None:
     ]
     data = json.loads(review("--format", "json").stdout)
     assert [(c["id"], c["excused"]) for c in data["smallest_cuts"]] == [("r4", 0)]
+    # An import made for what importing the module does: why not, in the column.
+    project.write({"pkg/platforms/cuda/platform.py": "import pkg.models\n"})
+    lines = review("--format", "markdown").stdout.splitlines()
+    assert lines[-1] == (
+        "| `pkg.platforms.cuda.platform -> pkg.models` | `pkg/platforms/cuda/platform.py:1` "
+        "| module level | 1 | no: no name it binds is used in the file or listed in its "
+        "__all__: an import made for what importing the module does, which deferred would "
+        "never run |"
+    )
 
 
 def test_explore_shows_the_cut(project: Project) -> None:
@@ -352,8 +495,9 @@ def cut_of(steps: list[tuple[str, str, tuple[int, ...]]], used: set[int]) -> Sma
         statements = tuple(Statement(start, line) for line in lines)
         return EagerStep(start, end, statements, ("module level",) * len(lines))
 
-    def use(statement: Statement) -> ImportTimeUse | None:
-        return ImportTimeUse("m.py", 9, "f", "at module level") if statement.line in used else None
+    def use(statement: Statement) -> NotLazy | None:
+        found = ImportTimeUse("m.py", 9, "f", "at module level")
+        return NotLazy(str(found), found) if statement.line in used else None
 
     return smallest_cut(
         ["m0"],
@@ -364,7 +508,7 @@ def cut_of(steps: list[tuple[str, str, tuple[int, ...]]], used: set[int]) -> Sma
             if end == "sink"
         ],
         [],
-        use_at_import_time=use,
+        why_not_lazy=use,
     )
 
 
@@ -426,7 +570,7 @@ def test_only_the_statements_of_some_smallest_cut_are_asked_for_their_uses() -> 
     # cut it: no smallest cut holds them.
     asked = []
 
-    def use(statement: Statement) -> ImportTimeUse | None:
+    def use(statement: Statement) -> NotLazy | None:
         asked.append(statement.line)
         return None
 
@@ -441,7 +585,7 @@ def test_only_the_statements_of_some_smallest_cut_are_asked_for_their_uses() -> 
             )
         ],
         [],
-        use_at_import_time=use,
+        why_not_lazy=use,
     )
     assert isinstance(found, SmallestCut)
     assert [(s.importer, s.line) for s in found.statements] == [("m0", 1)]
@@ -450,12 +594,12 @@ def test_only_the_statements_of_some_smallest_cut_are_asked_for_their_uses() -> 
 
 def test_an_import_whose_uses_cannot_be_read_is_avoided_and_said_so() -> None:
     # m0 -> m1 (statement 1) -> forbidden (statement 2).
-    def unreadable(statement: Statement) -> ImportTimeUse | None:
+    def unreadable(statement: Statement) -> NotLazy | None:
         if statement.line == 2:
             raise UnreadableSourceError("m1.py: cannot be parsed by this Python (too deep)")
         return None
 
-    def cut(use: Callable[[Statement], ImportTimeUse | None]) -> SmallestCut:
+    def cut(use: Callable[[Statement], NotLazy | None]) -> SmallestCut:
         found = smallest_cut(
             ["m0"],
             [EagerStep("m0", "m1", (Statement("m0", 1),), ("module level",))],
@@ -467,7 +611,7 @@ def test_an_import_whose_uses_cannot_be_read_is_avoided_and_said_so() -> None:
                 )
             ],
             [],
-            use_at_import_time=use,
+            why_not_lazy=use,
         )
         assert isinstance(found, SmallestCut)
         return found
@@ -475,7 +619,7 @@ def test_an_import_whose_uses_cannot_be_read_is_avoided_and_said_so() -> None:
     # Nearer the forbidden module, but whether it can be lazy is not known: the other one.
     assert [(s.importer, s.uses_unread) for s in cut(unreadable).statements] == [("m0", None)]
 
-    def only_unreadable(statement: Statement) -> ImportTimeUse | None:
+    def only_unreadable(statement: Statement) -> NotLazy | None:
         raise UnreadableSourceError("m.py: cannot be parsed by this Python (too deep)")
 
     found = cut(only_unreadable)

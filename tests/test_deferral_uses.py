@@ -18,11 +18,8 @@ import pytest
 from test_eager_real_interpreters import interpreter
 
 from helpers import REPO, Project
-from importlinter_contracts.eager.import_time_uses import (
-    ImportTimeUse,
-    import_time_use,
-    import_time_uses,
-)
+from importlinter_contracts.eager.deferrable import NotLazy, why_not_lazy
+from importlinter_contracts.eager.import_time_uses import ImportTimeUse, import_time_uses
 from importlinter_contracts.errors import UnreadableSourceError
 
 HEAVY = {
@@ -158,11 +155,14 @@ def test_the_cut_s_question_is_answered_for_one_statement(
 ) -> None:
     monkeypatch.chdir(tmp_path)
     (tmp_path / "m.py").write_text("import a\nx = a\n")
-    assert import_time_use("m", tmp_path / "m.py", 1) == ImportTimeUse(
-        "m.py", 2, "a", "at module level"
+    use = ImportTimeUse("m.py", 2, "a", "at module level")
+    assert why_not_lazy(tmp_path / "m.py", 1) == NotLazy(
+        f"{use}: deferred, it would load there anyway", use
     )
     (tmp_path / "m.py").write_text("import a\nf = lambda: a\n")
-    assert import_time_use("m", tmp_path / "m.py", 1) is None
+    assert why_not_lazy(tmp_path / "m.py", 1) is None
     (tmp_path / "m.py").write_text("import a\nx = (\n")
-    with pytest.raises(UnreadableSourceError):
-        import_time_use("m", tmp_path / "m.py", 1)
+    with pytest.raises(UnreadableSourceError) as raised:
+        why_not_lazy(tmp_path / "m.py", 1)
+    assert str(raised.value).startswith("m.py: Python 3.")
+    assert ", running here, cannot parse the file (" in str(raised.value)

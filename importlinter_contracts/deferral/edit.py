@@ -9,18 +9,12 @@ Pythons ignore. Both make the import lazy only where CPython allows one: at modu
 (an `if`, `with`, `for`, `while` or `match` block included), never in a `try`, a class body
 or a function, never a star import or a `__future__` one.
 
-An import is refused, with the reason, where deferring it cannot be proven safe: where
-Python cannot make it lazy (above); where it does not run at import time already (`if
-TYPE_CHECKING:`); where it is lazy already; where a name it binds is used at import time
-(`uses.py`: it would load there anyway); where it shares its line with another statement;
-where the file calls `set_lazy_imports_filter` (which may refuse any lazy import); where it
-binds only names that the file neither uses nor lists in `__all__` (`import a.plugins`,
-`from a import plugins as _plugins`, for what importing it does, which deferred would never
-run); and, in the `__lazy_modules__` form, a relative import
-(which the engine does not look up there), an import whose module another import of the
-file not to be deferred also names (the list names modules, not statements), or a file
-whose `__lazy_modules__` it cannot read. Each edited file is read back before it is offered
-(`check_edited`).
+An import is refused, with the reason, where deferring it cannot be proven safe, as
+`eager.deferrable` says for every form (the one answer the smallest cut prefers by); and, in
+the `__lazy_modules__` form, a relative import (which the engine does not look up there), an
+import whose module another import of the file not to be deferred also names (the list names
+modules, not statements), or a file whose `__lazy_modules__` it cannot read. Each edited
+file is read back before it is offered (`check_edited`).
 """
 
 from __future__ import annotations
@@ -32,9 +26,10 @@ from collections.abc import Iterable
 from pathlib import Path
 from typing import NamedTuple
 
-from ..eager.import_time_uses import ImportTimeUse, import_time_uses, lazy_target, reading_for
+from ..eager.deferrable import assigned_names, deferrable
+from ..eager.import_time_uses import lazy_target, reading_for
 from ..eager.parsing import parse
-from ..eager.scopes import ImportScope, import_scopes, read_source
+from ..eager.scopes import read_source
 from ..eager.target import target_python
 from ..errors import UnreadableSourceError
 
@@ -43,7 +38,6 @@ LAZY_MODULES = "lazy-modules"
 FORMS = (KEYWORD, LAZY_MODULES)
 
 _NAME = "__lazy_modules__"
-_FILTER = "set_lazy_imports_filter"
 
 
 class Refusal(NamedTuple):
@@ -96,37 +90,15 @@ def lazy_edits(statements: Iterable[tuple[str, int]], form: str) -> LazyEdits:
 
 
 def _edit_file(path: str, lines: list[int], form: str) -> tuple[FileEdit | None, list[Refusal]]:
-    def refuse_all(reason: str) -> tuple[None, list[Refusal]]:
-        return None, [Refusal(path, line, reason) for line in lines]
-
-    try:
-        source = Path(path).read_bytes()
-        text = source.decode("utf-8")
-    except (OSError, UnicodeDecodeError) as error:
-        return refuse_all(f"the file cannot be read as UTF-8 ({error})")
-    try:
-        module = parse(source)
-    except (SyntaxError, ValueError, RecursionError) as error:
-        shown = f"{sys.version_info[0]}.{sys.version_info[1]}"
-        return refuse_all(f"Python {shown}, running here, cannot parse the file ({error})")
-    if _FILTER in text:
-        return refuse_all(f"the file names {_FILTER}, which may refuse any lazy import")
-    try:
-        scopes = import_scopes(source)
-        uses = import_time_uses(path, source, set(lines))
-    except UnreadableSourceError as error:
-        return refuse_all(f"its imports cannot be read ({error})")
-    parents = _parents(module)
-    used_anywhere = _names_used(module)
+    reading = deferrable(Path(path), path, lines)
+    refused = [Refusal(path, line, why.reason) for line, why in reading.refused.items()]
+    module = reading.module
+    if module is None or not reading.statements:
+        return None, sorted(refused, key=lambda refusal: refusal.line)
     declared = _declared(module) if form == LAZY_MODULES else None
-    refused: list[Refusal] = []
     chosen: list[ast.Import | ast.ImportFrom] = []
-    for line in lines:
-        node, reason = _statement(module, parents, line)
-        if node is None:
-            refused.append(Refusal(path, line, reason))
-            continue
-        reason = _why_not(node, scopes, uses, used_anywhere, declared, form)
+    for line, node in sorted(reading.statements.items()):
+        reason = _why_not_in_lazy_modules(node, declared) if form == LAZY_MODULES else ""
         if reason:
             refused.append(Refusal(path, line, reason))
         else:
@@ -134,14 +106,14 @@ def _edit_file(path: str, lines: list[int], form: str) -> tuple[FileEdit | None,
     if form == LAZY_MODULES:
         chosen, more = _alone_in_their_modules(module, chosen)
         refused += [Refusal(path, line, reason) for line, reason in more]
-        refused.sort(key=lambda refusal: refusal.line)
+    refused.sort(key=lambda refusal: refusal.line)
     if not chosen:
         return None, refused
     if form == KEYWORD:
-        edited = _with_keyword(text, chosen)
+        edited = _with_keyword(reading.text, chosen)
     else:
-        edited = _with_lazy_modules(text, module, chosen, declared)
-    return FileEdit(path, text, edited, tuple(node.lineno for node in chosen)), refused
+        edited = _with_lazy_modules(reading.text, module, chosen, declared)
+    return FileEdit(path, reading.text, edited, tuple(node.lineno for node in chosen)), refused
 
 
 def _alone_in_their_modules(
@@ -174,130 +146,25 @@ def _alone_in_their_modules(
         chosen = [node for node in chosen if node is not clash]
 
 
-def _parents(module: ast.Module) -> dict[int, ast.AST]:
-    found: dict[int, ast.AST] = {}
-    for node in ast.walk(module):
-        for child in ast.iter_child_nodes(node):
-            found[id(child)] = node
-    return found
-
-
-def _statement(
-    module: ast.Module, parents: dict[int, ast.AST], line: int
-) -> tuple[ast.Import | ast.ImportFrom | None, str]:
-    """The import statement that starts on `line`, or None and why not."""
-    imports = [
-        node
-        for node in ast.walk(module)
-        if isinstance(node, ast.Import | ast.ImportFrom) and node.lineno == line
-    ]
-    if not imports:
-        return None, "no import statement starts on this line"
-    node = imports[0]
-    ancestors = []
-    parent = parents.get(id(node))
-    while parent is not None and not isinstance(parent, ast.Module):
-        ancestors.append(parent)
-        parent = parents.get(id(parent))
-    span = range(node.lineno, (node.end_lineno or node.lineno) + 1)
-    shared = [
-        other
-        for other in ast.walk(module)
-        if isinstance(other, ast.stmt)
-        and other is not node
-        and (other.lineno in span or (other.end_lineno in span and other not in ancestors))
-    ]
-    if shared:
-        return None, "it shares its line with another statement, which the edit would change too"
-    for parent in ancestors:
-        if isinstance(parent, ast.FunctionDef | ast.AsyncFunctionDef):
-            return None, (
-                f"it is inside `def {parent.name}`, and only a module-level import can be lazy"
-            )
-        if isinstance(parent, ast.ClassDef):
-            return None, f"it is in the body of class {parent.name}, where an import cannot be lazy"
-        if isinstance(parent, ast.Try | ast.TryStar):
-            return None, (
-                "it is inside a `try` statement, where an import cannot be lazy (an ImportError "
-                "it catches would be raised at the first use instead)"
-            )
-    return node, ""
-
-
-def _why_not(
-    node: ast.Import | ast.ImportFrom,
-    scopes: dict[int, ImportScope],
-    uses: dict[int, tuple[ImportTimeUse, ...]],
-    used_anywhere: set[str],
-    declared: _Declared | None,
-    form: str,
-) -> str:
-    """Why `node` cannot be made lazy safely, or "" where it can."""
-    if any(alias.name == "*" for alias in node.names):
-        return "a star import (`from ... import *`) cannot be lazy"
-    if isinstance(node, ast.ImportFrom) and node.module == "__future__" and not node.level:
-        return "a `__future__` import cannot be lazy"
-    if getattr(node, "is_lazy", 0):
-        return "it is lazy already"
-    scope = scopes.get(node.lineno)
-    if scope is not None and not scope.eager:
-        if scope.reason.startswith("lazy"):  # (as the engine reads it for the target)
-            return f"it is lazy already ({scope.reason})"
-        return f"it does not run at import time already ({scope.reason})"
-    found = uses.get(node.lineno, ())
-    if found:
-        return f"{found[0]}: deferred, it would load there anyway"
-    # (`import a.b` binds `a`, but is used where `a.b` is read.)
-    if not any((alias.asname or alias.name) in used_anywhere for alias in node.names):
+def _why_not_in_lazy_modules(node: ast.Import | ast.ImportFrom, declared: _Declared | None) -> str:
+    """Why `node`, which can be made lazy, cannot be in `__lazy_modules__`, or "" where it
+    can."""
+    if isinstance(node, ast.ImportFrom) and node.level:
         return (
-            "no name it binds is used in the file or listed in its __all__: an import made for "
-            "what importing the module does, which deferred would never run"
+            "a relative import, which the linter does not look up in __lazy_modules__: "
+            "write it absolute, or use --form lazy"
         )
-    if form == LAZY_MODULES:
-        if isinstance(node, ast.ImportFrom) and node.level:
-            return (
-                "a relative import, which the linter does not look up in __lazy_modules__: "
-                "write it absolute, or use --form lazy"
-            )
-        assert declared is not None
-        if declared.problem:
-            return declared.problem
-        if declared.node is not None and declared.node.lineno > node.lineno:
-            return (
-                f"{_NAME} is assigned after it (l.{declared.node.lineno}), and Python reads it "
-                "at each import"
-            )
-        if declared.node is not None and all(key in declared.names for key in _keys(node)):
-            return f"it is lazy already ({_NAME} at l.{declared.node.lineno} lists it)"
+    assert declared is not None
+    if declared.problem:
+        return declared.problem
+    if declared.node is not None and declared.node.lineno > node.lineno:
+        return (
+            f"{_NAME} is assigned after it (l.{declared.node.lineno}), and Python reads it "
+            "at each import"
+        )
+    if declared.node is not None and all(key in declared.names for key in _keys(node)):
+        return f"it is lazy already ({_NAME} at l.{declared.node.lineno} lists it)"
     return ""
-
-
-def _names_used(module: ast.Module) -> set[str]:
-    """The names the file's code loads anywhere, each dotted name it reads with its prefixes
-    (`a.b.c`: `a`, `a.b`, `a.b.c`, which `import a.b` binds), and the strings of its
-    `__all__`."""
-    found: set[str] = set()
-    for node in ast.walk(module):
-        parts: list[str] = []
-        while isinstance(node, ast.Attribute):
-            parts.insert(0, node.attr)
-            node = node.value
-        if isinstance(node, ast.Name) and isinstance(node.ctx, ast.Load):
-            for end in range(len(parts) + 1):
-                found.add(".".join([node.id, *parts[:end]]))
-    for node in module.body:
-        if isinstance(node, ast.Assign | ast.AugAssign) and "__all__" in _assigned(node):
-            found.update(
-                each.value
-                for each in ast.walk(node.value)
-                if isinstance(each, ast.Constant) and isinstance(each.value, str)
-            )
-    return found
-
-
-def _assigned(node: ast.Assign | ast.AugAssign | ast.AnnAssign) -> list[str]:
-    targets = node.targets if isinstance(node, ast.Assign) else [node.target]
-    return [target.id for target in targets if isinstance(target, ast.Name)]
 
 
 class _Declared(NamedTuple):
@@ -313,7 +180,8 @@ def _declared(module: ast.Module) -> _Declared:
     assignments = [
         node
         for node in ast.walk(module)
-        if isinstance(node, ast.Assign | ast.AugAssign | ast.AnnAssign) and _NAME in _assigned(node)
+        if isinstance(node, ast.Assign | ast.AugAssign | ast.AnnAssign)
+        and _NAME in assigned_names(node)
     ]
     if not assignments:
         return _Declared(None, (), "")
@@ -461,7 +329,7 @@ def _shape(module: ast.Module) -> str:
     body = [
         node
         for node in module.body
-        if not (isinstance(node, ast.Assign | ast.AnnAssign) and _NAME in _assigned(node))
+        if not (isinstance(node, ast.Assign | ast.AnnAssign) and _NAME in assigned_names(node))
     ]
     for node in ast.walk(module):
         if isinstance(node, ast.Import | ast.ImportFrom) and getattr(node, "is_lazy", False):

@@ -38,7 +38,7 @@ from ..rendering import (
 )
 from ..report import ContractFindings, Finding, IgnoredImport, ImportFinding, SmallestCutData
 from ..unseen import unseen_folders
-from .import_time_uses import import_time_use
+from .deferrable import why_not_lazy
 from .outcomes import Answer, Answers, WalkOutcomes
 from .questions import FileAnswers, answers_again
 from .scope_cache import ScopeIndex
@@ -275,8 +275,8 @@ class EagerImportContract(AllowlistedContract):
                 ends,
                 [*findings.values(), *ignored.values()],
                 unseen_beyond=[key for key in sorted(ignored) if not is_forbidden(key[1])],
-                use_at_import_time=lambda statement: import_time_use(
-                    statement.module, scopes.path(statement.module), statement.line
+                why_not_lazy=lambda statement: why_not_lazy(
+                    scopes.path(statement.module), statement.line
                 ),
             )
             if isinstance(found_cut, NoCut):

@@ -20,11 +20,9 @@ from __future__ import annotations
 import ast
 import contextlib
 from collections.abc import Collection, Iterator
-from pathlib import Path
 from typing import NamedTuple
 
 from ..errors import UnreadableSourceError
-from ..locations import display_path
 from .calls import (
     RETURNED,
     CallReading,
@@ -184,21 +182,3 @@ def _called_uses(
                         how = f"in {called}, called at import time at l.{call.line}"
                         uses.append(ImportTimeUse(path, found.lineno, found.id, how))
     return uses
-
-
-def import_time_use(module: str, path: Path, line: int) -> ImportTimeUse | None:
-    """Return the first use at import time of a name that the module-level import statement
-    starting on `line` of `module` (its file `path`) binds, or None where there is none (or
-    no such statement: an import inside a function cannot be lazy anyway).
-
-    Raises UnreadableSourceError when the file cannot be read or parsed here.
-    """
-    shown = display_path(path)
-    try:
-        source = path.read_bytes()
-    except OSError as error:
-        raise UnreadableSourceError(
-            f"{shown}: the file of {module} cannot be read ({error.strerror})"
-        ) from None
-    found = import_time_uses(shown, source, {line}).get(line, ())
-    return found[0] if found else None

@@ -12,6 +12,7 @@ from typing import NamedTuple
 from ..errors import UnreadableSourceError
 from ..locations import location
 from ..report import DeferredImportData, ImportFinding, Location, SmallestCutData
+from .deferrable import NotLazy
 from .import_time_uses import ImportTimeUse
 
 
@@ -57,6 +58,8 @@ class DeferredImport:
     why: str  # why it runs at import time (as the chains say)
     cuts: tuple[tuple[str, str], ...]  # the findings (importer, imported) whose chain it is on
     import_time_use: ImportTimeUse | None  # where a name it binds is used at import time
+    # Why it cannot be made lazy (`eager.deferrable`; None where it can, or is not known).
+    not_lazy: str | None = None
     # Why whether its names are used at import time is not known (None when it is).
     uses_unread: str | None = None
 
@@ -73,6 +76,7 @@ class DeferredImport:
             "import_time_use": None
             if use is None
             else {"path": use.path, "line": use.line, "name": use.name, "how": use.how},
+            "not_lazy": self.not_lazy,
             "uses_unread": self.uses_unread,
         }
 
@@ -80,9 +84,10 @@ class DeferredImport:
 @dataclass(frozen=True)
 class SmallestCut:
     """The fewest import statements whose deferral leaves no eager chain to an end; among
-    those, the fewest whose names are used at import time; among those, the nearest the
-    ends (what runs before them runs as before). `exact` says whether no smaller cut
-    exists; `not_exact` says why that is not known (None when exact)."""
+    those, the fewest that cannot be made lazy (or whose uses cannot be read); among
+    those, the nearest the ends (what runs before them runs as before). `exact` says
+    whether no smaller cut exists; `not_exact` says why that is not known (None when
+    exact)."""
 
     statements: tuple[DeferredImport, ...]
     exact: bool
@@ -112,22 +117,22 @@ def smallest_cut(
     findings: Sequence[ImportFinding],
     *,
     unseen_beyond: Sequence[tuple[str, str]] = (),
-    use_at_import_time: Callable[[Statement], ImportTimeUse | None],
+    why_not_lazy: Callable[[Statement], NotLazy | None],
 ) -> SmallestCut | NoCut:
     """Return the smallest cut between `sources` and `ends` in the eager graph of `steps`
     (or a finding no cut reaches).
 
     A minimum cut: each statement a node of capacity one (its steps pass through it),
     every other edge unbounded, so the maximum flow finds the fewest statements exactly. To
-    prefer statements whose names are not used at import time (which can be made lazy),
-    each such use adds less than one statement's capacity, in a second flow; only the
-    statements of some smallest cut are asked. `findings`: the violations and
+    prefer statements that can be made lazy, each one that cannot adds less than one
+    statement's capacity, in a second flow; only the statements of some smallest cut are
+    asked. `findings`: the violations and
     ignored imports whose chains the report shows (which say the chains a statement cuts).
     `unseen_beyond`: the findings whose last import the walks did not follow (an allowlist
     entry excused it, and what it imports is not forbidden), so a cut beyond them is not
-    seen and the cut is not known to be the smallest. `use_at_import_time` says where a
-    statement's names are used at import time (UnreadableSourceError where it cannot tell:
-    the statement then says why, `uses_unread`).
+    seen and the cut is not known to be the smallest. `why_not_lazy` says why a statement
+    cannot be made lazy (None where it can; UnreadableSourceError where it cannot tell: the
+    statement then says why, `uses_unread`).
     """
     # The graph's nodes: a module by its name, the ends as one sink, a statement as its
     # two ends (the capacity between them is the statement's).
@@ -162,24 +167,24 @@ def smallest_cut(
             return NoCut(end.importer, end.imported)
     # The statements of some smallest cut: those the maximum flow fills whose in-node
     # cannot reach their out-node in the residual network. Only they are asked for their
-    # uses at import time (reading a file's uses costs more than the flow).
+    # whether they can be made lazy (reading a file's uses costs more than the flow).
     network.maximum_flow(root, sink)
-    uses: dict[Statement, ImportTimeUse | None] = dict.fromkeys(why)
+    refused: dict[Statement, NotLazy | None] = dict.fromkeys(why)
     unread: dict[Statement, str] = {}
     for statement in why:
         if network.filled(("in", statement), ("out", statement)):
             try:
-                uses[statement] = use_at_import_time(statement)
+                refused[statement] = why_not_lazy(statement)
             except UnreadableSourceError as error:
                 # (The verdict stands: the cut only cannot tell whether this import can be
-                # lazy, and prefers others, as it does an import whose names are used.)
+                # lazy, and prefers others, as it does an import that cannot be.)
                 unread[statement] = str(error)
     # One statement weighs more than all uses at import time together: the fewest
-    # statements, then the fewest of them used at import time (or not known).
+    # statements, then the fewest of them that cannot be made lazy (or not known).
     weight = len(why) + 1
     network = network_of(
         {
-            statement: weight + (uses[statement] is not None or statement in unread)
+            statement: weight + (refused[statement] is not None or statement in unread)
             for statement in why
         }
     )
@@ -202,7 +207,8 @@ def smallest_cut(
             imported=tuple(sorted(imported[statement])),
             why=why[statement],
             cuts=tuple(dict.fromkeys(on_chains.get(statement, []))),
-            import_time_use=uses[statement],
+            import_time_use=_use(refused[statement]),
+            not_lazy=_reason(refused[statement]),
             uses_unread=unread.get(statement),
         )
         for statement in cut
@@ -223,6 +229,14 @@ def smallest_cut(
             + (" it" if not others else " them")
         ),
     )
+
+
+def _use(refused: NotLazy | None) -> ImportTimeUse | None:
+    return None if refused is None else refused.use
+
+
+def _reason(refused: NotLazy | None) -> str | None:
+    return None if refused is None else refused.reason
 
 
 def _leading_to_sink(

@@ -106,6 +106,8 @@ def _smallest_cut(found: ContractCut) -> list[str]:
                 f"no: {_code(use['name'])} is used at import time ({_cell(use['how'])}), "
                 f"{_code(used_at)}"
             )
+        elif statement["not_lazy"] is not None:
+            lazy = f"no: {_cell(statement['not_lazy'])}"
         rows.append(
             f"| {_code(statement['importer'] + ' -> ' + imported)} | {_code(shown)} "
             f"| {_cell(statement['why'])} | {len(statement['cuts'])} | {lazy} |"

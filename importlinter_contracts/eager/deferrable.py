@@ -1,0 +1,221 @@
+"""Whether an import statement can be made lazy (PEP 810) safely, or why not: the one
+answer that the smallest cut prefers and `fix` edits by, whatever the form of the edit.
+
+Python makes an import lazy only at module level (an `if`, `with`, `for`, `while` or
+`match` block included), never in a `try`, a class body or a function, never a star import
+or a `__future__` one. Deferring is not proven safe, besides: where the import does not run
+at import time already (`if TYPE_CHECKING:`), or is lazy already; where a name it binds is
+used at import time (`import_time_uses`: it would load there anyway); where it shares its
+line with another statement (which the edit would change too); where the file names
+`set_lazy_imports_filter` (which may refuse any lazy import); where it binds only names that
+the file neither uses nor lists in `__all__` (`import a.plugins`, `from a import plugins as
+_plugins`, for what importing it does, which deferred would never run); and where the file
+cannot be read. (The `__lazy_modules__` form refuses more: `deferral.edit`.)
+"""
+
+from __future__ import annotations
+
+import ast
+import sys
+from collections.abc import Collection
+from pathlib import Path
+from typing import NamedTuple
+
+from ..errors import UnreadableSourceError
+from ..locations import display_path
+from .import_time_uses import ImportTimeUse, import_time_uses
+from .parsing import parse
+from .scopes import ImportScope, import_scopes
+
+_FILTER = "set_lazy_imports_filter"
+
+
+class NotLazy(NamedTuple):
+    """Why an import statement cannot be made lazy safely; `use`, where that is a use at
+    import time of a name it binds (the first)."""
+
+    reason: str
+    use: ImportTimeUse | None = None
+
+
+class Deferrable(NamedTuple):
+    """A file's reading for `deferrable`: its syntax tree and text (None where it cannot be
+    read), the import statements that can be made lazy, by their first line, and why each
+    other line's cannot. `unread`: whether every line is refused because the file cannot
+    be read."""
+
+    module: ast.Module | None
+    text: str
+    statements: dict[int, ast.Import | ast.ImportFrom]
+    refused: dict[int, NotLazy]
+    unread: bool
+
+
+def deferrable(path: Path, shown: str, lines: Collection[int]) -> Deferrable:
+    """Return, for each import statement of the file `path` (`shown` in the uses) that
+    starts on one of `lines`, whether it can be made lazy safely, or why not, on the target
+    Python raised to 3.15."""
+
+    def refuse_all(reason: str, unread: bool, module: ast.Module | None = None) -> Deferrable:
+        refused = {line: NotLazy(reason) for line in lines}
+        return Deferrable(module, text, {}, refused, unread)
+
+    text = ""
+    try:
+        source = path.read_bytes()
+        text = source.decode("utf-8")
+    except (OSError, UnicodeDecodeError) as error:
+        return refuse_all(f"the file cannot be read as UTF-8 ({error})", unread=True)
+    try:
+        module = parse(source)
+    except (SyntaxError, ValueError, RecursionError) as error:
+        shown_python = f"{sys.version_info[0]}.{sys.version_info[1]}"
+        return refuse_all(
+            f"Python {shown_python}, running here, cannot parse the file ({error})", unread=True
+        )
+    if _FILTER in text:
+        return refuse_all(
+            f"the file names {_FILTER}, which may refuse any lazy import", False, module
+        )
+    try:
+        scopes = import_scopes(source)
+        uses = import_time_uses(shown, source, set(lines))
+    except UnreadableSourceError as error:
+        return refuse_all(f"its imports cannot be read ({error})", True, module)
+    parents = _parents(module)
+    used_anywhere = _names_used(module)
+    statements: dict[int, ast.Import | ast.ImportFrom] = {}
+    refused: dict[int, NotLazy] = {}
+    for line in lines:
+        node, reason = _statement(module, parents, line)
+        if node is None:
+            refused[line] = NotLazy(reason)
+            continue
+        why = _why_not(node, scopes, uses, used_anywhere)
+        if why is None:
+            statements[line] = node
+        else:
+            refused[line] = why
+    return Deferrable(module, text, statements, refused, False)
+
+
+def _parents(module: ast.Module) -> dict[int, ast.AST]:
+    found: dict[int, ast.AST] = {}
+    for node in ast.walk(module):
+        for child in ast.iter_child_nodes(node):
+            found[id(child)] = node
+    return found
+
+
+def _statement(
+    module: ast.Module, parents: dict[int, ast.AST], line: int
+) -> tuple[ast.Import | ast.ImportFrom | None, str]:
+    """The import statement that starts on `line`, or None and why not."""
+    imports = [
+        node
+        for node in ast.walk(module)
+        if isinstance(node, ast.Import | ast.ImportFrom) and node.lineno == line
+    ]
+    if not imports:
+        return None, "no import statement starts on this line"
+    node = imports[0]
+    ancestors = []
+    parent = parents.get(id(node))
+    while parent is not None and not isinstance(parent, ast.Module):
+        ancestors.append(parent)
+        parent = parents.get(id(parent))
+    span = range(node.lineno, (node.end_lineno or node.lineno) + 1)
+    shared = [
+        other
+        for other in ast.walk(module)
+        if isinstance(other, ast.stmt)
+        and other is not node
+        and (other.lineno in span or (other.end_lineno in span and other not in ancestors))
+    ]
+    if shared:
+        return None, "it shares its line with another statement, which the edit would change too"
+    for parent in ancestors:
+        if isinstance(parent, ast.FunctionDef | ast.AsyncFunctionDef):
+            return None, (
+                f"it is inside `def {parent.name}`, and only a module-level import can be lazy"
+            )
+        if isinstance(parent, ast.ClassDef):
+            return None, f"it is in the body of class {parent.name}, where an import cannot be lazy"
+        if isinstance(parent, ast.Try | ast.TryStar):
+            return None, (
+                "it is inside a `try` statement, where an import cannot be lazy (an ImportError "
+                "it catches would be raised at the first use instead)"
+            )
+    return node, ""
+
+
+def _why_not(
+    node: ast.Import | ast.ImportFrom,
+    scopes: dict[int, ImportScope],
+    uses: dict[int, tuple[ImportTimeUse, ...]],
+    used_anywhere: set[str],
+) -> NotLazy | None:
+    """Why `node` cannot be made lazy safely, or None where it can."""
+    if any(alias.name == "*" for alias in node.names):
+        return NotLazy("a star import (`from ... import *`) cannot be lazy")
+    if isinstance(node, ast.ImportFrom) and node.module == "__future__" and not node.level:
+        return NotLazy("a `__future__` import cannot be lazy")
+    if getattr(node, "is_lazy", 0):
+        return NotLazy("it is lazy already")
+    scope = scopes.get(node.lineno)
+    if scope is not None and not scope.eager:
+        if scope.reason.startswith("lazy"):  # (as the engine reads it for the target)
+            return NotLazy(f"it is lazy already ({scope.reason})")
+        return NotLazy(f"it does not run at import time already ({scope.reason})")
+    found = uses.get(node.lineno, ())
+    if found:
+        return NotLazy(f"{found[0]}: deferred, it would load there anyway", found[0])
+    # (`import a.b` binds `a`, but is used where `a.b` is read.)
+    if not any((alias.asname or alias.name) in used_anywhere for alias in node.names):
+        return NotLazy(
+            "no name it binds is used in the file or listed in its __all__: an import made for "
+            "what importing the module does, which deferred would never run"
+        )
+    return None
+
+
+def _names_used(module: ast.Module) -> set[str]:
+    """The names the file's code loads anywhere, each dotted name it reads with its prefixes
+    (`a.b.c`: `a`, `a.b`, `a.b.c`, which `import a.b` binds), and the strings of its
+    `__all__`."""
+    found: set[str] = set()
+    for node in ast.walk(module):
+        parts: list[str] = []
+        while isinstance(node, ast.Attribute):
+            parts.insert(0, node.attr)
+            node = node.value
+        if isinstance(node, ast.Name) and isinstance(node.ctx, ast.Load):
+            for end in range(len(parts) + 1):
+                found.add(".".join([node.id, *parts[:end]]))
+    for node in module.body:
+        if isinstance(node, ast.Assign | ast.AugAssign) and "__all__" in assigned_names(node):
+            found.update(
+                each.value
+                for each in ast.walk(node.value)
+                if isinstance(each, ast.Constant) and isinstance(each.value, str)
+            )
+    return found
+
+
+def assigned_names(node: ast.Assign | ast.AugAssign | ast.AnnAssign) -> list[str]:
+    """Return the plain names that an assignment statement assigns."""
+    targets = node.targets if isinstance(node, ast.Assign) else [node.target]
+    return [target.id for target in targets if isinstance(target, ast.Name)]
+
+
+def why_not_lazy(path: Path, line: int) -> NotLazy | None:
+    """Return why the import statement starting on `line` of the file `path` cannot be
+    made lazy safely, or None where it can.
+
+    Raises UnreadableSourceError when the file cannot be read or parsed here.
+    """
+    shown = display_path(path)
+    reading = deferrable(path, shown, {line})
+    if reading.unread:
+        raise UnreadableSourceError(f"{shown}: {reading.refused[line].reason}")
+    return reading.refused.get(line)
