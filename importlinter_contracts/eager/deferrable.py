@@ -24,7 +24,7 @@ from typing import NamedTuple
 from ..errors import UnreadableSourceError
 from ..locations import display_path
 from .import_time_uses import ImportTimeUse, import_time_uses
-from .parsing import parse
+from .parsing import parse, parse_error
 from .scopes import ImportScope, import_scopes
 
 _FILTER = "set_lazy_imports_filter"
@@ -82,6 +82,11 @@ def deferrable(path: Path, shown: str, lines: Collection[int]) -> Deferrable:
         uses = import_time_uses(shown, source, set(lines))
     except UnreadableSourceError as error:
         return refuse_all(f"its imports cannot be read ({error})", True, module)
+    except RecursionError as error:
+        # A Python whose `ast` parses a deeply nested expression may still not walk it.
+        return refuse_all(
+            f"its imports cannot be read ({shown}: {parse_error(error)})", True, module
+        )
     parents = _parents(module)
     used_anywhere = _names_used(module)
     statements: dict[int, ast.Import | ast.ImportFrom] = {}
