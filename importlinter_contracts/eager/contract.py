@@ -488,9 +488,7 @@ def _packages(
 
 # What the walks of a check find: its violations, the imports its allowlist excused, the
 # warnings of what they could not read, and the smallest cut (or `_CUT_NOT_ASKED`).
-_Outcome = tuple[
-    list[ImportFinding], list[IgnoredImport], list[str], SmallestCutData | str | None
-]
+_Outcome = tuple[list[ImportFinding], list[IgnoredImport], list[str], SmallestCutData | str | None]
 
 # The smallest cut of a kept contract that no report asked for (`smallest_cut.asked_for`),
 # as the walks' outcome keeps it: a run that asks for it walks again.

@@ -5,9 +5,9 @@ allowlist excuses)."""
 from __future__ import annotations
 
 from collections import deque
+from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from contextlib import contextmanager
 from contextvars import ContextVar
-from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass
 from typing import NamedTuple
 
@@ -258,9 +258,7 @@ class _Chains:
             (step, ("module", step.imported)) for step in steps
         ]
         edges += [(end.step, _SINK) for end in ends]
-        unbounded: list[tuple[object, object]] = [
-            (_ROOT, ("module", source)) for source in sources
-        ]
+        unbounded: list[tuple[object, object]] = [(_ROOT, ("module", source)) for source in sources]
         self.why: dict[Statement, str] = {}
         self.imported: dict[Statement, set[str]] = {}
         for step, target in _leading_to_sink(edges, _SINK):
