@@ -18,7 +18,7 @@ from test_review import committed, review
 from helpers import Project
 from importlinter_contracts import explore
 from importlinter_contracts.cli import main
-from importlinter_contracts.eager import contract as contract_module
+from importlinter_contracts.eager import deferrable as deferrable_module
 from importlinter_contracts.eager.deferrable import NotLazy
 from importlinter_contracts.eager.import_time_uses import ImportTimeUse
 from importlinter_contracts.eager.smallest_cut import (
@@ -182,13 +182,13 @@ def test_a_kept_contract_s_cut_is_found_only_for_a_report_that_shows_it(
 ) -> None:
     shared(project, EVERY_CHAIN_EXCUSED)
     asked: list[str] = []
-    real = contract_module.why_not_lazy
+    real = deferrable_module.why_not_lazy
 
     def why_not_lazy(path: Path, lines: Collection[int]) -> dict[int, NotLazy | None]:
         asked.append(path.name)
         return real(path, lines)
 
-    monkeypatch.setattr(contract_module, "why_not_lazy", why_not_lazy)
+    monkeypatch.setattr(deferrable_module, "why_not_lazy", why_not_lazy)
     expected = project.contract("r4")["smallest_cut"]
     assert statements_of(expected) == [
         ("pkg.platforms.config", 1),

@@ -38,7 +38,6 @@ from ..rendering import (
 )
 from ..report import ContractFindings, Finding, IgnoredImport, ImportFinding, SmallestCutData
 from ..unseen import unseen_folders
-from .deferrable import why_not_lazy
 from .outcomes import Answer, Answers, WalkOutcomes
 from .questions import FileAnswers, answers_again
 from .scope_cache import ScopeIndex
@@ -286,6 +285,10 @@ class EagerImportContract(AllowlistedContract):
             steps = self._steps(graph, eager_imports, entered)
             found_cut: SmallestCut | NoCut | None
             if findings or is_asked_for():
+                # (Imported here: only a run that finds a cut reads whether its imports can
+                # be lazy.)
+                from .deferrable import why_not_lazy
+
                 found_cut = smallest_cut(
                     sources,
                     steps,
