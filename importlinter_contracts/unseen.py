@@ -163,7 +163,7 @@ def scan(roots: list[tuple[str, Path]]) -> UnseenFolders:
 
 
 _MAGIC = b"importlinter-contracts unseen folders\n"
-CACHE_FILE = "unseen_folders.marshal"
+CACHE_FILE = Path("importlinter_contracts") / "unseen-folders.cache"
 # A folder changed this recently may change again within its file system's time step, its
 # time staying the same (as git's "racy" files): a scan that lists one is not kept.
 _SETTLED_NS = 2_000_000_000
