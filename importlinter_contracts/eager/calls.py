@@ -576,7 +576,10 @@ def read_calls(
         _read_module_tables(module.body),
     )
     calls, defined, bindings = reader.read(module)
-    global_bindings, global_functions, global_deletes = _through_global(module)
+    # (Only a file whose text says `global` declares a name global.)
+    global_bindings, global_functions, global_deletes = (
+        _through_global(module) if "global" in text else ((), {}, set[str]())
+    )
     for name, nodes in global_functions.items():
         defined.setdefault(name, []).extend(nodes)
     functions = {
@@ -1461,6 +1464,18 @@ def _blocks(node: ast.stmt) -> Iterator[list[ast.stmt]]:
         yield clause.body
 
 
+# The nodes that hold no call: a name (its child is its context), a constant, an operator.
+_LEAVES = (
+    ast.Name,
+    ast.Constant,
+    ast.expr_context,
+    ast.operator,
+    ast.unaryop,
+    ast.cmpop,
+    ast.boolop,
+)
+
+
 def _calls(
     nodes: Iterable[ast.AST],
     tables: ModuleTables | None = None,
@@ -1475,6 +1490,8 @@ def _calls(
     stack = [(node, loops or {}) for node in nodes]
     while stack:
         node, taken = stack.pop()
+        if isinstance(node, _LEAVES):
+            continue  # (nothing below: most of the nodes, which `iter_child_nodes` is slow on)
         if isinstance(node, ast.Lambda):
             defaults = [*node.args.defaults, *(d for d in node.args.kw_defaults if d)]
             stack.extend((default, taken) for default in defaults)
