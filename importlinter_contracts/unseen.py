@@ -159,7 +159,7 @@ def scan(roots: list[tuple[str, Path]]) -> UnseenFolders:
     (package name, folder): as grimp walks, a folder without one counts only inside a
     package (above the first `__init__.py`, a root's folders are namespace packages, which
     the graph holds), and folders whose names are not identifiers are skipped."""
-    return _scanned(roots).found
+    return _scanned(roots, timed=False).found
 
 
 _MAGIC = b"importlinter-contracts unseen folders\n"
@@ -198,7 +198,7 @@ def _kept_scan(roots: list[tuple[str, Path]], cache_dir: Path | None) -> UnseenF
     except (OSError, EOFError, ValueError, TypeError, IndexError, KeyError, AttributeError):
         pass  # none yet, an unreadable file, or a folder gone: scanned again
     started = time.time_ns()
-    scanned = _scanned(roots)
+    scanned = _scanned(roots, timed=True)
     found = scanned.found
     if scanned.settled(started):
         kept = (
@@ -217,8 +217,10 @@ def _kept_scan(roots: list[tuple[str, Path]], cache_dir: Path | None) -> UnseenF
     return found
 
 
-def _scanned(roots: list[tuple[str, Path]]) -> _Scan:
-    found = _Scan()
+def _scanned(roots: list[tuple[str, Path]], timed: bool) -> _Scan:
+    """Return the scan of `roots` (`scan`), with each folder's modification time where
+    `timed` (for the cache)."""
+    found = _Scan(timed)
     for package, directory in roots:
         found.visible(str(directory), package, False)
     return found
@@ -231,15 +233,17 @@ class _Scan:
     # itself through its closure, a reference cycle, which only the cyclic garbage
     # collector frees, and the eager-import contract pauses it.)
 
-    def __init__(self) -> None:
+    def __init__(self, timed: bool) -> None:
+        self.timed = timed
         # Folders are strings while walked (a Path per folder cost the most of the scan),
         # and Paths where recorded.
         self.folders: list[Path] = []
         self.missing_inits: dict[str, tuple[Path, ...]] = {}
         self.shadowed: list[Path] = []
         self.file_count = 0
-        # Each folder listed, with its modification time before it was listed; whether a
-        # folder holds a symbolic link (whose target may change with no folder's time).
+        # Where `timed`: each folder listed, with its modification time before it was
+        # listed; whether a folder holds a symbolic link (whose target may change with no
+        # folder's time).
         self.listed: list[tuple[str, int]] = []
         self.linked = False
 
@@ -262,11 +266,12 @@ class _Scan:
 
     def listing(self, directory: str) -> tuple[list[str], list[str]]:
         """A folder's files, and its subfolders whose names are identifiers (sorted)."""
-        self.listed.append((directory, os.stat(directory).st_mtime_ns))
+        if self.timed:
+            self.listed.append((directory, os.stat(directory).st_mtime_ns))
         files, subfolders = [], []
         with os.scandir(directory) as entries:
             for entry in entries:
-                self.linked = self.linked or entry.is_symlink()
+                self.linked = self.linked or (self.timed and entry.is_symlink())
                 if entry.is_dir(follow_symlinks=False):
                     if entry.name.isidentifier():
                         subfolders.append(entry.name)

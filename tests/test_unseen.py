@@ -293,9 +293,9 @@ def test_the_cache_keeps_the_listing_until_a_folder_changes(
     scans: list[object] = []
     real = unseen_module._scanned
 
-    def counting(roots: list[tuple[str, Path]]) -> object:
+    def counting(roots: list[tuple[str, Path]], timed: bool) -> object:
         scans.append(roots)
-        return real(roots)
+        return real(roots, timed)
 
     monkeypatch.setattr(unseen_module, "_scanned", counting)
     r2_and_r4(unseen)
@@ -331,6 +331,12 @@ def test_the_cache_keeps_the_listing_until_a_folder_changes(
     # Without the cache, the folders are listed every run.
     assert [c["warnings"] for c in unseen.report()["contracts"]] == [[more], []]
     assert len(scans) == 5
+    # A folder that holds a symbolic link: its target may change with no folder's time.
+    (unseen.root / "pkg/vendored/link.py").symlink_to(unseen.root / "pkg/vendored/kernels.py")
+    settled(unseen.root)
+    linked = more.replace("5 modules", "6 modules")
+    assert warnings() == warnings() == [[linked], []]
+    assert len(scans) == 7
 
 
 SHADOWED = (
