@@ -113,6 +113,7 @@ def needed_changes(
             adjust=_report_everything(requires_reasons),
             select=_selection(static),
             verbose=verbose,
+            smallest_cuts=False,  # (the allowlist needs the findings alone)
         )
     except NothingToCheckError:  # no selected contract has an allowlist: nothing to change
         return NeededChanges([], [], 0, [])

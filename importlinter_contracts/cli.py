@@ -233,6 +233,8 @@ def check(
             select=static_only if static else None,
             show_timings=show_timings,
             verbose=verbose,
+            # (Only the json report shows a kept contract's.)
+            smallest_cuts=output_format == "json",
         )
     _say_skipped(result.skipped)
     if output_format == "json":

@@ -16,6 +16,7 @@ from importlinter.domain.contract import NoSuchContractType, registry
 from . import _importlinter
 from .cache import DEFAULT_CACHE_DIR, grimp_cache_folder, using_cache_directory
 from .configuration import find_configuration, selected_contract_ids
+from .eager.smallest_cut import asked_for
 from .errors import (
     ConfigurationError,
     ContractConfigurationError,
@@ -100,13 +101,15 @@ def run_contracts(
     select: ContractSelection | None = None,
     show_timings: bool = False,
     verbose: bool = False,
+    smallest_cuts: bool = True,
 ) -> RunResult:
     """Return the result of checking the configuration's contracts (built-in ones included)
     as lint-imports would; `adjust` may first change the options of each contract, given its
     class when the configuration registers it (None for a built-in type); `select` may leave
     contracts out, which the result lists as skipped. `show_timings` adds the graph build's
     and each contract's duration to the result; `verbose` prints lint-imports' progress
-    lines.
+    lines. `smallest_cuts`: whether the result holds the smallest cut of each kept
+    eager_imports contract with excused imports, too (a broken one's it always holds).
 
     Raises ConfigurationError when lint-imports would stop with an error instead of a report,
     NothingToCheckError when `select` leaves nothing to check.
@@ -118,9 +121,10 @@ def run_contracts(
     if added:
         sys.path.insert(0, working_directory)
     try:
-        return _run_contracts(
-            config, contract_ids, cache_dir, adjust, select, show_timings, verbose
-        )
+        with asked_for(smallest_cuts):
+            return _run_contracts(
+                config, contract_ids, cache_dir, adjust, select, show_timings, verbose
+            )
     finally:
         if added:
             sys.path.remove(working_directory)

@@ -9,18 +9,25 @@ that is not in the graph names the missing `__init__.py` when that is the cause 
 Where a folder holds both `x.py` and a package `x/`, Python imports the package and never
 the file, but grimp reads the file for module `x`: that is warned about too. The first static
 contract of a run gives these warnings, the others do not (`run_warnings`). Only folder
-listings are read, once per run (`unseen_folders`).
+listings are read, once per run (`unseen_folders`), and not at all where the cache keeps them
+and no listed folder has changed since (its modification time: adding, removing or renaming
+an entry changes it).
 """
 
 from __future__ import annotations
 
+import marshal
 import os
+import time
 from collections.abc import Iterable, Mapping
 from pathlib import Path
 from typing import Any, NamedTuple
 
 from grimp import ImportGraph
 
+from .cache import cache_directory, code_identity, sealed, unsealed
+from .errors import FileWriteError
+from .files import write_atomically
 from .locations import display_path, package_directories
 from .modules import nearest_module, parents
 
@@ -143,7 +150,7 @@ def unseen_folders(session_options: Mapping[str, Any]) -> UnseenFolders:
             for package in session_options["root_packages"]
             for directory in package_directories(package)
         ]
-        _last_scan = (session_options, scan(roots))
+        _last_scan = (session_options, _kept_scan(roots, cache_directory()))
     return _last_scan[1]
 
 
@@ -152,15 +159,71 @@ def scan(roots: list[tuple[str, Path]]) -> UnseenFolders:
     (package name, folder): as grimp walks, a folder without one counts only inside a
     package (above the first `__init__.py`, a root's folders are namespace packages, which
     the graph holds), and folders whose names are not identifiers are skipped."""
-    found = _Scan()
+    return _scanned(roots, timed=False).found
+
+
+_MAGIC = b"importlinter-contracts unseen folders\n"
+CACHE_FILE = Path("importlinter_contracts") / "unseen-folders.cache"
+# A folder changed this recently may change again within its file system's time step, its
+# time staying the same (as git's "racy" files): a scan that lists one is not kept.
+_SETTLED_NS = 2_000_000_000
+
+
+def _kept_scan(roots: list[tuple[str, Path]], cache_dir: Path | None) -> UnseenFolders:
+    """Return `scan(roots)`: as the cache in `cache_dir` keeps it where every folder it
+    listed has its modification time still (none: scanned), else scanned and kept."""
+    if cache_dir is None:
+        return scan(roots)
+    file = cache_dir / CACHE_FILE
+    # (Two copies of a tree, unpacked from one archive, may have the same times: the key
+    # holds where the folders are, and the paths the scan records are as they were found.)
+    key = (
+        os.getcwd(),
+        [(package, str(folder), os.path.realpath(folder)) for package, folder in roots],
+    )
+    try:
+        data = marshal.loads(unsealed(_MAGIC, file.read_bytes()))
+        if (
+            data[0] == code_identity()
+            and data[1] == key
+            and all(os.stat(folder).st_mtime_ns == time_ns for folder, time_ns in data[2])
+        ):
+            folders, file_count, missing, shadowed = data[3]
+            return UnseenFolders(
+                tuple(map(Path, folders)),
+                file_count,
+                {module: tuple(map(Path, way)) for module, way in missing.items()},
+                tuple(map(Path, shadowed)),
+            )
+    except (OSError, EOFError, ValueError, TypeError, IndexError, KeyError, AttributeError):
+        pass  # none yet, an unreadable file, or a folder gone: scanned again
+    started = time.time_ns()
+    scanned = _scanned(roots, timed=True)
+    found = scanned.found
+    if scanned.settled(started):
+        kept = (
+            tuple(map(str, found.folders)),
+            found.file_count,
+            {module: tuple(map(str, way)) for module, way in found.missing_inits.items()},
+            tuple(map(str, found.shadowed)),
+        )
+        try:
+            file.parent.mkdir(parents=True, exist_ok=True)
+            record: Any = (code_identity(), key, scanned.listed, kept)
+            payload = marshal.dumps(record)
+            write_atomically(file, sealed(_MAGIC, payload), durable=False)
+        except (OSError, FileWriteError):
+            pass  # (it only saves the listing: the next run lists the folders again)
+    return found
+
+
+def _scanned(roots: list[tuple[str, Path]], timed: bool) -> _Scan:
+    """Return the scan of `roots` (`scan`), with each folder's modification time where
+    `timed` (for the cache)."""
+    found = _Scan(timed)
     for package, directory in roots:
         found.visible(str(directory), package, False)
-    return UnseenFolders(
-        tuple(sorted(found.folders)),
-        found.file_count,
-        found.missing_inits,
-        tuple(sorted(found.shadowed)),
-    )
+    return found
 
 
 class _Scan:
@@ -170,17 +233,55 @@ class _Scan:
     # itself through its closure, a reference cycle, which only the cyclic garbage
     # collector frees, and the eager-import contract pauses it.)
 
-    def __init__(self) -> None:
+    def __init__(self, timed: bool) -> None:
+        self.timed = timed
         # Folders are strings while walked (a Path per folder cost the most of the scan),
         # and Paths where recorded.
         self.folders: list[Path] = []
         self.missing_inits: dict[str, tuple[Path, ...]] = {}
         self.shadowed: list[Path] = []
         self.file_count = 0
+        # Where `timed`: each folder listed, with its modification time before it was
+        # listed; whether a folder holds a symbolic link (whose target may change with no
+        # folder's time).
+        self.listed: list[tuple[str, int]] = []
+        self.linked = False
+
+    @property
+    def found(self) -> UnseenFolders:
+        """What the scan found."""
+        return UnseenFolders(
+            tuple(sorted(self.folders)),
+            self.file_count,
+            self.missing_inits,
+            tuple(sorted(self.shadowed)),
+        )
+
+    def settled(self, started_ns: int) -> bool:
+        """Whether the folders' times tell whether they change after the scan (started at
+        `started_ns`): none holds a symbolic link or changed just before it."""
+        return not self.linked and all(
+            time_ns < started_ns - _SETTLED_NS for _, time_ns in self.listed
+        )
+
+    def listing(self, directory: str) -> tuple[list[str], list[str]]:
+        """A folder's files, and its subfolders whose names are identifiers (sorted)."""
+        if self.timed:
+            self.listed.append((directory, os.stat(directory).st_mtime_ns))
+        files, subfolders = [], []
+        with os.scandir(directory) as entries:
+            for entry in entries:
+                self.linked = self.linked or (self.timed and entry.is_symlink())
+                if entry.is_dir(follow_symlinks=False):
+                    if entry.name.isidentifier():
+                        subfolders.append(entry.name)
+                elif entry.is_file():
+                    files.append(entry.name)
+        return files, sorted(subfolders)
 
     def left_out(self, directory: str, module: str, missing: tuple[Path, ...]) -> bool:
         """Record the modules below a folder that the graph leaves out; whether it has any."""
-        files, subfolders = _listing(directory)
+        files, subfolders = self.listing(directory)
         if "__init__.py" not in files:
             missing = (*missing, Path(directory))
         found = False
@@ -202,7 +303,7 @@ class _Scan:
     def visible(self, directory: str, module: str, in_package: bool) -> None:
         """Walk a folder that the graph holds (a root's, or one inside a package with an
         `__init__.py` all the way)."""
-        files, subfolders = _listing(directory)
+        files, subfolders = self.listing(directory)
         if in_package and "__init__.py" not in files:
             self.left_out(directory, module, ())
             return
@@ -213,19 +314,6 @@ class _Scan:
             ):
                 self.shadowed.append(Path(directory, f"{name}.py"))
             self.visible(os.path.join(directory, name), f"{module}.{name}", in_package)
-
-
-def _listing(directory: str) -> tuple[list[str], list[str]]:
-    """A folder's files, and its subfolders whose names are identifiers (sorted)."""
-    files, subfolders = [], []
-    with os.scandir(directory) as entries:
-        for entry in entries:
-            if entry.is_dir(follow_symlinks=False):
-                if entry.name.isidentifier():
-                    subfolders.append(entry.name)
-            elif entry.is_file():
-                files.append(entry.name)
-    return files, sorted(subfolders)
 
 
 def _is_python_file(name: str) -> bool:

@@ -8,7 +8,7 @@ import ast
 import itertools
 import json
 import random
-from collections.abc import Callable
+from collections.abc import Callable, Collection
 from pathlib import Path
 
 import pytest
@@ -18,11 +18,12 @@ from test_review import committed, review
 from helpers import Project
 from importlinter_contracts import explore
 from importlinter_contracts.cli import main
+from importlinter_contracts.eager import deferrable as deferrable_module
 from importlinter_contracts.eager.deferrable import NotLazy
+from importlinter_contracts.eager.import_time_uses import ImportTimeUse
 from importlinter_contracts.eager.smallest_cut import (
     ChainEnd,
     EagerStep,
-    ImportTimeUse,
     NoCut,
     SmallestCut,
     Statement,
@@ -165,6 +166,52 @@ def test_an_allowlisted_contract_has_the_cut_of_its_excused_chains_too(project: 
         ("pkg.platforms.config", 1),
         ("pkg.platforms.cuda.platform", 2),
     ]
+
+
+EVERY_CHAIN_EXCUSED = (
+    "ignore_imports =\n"
+    "    pkg.platforms.registry -> pkg.models.llama  # debt\n"
+    "    pkg.platforms.registry -> pkg.models.b  # debt\n"
+    "    pkg.platforms.registry -> pkg.models.c  # debt\n"
+    "    pkg.platforms.helpers -> pkg.models.a  # debt\n"
+)
+
+
+def test_a_kept_contract_s_cut_is_found_only_for_a_report_that_shows_it(
+    project: Project, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    shared(project, EVERY_CHAIN_EXCUSED)
+    asked: list[str] = []
+    real = deferrable_module.why_not_lazy
+
+    def why_not_lazy(path: Path, lines: Collection[int]) -> dict[int, NotLazy | None]:
+        asked.append(path.name)
+        return real(path, lines)
+
+    monkeypatch.setattr(deferrable_module, "why_not_lazy", why_not_lazy)
+    expected = project.contract("r4")["smallest_cut"]
+    assert statements_of(expected) == [
+        ("pkg.platforms.config", 1),
+        ("pkg.platforms.cuda.platform", 2),
+    ]
+    # Each file of the cut read once.
+    assert sorted(asked) == ["config.py", "platform.py"]
+    for text in (project.check(), project.lint_imports()):
+        asked.clear()
+        assert text.exit_code == 0, text.output
+        assert asked == []
+    # With the cache: a text run keeps no cut, and a json run after it finds the one a run
+    # without the cache finds (and keeps it, for the runs after).
+    assert project.check_with_cache().exit_code == 0
+    for _ in range(2):
+        result = project.check_with_cache("--format", "json")
+        (found,) = json.loads(result.stdout)["contracts"]
+        assert found["kept"] and found["smallest_cut"] == expected
+    assert sorted(asked) == ["config.py", "platform.py"]
+    asked.clear()
+    assert project.check_with_cache().exit_code == 0
+    (found,) = json.loads(project.check_with_cache("--format", "json").stdout)["contracts"]
+    assert found["smallest_cut"] == expected and asked == []
 
 
 def test_an_entry_that_stops_the_walks_before_forbidden_code_makes_the_cut_not_exact(
@@ -508,7 +555,7 @@ def cut_of(steps: list[tuple[str, str, tuple[int, ...]]], used: set[int]) -> Sma
             if end == "sink"
         ],
         [],
-        why_not_lazy=use,
+        why_not_lazy=per_file(use),
     )
 
 
@@ -565,6 +612,40 @@ def test_a_use_at_import_time_is_avoided_among_cuts_of_the_same_size() -> None:
     ]
 
 
+def per_file(
+    use: Callable[[Statement], NotLazy | None],
+) -> Callable[[str, list[int]], dict[int, NotLazy | None]]:
+    """`smallest_cut`'s question of a module's statements, answered one by one by `use`."""
+    return lambda module, lines: {line: use(Statement(module, line)) for line in lines}
+
+
+def test_a_file_is_asked_once_for_all_its_statements_of_the_cut() -> None:
+    # m0 -> m1 by statements 1 and 2 of m0 (each its own step), and m1 -> the sink by
+    # statements 3 and 4 of m1 together: the cut is m0's two statements, asked at once.
+    asked = []
+
+    def use(module: str, lines: list[int]) -> dict[int, NotLazy | None]:
+        asked.append((module, lines))
+        return dict.fromkeys(lines)
+
+    found = smallest_cut(
+        ["m0"],
+        [
+            EagerStep("m0", "m1", (Statement("m0", 1),), ("module level",)),
+            EagerStep("m0", "m2", (Statement("m0", 2),), ("module level",)),
+        ],
+        [
+            ChainEnd("m1", "forbidden", EagerStep("m1", "forbidden", (), ())),
+            ChainEnd("m2", "forbidden", EagerStep("m2", "forbidden", (), ())),
+        ],
+        [],
+        why_not_lazy=use,
+    )
+    assert isinstance(found, SmallestCut)
+    assert [(s.importer, s.line) for s in found.statements] == [("m0", 1), ("m0", 2)]
+    assert asked == [("m0", [1, 2])]
+
+
 def test_only_the_statements_of_some_smallest_cut_are_asked_for_their_uses() -> None:
     # m0 -> m1 by statement 1; m1 -> the sink by statements 2 and 3, which only together
     # cut it: no smallest cut holds them.
@@ -585,7 +666,7 @@ def test_only_the_statements_of_some_smallest_cut_are_asked_for_their_uses() -> 
             )
         ],
         [],
-        why_not_lazy=use,
+        why_not_lazy=per_file(use),
     )
     assert isinstance(found, SmallestCut)
     assert [(s.importer, s.line) for s in found.statements] == [("m0", 1)]
@@ -611,7 +692,7 @@ def test_an_import_whose_uses_cannot_be_read_is_avoided_and_said_so() -> None:
                 )
             ],
             [],
-            why_not_lazy=use,
+            why_not_lazy=per_file(use),
         )
         assert isinstance(found, SmallestCut)
         return found

@@ -156,13 +156,13 @@ def test_the_cut_s_question_is_answered_for_one_statement(
     monkeypatch.chdir(tmp_path)
     (tmp_path / "m.py").write_text("import a\nx = a\n")
     use = ImportTimeUse("m.py", 2, "a", "at module level")
-    assert why_not_lazy(tmp_path / "m.py", 1) == NotLazy(
-        f"{use}: deferred, it would load there anyway", use
-    )
+    assert why_not_lazy(tmp_path / "m.py", [1]) == {
+        1: NotLazy(f"{use}: deferred, it would load there anyway", use)
+    }
     (tmp_path / "m.py").write_text("import a\nf = lambda: a\n")
-    assert why_not_lazy(tmp_path / "m.py", 1) is None
+    assert why_not_lazy(tmp_path / "m.py", [1]) == {1: None}
     (tmp_path / "m.py").write_text("import a\nx = (\n")
     with pytest.raises(UnreadableSourceError) as raised:
-        why_not_lazy(tmp_path / "m.py", 1)
+        why_not_lazy(tmp_path / "m.py", [1])
     assert str(raised.value).startswith("m.py: Python 3.")
     assert ", running here, cannot parse the file (" in str(raised.value)

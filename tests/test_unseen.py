@@ -4,6 +4,9 @@ not in the graph."""
 
 from __future__ import annotations
 
+import json
+import os
+import time
 from pathlib import Path
 
 import pytest
@@ -274,6 +277,66 @@ def test_the_folders_are_listed_once_per_run(
     # A new run scans afresh, and warns again.
     assert [c["warnings"] for c in unseen.report()["contracts"]] == [[WARNING], []]
     assert len(scans) == 2
+
+
+def settled(root: Path) -> None:
+    """Date every folder below `root` an hour back: the scan keeps only folders whose time
+    tells whether they change after it."""
+    past = time.time() - 3600
+    for folder in [root, *(path for path in root.rglob("*") if path.is_dir())]:
+        os.utime(folder, (past, past))
+
+
+def test_the_cache_keeps_the_listing_until_a_folder_changes(
+    unseen: Project, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    scans: list[object] = []
+    real = unseen_module._scanned
+
+    def counting(roots: list[tuple[str, Path]], timed: bool) -> object:
+        scans.append(roots)
+        return real(roots, timed)
+
+    monkeypatch.setattr(unseen_module, "_scanned", counting)
+    r2_and_r4(unseen)
+    settled(unseen.root)
+
+    def warnings() -> list[list[str]]:
+        result = unseen.check_with_cache("--format", "json")
+        return [c["warnings"] for c in json.loads(result.stdout)["contracts"]]
+
+    assert warnings() == [[WARNING], []]
+    assert len(scans) == 1
+    assert warnings() == [[WARNING], []]
+    assert len(scans) == 1  # (as the cache keeps it)
+    # A folder without __init__.py more: its parent's time changes, and the tree is listed
+    # again.
+    (unseen.root / "pkg/extra").mkdir()
+    (unseen.root / "pkg/extra/tool.py").write_text("")
+    settled(unseen.root / "pkg/extra")
+    more = WARNING.replace("3 folders", "4 folders").replace("4 modules", "5 modules")
+    more = more.replace("pkg/legacy, pkg/legacy/inner", "pkg/extra, pkg/legacy, pkg/legacy/inner")
+    assert warnings() == [[more], []]
+    assert len(scans) == 2
+    # A file added deep inside (its folder's time changes), then removed.
+    # (A folder changed just before a scan: the scan is not kept, and listed again.)
+    (unseen.root / "pkg/vendored/ops/more.py").write_text("")
+    assert warnings()[0] == [more.replace("5 modules", "6 modules")]
+    assert len(scans) == 3
+    (unseen.root / "pkg/vendored/ops/more.py").unlink()
+    settled(unseen.root)
+    assert warnings() == [[more], []]
+    assert warnings() == [[more], []]
+    assert len(scans) == 4
+    # Without the cache, the folders are listed every run.
+    assert [c["warnings"] for c in unseen.report()["contracts"]] == [[more], []]
+    assert len(scans) == 5
+    # A folder that holds a symbolic link: its target may change with no folder's time.
+    (unseen.root / "pkg/vendored/link.py").symlink_to(unseen.root / "pkg/vendored/kernels.py")
+    settled(unseen.root)
+    linked = more.replace("5 modules", "6 modules")
+    assert warnings() == warnings() == [[linked], []]
+    assert len(scans) == 7
 
 
 SHADOWED = (

@@ -576,7 +576,10 @@ def read_calls(
         _read_module_tables(module.body),
     )
     calls, defined, bindings = reader.read(module)
-    global_bindings, global_functions, global_deletes = _through_global(module)
+    # (Only a file whose text says `global` declares a name global.)
+    global_bindings, global_functions, global_deletes = (
+        _through_global(module) if "global" in text else ((), {}, set[str]())
+    )
     for name, nodes in global_functions.items():
         defined.setdefault(name, []).extend(nodes)
     functions = {
@@ -667,7 +670,7 @@ _STATEMENT_LINES = 100
 def _getattr_readings(reader: _Reader, nodes: list[ast.FunctionDef]) -> dict[str, Function]:
     """A module `__getattr__`'s readings: for each string it compares its parameter with,
     and for any other name."""
-    compared = sorted({value for node in nodes for value in _compared_strings(node, reader.tables)})
+    compared = sorted({value for node in nodes for value in _compared_strings(node, reader)})
     return {
         getattr_key(value): reader.function(nodes, asked=True, attribute=value)
         for value in [*compared, None]
@@ -707,10 +710,10 @@ def _names_bound_by(node: ast.AST) -> tuple[str | None, ...]:
     return ()
 
 
-def _compared_strings(node: ast.FunctionDef, tables: ModuleTables) -> set[str]:
+def _compared_strings(node: ast.FunctionDef, reader: _Reader) -> set[str]:
     """The strings a function compares its first parameter with (`name == "x"`, `name in
     ("x", "y")`, `name in NAMES` of a module's literal collection, `case "x":`)."""
-    parameter = _parameter(node)
+    parameter = reader.parameter(node)
     found: set[str] = set()
     for inner in ast.walk(node):
         if isinstance(inner, ast.Compare):
@@ -719,7 +722,7 @@ def _compared_strings(node: ast.FunctionDef, tables: ModuleTables) -> set[str]:
                 for side in sides:
                     found.update(_strings(side) or ())
                     if isinstance(side, ast.Name):
-                        found.update(tables.collections.get(side.id, ()))
+                        found.update(reader.tables.collections.get(side.id, ()))
         elif isinstance(inner, ast.Match) and _is_name(inner.subject, parameter):
             for case in inner.cases:
                 found.update(_case_strings(case.pattern) or ())
@@ -1084,6 +1087,18 @@ class _Reader:
         # While a module `__getattr__`'s body is read for one name: its parameter, and the
         # name (None: one it compares its parameter with no string as).
         self.asked: tuple[str | None, str | None] | None = None
+        # By function node (`id`): its parameter (`_parameter`) and the lines of the lazy
+        # imports whose names its body loads, which each reading of a `__getattr__` (one
+        # per string it compares its parameter with) would otherwise work out again.
+        self._parameters: dict[int, str | None] = {}
+        self._lazy_loaded: dict[int, list[int]] = {}
+
+    def parameter(self, node: ast.FunctionDef) -> str | None:
+        """Return `_parameter(node)`, worked out once per node."""
+        key = id(node)
+        if key not in self._parameters:
+            self._parameters[key] = _parameter(node)
+        return self._parameters[key]
 
     def read(
         self, module: ast.Module
@@ -1337,7 +1352,7 @@ class _Reader:
             # function.)
             body_calls: list[CalledName] = []
             own: dict[str, list[ast.FunctionDef]] = {}
-            self.asked = (_parameter(node), attribute) if asked else None
+            self.asked = (self.parameter(node), attribute) if asked else None
             # (Its own variables' strings; a module `__getattr__`'s parameter is the name
             # it is read for: `_MODULES[name]`.)
             outer, self.loops = self.loops, {}
@@ -1364,11 +1379,23 @@ class _Reader:
                     bindings.extend(inner.bindings)
             calls.extend(call for call in body_calls if call.target not in own)
             if self.lazy_names:
-                # A name a lazy import binds, loaded here: the import runs now (PEP 810).
-                for found in ast.walk(node):
-                    if isinstance(found, ast.Name) and found.id in self.lazy_names:
-                        imports.extend(self.lazy_names[found.id])
+                imports.extend(self._lazy_imports_loaded(node, self.lazy_names))
         return Function(tuple(sorted(set(imports))), _in_order(calls), tuple(bindings))
+
+    def _lazy_imports_loaded(
+        self, node: ast.FunctionDef, lazy_names: dict[str, tuple[int, ...]]
+    ) -> list[int]:
+        """The lines of the lazy imports whose names `node`'s body loads: each such import
+        runs then (PEP 810)."""
+        key = id(node)
+        if key not in self._lazy_loaded:
+            self._lazy_loaded[key] = [
+                line
+                for found in ast.walk(node)
+                if isinstance(found, ast.Name) and found.id in lazy_names
+                for line in lazy_names[found.id]
+            ]
+        return self._lazy_loaded[key]
 
 
 def _annotations(node: ast.FunctionDef | ast.AsyncFunctionDef) -> list[ast.expr]:
@@ -1437,6 +1464,18 @@ def _blocks(node: ast.stmt) -> Iterator[list[ast.stmt]]:
         yield clause.body
 
 
+# The nodes that hold no call: a name (its child is its context), a constant, an operator.
+_LEAVES = (
+    ast.Name,
+    ast.Constant,
+    ast.expr_context,
+    ast.operator,
+    ast.unaryop,
+    ast.cmpop,
+    ast.boolop,
+)
+
+
 def _calls(
     nodes: Iterable[ast.AST],
     tables: ModuleTables | None = None,
@@ -1451,6 +1490,8 @@ def _calls(
     stack = [(node, loops or {}) for node in nodes]
     while stack:
         node, taken = stack.pop()
+        if isinstance(node, _LEAVES):
+            continue  # (nothing below: most of the nodes, which `iter_child_nodes` is slow on)
         if isinstance(node, ast.Lambda):
             defaults = [*node.args.defaults, *(d for d in node.args.kw_defaults if d)]
             stack.extend((default, taken) for default in defaults)

@@ -38,11 +38,19 @@ from ..rendering import (
 )
 from ..report import ContractFindings, Finding, IgnoredImport, ImportFinding, SmallestCutData
 from ..unseen import unseen_folders
-from .deferrable import why_not_lazy
 from .outcomes import Answer, Answers, WalkOutcomes
 from .questions import FileAnswers, answers_again
 from .scope_cache import ScopeIndex
-from .smallest_cut import ChainEnd, EagerStep, NoCut, Statement, smallest_cut
+from .smallest_cut import (
+    ChainEnd,
+    EagerStep,
+    NoCut,
+    SmallestCut,
+    Statement,
+    is_asked_for,
+    smallest_cut,
+    uncut_finding,
+)
 from .target import target_python
 from .walk import (
     EagerHop,
@@ -116,6 +124,8 @@ class EagerImportContract(AllowlistedContract):
             module: scopes.imported_digest(module, graph) for module in outcomes.modules_read(key)
         }
         kept = outcomes.get(key, imported)
+        if kept is not None and cast(_Outcome, kept.found)[3] == _CUT_NOT_ASKED and is_asked_for():
+            kept = None  # (the walks found no cut: a report asks for one now)
         cache_warnings: list[str | None] = []
         # The files read that changed after grimp read them (by module, `ScopeIndex.edited`):
         # what the walks found is kept only where there are none.
@@ -173,7 +183,9 @@ class EagerImportContract(AllowlistedContract):
             if path not in beside
         ]
         # (Only with findings: a kept contract without an allowlist has nothing to defer.)
-        cut_field: dict[str, Any] = {} if cut is None else {"smallest_cut": cut}
+        cut_field: dict[str, Any] = (
+            {} if cut is None or cut == _CUT_NOT_ASKED else {"smallest_cut": cut}
+        )
         return self._contract_check(
             list[Finding](violations),
             ignored,
@@ -198,7 +210,8 @@ class EagerImportContract(AllowlistedContract):
     ) -> tuple[_Outcome, Answers]:
         """Return what the walks from each source find: the violations, the imports the
         allowlist excused (sorted), the warnings of what the walks could not read and the
-        smallest cut (None without findings); and what each file answered."""
+        smallest cut (None without findings; `_CUT_NOT_ASKED` for a kept contract where no
+        report asks for it, `smallest_cut.asked_for`); and what each file answered."""
         eager_imports = EagerImports(graph, scopes, recorded=True)
 
         # Python runs an allowed module's parent packages first: they are allowed too (their
@@ -267,25 +280,33 @@ class EagerImportContract(AllowlistedContract):
                             lambda finding: ignored_import(finding, entry),  # noqa: B023
                         )
         warnings = calls_unread_warnings(eager_imports) + dynamic_import_warnings(eager_imports)
-        cut = None
+        cut: SmallestCutData | str | None = None
         if ends:
-            found_cut = smallest_cut(
-                sources,
-                self._steps(graph, eager_imports, entered),
-                ends,
-                [*findings.values(), *ignored.values()],
-                unseen_beyond=[key for key in sorted(ignored) if not is_forbidden(key[1])],
-                why_not_lazy=lambda statement: why_not_lazy(
-                    scopes.path(statement.module), statement.line
-                ),
-            )
+            steps = self._steps(graph, eager_imports, entered)
+            found_cut: SmallestCut | NoCut | None
+            if findings or is_asked_for():
+                # (Imported here: only a run that finds a cut reads whether its imports can
+                # be lazy.)
+                from .deferrable import why_not_lazy
+
+                found_cut = smallest_cut(
+                    sources,
+                    steps,
+                    ends,
+                    [*findings.values(), *ignored.values()],
+                    unseen_beyond=[key for key in sorted(ignored) if not is_forbidden(key[1])],
+                    why_not_lazy=lambda module, lines: why_not_lazy(scopes.path(module), lines),
+                )
+            else:
+                found_cut = uncut_finding(sources, steps, ends)
+                cut = _CUT_NOT_ASKED
             if isinstance(found_cut, NoCut):
                 warnings.append(
                     f"No deferral of imports keeps this contract: {found_cut.importer} -> "
                     f"{found_cut.imported} runs whatever imports are deferred (Python runs a "
                     "package before its submodules)."
                 )
-            else:
+            elif found_cut is not None:
                 cut = found_cut.as_data()
         return (_sorted(findings), _sorted(ignored), warnings, cut), eager_imports.answers
 
@@ -469,8 +490,12 @@ def _packages(
 
 
 # What the walks of a check find: its violations, the imports its allowlist excused, the
-# warnings of what they could not read, and the smallest cut.
-_Outcome = tuple[list[ImportFinding], list[IgnoredImport], list[str], SmallestCutData | None]
+# warnings of what they could not read, and the smallest cut (or `_CUT_NOT_ASKED`).
+_Outcome = tuple[list[ImportFinding], list[IgnoredImport], list[str], SmallestCutData | str | None]
+
+# The smallest cut of a kept contract that no report asked for (`smallest_cut.asked_for`),
+# as the walks' outcome keeps it: a run that asks for it walks again.
+_CUT_NOT_ASKED = "not asked for"
 
 
 class _Forbidden:

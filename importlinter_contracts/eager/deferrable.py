@@ -78,15 +78,10 @@ def deferrable(path: Path, shown: str, lines: Collection[int]) -> Deferrable:
             f"the file names {_FILTER}, which may refuse any lazy import", False, module
         )
     try:
-        scopes = import_scopes(source)
-        uses = import_time_uses(shown, source, set(lines))
+        scopes = _import_scopes(source, shown)
+        uses = import_time_uses(shown, source, set(lines), module)
     except UnreadableSourceError as error:
         return refuse_all(f"its imports cannot be read ({error})", True, module)
-    except RecursionError as error:
-        # A Python whose `ast` parses a deeply nested expression may still not walk it.
-        return refuse_all(
-            f"its imports cannot be read ({shown}: {parse_error(error)})", True, module
-        )
     parents = _parents(module)
     used_anywhere = _names_used(module)
     statements: dict[int, ast.Import | ast.ImportFrom] = {}
@@ -102,6 +97,18 @@ def deferrable(path: Path, shown: str, lines: Collection[int]) -> Deferrable:
         else:
             refused[line] = why
     return Deferrable(module, text, statements, refused, False)
+
+
+def _import_scopes(source: bytes, shown: str) -> dict[int, ImportScope]:
+    """Return `import_scopes(source)`.
+
+    Raises UnreadableSourceError when it cannot finish (a Python whose `ast` parses a deeply
+    nested expression may still not walk it).
+    """
+    try:
+        return import_scopes(source)
+    except RecursionError as error:
+        raise UnreadableSourceError(f"{shown}: {parse_error(error)}") from None
 
 
 def _parents(module: ast.Module) -> dict[int, ast.AST]:
@@ -213,14 +220,14 @@ def assigned_names(node: ast.Assign | ast.AugAssign | ast.AnnAssign) -> list[str
     return [target.id for target in targets if isinstance(target, ast.Name)]
 
 
-def why_not_lazy(path: Path, line: int) -> NotLazy | None:
-    """Return why the import statement starting on `line` of the file `path` cannot be
-    made lazy safely, or None where it can.
+def why_not_lazy(path: Path, lines: Collection[int]) -> dict[int, NotLazy | None]:
+    """Return, for the import statement starting on each of `lines` of the file `path`, why
+    it cannot be made lazy safely, or None where it can (the file read once).
 
     Raises UnreadableSourceError when the file cannot be read or parsed here.
     """
     shown = display_path(path)
-    reading = deferrable(path, shown, {line})
+    reading = deferrable(path, shown, lines)
     if reading.unread:
-        raise UnreadableSourceError(f"{shown}: {reading.refused[line].reason}")
-    return reading.refused.get(line)
+        raise UnreadableSourceError(f"{shown}: {reading.refused[next(iter(lines))].reason}")
+    return {line: reading.refused.get(line) for line in lines}

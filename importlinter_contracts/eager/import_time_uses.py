@@ -31,7 +31,7 @@ from .calls import (
     read_calls,
 )
 from .lazy import bound_names, import_time_loads
-from .parsing import parse
+from .parsing import parse, parse_error
 from .target import Target, set_target, target_python
 
 LAZY_FROM = (3, 15)
@@ -70,21 +70,33 @@ def reading_for(target: Target) -> Iterator[None]:
 
 
 def import_time_uses(
-    path: str, source: bytes, lines: Collection[int]
+    path: str, source: bytes, lines: Collection[int], module: ast.Module | None = None
 ) -> dict[int, tuple[ImportTimeUse, ...]]:
     """Return, for each module-level import statement that starts on one of `lines`, the
     uses at import time of the names it binds (none: deferring it loads nothing then), on
-    the target Python raised to 3.15.
+    the target Python raised to 3.15; `module`: the file's syntax tree, where the caller
+    has parsed it already.
 
-    Raises UnreadableSourceError when the running Python cannot parse the file.
+    Raises UnreadableSourceError when the running Python cannot parse the file, or its
+    reading cannot finish (an expression nested too deeply to walk).
     """
+    if module is None:
+        try:
+            module = parse(source)
+        except (SyntaxError, ValueError, RecursionError) as error:
+            raise UnreadableSourceError(
+                f"{path}: cannot be parsed by this Python ({error}), so the uses of its "
+                "imports cannot be read"
+            ) from None
     try:
-        module = parse(source)
-    except (SyntaxError, ValueError, RecursionError) as error:
-        raise UnreadableSourceError(
-            f"{path}: cannot be parsed by this Python ({error}), so the uses of its imports "
-            "cannot be read"
-        ) from None
+        return _import_time_uses(path, source, lines, module)
+    except RecursionError as error:
+        raise UnreadableSourceError(f"{path}: {parse_error(error)}") from None
+
+
+def _import_time_uses(
+    path: str, source: bytes, lines: Collection[int], module: ast.Module
+) -> dict[int, tuple[ImportTimeUse, ...]]:
     imports = [statement for node in module.body for statement in _module_level(node)]
     text = source.decode("utf-8", "replace")
     with reading_for(lazy_target(target_python())):

@@ -251,7 +251,8 @@ def _is_kept(kept: object) -> bool:
         type(walks.found) is tuple
         and len(walks.found) == 4
         and all(type(part) is list for part in walks.found[:3])
-        and (walks.found[3] is None or type(walks.found[3]) is dict)  # the smallest cut
+        # The smallest cut (a string: not asked for).
+        and (walks.found[3] is None or type(walks.found[3]) in (dict, str))
         and type(walks.modules) is tuple
         and type(walks.paths) is tuple
         and type(walks.times) is tuple

@@ -5,15 +5,41 @@ allowlist excuses)."""
 from __future__ import annotations
 
 from collections import deque
-from collections.abc import Callable, Iterable, Iterator, Sequence
+from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
+from contextlib import contextmanager
+from contextvars import ContextVar
 from dataclasses import dataclass
 from typing import NamedTuple
 
 from ..errors import UnreadableSourceError
 from ..locations import location
 from ..report import DeferredImportData, ImportFinding, Location, SmallestCutData
-from .deferrable import NotLazy
-from .import_time_uses import ImportTimeUse
+
+TYPE_CHECKING = False  # (not typing's: the contract types are imported on every run)
+if TYPE_CHECKING:
+    from .deferrable import NotLazy
+    from .import_time_uses import ImportTimeUse
+
+
+# Whether the smallest cut of a kept contract is asked for (`asked_for`): only a report's
+# data shows it (a text report shows a broken contract's alone), and finding it reads the
+# file of each statement it may take.
+_asked: ContextVar[bool] = ContextVar("smallest_cut_asked", default=False)
+
+
+@contextmanager
+def asked_for(asked: bool = True) -> Iterator[None]:
+    """Within the block, find the smallest cut of kept contracts too (with `asked`)."""
+    token = _asked.set(asked)
+    try:
+        yield
+    finally:
+        _asked.reset(token)
+
+
+def is_asked_for() -> bool:
+    """Return whether the smallest cut of a kept contract is asked for (`asked_for`)."""
+    return _asked.get()
 
 
 class Statement(NamedTuple):
@@ -117,7 +143,7 @@ def smallest_cut(
     findings: Sequence[ImportFinding],
     *,
     unseen_beyond: Sequence[tuple[str, str]] = (),
-    why_not_lazy: Callable[[Statement], NotLazy | None],
+    why_not_lazy: Callable[[str, list[int]], Mapping[int, NotLazy | None]],
 ) -> SmallestCut | NoCut:
     """Return the smallest cut between `sources` and `ends` in the eager graph of `steps`
     (or a finding no cut reaches).
@@ -130,55 +156,35 @@ def smallest_cut(
     ignored imports whose chains the report shows (which say the chains a statement cuts).
     `unseen_beyond`: the findings whose last import the walks did not follow (an allowlist
     entry excused it, and what it imports is not forbidden), so a cut beyond them is not
-    seen and the cut is not known to be the smallest. `why_not_lazy` says why a statement
-    cannot be made lazy (None where it can; UnreadableSourceError where it cannot tell: the
-    statement then says why, `uses_unread`).
+    seen and the cut is not known to be the smallest. `why_not_lazy` says, for a module's
+    statements by line (each file asked once), why each cannot be made lazy (None where it
+    can; UnreadableSourceError where it cannot tell: the statements then say why,
+    `uses_unread`).
     """
-    # The graph's nodes: a module by its name, the ends as one sink, a statement as its
-    # two ends (the capacity between them is the statement's).
-    sink = ("sink",)
-    root = ("sources",)
-    edges: list[tuple[EagerStep, object]] = [(step, ("module", step.imported)) for step in steps]
-    edges += [(end.step, sink) for end in ends]
-    unbounded: list[tuple[object, object]] = [(root, ("module", source)) for source in sources]
-    why: dict[Statement, str] = {}
-    imported: dict[Statement, set[str]] = {}
-    for step, target in _leading_to_sink(edges, sink):
-        start = ("module", step.runs_from)
-        if not step.statements:
-            unbounded.append((start, target))
-        for statement, reason in zip(step.statements, step.why, strict=True):
-            why.setdefault(statement, reason)
-            imported.setdefault(statement, set()).add(step.imported)
-            unbounded += [(start, ("in", statement)), (("out", statement), target)]
-
-    def network_of(capacity: dict[Statement, int]) -> _Network:
-        network = _Network()
-        for start, end in unbounded:
-            network.add(start, end, _UNBOUNDED)
-        for statement in why:
-            network.add(("in", statement), ("out", statement), capacity[statement])
-        return network
-
+    chains = _Chains(sources, steps, ends)
+    if chains.uncut is not None:
+        return chains.uncut
+    why, imported, network_of = chains.why, chains.imported, chains.network_of
     network = network_of(dict.fromkeys(why, 1))
-    free = network.reaching_unbounded(root)
-    for end in ends:
-        if not end.step.statements and ("module", end.step.runs_from) in free:
-            return NoCut(end.importer, end.imported)
     # The statements of some smallest cut: those the maximum flow fills whose in-node
     # cannot reach their out-node in the residual network. Only they are asked for their
     # whether they can be made lazy (reading a file's uses costs more than the flow).
-    network.maximum_flow(root, sink)
+    network.maximum_flow(_ROOT, _SINK)
     refused: dict[Statement, NotLazy | None] = dict.fromkeys(why)
     unread: dict[Statement, str] = {}
+    asked: dict[str, list[int]] = {}
     for statement in why:
         if network.filled(("in", statement), ("out", statement)):
-            try:
-                refused[statement] = why_not_lazy(statement)
-            except UnreadableSourceError as error:
-                # (The verdict stands: the cut only cannot tell whether this import can be
-                # lazy, and prefers others, as it does an import that cannot be.)
-                unread[statement] = str(error)
+            asked.setdefault(statement.module, []).append(statement.line)
+    for module, lines in asked.items():
+        try:
+            found = why_not_lazy(module, lines)
+        except UnreadableSourceError as error:
+            # (The verdict stands: the cut only cannot tell whether these imports can be
+            # lazy, and prefers others, as it does an import that cannot be.)
+            unread.update(dict.fromkeys((Statement(module, line) for line in lines), str(error)))
+        else:
+            refused.update((Statement(module, line), found[line]) for line in lines)
     # One statement weighs more than all uses at import time together: the fewest
     # statements, then the fewest of them that cannot be made lazy (or not known).
     weight = len(why) + 1
@@ -188,10 +194,10 @@ def smallest_cut(
             for statement in why
         }
     )
-    network.maximum_flow(root, sink)
+    network.maximum_flow(_ROOT, _SINK)
     # The cut nearest the ends: the statements whose out-node reaches the sink in the
     # residual network and whose in-node does not.
-    near = network.reaching(sink)
+    near = network.reaching(_SINK)
     cut = sorted(s for s in why if ("out", s) in near and ("in", s) not in near)
     on_chains: dict[Statement, list[tuple[str, str]]] = {}
     for finding in findings:
@@ -229,6 +235,62 @@ def smallest_cut(
             + (" it" if not others else " them")
         ),
     )
+
+
+def uncut_finding(
+    sources: Sequence[str], steps: Iterable[EagerStep], ends: Sequence[ChainEnd]
+) -> NoCut | None:
+    """Return a finding whose chains no deferral cuts (as `smallest_cut` would), or None:
+    without finding the cut, which reads the files of its statements."""
+    return _Chains(sources, steps, ends).uncut
+
+
+class _Chains:
+    """The eager graph of the chains to the ends, as a flow network: a module by its name,
+    the ends as one sink, a statement as its two ends (the capacity between them is the
+    statement's). `why`: the statements on a chain, with why each runs; `imported`: the
+    modules each imports; `uncut`: a finding no statement is on the chains to (or None)."""
+
+    def __init__(
+        self, sources: Sequence[str], steps: Iterable[EagerStep], ends: Sequence[ChainEnd]
+    ) -> None:
+        edges: list[tuple[EagerStep, object]] = [
+            (step, ("module", step.imported)) for step in steps
+        ]
+        edges += [(end.step, _SINK) for end in ends]
+        unbounded: list[tuple[object, object]] = [(_ROOT, ("module", source)) for source in sources]
+        self.why: dict[Statement, str] = {}
+        self.imported: dict[Statement, set[str]] = {}
+        for step, target in _leading_to_sink(edges, _SINK):
+            start = ("module", step.runs_from)
+            if not step.statements:
+                unbounded.append((start, target))
+            for statement, reason in zip(step.statements, step.why, strict=True):
+                self.why.setdefault(statement, reason)
+                self.imported.setdefault(statement, set()).add(step.imported)
+                unbounded += [(start, ("in", statement)), (("out", statement), target)]
+        self._unbounded = unbounded
+        free = self.network_of(dict.fromkeys(self.why, 1)).reaching_unbounded(_ROOT)
+        self.uncut = next(
+            (
+                NoCut(end.importer, end.imported)
+                for end in ends
+                if not end.step.statements and ("module", end.step.runs_from) in free
+            ),
+            None,
+        )
+
+    def network_of(self, capacity: dict[Statement, int]) -> _Network:
+        network = _Network()
+        for start, end in self._unbounded:
+            network.add(start, end, _UNBOUNDED)
+        for statement in self.why:
+            network.add(("in", statement), ("out", statement), capacity[statement])
+        return network
+
+
+_ROOT = ("sources",)
+_SINK = ("sink",)
 
 
 def _use(refused: NotLazy | None) -> ImportTimeUse | None:
