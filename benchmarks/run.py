@@ -2,8 +2,11 @@
 
     python benchmarks/run.py [--rounds 15] [--sizes 1000,10000,50000] [--scaling-rounds 3]
                              [--reach-sizes 1000,10000,20000,50000] [--reach-rounds 3]
-                             [--runtime-rounds 15] [--only real|scaling|reach|runtime]
-                             [--write-docs]
+                             [--runtime-rounds 15] [--reader-size 10000]
+                             [--only real|scaling|reach|reader|runtime] [--write-docs]
+
+The compiled build it measures beside the pure one is built first where it is stale
+(`tools/compiled_build.py`, into the git-ignored .cache/venv-compiled).
 
 It prints its tables as Markdown; --write-docs also writes them, after the method (below),
 into docs/benchmarks.md, the documentation site's page.
