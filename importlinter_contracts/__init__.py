@@ -1,10 +1,17 @@
 """import-linter contract types for codebases with one package per hardware backend."""
 
-# The one version literal: pyproject.toml reads it (tool.setuptools.dynamic), so the
+# The one version literal: pyproject.toml reads it (tool.hatch.version), so the
 # distribution's metadata and `importlinter-contracts --version` cannot disagree.
 __version__ = "0.1.0"
 
 from .working_directory import working_directory_off_sys_path
+
+# Before any of the compiled modules is imported: they load together, or as pure Python. (With
+# nothing in the working directory standing in for what it imports: `python -m` runs this
+# with the working directory first on sys.path.)
+with working_directory_off_sys_path():
+    from . import compiled
+compiled.install()
 
 # Not typing's: importing typing would cost the console script's start what this saves.
 TYPE_CHECKING = False

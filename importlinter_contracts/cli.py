@@ -45,13 +45,18 @@ def _fail(message: str) -> NoReturn:
 
 
 def _print_version(context: click.Context, _: click.Parameter, value: bool) -> None:
-    """--version: this package's, import-linter's and grimp's, read only when asked for."""
+    """--version: this package's, import-linter's and grimp's, read only when asked for, and
+    which build of this package runs (compiled or pure Python)."""
     if not value or context.resilient_parsing:
         return
     import importlib.metadata
 
+    from .compiled import build
+
     linter, grimp = (importlib.metadata.version(name) for name in ("import-linter", "grimp"))
-    click.echo(f"importlinter-contracts {__version__} (import-linter {linter}, grimp {grimp})")
+    click.echo(
+        f"importlinter-contracts {__version__} (import-linter {linter}, grimp {grimp}; {build()})"
+    )
     context.exit()
 
 

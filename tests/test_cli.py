@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import importlib.metadata
 import json
+import os
 import re
 import textwrap
 
@@ -66,13 +67,15 @@ def _ids(result: Result) -> list[str]:
     return [contract["id"] for contract in json.loads(result.stdout)["contracts"]]
 
 
-def test_version_names_this_package_import_linter_and_grimp() -> None:
+def test_version_names_this_package_import_linter_grimp_and_the_build() -> None:
     result = run("--version")
     version = importlib.metadata.version
+    # The build tested: pure Python, but for CI's run on the compiled wheel.
+    build = os.environ.get("IMPORTLINTER_CONTRACTS_TESTED_BUILD", "pure Python")
     assert (result.exit_code, result.stdout) == (
         0,
         f"importlinter-contracts {version('importlinter-contracts')} "
-        f"(import-linter {version('import-linter')}, grimp {version('grimp')})\n",
+        f"(import-linter {version('import-linter')}, grimp {version('grimp')}; {build})\n",
     )
 
 

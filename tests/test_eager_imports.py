@@ -12,7 +12,7 @@ import pytest
 from click.testing import CliRunner
 from importlinter.cli import lint_imports_command
 
-from helpers import Project, files_read, forget_walk_outcomes, imports_of
+from helpers import Project, files_read, forget_walk_outcomes, imports_of, patches_compiled
 from importlinter_contracts.eager import module_files, outcomes, scope_cache
 from importlinter_contracts.eager.calls import Body, CallReading
 from importlinter_contracts.eager.outline import Outline
@@ -520,6 +520,7 @@ def test_what_is_read_is_cached_per_file_and_no_cache_is_honoured(
     assert read == [(tree.root / platform).read_bytes()] * 2
 
 
+@patches_compiled
 def test_calls_read_with_ast_are_cached_with_the_file(
     tree: Project, monkeypatch: pytest.MonkeyPatch
 ) -> None:
@@ -603,6 +604,7 @@ def test_python_s_warnings_about_the_code_read_are_not_given(tree: Project, text
     assert [str(warning.message) for warning in caught] == []
 
 
+@patches_compiled
 def test_an_import_grimp_sees_where_the_classifier_sees_none_is_an_error(
     tree: Project, monkeypatch: pytest.MonkeyPatch
 ) -> None:

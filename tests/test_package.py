@@ -19,12 +19,10 @@ PROJECT = PYPROJECT["project"]
 def test_the_version_is_written_once_and_read_from_there() -> None:
     assert "version" not in PROJECT
     assert PROJECT["dynamic"] == ["version"]
-    assert PYPROJECT["tool"]["setuptools"]["dynamic"]["version"] == {
-        "attr": "importlinter_contracts.__version__"
-    }
+    assert PYPROJECT["tool"]["hatch"]["version"] == {"path": "importlinter_contracts/__init__.py"}
     version = importlinter_contracts.__version__
     assert re.fullmatch(r"\d+\.\d+\.\d+", version)
-    # The installed metadata says the same (setuptools read it there).
+    # The installed metadata says the same (hatchling read it there).
     assert importlib.metadata.version("importlinter-contracts") == version
     # No second literal of it, in the package or in pyproject.toml.
     written = {

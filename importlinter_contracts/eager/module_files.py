@@ -12,7 +12,7 @@ import array
 import enum
 from collections.abc import Callable, Iterable
 from pathlib import Path
-from typing import Final, NamedTuple
+from typing import Any, Final, NamedTuple
 
 from ..errors import UnreadableSourceError
 from ..locations import display_path
@@ -408,7 +408,9 @@ class StoredReading(NamedTuple):
     scopes: bytes
     callable_names: tuple[tuple[str, str], ...] | None
     level: int
-    calls: object
+    # Any, not object: compiled (mypyc), a NamedTuple looks its fields' types up in the
+    # module's names, where `object` is not.
+    calls: Any
     calls_unread: str
     imported: bytes | None
     eager: EagerLines | None

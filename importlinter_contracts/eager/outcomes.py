@@ -24,7 +24,7 @@ from __future__ import annotations
 import marshal
 from collections.abc import Mapping
 from pathlib import Path
-from typing import NamedTuple
+from typing import Any, NamedTuple
 
 from ..cache import DIGEST_SIZE, code_identity, sealed, unsealed
 from ..errors import FileWriteError
@@ -50,7 +50,9 @@ class KeptWalks(NamedTuple):
     paths: tuple[str, ...]
     times: tuple[float, ...]
     imported: bytes
-    found: object
+    # Any, not object: compiled (mypyc), a NamedTuple looks its fields' types up in the
+    # module's names, where `object` is not.
+    found: Any
     answers: bytes
 
 
@@ -69,7 +71,9 @@ class KeptOutcome(NamedTuple):
     """What the walks found (data `marshal` writes), and the files that changed since,
     each with its path then and what it answered the walks (to ask it again)."""
 
-    found: object
+    # Any, not object: compiled (mypyc), a NamedTuple looks its fields' types up in the
+    # module's names, where `object` is not.
+    found: Any
     changed: dict[str, tuple[str, list[Answer]]]
 
 
@@ -246,23 +250,22 @@ def _is_kept(kept: object) -> bool:
     """Whether `kept` has the shape `keep` writes (a `KeptWalks`, as a plain tuple)."""
     if not (type(kept) is tuple and len(kept) == len(KeptWalks._fields)):
         return False
-    walks = KeptWalks._make(kept)
+    # Its fields as they are, not as a KeptWalks types them: compiled (mypyc), reading a
+    # field of another type raises TypeError.
+    modules, paths, times, imported, found, answers = kept
     return (
-        type(walks.found) is tuple
-        and len(walks.found) == 4
-        and all(type(part) is list for part in walks.found[:3])
+        type(found) is tuple
+        and len(found) == 4
+        and all(type(part) is list for part in found[:3])
         # The smallest cut (a string: not asked for).
-        and (walks.found[3] is None or type(walks.found[3]) in (dict, str))
-        and type(walks.modules) is tuple
-        and type(walks.paths) is tuple
-        and type(walks.times) is tuple
-        and type(walks.imported) is bytes
-        and type(walks.answers) is bytes
-        and len(walks.modules)
-        == len(walks.paths)
-        == len(walks.times)
-        == len(walks.imported) // DIGEST_SIZE
-        and len(walks.imported) % DIGEST_SIZE == 0
-        and all(type(module) is str for module in walks.modules)
-        and all(type(path) is str for path in walks.paths)
+        and (found[3] is None or type(found[3]) in (dict, str))
+        and type(modules) is tuple
+        and type(paths) is tuple
+        and type(times) is tuple
+        and type(imported) is bytes
+        and type(answers) is bytes
+        and len(modules) == len(paths) == len(times) == len(imported) // DIGEST_SIZE
+        and len(imported) % DIGEST_SIZE == 0
+        and all(type(module) is str for module in modules)
+        and all(type(path) is str for path in paths)
     )

@@ -59,11 +59,16 @@ _MAX_BATCH_BYTES = 1 << 26
 
 _STARTER = """\
 import sys, types
+# Last: where the compiled build keeps its modules' shared library, beside the package.
+sys.path.append({site!r})
 packages = ("importlinter_contracts", {package!r}), ("importlinter_contracts.eager", {eager!r})
 for name, folder in packages:
     package = types.ModuleType(name)
     package.__path__ = [folder]
     sys.modules[name] = package
+# The compiled modules load together or as pure Python, as in the first process.
+from importlinter_contracts import compiled
+compiled.install()
 from importlinter_contracts.eager.read_ahead import serve
 serve()
 """
@@ -153,7 +158,9 @@ def _start(modules: list[str], code: set[str]) -> ReadAhead | None:
         # a server), which would take the arguments as its own.
         return None
     eager = Path(__file__).parent
-    starter = _STARTER.format(package=str(eager.parent), eager=str(eager))
+    starter = _STARTER.format(
+        package=str(eager.parent), eager=str(eager), site=str(eager.parent.parent)
+    )
     folders = {top: top_level_folders(top) for top in {m.partition(".")[0] for m in modules}}
     # Imported here: it costs every run of a linter a millisecond or two, and most runs start
     # no second process.
