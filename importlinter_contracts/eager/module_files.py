@@ -408,7 +408,9 @@ class StoredReading(NamedTuple):
     scopes: bytes
     callable_names: tuple[tuple[str, str], ...] | None
     level: int
-    calls: object
+    # (`object | None`, not `object`: a NamedTuple compiled by mypyc 2.4 whose field is
+    # annotated `object` alone fails at import, KeyError 'object'.)
+    calls: object | None
     calls_unread: str
     imported: bytes | None
     eager: EagerLines | None
