@@ -829,12 +829,21 @@ def _text_bindings(before: re.Match[str] | None, rest: str) -> list[tuple[str, s
 # b)()`, `REG[key]()`), and a class of the file called through (`D.f()`, whose `f` may be a
 # base's).
 _DYNAMIC_CALL = re.compile(rb"\b(?:import_module|__import__)[ \t]*\(")
-_ASSIGNED = re.compile(rb"^[ \t]*([A-Za-z_]\w*)[ \t]*(?::[^=\n]*)?=(?!=)[ \t]*([^\n#]*)", re.M)
-_CALLED_EXPRESSION = re.compile(
-    rb"\b(?:else|or|and)\b[^()\n]*\)[ \t]*(?:\.[ \t]*\w+[ \t]*)?\(|\][ \t]*(?:\.[ \t]*\w+[ \t]*)?\("
-)
-_DERIVED_CLASS = re.compile(rb"^[ \t]*class[ \t]+([A-Za-z_]\w*)[ \t]*\([ \t]*[A-Za-z_]", re.M)
+# Each pattern below starts with one character or word that the engine looks for first (a
+# `^` or a `\b` first makes it try every position of the file: three to five times as slow),
+# and its quantifiers are possessive where giving back cannot make a match (backtracking
+# through every line's first name is half of the time otherwise). An assignment starts a
+# line: it is searched for in the text with a newline put before it, as `_STATEMENT`.
+_ASSIGNED = re.compile(rb"\n[ \t]*+([A-Za-z_]\w*+)[ \t]*+(?::[^=\n]*+)?=(?!=)[ \t]*+([^\n#]*+)")
+# (A class statement starts its line: checked for each match, as few lines are one.)
+_DERIVED_CLASS = re.compile(rb"class[ \t]++([A-Za-z_]\w*+)[ \t]*+\([ \t]*+[A-Za-z_]")
 _ALTERNATIVES = re.compile(rb"\b(?:if|or|and)\b|\[|^[A-Za-z_][\w.]*[ \t]*$")
+# A callee that is an expression: a subscript called (`REG[key]()`, `REG[key].f()`), or a
+# parenthesised expression called whose last bracket-free part holds `else`, `or` or `and`
+# (`(a if c else b)()`): the call is found first, then the words before its `)`.
+_INDEXED_CALL = re.compile(rb"\][ \t]*+(?:\.[ \t]*+\w++[ \t]*+)?\(")
+_PARENTHESISED_CALL = re.compile(rb"\)[ \t]*+(?:\.[ \t]*+\w++[ \t]*+)?\(")
+_ALTERNATIVE_WORD = re.compile(rb"\b(?:else|or|and)\b")
 
 
 def calls_beyond_names(source: bytes) -> bool:
@@ -842,10 +851,24 @@ def calls_beyond_names(source: bytes) -> bool:
     dynamic import (`importlib.import_module`), a call of a name it binds to functions or
     classes, of a callee that is an expression, or through a class that derives from
     another. (A superset: such a file has its calls read with `ast`.)"""
-    if _DYNAMIC_CALL.search(source):
+    # (The names are looked for first: most files have neither, and the pattern is slow.)
+    if (b"import_module" in source or b"__import__" in source) and _DYNAMIC_CALL.search(source):
         return True
-    names = [match[1] for match in _ASSIGNED.finditer(source) if _ALTERNATIVES.search(match[2])]
-    names += _DERIVED_CLASS.findall(source)
+    lined = b"\n" + source
+    names = [match[1] for match in _ASSIGNED.finditer(lined) if _ALTERNATIVES.search(match[2])]
+    for match in _DERIVED_CLASS.finditer(source):
+        start = match.start()
+        if not source[source.rfind(b"\n", 0, start) + 1 : start].strip(b" \t"):
+            names.append(match[1])
     if names and _called(source.decode("latin-1"), sorted({n.decode() for n in names})):
         return True
-    return _CALLED_EXPRESSION.search(source) is not None
+    if _INDEXED_CALL.search(source):
+        return True
+    for call in _PARENTHESISED_CALL.finditer(source):
+        end = call.start()
+        start = max(
+            source.rfind(b"(", 0, end), source.rfind(b")", 0, end), source.rfind(b"\n", 0, end)
+        )
+        if _ALTERNATIVE_WORD.search(source, start + 1, end):
+            return True
+    return False
