@@ -577,12 +577,13 @@ def _called(text: str, names: list[str]) -> set[str]:
     """Those of `names` that `text` calls (or uses as decorators)."""
     called = set()
     for name in names:
+        size = len(name)
         position = text.find(name)
         while position != -1:
-            if _is_called(text, position, name):
+            if _is_called(text, position, position + size):
                 called.add(name)
                 break
-            position = text.find(name, position + len(name))
+            position = text.find(name, position + size)
     return called
 
 
@@ -592,22 +593,33 @@ def _called(text: str, names: list[str]) -> set[str]:
 _CALL_AFTER_NAME = re.compile(r"(?:\s|\\\n|#[^\n]*+|\)|\.(?:\s|\\\n|#[^\n]*+)*+\w++)*+\(")
 
 
-def _is_called(text: str, position: int, name: str) -> bool:
-    """Whether `name`, found at `position`, is called there (or used as a decorator, or
-    returned): a whole name, not an attribute, not the name a def or class statement
-    binds."""
-    end = position + len(name)
-    if position and (text[position - 1].isalnum() or text[position - 1] in "_."):
+def _is_called(text: str, position: int, end: int) -> bool:
+    """Whether the name found from `position` to `end` is called there (or used as a
+    decorator, or returned): a whole name, not an attribute, not the name a def or class
+    statement binds."""
+    # This runs for every occurrence of every name asked about, and most fail at the
+    # character before or after it: each test looks at one character first (a slice, a
+    # method call or a pattern costs more than the test).
+    before = text[position - 1] if position else ""
+    if before and (before.isalnum() or before == "_" or before == "."):
         return False
-    if end < len(text) and (text[end].isalnum() or text[end] == "_"):
+    after = text[end] if end < len(text) else ""
+    if after and (after.isalnum() or after == "_"):
         return False
-    if text.endswith(("def ", "class "), 0, position):
-        return False
-    return (
-        _CALL_AFTER_NAME.match(text, end) is not None
-        or _after_at(text, position)
-        or _returned(text, position)
-    )
+    if before == " " and (
+        (position >= 4 and text[position - 4 : position - 1] == "def")
+        or (position >= 6 and text[position - 6 : position - 1] == "class")
+    ):
+        return False  # the name a def or class statement binds
+    if after == "(" or (
+        # (What `_CALL_AFTER_NAME` may start with.)
+        after
+        and (after.isspace() or after in "\\#).")
+        and _CALL_AFTER_NAME.match(text, end) is not None
+    ):
+        return True
+    # After a space or a tab, it may follow `return` (after a letter, it is not a whole name).
+    return _after_at(text, position) or (before in (" ", "\t") and _returned(text, position))
 
 
 def _returned(text: str, position: int) -> bool:
@@ -714,6 +726,13 @@ def _line_block(header: re.Match[bytes], code: bytes) -> Block | None:
 # that the file calls anywhere, with the top-level package it is imported from.
 
 _FROM_BEFORE = re.compile(r"\bfrom[ \t]+(\.*)[ \t]*([\w.]*)[ \t]+$")
+# An import statement of one name, on a line of its own: what `_FROM_BEFORE`,
+# `_statement_rest` and `_text_bindings` read of it, in one match. (Possessive: where it
+# matches, each part is what their greedy patterns take.)
+_SIMPLE_IMPORT = re.compile(
+    r"[ \t]*+(?:from[ \t]++(?P<dots>\.*+)[ \t]*+(?P<module>[\w.]*+)[ \t]++)?"
+    r"(?P<keyword>)import[ \t]++(?P<name>[\w.]++)(?:[ \t]++as[ \t]++(?P<alias>\w++))?[ \t]*+"
+)
 # The names that def and class statements bind, and perhaps a few more (`undef x` in a
 # string): a superset is all `text_calls` needs. (Each pattern starts with its keyword, which
 # the engine searches for fast; a `\b` before it, or alternatives, make the engine try every
@@ -745,19 +764,35 @@ def text_calls(source: bytes) -> tuple[tuple[str, str], ...] | None:
     bound: dict[str, set[str]] = {}
     kept = []  # the text without its import statements, where their names do not count
     position = 0
-    for match in _IMPORT_KEYWORD.finditer(text):
-        start = match.start()
+    for start in _keyword_starts(text, "import"):
         line_start = text.rfind("\n", 0, start) + 1
         if start and text[start - 1] == ".":
             return None  # `from .import x`, or text that is not code
         if start and (text[start - 1].isalnum() or text[start - 1] == "_"):
             continue  # the end of a longer name
+        end = text.find("\n", start)
+        end = len(text) if end == -1 else end
+        simple = _SIMPLE_IMPORT.fullmatch(text, line_start, end)
+        if simple is not None and simple.start("keyword") == start:
+            # One name on a line of its own, as most are: what the lines below find of it.
+            dots, module, name, alias = simple.group("dots", "module", "name", "alias")
+            if alias is not None and ("TYPE_CHECKING" in name or "TYPE_CHECKING" in alias):
+                return None
+            top = name.partition(".")[0]
+            if module is not None:
+                top = "." if dots or not module else module.partition(".")[0]
+            bound.setdefault(
+                alias if alias is not None else name if module is not None else top, set()
+            ).add(top)
+            kept.append(text[position:start])
+            position = max(position, end)
+            continue
         before = _FROM_BEFORE.search(text, line_start, start)
         if text[line_start : start if before is None else before.start()].strip():
             # Not the start of a statement: in a string or a comment, or after a block's
             # header on its line.
             return None
-        end, rest = _statement_rest(text, match.end())
+        end, rest = _statement_rest(text, start + len("import"))
         if rest is None or not _IMPORTED_NAMES.fullmatch(rest):
             return None  # not an import statement as this reading knows them
         if "TYPE_CHECKING" in rest and "as" in rest.split():
@@ -772,6 +807,20 @@ def text_calls(source: bytes) -> tuple[tuple[str, str], ...] | None:
     if STAR in bound:
         called.add(STAR)
     return tuple(sorted((name, top) for name in called for top in bound[name]))
+
+
+def _keyword_starts(text: str, keyword: str) -> list[int]:
+    """Where `keyword` starts in `text`, not followed by a letter, a digit or `_` (as
+    `keyword\\b` finds it, in ASCII text, and faster)."""
+    found = []
+    size = len(keyword)
+    start = text.find(keyword)
+    while start != -1:
+        end = start + size
+        if end == len(text) or not (text[end].isalnum() or text[end] == "_"):
+            found.append(start)
+        start = text.find(keyword, end)
+    return found
 
 
 def _statement_rest(text: str, start: int) -> tuple[int, str | None]:
