@@ -745,18 +745,18 @@ _IMPORTED_NAMES = re.compile(r"[\w\s,.*]*")
 _WORDS = re.compile(r"[A-Za-z_][\w.]*")
 
 
-def text_calls(source: bytes) -> tuple[tuple[str, str], ...] | None:
+def text_calls(text: str) -> tuple[tuple[str, str], ...] | None:
     """Return the names an import binds that the text calls (or uses as decorators), each with
     the top-level package it imports from ("." for a relative import, or where the text
     does not say): a superset of what code running at import time calls through an import.
     None where the file calls a function of its own, or a class of its own (`C()`, `C.f()`),
-    which the outline follows (or where the text cannot be read so)."""
+    which the outline follows (or where the text cannot be read so). (`text`: the file's
+    bytes as latin-1, as `calls_beyond_names` reads them too.)"""
     # Strings and comments are not told from code here: what `_is_left_to_ast` finds, any
     # line a backslash continues and any form feed (which resets an indentation),
-    # anywhere in the text, leave the file to the outline.
-    if not source.isascii() or b"\\\n" in source or b"\f" in source:
+    # anywhere in the text, leave the file to the outline. (A str knows whether it is ASCII.)
+    if not text.isascii() or "\\\n" in text or "\f" in text:
         return None
-    text = source.decode("ascii")
     if ("TYPE_CHECKING" in text and _TC_ALIAS.search(text)) or _is_left_to_ast(text):
         return None
     if _called(text, list({*_DEF_NAME.findall(text), *_CLASS_NAME.findall(text)})):
@@ -876,48 +876,66 @@ def _text_bindings(before: re.Match[str] | None, rest: str) -> list[tuple[str, s
 # reading of its calls follows: a dynamic import, a name bound to functions or classes and
 # then called (`X = A if c else B; X.f()`), a callee that is an expression (`(a if c else
 # b)()`, `REG[key]()`), and a class of the file called through (`D.f()`, whose `f` may be a
-# base's).
-_DYNAMIC_CALL = re.compile(rb"\b(?:import_module|__import__)[ \t]*\(")
+# base's). They are read from the file's bytes as latin-1 text, with ASCII patterns (what
+# bytes patterns match in the bytes): str methods are native code when compiled, bytes ones
+# calls through Python.
+_DYNAMIC_CALL = re.compile(r"\b(?:import_module|__import__)[ \t]*\(", re.ASCII)
 # Each pattern below starts with one character or word that the engine looks for first (a
 # `^` or a `\b` first makes it try every position of the file: three to five times as slow),
-# and its quantifiers are possessive where giving back cannot make a match (backtracking
-# through every line's first name is half of the time otherwise). An assignment starts a
-# line: it is searched for in the text with a newline put before it, as `_STATEMENT`.
-_ASSIGNED = re.compile(rb"\n[ \t]*+([A-Za-z_]\w*+)[ \t]*+(?::[^=\n]*+)?=(?!=)[ \t]*+([^\n#]*+)")
+# and its quantifiers are possessive where giving back cannot make a match.
+# What a line that assigns holds before its first `=`: a name, perhaps annotated. (Each `=`
+# is found first: a pattern tried on every line takes three times as long.)
+_ASSIGNED = re.compile(r"[ \t]*+([A-Za-z_]\w*+)[ \t]*+(?::[^=\n]*+)?", re.ASCII)
 # (A class statement starts its line: checked for each match, as few lines are one.)
-_DERIVED_CLASS = re.compile(rb"class[ \t]++([A-Za-z_]\w*+)[ \t]*+\([ \t]*+[A-Za-z_]")
-_ALTERNATIVES = re.compile(rb"\b(?:if|or|and)\b|\[|^[A-Za-z_][\w.]*[ \t]*$")
+_DERIVED_CLASS = re.compile(r"class[ \t]++([A-Za-z_]\w*+)[ \t]*+\([ \t]*+[A-Za-z_]", re.ASCII)
+_ALTERNATIVES = re.compile(r"\b(?:if|or|and)\b|\[|^[A-Za-z_][\w.]*[ \t]*$", re.ASCII)
 # A callee that is an expression: a subscript called (`REG[key]()`, `REG[key].f()`), or a
 # parenthesised expression called whose last bracket-free part holds `else`, `or` or `and`
 # (`(a if c else b)()`): the call is found first, then the words before its `)`.
-_INDEXED_CALL = re.compile(rb"\][ \t]*+(?:\.[ \t]*+\w++[ \t]*+)?\(")
-_PARENTHESISED_CALL = re.compile(rb"\)[ \t]*+(?:\.[ \t]*+\w++[ \t]*+)?\(")
-_ALTERNATIVE_WORD = re.compile(rb"\b(?:else|or|and)\b")
+_INDEXED_CALL = re.compile(r"\][ \t]*+(?:\.[ \t]*+\w++[ \t]*+)?\(", re.ASCII)
+_PARENTHESISED_CALL = re.compile(r"\)[ \t]*+(?:\.[ \t]*+\w++[ \t]*+)?\(", re.ASCII)
+_ALTERNATIVE_WORD = re.compile(r"\b(?:else|or|and)\b", re.ASCII)
 
 
-def calls_beyond_names(source: bytes) -> bool:
-    """Return whether the file's code may make a call that `callable_names` does not show: a
-    dynamic import (`importlib.import_module`), a call of a name it binds to functions or
-    classes, of a callee that is an expression, or through a class that derives from
-    another. (A superset: such a file has its calls read with `ast`.)"""
+def _assigned_alternatives(text: str) -> list[str]:
+    """The names that lines of `text` assign alternatives to (`_ALTERNATIVES`), or a name:
+    `NAME [: annotation] = value`, the value up to a comment."""
+    names = []
+    equals = text.find("=")
+    while equals != -1:
+        line_start = text.rfind("\n", 0, equals) + 1
+        line_end = text.find("\n", equals)
+        line_end = len(text) if line_end == -1 else line_end
+        assigned = _ASSIGNED.fullmatch(text, line_start, equals)
+        if assigned is not None and text[equals + 1 : equals + 2] != "=":
+            value = text[equals + 1 : line_end].partition("#")[0].lstrip(" \t")
+            if _ALTERNATIVES.search(value):
+                names.append(assigned[1])
+        equals = text.find("=", line_end)  # (the next line's first)
+    return names
+
+
+def calls_beyond_names(text: str) -> bool:
+    """Return whether the file's code (its bytes as latin-1 `text`) may make a call that
+    `callable_names` does not show: a dynamic import (`importlib.import_module`), a call of
+    a name it binds to functions or classes, of a callee that is an expression, or through
+    a class that derives from another. (A superset: such a file has its calls read with
+    `ast`.)"""
     # (The names are looked for first: most files have neither, and the pattern is slow.)
-    if (b"import_module" in source or b"__import__" in source) and _DYNAMIC_CALL.search(source):
+    if ("import_module" in text or "__import__" in text) and _DYNAMIC_CALL.search(text):
         return True
-    lined = b"\n" + source
-    names = [match[1] for match in _ASSIGNED.finditer(lined) if _ALTERNATIVES.search(match[2])]
-    for match in _DERIVED_CLASS.finditer(source):
+    names = _assigned_alternatives(text)
+    for match in _DERIVED_CLASS.finditer(text):
         start = match.start()
-        if not source[source.rfind(b"\n", 0, start) + 1 : start].strip(b" \t"):
+        if not text[text.rfind("\n", 0, start) + 1 : start].strip(" \t"):
             names.append(match[1])
-    if names and _called(source.decode("latin-1"), sorted({n.decode() for n in names})):
+    if names and _called(text, sorted(set(names))):
         return True
-    if _INDEXED_CALL.search(source):
+    if _INDEXED_CALL.search(text):
         return True
-    for call in _PARENTHESISED_CALL.finditer(source):
+    for call in _PARENTHESISED_CALL.finditer(text):
         end = call.start()
-        start = max(
-            source.rfind(b"(", 0, end), source.rfind(b")", 0, end), source.rfind(b"\n", 0, end)
-        )
-        if _ALTERNATIVE_WORD.search(source, start + 1, end):
+        start = max(text.rfind("(", 0, end), text.rfind(")", 0, end), text.rfind("\n", 0, end))
+        if _ALTERNATIVE_WORD.search(text, start + 1, end):
             return True
     return False
