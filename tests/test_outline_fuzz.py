@@ -300,7 +300,7 @@ def disagreements(data: bytes) -> list[tuple[str, Any]]:
             found.append(("calls of the outline", calls))
     if b"\r" in data:
         return found
-    names = text_calls(data)
+    names = text_calls(data.decode("latin-1"))
     if names is None:
         return found
     if misses(names):

@@ -312,7 +312,9 @@ class FileReading:
             self.callable_names = None
         else:
             self.scopes = outline.scopes
-            self.callable_names = _with_calls_beyond(outline.callable_names, source)
+            self.callable_names = _with_calls_beyond(
+                outline.callable_names, source.decode("latin-1")
+            )
             self.bodies = outline.bodies
             self.level = ReadingLevel.OUTLINE
         self._lines = None
@@ -339,16 +341,19 @@ def read_module_file(path: str, mtime: float, source: bytes | None = None) -> Fi
         record = FileReading(path, mtime, may_getattr, ReadingLevel.CALLS, {})
         record._keep_ast_reading(read_with_ast(path, source))
         return record
-    names = None if b"\r" in source or len(source) > _SHORT else text_calls(source)
+    # What the text readers read: one character a byte (str methods are native code when
+    # compiled, bytes ones calls through Python).
+    text = source.decode("latin-1")
+    names = None if "\r" in text or len(source) > _SHORT else text_calls(text)
     if names is not None:
-        names = _with_calls_beyond(names, source)
+        names = _with_calls_beyond(names, text)
         # Read in part: each import asked about from the lines around it.
         record = FileReading(path, mtime, may_getattr, ReadingLevel.IN_PART, {}, names)
         record._lines = source.split(b"\n")
         return record
     outline = read_outline(source)
     if outline is not None:
-        names = _with_calls_beyond(outline.callable_names, source)
+        names = _with_calls_beyond(outline.callable_names, text)
         return FileReading(
             path, mtime, may_getattr, ReadingLevel.OUTLINE, outline.scopes, names, outline.bodies
         )
@@ -363,11 +368,12 @@ _BEYOND_NAMES = ("<calls>", ".")
 
 
 def _with_calls_beyond(
-    names: tuple[tuple[str, str], ...], source: bytes
+    names: tuple[tuple[str, str], ...], text: str
 ) -> tuple[tuple[str, str], ...]:
     """The names a file's code calls, with one that may call wherever the file makes calls
-    they do not show (a dynamic import, a call through a name bound to classes)."""
-    return (*names, _BEYOND_NAMES) if calls_beyond_names(source) else names
+    they do not show (a dynamic import, a call through a name bound to classes); `text`: its
+    bytes as latin-1."""
+    return (*names, _BEYOND_NAMES) if calls_beyond_names(text) else names
 
 
 def may_call(names: tuple[tuple[str, str], ...] | None, has_code: Callable[[str], bool]) -> bool:

@@ -577,12 +577,13 @@ def _called(text: str, names: list[str]) -> set[str]:
     """Those of `names` that `text` calls (or uses as decorators)."""
     called = set()
     for name in names:
+        size = len(name)
         position = text.find(name)
         while position != -1:
-            if _is_called(text, position, name):
+            if _is_called(text, position, position + size):
                 called.add(name)
                 break
-            position = text.find(name, position + len(name))
+            position = text.find(name, position + size)
     return called
 
 
@@ -592,22 +593,33 @@ def _called(text: str, names: list[str]) -> set[str]:
 _CALL_AFTER_NAME = re.compile(r"(?:\s|\\\n|#[^\n]*+|\)|\.(?:\s|\\\n|#[^\n]*+)*+\w++)*+\(")
 
 
-def _is_called(text: str, position: int, name: str) -> bool:
-    """Whether `name`, found at `position`, is called there (or used as a decorator, or
-    returned): a whole name, not an attribute, not the name a def or class statement
-    binds."""
-    end = position + len(name)
-    if position and (text[position - 1].isalnum() or text[position - 1] in "_."):
+def _is_called(text: str, position: int, end: int) -> bool:
+    """Whether the name found from `position` to `end` is called there (or used as a
+    decorator, or returned): a whole name, not an attribute, not the name a def or class
+    statement binds."""
+    # This runs for every occurrence of every name asked about, and most fail at the
+    # character before or after it: each test looks at one character first (a slice, a
+    # method call or a pattern costs more than the test).
+    before = text[position - 1] if position else ""
+    if before and (before.isalnum() or before == "_" or before == "."):
         return False
-    if end < len(text) and (text[end].isalnum() or text[end] == "_"):
+    after = text[end] if end < len(text) else ""
+    if after and (after.isalnum() or after == "_"):
         return False
-    if text.endswith(("def ", "class "), 0, position):
-        return False
-    return (
-        _CALL_AFTER_NAME.match(text, end) is not None
-        or _after_at(text, position)
-        or _returned(text, position)
-    )
+    if before == " " and (
+        (position >= 4 and text[position - 4 : position - 1] == "def")
+        or (position >= 6 and text[position - 6 : position - 1] == "class")
+    ):
+        return False  # the name a def or class statement binds
+    if after == "(" or (
+        # (What `_CALL_AFTER_NAME` may start with.)
+        after
+        and (after.isspace() or after in "\\#).")
+        and _CALL_AFTER_NAME.match(text, end) is not None
+    ):
+        return True
+    # After a space or a tab, it may follow `return` (after a letter, it is not a whole name).
+    return _after_at(text, position) or (before in (" ", "\t") and _returned(text, position))
 
 
 def _returned(text: str, position: int) -> bool:
@@ -714,6 +726,13 @@ def _line_block(header: re.Match[bytes], code: bytes) -> Block | None:
 # that the file calls anywhere, with the top-level package it is imported from.
 
 _FROM_BEFORE = re.compile(r"\bfrom[ \t]+(\.*)[ \t]*([\w.]*)[ \t]+$")
+# An import statement of one name, on a line of its own: what `_FROM_BEFORE`,
+# `_statement_rest` and `_text_bindings` read of it, in one match. (Possessive: where it
+# matches, each part is what their greedy patterns take.)
+_SIMPLE_IMPORT = re.compile(
+    r"[ \t]*+(?:from[ \t]++(?P<dots>\.*+)[ \t]*+(?P<module>[\w.]*+)[ \t]++)?"
+    r"(?P<keyword>)import[ \t]++(?P<name>[\w.]++)(?:[ \t]++as[ \t]++(?P<alias>\w++))?[ \t]*+"
+)
 # The names that def and class statements bind, and perhaps a few more (`undef x` in a
 # string): a superset is all `text_calls` needs. (Each pattern starts with its keyword, which
 # the engine searches for fast; a `\b` before it, or alternatives, make the engine try every
@@ -726,18 +745,18 @@ _IMPORTED_NAMES = re.compile(r"[\w\s,.*]*")
 _WORDS = re.compile(r"[A-Za-z_][\w.]*")
 
 
-def text_calls(source: bytes) -> tuple[tuple[str, str], ...] | None:
+def text_calls(text: str) -> tuple[tuple[str, str], ...] | None:
     """Return the names an import binds that the text calls (or uses as decorators), each with
     the top-level package it imports from ("." for a relative import, or where the text
     does not say): a superset of what code running at import time calls through an import.
     None where the file calls a function of its own, or a class of its own (`C()`, `C.f()`),
-    which the outline follows (or where the text cannot be read so)."""
+    which the outline follows (or where the text cannot be read so). (`text`: the file's
+    bytes as latin-1, as `calls_beyond_names` reads them too.)"""
     # Strings and comments are not told from code here: what `_is_left_to_ast` finds, any
     # line a backslash continues and any form feed (which resets an indentation),
-    # anywhere in the text, leave the file to the outline.
-    if not source.isascii() or b"\\\n" in source or b"\f" in source:
+    # anywhere in the text, leave the file to the outline. (A str knows whether it is ASCII.)
+    if not text.isascii() or "\\\n" in text or "\f" in text:
         return None
-    text = source.decode("ascii")
     if ("TYPE_CHECKING" in text and _TC_ALIAS.search(text)) or _is_left_to_ast(text):
         return None
     if _called(text, list({*_DEF_NAME.findall(text), *_CLASS_NAME.findall(text)})):
@@ -745,19 +764,35 @@ def text_calls(source: bytes) -> tuple[tuple[str, str], ...] | None:
     bound: dict[str, set[str]] = {}
     kept = []  # the text without its import statements, where their names do not count
     position = 0
-    for match in _IMPORT_KEYWORD.finditer(text):
-        start = match.start()
+    for start in _keyword_starts(text, "import"):
         line_start = text.rfind("\n", 0, start) + 1
         if start and text[start - 1] == ".":
             return None  # `from .import x`, or text that is not code
         if start and (text[start - 1].isalnum() or text[start - 1] == "_"):
             continue  # the end of a longer name
+        end = text.find("\n", start)
+        end = len(text) if end == -1 else end
+        simple = _SIMPLE_IMPORT.fullmatch(text, line_start, end)
+        if simple is not None and simple.start("keyword") == start:
+            # One name on a line of its own, as most are: what the lines below find of it.
+            dots, module, name, alias = simple.group("dots", "module", "name", "alias")
+            if alias is not None and ("TYPE_CHECKING" in name or "TYPE_CHECKING" in alias):
+                return None
+            top = name.partition(".")[0]
+            if module is not None:
+                top = "." if dots or not module else module.partition(".")[0]
+            bound.setdefault(
+                alias if alias is not None else name if module is not None else top, set()
+            ).add(top)
+            kept.append(text[position:start])
+            position = max(position, end)
+            continue
         before = _FROM_BEFORE.search(text, line_start, start)
         if text[line_start : start if before is None else before.start()].strip():
             # Not the start of a statement: in a string or a comment, or after a block's
             # header on its line.
             return None
-        end, rest = _statement_rest(text, match.end())
+        end, rest = _statement_rest(text, start + len("import"))
         if rest is None or not _IMPORTED_NAMES.fullmatch(rest):
             return None  # not an import statement as this reading knows them
         if "TYPE_CHECKING" in rest and "as" in rest.split():
@@ -772,6 +807,20 @@ def text_calls(source: bytes) -> tuple[tuple[str, str], ...] | None:
     if STAR in bound:
         called.add(STAR)
     return tuple(sorted((name, top) for name in called for top in bound[name]))
+
+
+def _keyword_starts(text: str, keyword: str) -> list[int]:
+    """Where `keyword` starts in `text`, not followed by a letter, a digit or `_` (as
+    `keyword\\b` finds it, in ASCII text, and faster)."""
+    found = []
+    size = len(keyword)
+    start = text.find(keyword)
+    while start != -1:
+        end = start + size
+        if end == len(text) or not (text[end].isalnum() or text[end] == "_"):
+            found.append(start)
+        start = text.find(keyword, end)
+    return found
 
 
 def _statement_rest(text: str, start: int) -> tuple[int, str | None]:
@@ -827,25 +876,66 @@ def _text_bindings(before: re.Match[str] | None, rest: str) -> list[tuple[str, s
 # reading of its calls follows: a dynamic import, a name bound to functions or classes and
 # then called (`X = A if c else B; X.f()`), a callee that is an expression (`(a if c else
 # b)()`, `REG[key]()`), and a class of the file called through (`D.f()`, whose `f` may be a
-# base's).
-_DYNAMIC_CALL = re.compile(rb"\b(?:import_module|__import__)[ \t]*\(")
-_ASSIGNED = re.compile(rb"^[ \t]*([A-Za-z_]\w*)[ \t]*(?::[^=\n]*)?=(?!=)[ \t]*([^\n#]*)", re.M)
-_CALLED_EXPRESSION = re.compile(
-    rb"\b(?:else|or|and)\b[^()\n]*\)[ \t]*(?:\.[ \t]*\w+[ \t]*)?\(|\][ \t]*(?:\.[ \t]*\w+[ \t]*)?\("
-)
-_DERIVED_CLASS = re.compile(rb"^[ \t]*class[ \t]+([A-Za-z_]\w*)[ \t]*\([ \t]*[A-Za-z_]", re.M)
-_ALTERNATIVES = re.compile(rb"\b(?:if|or|and)\b|\[|^[A-Za-z_][\w.]*[ \t]*$")
+# base's). They are read from the file's bytes as latin-1 text, with ASCII patterns (what
+# bytes patterns match in the bytes): str methods are native code when compiled, bytes ones
+# calls through Python.
+_DYNAMIC_CALL = re.compile(r"\b(?:import_module|__import__)[ \t]*\(", re.ASCII)
+# Each pattern below starts with one character or word that the engine looks for first (a
+# `^` or a `\b` first makes it try every position of the file: three to five times as slow),
+# and its quantifiers are possessive where giving back cannot make a match.
+# What a line that assigns holds before its first `=`: a name, perhaps annotated. (Each `=`
+# is found first: a pattern tried on every line takes three times as long.)
+_ASSIGNED = re.compile(r"[ \t]*+([A-Za-z_]\w*+)[ \t]*+(?::[^=\n]*+)?", re.ASCII)
+# (A class statement starts its line: checked for each match, as few lines are one.)
+_DERIVED_CLASS = re.compile(r"class[ \t]++([A-Za-z_]\w*+)[ \t]*+\([ \t]*+[A-Za-z_]", re.ASCII)
+_ALTERNATIVES = re.compile(r"\b(?:if|or|and)\b|\[|^[A-Za-z_][\w.]*[ \t]*$", re.ASCII)
+# A callee that is an expression: a subscript called (`REG[key]()`, `REG[key].f()`), or a
+# parenthesised expression called whose last bracket-free part holds `else`, `or` or `and`
+# (`(a if c else b)()`): the call is found first, then the words before its `)`.
+_INDEXED_CALL = re.compile(r"\][ \t]*+(?:\.[ \t]*+\w++[ \t]*+)?\(", re.ASCII)
+_PARENTHESISED_CALL = re.compile(r"\)[ \t]*+(?:\.[ \t]*+\w++[ \t]*+)?\(", re.ASCII)
+_ALTERNATIVE_WORD = re.compile(r"\b(?:else|or|and)\b", re.ASCII)
 
 
-def calls_beyond_names(source: bytes) -> bool:
-    """Return whether the file's code may make a call that `callable_names` does not show: a
-    dynamic import (`importlib.import_module`), a call of a name it binds to functions or
-    classes, of a callee that is an expression, or through a class that derives from
-    another. (A superset: such a file has its calls read with `ast`.)"""
-    if _DYNAMIC_CALL.search(source):
+def _assigned_alternatives(text: str) -> list[str]:
+    """The names that lines of `text` assign alternatives to (`_ALTERNATIVES`), or a name:
+    `NAME [: annotation] = value`, the value up to a comment."""
+    names = []
+    equals = text.find("=")
+    while equals != -1:
+        line_start = text.rfind("\n", 0, equals) + 1
+        line_end = text.find("\n", equals)
+        line_end = len(text) if line_end == -1 else line_end
+        assigned = _ASSIGNED.fullmatch(text, line_start, equals)
+        if assigned is not None and text[equals + 1 : equals + 2] != "=":
+            value = text[equals + 1 : line_end].partition("#")[0].lstrip(" \t")
+            if _ALTERNATIVES.search(value):
+                names.append(assigned[1])
+        equals = text.find("=", line_end)  # (the next line's first)
+    return names
+
+
+def calls_beyond_names(text: str) -> bool:
+    """Return whether the file's code (its bytes as latin-1 `text`) may make a call that
+    `callable_names` does not show: a dynamic import (`importlib.import_module`), a call of
+    a name it binds to functions or classes, of a callee that is an expression, or through
+    a class that derives from another. (A superset: such a file has its calls read with
+    `ast`.)"""
+    # (The names are looked for first: most files have neither, and the pattern is slow.)
+    if ("import_module" in text or "__import__" in text) and _DYNAMIC_CALL.search(text):
         return True
-    names = [match[1] for match in _ASSIGNED.finditer(source) if _ALTERNATIVES.search(match[2])]
-    names += _DERIVED_CLASS.findall(source)
-    if names and _called(source.decode("latin-1"), sorted({n.decode() for n in names})):
+    names = _assigned_alternatives(text)
+    for match in _DERIVED_CLASS.finditer(text):
+        start = match.start()
+        if not text[text.rfind("\n", 0, start) + 1 : start].strip(" \t"):
+            names.append(match[1])
+    if names and _called(text, sorted(set(names))):
         return True
-    return _CALLED_EXPRESSION.search(source) is not None
+    if _INDEXED_CALL.search(text):
+        return True
+    for call in _PARENTHESISED_CALL.finditer(text):
+        end = call.start()
+        start = max(text.rfind("(", 0, end), text.rfind(")", 0, end), text.rfind("\n", 0, end))
+        if _ALTERNATIVE_WORD.search(text, start + 1, end):
+            return True
+    return False
