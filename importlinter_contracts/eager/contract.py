@@ -282,9 +282,9 @@ class EagerImportContract(AllowlistedContract):
         warnings = calls_unread_warnings(eager_imports) + dynamic_import_warnings(eager_imports)
         cut: SmallestCutData | str | None = None
         if ends:
-            steps = self._steps(graph, eager_imports, entered)
             found_cut: SmallestCut | NoCut | None
             if findings or is_asked_for():
+                steps = self._steps(graph, eager_imports, entered)
                 # (Imported here: only a run that finds a cut reads whether its imports can
                 # be lazy.)
                 from .deferrable import why_not_lazy
@@ -298,7 +298,8 @@ class EagerImportContract(AllowlistedContract):
                     why_not_lazy=lambda module, lines: why_not_lazy(scopes.path(module), lines),
                 )
             else:
-                found_cut = uncut_finding(sources, steps, ends)
+                # (Only the steps to parent packages: no deferral cuts a chain of them.)
+                found_cut = uncut_finding(sources, self._parent_steps(graph, entered), ends)
                 cut = _CUT_NOT_ASKED
             if isinstance(found_cut, NoCut):
                 warnings.append(
@@ -321,12 +322,24 @@ class EagerImportContract(AllowlistedContract):
         # are recorded with the walks'.
         steps = []
         for module in sorted(entered):
-            if self.include_ancestors:
-                parent = next((p for p in parents(module) if has_module(graph, p)), None)
-                if parent in entered:
-                    steps.append(EagerStep(module, parent, (), ()))
+            steps += self._parent_step(graph, entered, module)
             steps += [_step(hop) for hop in eager_imports.of(module) if hop.imported in entered]
         return steps
+
+    def _parent_steps(self, graph: ImportGraph, entered: set[str]) -> list[EagerStep]:
+        """The steps of the eager graph between the modules the walks entered that no
+        deferral cuts: each module's parent package (with `include_ancestors`)."""
+        steps = []
+        for module in sorted(entered):
+            steps += self._parent_step(graph, entered, module)
+        return steps
+
+    def _parent_step(self, graph: ImportGraph, entered: set[str], module: str) -> list[EagerStep]:
+        if self.include_ancestors:
+            parent = next((p for p in parents(module) if has_module(graph, p)), None)
+            if parent in entered:
+                return [EagerStep(module, parent, (), ())]
+        return []
 
     def _sources(self, graph: ImportGraph) -> list[str]:
         sources: set[str] = set()

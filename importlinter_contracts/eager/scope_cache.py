@@ -160,7 +160,9 @@ class ScopeIndex:
 
     def scope(self, module: str, line: int) -> ImportScope:
         """Return the scope of the import statement that starts on `line` of `module`."""
-        record = self._module(module)
+        return self._scope_in(self._module(module), line)
+
+    def _scope_in(self, record: FileReading, line: int) -> ImportScope:
         found = record.scope(line, self._table)
         if found is None:
             raise UnreadableSourceError(
@@ -279,8 +281,9 @@ class ScopeIndex:
         from_lines: dict[int, str] = {}
         imported, lines_of = _import_lines(module, graph, from_lines)
         shared = self._shared
+        scope_in = self._scope_in
         for target, numbers in lines_of:
-            scopes = [(line, self.scope(module, line)) for line in numbers]
+            scopes = [(line, scope_in(record, line)) for line in numbers]
             lines = tuple(line for line, scope in scopes if scope.eager)
             if lines:
                 reasons = tuple(scope.reason for _, scope in scopes if scope.eager)

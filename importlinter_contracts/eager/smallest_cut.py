@@ -241,8 +241,27 @@ def uncut_finding(
     sources: Sequence[str], steps: Iterable[EagerStep], ends: Sequence[ChainEnd]
 ) -> NoCut | None:
     """Return a finding whose chains no deferral cuts (as `smallest_cut` would), or None:
-    without finding the cut, which reads the files of its statements."""
-    return _Chains(sources, steps, ends).uncut
+    without finding the cut, which reads the files of its statements. (Such a chain runs
+    from a source through parent packages alone: no flow network is needed to find it.)"""
+    parents: dict[str, list[str]] = {}
+    for step in steps:
+        if not step.statements:
+            parents.setdefault(step.runs_from, []).append(step.imported)
+    free = set(sources)
+    queue = list(free)
+    for module in queue:
+        for parent in parents.get(module, ()):
+            if parent not in free:
+                free.add(parent)
+                queue.append(parent)
+    return next(
+        (
+            NoCut(end.importer, end.imported)
+            for end in ends
+            if not end.step.statements and end.step.runs_from in free
+        ),
+        None,
+    )
 
 
 class _Chains:
@@ -254,6 +273,8 @@ class _Chains:
     def __init__(
         self, sources: Sequence[str], steps: Iterable[EagerStep], ends: Sequence[ChainEnd]
     ) -> None:
+        steps = list(steps)
+        self.uncut = uncut_finding(sources, steps, ends)
         edges: list[tuple[EagerStep, object]] = [
             (step, ("module", step.imported)) for step in steps
         ]
@@ -270,15 +291,6 @@ class _Chains:
                 self.imported.setdefault(statement, set()).add(step.imported)
                 unbounded += [(start, ("in", statement)), (("out", statement), target)]
         self._unbounded = unbounded
-        free = self.network_of(dict.fromkeys(self.why, 1)).reaching_unbounded(_ROOT)
-        self.uncut = next(
-            (
-                NoCut(end.importer, end.imported)
-                for end in ends
-                if not end.step.statements and ("module", end.step.runs_from) in free
-            ),
-            None,
-        )
 
     def network_of(self, capacity: dict[Statement, int]) -> _Network:
         network = _Network()
@@ -332,17 +344,6 @@ class _Network:
         ahead = self._residual.setdefault(start, {})
         ahead[end] = min(ahead.get(end, 0) + capacity, _UNBOUNDED)
         self._residual.setdefault(end, {}).setdefault(start, 0)
-
-    def reaching_unbounded(self, source: object) -> set[object]:
-        """Return the nodes that `source` reaches through unbounded edges alone."""
-        found = {source}
-        queue = [source]
-        for node in queue:
-            for ahead, capacity in self._residual[node].items():
-                if capacity >= _UNBOUNDED and ahead not in found:
-                    found.add(ahead)
-                    queue.append(ahead)
-        return found
 
     def maximum_flow(self, source: object, sink: object) -> None:
         """Push the maximum flow from `source` to `sink`, which a finite cut bounds, leaving

@@ -12,6 +12,7 @@ from ..errors import UnreadableSourceError
 from ..locations import locations
 from ..modules import parents
 from ..report import Hop
+from .module_files import EagerLines
 from .outcomes import Answers
 from .questions import FileAnswers, ModuleQuestions, RecordedAnswers
 from .resolver import Call, CallResolver
@@ -126,6 +127,9 @@ class EagerImports:
         self._hops: dict[str, list[EagerHop]] = {}
         self._adjacent: dict[tuple[bool, Decide[Any]], dict[str, list[Offer]]] = {}
         self._parents: dict[str, str | None] = {}
+        # What `adjacent` asked of a module whose hops are not made yet: whether it may
+        # call, and its eager lines (`_find` asks no file twice).
+        self._asked: dict[str, tuple[bool, EagerLines | None]] = {}
         # (What the walks could not read, from the resolver: files whose calls `ast` cannot
         # read here, by path with why; dynamic imports whose module name is computed, by
         # path with their lines and callees.)
@@ -144,7 +148,7 @@ class EagerImports:
         imported module, then those that its calls at import time run."""
         hops = self._hops.get(module)
         if hops is None:
-            hops = self._hops[module] = self._find(module)
+            hops = self._hops[module] = self._find(module, *self._asked.pop(module, (None, None)))
         return hops
 
     def adjacency(self, include_parents: bool, decide: Decide[Any]) -> dict[str, list[Offer]]:
@@ -172,10 +176,14 @@ class EagerImports:
             if parent is not None:
                 offers.append(Offer(parent, EagerHop(module, parent)))
         own_lines = None  # (where importing the module runs no function)
-        if self._hops.get(module) is None and not self._ask.may_call(module):
-            own_lines = self._ask.eager_lines(module)
-            if self._resolver.getattr_calls(module, own_lines):
-                own_lines = None
+        if self._hops.get(module) is None:
+            if self._ask.may_call(module):
+                self._asked[module] = (True, None)
+            else:
+                own_lines = self._ask.eager_lines(module)
+                self._asked[module] = (False, own_lines)
+                if self._resolver.getattr_calls(module, own_lines):
+                    own_lines = None
         if own_lines is not None:
             # Only lines that run by themselves: each hop is made when first taken.
             offers.extend(Offer(eager[0], None, None, eager) for eager in own_lines)
@@ -201,15 +209,20 @@ class EagerImports:
             found[line] = self._ask.scope(importer, line)
         return sorted(found.items())
 
-    def _find(self, module: str) -> list[EagerHop]:
+    def _find(
+        self, module: str, may_call: bool | None = None, eager: EagerLines | None = None
+    ) -> list[EagerHop]:
+        """The hops `of` a module, given what `adjacent` asked of it already (`_asked`)."""
         hops = []
         new = EagerHop._make
-        eager = self._ask.eager_lines(module)
+        if eager is None:
+            eager = self._ask.eager_lines(module)
         for imported, line_numbers, reasons in eager:
             hops.append(
                 new((module, imported, line_numbers, reasons, _no_calls(len(line_numbers)), module))
             )
-        may_call = self._ask.may_call(module)
+        if may_call is None:
+            may_call = self._ask.may_call(module)
         getattr_calls = self._resolver.getattr_calls(module, eager)
         if not (may_call or getattr_calls):
             return hops
