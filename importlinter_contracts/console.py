@@ -14,12 +14,17 @@ from .interrupts import Interrupted, exiting_on_signals, ignoring_signals, raise
 def main() -> None:
     exiting_on_signals()
     try:
-        from .cli import main as command
-
         try:
-            command()
+            from .cli import main as command
+
+            try:
+                command()
+            finally:
+                raise_waiting()
         finally:
-            raise_waiting()
+            # The run has ended: a signal that comes from now on (while Python exits, in an
+            # atexit callback) would raise where nothing catches it, and print a traceback.
+            ignoring_signals()
     except Interrupted as interrupted:
         ignoring_signals()
         # (stderr may be closed with the terminal that sent SIGHUP.)

@@ -126,14 +126,15 @@ def assert_interrupted(
     finished: tuple[int, str] | None = None,
 ) -> None:
     """Ended with 128 + the number and the line that says why; or, for a signal that comes
-    while Python starts or shuts down, by the signal itself, which a shell reports as
-    128 + the number too; or, where `finished` gives what the whole run ends with (its
-    status and stderr), as that: a SIGINT that comes after Python ran its last code (Python
-    handles SIGINT between two steps of its code) is never handled."""
+    while Python starts, by the signal itself, which a shell reports as 128 + the number
+    too; or, where `finished` gives what the whole run ends with (its status and stderr), as
+    that: a signal that comes once the run's own code has ended is ignored (Python handles a
+    signal between two steps of Python code, and after the last one nothing could catch
+    it)."""
     assert "Traceback" not in stderr, stderr
     if status == -signal_number:
         return
-    if signal_number == signal.SIGINT and finished is not None and (status, stderr) == finished:
+    if finished is not None and (status, stderr) == finished:
         return
     assert status == 128 + signal_number, stderr
     name = signal.Signals(signal_number).name
@@ -198,7 +199,8 @@ def test_check_of_static_contracts(static_tree: Path, signal_number: int) -> Non
     for delay in moments("check", signal_number, longest):
         status, stderr = run(check, static_tree, signal_number, delay)
         if status is not None:
-            assert_interrupted(status, stderr, signal_number)
+            # (The contracts break: the whole run ends with 1, its report on stdout.)
+            assert_interrupted(status, stderr, signal_number, finished=(1, ""))
         assert_no_temporary_files(static_tree)
         # What the interrupted run left in the cache is whole, or not used.
         assert report(check, static_tree) == expected
@@ -353,3 +355,19 @@ def test_a_signal_the_run_was_started_ignoring_stays_ignored(runtime_tree: Path)
         b"importlinter-contracts: interrupted by SIGTERM.\n",
     )
     assert _survivors(mark) == []
+
+
+@pytest.mark.parametrize("signal_number", SIGNALS, ids=lambda n: signal.Signals(n).name)
+def test_a_signal_once_the_run_has_ended_leaves_its_ending(signal_number: int) -> None:
+    """While Python exits (here, in an atexit callback, which runs Python code after the
+    run's), a signal is ignored: it neither changes the status nor prints a traceback."""
+    code = (
+        "import atexit, os, sys\n"
+        "from importlinter_contracts import console\n"
+        f"atexit.register(lambda: [os.kill(os.getpid(), {int(signal_number)}), sum(range(10**5))])\n"
+        "sys.argv = ['importlinter-contracts', '--version']\n"
+        "console.main()\n"
+    )
+    ended = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True)
+    assert (ended.returncode, ended.stderr) == (0, "")
+    assert ended.stdout.startswith("importlinter-contracts ")
