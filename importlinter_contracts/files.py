@@ -10,6 +10,7 @@ import stat
 from pathlib import Path
 
 from .errors import FileWriteError
+from .interrupts import holding_signals
 
 
 def write_atomically(path: Path, data: bytes, *, durable: bool = True) -> None:
@@ -48,17 +49,24 @@ def write_atomically(path: Path, data: bytes, *, durable: bool = True) -> None:
     # runs write nothing.
     import tempfile
 
+    # A signal that came between the temporary file's making and the `try` that removes it
+    # would leave it: signals wait until that `try` is entered.
+    release_signals = holding_signals()
     try:
         descriptor, temporary = tempfile.mkstemp(
             prefix=f".{target.name}.", suffix=".tmp", dir=target.parent
         )
-    except OSError as error:
+    except BaseException as error:
+        release_signals()
+        if not isinstance(error, OSError):
+            raise
         raise FileWriteError(
             f"cannot write {path}: no file can be made in {target.parent} ({error.strerror}); "
             "nothing was written.",
             error.strerror,
         ) from None
     try:
+        release_signals()
         with os.fdopen(descriptor, "wb") as file:
             file.write(data)
             file.flush()

@@ -4,8 +4,10 @@ uses, and module lookups."""
 from __future__ import annotations
 
 import os
+import signal
 import stat
 from pathlib import Path
+from typing import Any
 
 import click
 import pytest
@@ -152,6 +154,40 @@ def test_an_atomic_write_into_a_missing_folder_says_why(tmp_path: Path) -> None:
         f"cannot write {tmp_path / 'missing' / 'file'}: no file can be made in "
         f"{tmp_path / 'missing'} (No such file or directory); nothing was written."
     )
+
+
+class _Signalled(BaseException):
+    pass
+
+
+def _raise_signalled(signal_number: int, frame: object) -> None:
+    raise _Signalled(signal_number)
+
+
+@pytest.mark.skipif(not hasattr(signal, "pthread_sigmask"), reason="no signal masks (Windows)")
+def test_a_signal_while_the_temporary_file_is_made_leaves_no_temporary_file(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The signal comes as the temporary file has just been made: it is handled once the
+    write is in the block that removes the file, and the file is gone."""
+    import tempfile
+
+    make = tempfile.mkstemp
+
+    def made_then_signalled(**options: Any) -> tuple[int, str]:
+        made = make(**options)
+        os.kill(os.getpid(), signal.SIGTERM)
+        return made
+
+    monkeypatch.setattr(tempfile, "mkstemp", made_then_signalled)
+    previous = signal.signal(signal.SIGTERM, _raise_signalled)
+    try:
+        with pytest.raises(_Signalled):
+            write_atomically(tmp_path / "written", b"data", durable=False)
+    finally:
+        signal.signal(signal.SIGTERM, previous)
+    assert list(tmp_path.iterdir()) == []
+    assert signal.pthread_sigmask(signal.SIG_BLOCK, []) == set()
 
 
 def test_parents_are_listed_innermost_first() -> None:
