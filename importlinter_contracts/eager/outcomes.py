@@ -26,10 +26,8 @@ from collections.abc import Mapping
 from pathlib import Path
 from typing import Any, NamedTuple
 
-from ..cache import DIGEST_SIZE, code_identity, sealed, unsealed
-from ..errors import FileWriteError
-from ..files import write_atomically
-from ..locations import display_path, in_package_folders, modification_time
+from ..cache import DIGEST_SIZE, code_identity, sealed, unsealed, write_cache
+from ..locations import in_package_folders, modification_time
 from ..report import IgnoredImport, ImportFinding, SmallestCutData
 
 OUTCOMES_FILE = Path("importlinter_contracts") / "walk-outcomes.cache"
@@ -190,16 +188,12 @@ class WalkOutcomes:
             "graph": self._graph,
             "outcomes": {key: tuple(walks) for key, walks in list(kept.items())[-_KEPT:]},
         }
-        try:
-            self._file.parent.mkdir(parents=True, exist_ok=True)
-            write_atomically(self._file, sealed(_MAGIC, marshal.dumps(data)), durable=False)
-        except (OSError, FileWriteError) as error:
-            reason = error.reason if isinstance(error, FileWriteError) else error.strerror
-            return (
-                f"The walk-outcome cache {display_path(self._file)} cannot be written "
-                f"({reason or error}): the walks run again on the next run."
-            )
-        return None
+        return write_cache(
+            self._file,
+            sealed(_MAGIC, marshal.dumps(data)),
+            "walk-outcome cache",
+            "the walks run again on the next run",
+        )
 
     def _load(self) -> dict[bytes, KeptWalks]:
         """The outcomes kept for this graph (none for another: what the walks find depends
