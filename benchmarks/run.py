@@ -310,30 +310,67 @@ def real_tree(rounds: int, scripts: Path, compiled: Path) -> None:
 
     floor_cold, static_cold, floor_warm, static_warm, walk, compiled_cold, compiled_warm = variants
     print(f"## vllm-omni {NEWEST} ({rounds} paired rounds)\n")
-    print("| variant | median | CPU | peak memory | graph build | contracts' check() |")
-    print("| --- | ---: | ---: | ---: | ---: | --- |")
-    for variant in variants:
+
+    def graph_build(variant: Variant) -> str:
         if variant is walk:
-            build, checks = "", ""
-        else:
-            build = f"{median_of(variant, lambda r: graph_build_seconds(r.output)):.3f} s"
-            checks = check_times(variant)
+            return ""
+        return f"{median_of(variant, lambda r: graph_build_seconds(r.output)):.3f} s"
+
+    print_variants(
+        variants,
+        [
+            ("graph build", "---:", graph_build),
+            ("contracts' check()", "---", lambda v: "" if v is walk else check_times(v)),
+        ],
+    )
+    print_ratios(
+        [
+            ("static / floor, cold", static_cold, floor_cold, 3),
+            ("static / floor, warm", static_warm, floor_warm, 3),
+            ("static compiled / floor, cold", compiled_cold, floor_cold, 3),
+            ("static compiled / floor, warm", compiled_warm, floor_warm, 3),
+            ("ast walk / static, cold", walk, static_cold, 1),
+        ]
+    )
+
+
+# A column of `print_variants`: its heading, its alignment ("---", "---:" for numbers) and
+# its cell in a variant's row.
+Column = tuple[str, str, Callable[[Variant], str]]
+
+
+def print_variants(variants: list[Variant], columns: list[Column]) -> None:
+    """Print a table of each variant's median wall time, CPU time and peak memory, then
+    its cells of `columns`."""
+    headings = [heading for heading, _, _ in columns]
+    print(table_row(["variant", "median", "CPU", "peak memory", *headings]))
+    print(table_row(["---", "---:", "---:", "---:", *(align for _, align, _ in columns)]))
+    for variant in variants:
         cpu = median_of(variant, lambda r: r.cpu_seconds)
-        print(
-            f"| {variant.name} | {variant.median:.3f} s | {cpu:.3f} s | {variant.peak_mb:.0f} MB "
-            f"| {build} | {checks} |"
-        )
+        cells = [
+            variant.name,
+            f"{variant.median:.3f} s",
+            f"{cpu:.3f} s",
+            f"{variant.peak_mb:.0f} MB",
+            *(cell(variant) for _, _, cell in columns),
+        ]
+        print(table_row(cells))
     print()
+
+
+def table_row(cells: list[str]) -> str:
+    """A row of a Markdown table."""
+    return "| " + " | ".join(cells) + " |"
+
+
+def print_ratios(rows: list[tuple[str, Variant, Variant, int]]) -> None:
+    """Print a table of the paired ratios, wall and CPU, of each row's two variants (its
+    label, the numerator, the denominator, and how many digits)."""
     print("| ratio (median of paired rounds) | wall | CPU |")
     print("| --- | ---: | ---: |")
-    for label, a, b, digits in (
-        ("static / floor, cold", static_cold, floor_cold, 3),
-        ("static / floor, warm", static_warm, floor_warm, 3),
-        ("static compiled / floor, cold", compiled_cold, floor_cold, 3),
-        ("static compiled / floor, warm", compiled_warm, floor_warm, 3),
-        ("ast walk / static, cold", walk, static_cold, 1),
-    ):
-        wall, cpu = paired_ratio(a, b), paired_ratio(a, b, CPU)
+    for label, numerator, denominator, digits in rows:
+        wall = paired_ratio(numerator, denominator)
+        cpu = paired_ratio(numerator, denominator, CPU)
         print(f"| {label} | {wall:.{digits}f} | {cpu:.{digits}f} |")
     print()
 
@@ -365,21 +402,17 @@ def runtime(rounds: int) -> None:
     reran = sum("from the cache" not in run.output for run in all_three.runs)
     print(f"The probe ran again in {reran} of the {rounds} runs of all three.\n")
     check_ms = 1000 * median_of(all_three, lambda r: contract_timings(r.output)[runtime_name])
-    print("| variant | median | CPU | peak memory | runtime contract's check() |")
-    print("| --- | ---: | ---: | ---: | ---: |")
-    for variant in variants:
-        cpu = median_of(variant, lambda r: r.cpu_seconds)
-        check = f"{check_ms:.0f} ms" if variant is all_three else ""
-        print(
-            f"| {variant.name} | {variant.median:.3f} s | {cpu:.3f} s "
-            f"| {variant.peak_mb:.0f} MB | {check} |"
-        )
-    print()
-    print("| ratio (median of paired rounds) | wall | CPU |")
-    print("| --- | ---: | ---: |")
-    wall, cpu = paired_ratio(all_three, static_only), paired_ratio(all_three, static_only, CPU)
-    print(f"| all three / static only | {wall:.3f} | {cpu:.3f} |")
-    print()
+    print_variants(
+        variants,
+        [
+            (
+                "runtime contract's check()",
+                "---:",
+                lambda v: f"{check_ms:.0f} ms" if v is all_three else "",
+            )
+        ],
+    )
+    print_ratios([("all three / static only", all_three, static_only, 3)])
 
 
 def scaling(sizes: list[int], rounds: int, scripts: Path) -> None:
@@ -515,7 +548,7 @@ def reach(sizes: list[int], rounds: int, scripts: Path, compiled: Path) -> None:
             ]
             if static is variants[3]:
                 cells.append(f"{r4 * 1000 / imports * 1000:.1f} ms")
-        print("| " + " | ".join(cells) + " |")
+        print(table_row(cells))
         floor, read_outline, read_ast, walking = variants[0], *variants[6:9]
         walk = median_of(walking, lambda r: contract_timings(r.output)["R4"])
         pure_cold, pure_cached = variants[1], variants[3]

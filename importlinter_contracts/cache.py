@@ -1,5 +1,5 @@
 """Which cache directory this run of lint-imports uses, so that our caches sit beside grimp's,
-and how their files are sealed."""
+and how their files are sealed and written."""
 
 from __future__ import annotations
 
@@ -16,7 +16,9 @@ from pathlib import Path
 import click
 import grimp
 
-from .locations import package_directories
+from .errors import FileWriteError
+from .files import write_atomically
+from .locations import display_path, package_directories
 
 DEFAULT_CACHE_DIR = Path(".import_linter_cache")
 
@@ -123,6 +125,20 @@ def unsealed(magic: bytes, data: bytes) -> bytes:
     if not data.startswith(magic) or data[len(magic) : start] != digest(payload):
         raise ValueError("not a cache file of this version")
     return payload
+
+
+def write_cache(file: Path, data: bytes, name: str, then: str) -> str | None:
+    """Write a cache file (`data`, as `sealed` made it), and its folder where there is none.
+    A cache that cannot be written costs only time: return a warning that names it (`name`:
+    "import-scope cache", say) and says what the next run does without it (`then`); None
+    where it is written."""
+    try:
+        file.parent.mkdir(parents=True, exist_ok=True)
+        write_atomically(file, data, durable=False)
+    except (OSError, FileWriteError) as error:
+        reason = error.reason if isinstance(error, FileWriteError) else error.strerror
+        return f"The {name} {display_path(file)} cannot be written ({reason or error}): {then}."
+    return None
 
 
 @functools.cache

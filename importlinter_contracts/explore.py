@@ -293,15 +293,17 @@ class Explorer:
         )
 
     def check(self, contract_id: str | None = None) -> Report:
-        """The contracts' findings, as `importlinter-contracts check --format json` gives them."""
+        """Return the contracts' findings (of `contract_id` alone, where given), as
+        `importlinter-contracts check --format json` gives them."""
         ids = (contract_id,) if contract_id else ()
         return run_contracts(self._config, ids, self._cache_dir).as_data()
 
     def smallest_cut(self, contract_id: str) -> Cut:
-        """The fewest import statements to defer for the eager_imports contract
+        """Return the fewest import statements to defer for the eager_imports contract
         `contract_id` to be kept (every chain, those its allowlist excuses included).
 
-        Raises UsageError for a contract of another type."""
+        Raises UsageError for a contract of another type.
+        """
         (result,) = self.check(contract_id)["contracts"]
         if result["type"] != "eager_imports":
             raise UsageError(

@@ -25,9 +25,7 @@ from typing import Any, NamedTuple
 
 from grimp import ImportGraph
 
-from .cache import cache_directory, code_identity, sealed, unsealed
-from .errors import FileWriteError
-from .files import write_atomically
+from .cache import cache_directory, code_identity, sealed, unsealed, write_cache
 from .locations import display_path, package_directories
 from .modules import nearest_module, parents
 
@@ -122,8 +120,9 @@ def _matching(expression: str, modules: Iterable[str]) -> set[str]:
 
 # The last run's scan, kept while the run's session options (one object that import-linter
 # hands to every contract of a run) are the same object: one scan per run, however many
-# static contracts it checks. A new run, even on the same folder, scans afresh.
-_last_scan: tuple[Mapping[str, Any], UnseenFolders] | None = None
+# static contracts it checks. A new run, even on the same folder, scans afresh. With it, the
+# warning that the cache could not keep it (`_kept_scan`).
+_last_scan: tuple[Mapping[str, Any], UnseenFolders, str | None] | None = None
 # The session options of the last run whose warnings were given.
 _last_warned: Mapping[str, Any] | None = None
 
@@ -137,12 +136,18 @@ def run_warnings(session_options: Mapping[str, Any]) -> list[str]:
     if _last_warned is session_options:
         return []
     _last_warned = session_options
-    return unseen_folders(session_options).warnings()
+    unseen, cache_warning = _run_scan(session_options)
+    return unseen.warnings() + ([cache_warning] if cache_warning else [])
 
 
 def unseen_folders(session_options: Mapping[str, Any]) -> UnseenFolders:
     """Return the folders without `__init__.py` below the run's root packages, scanned once per
     run."""
+    return _run_scan(session_options)[0]
+
+
+def _run_scan(session_options: Mapping[str, Any]) -> tuple[UnseenFolders, str | None]:
+    """Return `unseen_folders`, with the warning that the cache could not keep them."""
     global _last_scan
     if _last_scan is None or _last_scan[0] is not session_options:
         roots = [
@@ -150,8 +155,8 @@ def unseen_folders(session_options: Mapping[str, Any]) -> UnseenFolders:
             for package in session_options["root_packages"]
             for directory in package_directories(package)
         ]
-        _last_scan = (session_options, _kept_scan(roots, cache_directory()))
-    return _last_scan[1]
+        _last_scan = (session_options, *_kept_scan(roots, cache_directory()))
+    return _last_scan[1], _last_scan[2]
 
 
 def scan(roots: list[tuple[str, Path]]) -> UnseenFolders:
@@ -169,11 +174,14 @@ CACHE_FILE = Path("importlinter_contracts") / "unseen-folders.cache"
 _SETTLED_NS = 2_000_000_000
 
 
-def _kept_scan(roots: list[tuple[str, Path]], cache_dir: Path | None) -> UnseenFolders:
+def _kept_scan(
+    roots: list[tuple[str, Path]], cache_dir: Path | None
+) -> tuple[UnseenFolders, str | None]:
     """Return `scan(roots)`: as the cache in `cache_dir` keeps it where every folder it
-    listed has its modification time still (none: scanned), else scanned and kept."""
+    listed has its modification time still (none: scanned), else scanned and kept. A cache
+    that cannot be written costs only time: return a warning with it."""
     if cache_dir is None:
-        return scan(roots)
+        return scan(roots), None
     file = cache_dir / CACHE_FILE
     # (Two copies of a tree, unpacked from one archive, may have the same times: the key
     # holds where the folders are, and the paths the scan records are as they were found.)
@@ -189,32 +197,33 @@ def _kept_scan(roots: list[tuple[str, Path]], cache_dir: Path | None) -> UnseenF
             and all(os.stat(folder).st_mtime_ns == time_ns for folder, time_ns in data[2])
         ):
             folders, file_count, missing, shadowed = data[3]
-            return UnseenFolders(
+            kept = UnseenFolders(
                 tuple(map(Path, folders)),
                 file_count,
                 {module: tuple(map(Path, way)) for module, way in missing.items()},
                 tuple(map(Path, shadowed)),
             )
+            return kept, None
     except (OSError, EOFError, ValueError, TypeError, IndexError, KeyError, AttributeError):
         pass  # none yet, an unreadable file, or a folder gone: scanned again
     started = time.time_ns()
     scanned = _scanned(roots, timed=True)
     found = scanned.found
-    if scanned.settled(started):
-        kept = (
-            tuple(map(str, found.folders)),
-            found.file_count,
-            {module: tuple(map(str, way)) for module, way in found.missing_inits.items()},
-            tuple(map(str, found.shadowed)),
-        )
-        try:
-            file.parent.mkdir(parents=True, exist_ok=True)
-            record: Any = (code_identity(), key, scanned.listed, kept)
-            payload = marshal.dumps(record)
-            write_atomically(file, sealed(_MAGIC, payload), durable=False)
-        except (OSError, FileWriteError):
-            pass  # (it only saves the listing: the next run lists the folders again)
-    return found
+    if not scanned.settled(started):
+        return found, None
+    listing = (
+        tuple(map(str, found.folders)),
+        found.file_count,
+        {module: tuple(map(str, way)) for module, way in found.missing_inits.items()},
+        tuple(map(str, found.shadowed)),
+    )
+    record: Any = (code_identity(), key, scanned.listed, listing)
+    return found, write_cache(
+        file,
+        sealed(_MAGIC, marshal.dumps(record)),
+        "unseen-folders cache",
+        "the folders are listed again on the next run",
+    )
 
 
 def _scanned(roots: list[tuple[str, Path]], timed: bool) -> _Scan:

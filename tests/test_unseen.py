@@ -14,6 +14,7 @@ import pytest
 from helpers import Project, configure_r2
 from importlinter_contracts import unseen as unseen_module
 from importlinter_contracts._importlinter import build_graph, read_user_options
+from importlinter_contracts.cache import DEFAULT_CACHE_DIR
 from importlinter_contracts.unseen import scan
 
 TREE = {
@@ -337,6 +338,24 @@ def test_the_cache_keeps_the_listing_until_a_folder_changes(
     linked = more.replace("5 modules", "6 modules")
     assert warnings() == warnings() == [[linked], []]
     assert len(scans) == 7
+
+
+def test_a_cache_that_cannot_be_written_gives_a_warning_and_the_run_goes_on(
+    unseen: Project,
+) -> None:
+    r2_and_r4(unseen)
+    (unseen.root / DEFAULT_CACHE_DIR / unseen_module.CACHE_FILE).mkdir(parents=True)
+    settled(unseen.root)  # (a scan of folders that changed just before is not kept)
+    result = unseen.check_with_cache("--format", "json")
+    assert [c["warnings"] for c in json.loads(result.stdout)["contracts"]] == [
+        [
+            WARNING,
+            "The unseen-folders cache .import_linter_cache/importlinter_contracts/"
+            "unseen-folders.cache cannot be written (Is a directory): the folders are listed "
+            "again on the next run.",
+        ],
+        [],
+    ]
 
 
 SHADOWED = (

@@ -19,7 +19,7 @@ from helpers import Project, files_read
 from importlinter_contracts import cache
 from importlinter_contracts.eager import contract as eager_contract
 from importlinter_contracts.eager import outcomes, scope_cache
-from importlinter_contracts.eager.outcomes import OUTCOMES_FILE, WalkOutcomes
+from importlinter_contracts.eager.outcomes import OUTCOMES_FILE, WalkOutcomes, WalksFound
 from importlinter_contracts.errors import UnreadableSourceError
 
 FILES = {
@@ -633,3 +633,18 @@ def test_an_outcome_keeps_its_smallest_cut_and_one_of_another_shape_is_not_used(
         None,
         None,
     ]
+
+
+def test_an_outcome_is_read_back_by_its_fields_names_with_a_cut_not_asked_for(
+    tmp_path: Path,
+) -> None:
+    violation: dict[str, Any] = {"importer": "pkg.a", "imported": "pkg.bad"}
+    found = WalksFound([violation], [], ["a warning"], eager_contract._CUT_NOT_ASKED)
+    WalkOutcomes(tmp_path, b"graph").keep(b"k" * 16, found, {}, {})
+    kept = WalkOutcomes(tmp_path, b"graph").get(b"k" * 16, {})
+    assert kept is not None
+    assert type(kept.found) is WalksFound
+    assert kept.found.violations == [violation]
+    assert kept.found.ignored == []
+    assert kept.found.warnings == ["a warning"]
+    assert kept.found.smallest_cut == "not asked for"

@@ -38,7 +38,7 @@ from ..rendering import (
 )
 from ..report import ContractFindings, Finding, IgnoredImport, ImportFinding, SmallestCutData
 from ..unseen import unseen_folders
-from .outcomes import Answer, Answers, WalkOutcomes
+from .outcomes import Answer, Answers, WalkOutcomes, WalksFound
 from .questions import FileAnswers, answers_again
 from .scope_cache import ScopeIndex
 from .smallest_cut import (
@@ -124,7 +124,7 @@ class EagerImportContract(AllowlistedContract):
             module: scopes.imported_digest(module, graph) for module in outcomes.modules_read(key)
         }
         kept = outcomes.get(key, imported)
-        if kept is not None and cast(_Outcome, kept.found)[3] == _CUT_NOT_ASKED and is_asked_for():
+        if kept is not None and kept.found.smallest_cut == _CUT_NOT_ASKED and is_asked_for():
             kept = None  # (the walks found no cut: a report asks for one now)
         cache_warnings: list[str | None] = []
         # The files read that changed after grimp read them (by module, `ScopeIndex.edited`):
@@ -155,9 +155,9 @@ class EagerImportContract(AllowlistedContract):
                 verbose, f"Followed eager imports from {len(sources)} source modules."
             )
         else:
-            found = cast(_Outcome, kept.found)
+            found = kept.found
             # The entries that excused imports are used, as when the walks asked.
-            for excused in found[1]:
+            for excused in found.ignored:
                 allowlist.excuse(excused["importer"], excused["imported"])
             changed = len(kept.changed)
             output.verbose_print(
@@ -171,7 +171,6 @@ class EagerImportContract(AllowlistedContract):
                     else f"({changed} files they run have changed since, and answer as before)."
                 ),
             )
-        violations, ignored, walk_warnings, cut = found
         # (A package's __init__.py beside a module file of its name is not the file grimp
         # read, whatever its time: the warning about such files says so.)
         shadowed = unseen_folders(self.session_options).shadowed
@@ -183,15 +182,16 @@ class EagerImportContract(AllowlistedContract):
             if path not in beside
         ]
         # (Only with findings: a kept contract without an allowlist has nothing to defer.)
+        cut = found.smallest_cut
         cut_field: dict[str, Any] = (
             {} if cut is None or cut == _CUT_NOT_ASKED else {"smallest_cut": cut}
         )
         return self._contract_check(
-            list[Finding](violations),
-            ignored,
+            list[Finding](found.violations),
+            found.ignored,
             allowlist,
             warnings=warnings
-            + walk_warnings
+            + found.warnings
             + [warning for warning in cache_warnings if warning]
             + allowed_warnings,
             sources=sources,
@@ -207,7 +207,7 @@ class EagerImportContract(AllowlistedContract):
         forbidden: set[str],
         allowed: set[str],
         allowlist: Allowlist,
-    ) -> tuple[_Outcome, Answers]:
+    ) -> tuple[WalksFound, Answers]:
         """Return what the walks from each source find: the violations, the imports the
         allowlist excused (sorted), the warnings of what the walks could not read and the
         smallest cut (None without findings; `_CUT_NOT_ASKED` for a kept contract where no
@@ -309,7 +309,7 @@ class EagerImportContract(AllowlistedContract):
                 )
             elif found_cut is not None:
                 cut = found_cut.as_data()
-        return (_sorted(findings), _sorted(ignored), warnings, cut), eager_imports.answers
+        return WalksFound(_sorted(findings), _sorted(ignored), warnings, cut), eager_imports.answers
 
     def _steps(
         self, graph: ImportGraph, eager_imports: EagerImports, entered: set[str]
@@ -501,10 +501,6 @@ def _packages(
         matched |= found
     return matched, warnings
 
-
-# What the walks of a check find: its violations, the imports its allowlist excused, the
-# warnings of what they could not read, and the smallest cut (or `_CUT_NOT_ASKED`).
-_Outcome = tuple[list[ImportFinding], list[IgnoredImport], list[str], SmallestCutData | str | None]
 
 # The smallest cut of a kept contract that no report asked for (`smallest_cut.asked_for`),
 # as the walks' outcome keeps it: a run that asks for it walks again.

@@ -26,10 +26,9 @@ from collections.abc import Mapping
 from pathlib import Path
 from typing import Any, NamedTuple
 
-from ..cache import DIGEST_SIZE, code_identity, sealed, unsealed
-from ..errors import FileWriteError
-from ..files import write_atomically
-from ..locations import display_path, in_package_folders, modification_time
+from ..cache import DIGEST_SIZE, code_identity, sealed, unsealed, write_cache
+from ..locations import in_package_folders, modification_time
+from ..report import IgnoredImport, ImportFinding, SmallestCutData
 
 OUTCOMES_FILE = Path("importlinter_contracts") / "walk-outcomes.cache"
 
@@ -39,12 +38,25 @@ _MAGIC = b"importlinter-contracts walk outcomes\n"
 _KEPT = 16
 
 
+class WalksFound(NamedTuple):
+    """What the walks of an eager_imports check found: its violations, the imports its
+    allowlist excused, the warnings of what they could not read, and the smallest cut (None
+    without findings; a string where no report asked for it, the contract's
+    `_CUT_NOT_ASKED`). The file keeps it as a plain tuple."""
+
+    violations: list[ImportFinding]
+    ignored: list[IgnoredImport]
+    warnings: list[str]
+    smallest_cut: SmallestCutData | str | None
+
+
 class KeptWalks(NamedTuple):
-    """What walks found (`found`), with the files they read: each module's (`modules`), with
-    the file's path and modification time when it was read and the digest of the modules
-    grimp reported it imports then (`ScopeIndex.imported_digest`, one after the other in
-    `imported`); and what each file answered (`EagerImports.answers`, marshalled: read only
-    where a file changed). The file keeps it as a plain tuple."""
+    """What walks found (`found`, a `WalksFound` as a plain tuple), with the files they
+    read: each module's (`modules`), with the file's path and modification time when it was
+    read and the digest of the modules grimp reported it imports then
+    (`ScopeIndex.imported_digest`, one after the other in `imported`); and what each file
+    answered (`EagerImports.answers`, marshalled: read only where a file changed). The file
+    keeps it as a plain tuple."""
 
     modules: tuple[str, ...]
     paths: tuple[str, ...]
@@ -68,12 +80,10 @@ FilesRead = dict[str, tuple[str, float, bytes]]
 
 
 class KeptOutcome(NamedTuple):
-    """What the walks found (data `marshal` writes), and the files that changed since,
-    each with its path then and what it answered the walks (to ask it again)."""
+    """What the walks found, and the files that changed since, each with its path then and
+    what it answered the walks (to ask it again)."""
 
-    # Any, not object: compiled (mypyc), a NamedTuple looks its fields' types up in the
-    # module's names, where `object` is not.
-    found: Any
+    found: WalksFound
     changed: dict[str, tuple[str, list[Answer]]]
 
 
@@ -103,6 +113,7 @@ class WalkOutcomes:
         kept = self._load().get(key)
         if kept is None:
             return None
+        found = WalksFound._make(kept.found)
         changed = []
         for index, (module, path, time) in enumerate(
             zip(kept.modules, kept.paths, kept.times, strict=True)
@@ -114,26 +125,25 @@ class WalkOutcomes:
             if now != time or imported_digests[module] != _nth_digest(kept.imported, index):
                 changed.append(module)
         if not changed:
-            return KeptOutcome(kept.found, {})
+            return KeptOutcome(found, {})
         answered = _answers(kept.answers)
         if answered is None:
             return None
         # (A module that answered nothing cannot change what the walks find.)
         where = dict(zip(kept.modules, kept.paths, strict=True))
-        found: dict[str, tuple[str, list[Answer]]] = {}
+        asked: dict[str, tuple[str, list[Answer]]] = {}
         for module in changed:
             answers = _answers_of(answered, module)
             if answers is None:
                 return None
-            found[module] = (where[module], answers)
-        return KeptOutcome(kept.found, found)
+            asked[module] = (where[module], answers)
+        return KeptOutcome(found, asked)
 
     def keep(
-        self, key: bytes, found: object, files_read: FilesRead, answers: Answers
+        self, key: bytes, found: WalksFound, files_read: FilesRead, answers: Answers
     ) -> str | None:
-        """Keep what the walks keyed `key` found (data `marshal` writes), with the files they
-        read and what each answered. A file that cannot be written costs only time: return a
-        warning."""
+        """Keep what the walks keyed `key` found, with the files they read and what each
+        answered. A file that cannot be written costs only time: return a warning."""
         return self._write(
             key,
             KeptWalks(
@@ -141,7 +151,7 @@ class WalkOutcomes:
                 paths=tuple(path for path, _, _ in files_read.values()),
                 times=tuple(time for _, time, _ in files_read.values()),
                 imported=b"".join(digest for _, _, digest in files_read.values()),
-                found=found,
+                found=tuple(found),  # (`marshal` writes no named tuple)
                 answers=marshal.dumps(answers),
             ),
         )
@@ -178,16 +188,12 @@ class WalkOutcomes:
             "graph": self._graph,
             "outcomes": {key: tuple(walks) for key, walks in list(kept.items())[-_KEPT:]},
         }
-        try:
-            self._file.parent.mkdir(parents=True, exist_ok=True)
-            write_atomically(self._file, sealed(_MAGIC, marshal.dumps(data)), durable=False)
-        except (OSError, FileWriteError) as error:
-            reason = error.reason if isinstance(error, FileWriteError) else error.strerror
-            return (
-                f"The walk-outcome cache {display_path(self._file)} cannot be written "
-                f"({reason or error}): the walks run again on the next run."
-            )
-        return None
+        return write_cache(
+            self._file,
+            sealed(_MAGIC, marshal.dumps(data)),
+            "walk-outcome cache",
+            "the walks run again on the next run",
+        )
 
     def _load(self) -> dict[bytes, KeptWalks]:
         """The outcomes kept for this graph (none for another: what the walks find depends
@@ -253,12 +259,14 @@ def _is_kept(kept: object) -> bool:
     # Its fields as they are, not as a KeptWalks types them: compiled (mypyc), reading a
     # field of another type raises TypeError.
     modules, paths, times, imported, found, answers = kept
+    if not (type(found) is tuple and len(found) == len(WalksFound._fields)):
+        return False
+    # (What the walks found, by field name: as they are, likewise.)
+    walks = dict(zip(WalksFound._fields, found, strict=True))
+    cut = walks["smallest_cut"]
     return (
-        type(found) is tuple
-        and len(found) == 4
-        and all(type(part) is list for part in found[:3])
-        # The smallest cut (a string: not asked for).
-        and (found[3] is None or type(found[3]) in (dict, str))
+        all(type(walks[name]) is list for name in ("violations", "ignored", "warnings"))
+        and (cut is None or type(cut) in (dict, str))
         and type(modules) is tuple
         and type(paths) is tuple
         and type(times) is tuple

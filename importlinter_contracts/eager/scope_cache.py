@@ -33,9 +33,8 @@ from typing import Any, NamedTuple
 
 from grimp import ImportGraph
 
-from ..cache import code_identity, digest, grimp_file_times, sealed, unsealed
-from ..errors import FileWriteError, UnreadableSourceError
-from ..files import write_atomically
+from ..cache import code_identity, digest, grimp_file_times, sealed, unsealed, write_cache
+from ..errors import UnreadableSourceError
 from ..locations import (
     display_path,
     in_package_folders,
@@ -393,15 +392,11 @@ class ScopeIndex:
                 }
             ),
         )
-        try:
-            self._cache_file.parent.mkdir(parents=True, exist_ok=True)
-            write_atomically(self._cache_file, data, durable=False)
-        except (OSError, FileWriteError) as error:
-            reason = error.reason if isinstance(error, FileWriteError) else error.strerror
-            return (
-                f"The import-scope cache {display_path(self._cache_file)} cannot be written "
-                f"({reason or error}): files are read again on the next run."
-            )
+        warning = write_cache(
+            self._cache_file, data, "import-scope cache", "files are read again on the next run"
+        )
+        if warning is not None:
+            return warning
         self._dirty = False
         for record in self._modules.values():
             record.mark_saved()
