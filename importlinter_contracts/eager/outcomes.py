@@ -19,8 +19,6 @@ The outcomes are kept in a file of their own, beside the import scopes' cache: a
 uses one reads only that file.
 """
 
-from __future__ import annotations
-
 import marshal
 from collections.abc import Mapping
 from pathlib import Path

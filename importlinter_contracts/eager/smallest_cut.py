@@ -6,8 +6,6 @@ from __future__ import annotations
 
 from collections import deque
 from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
-from contextlib import contextmanager
-from contextvars import ContextVar
 from dataclasses import dataclass
 from typing import NamedTuple
 
@@ -19,27 +17,6 @@ TYPE_CHECKING = False  # (not typing's: the contract types are imported on every
 if TYPE_CHECKING:
     from .deferrable import NotLazy
     from .import_time_uses import ImportTimeUse
-
-
-# Whether the smallest cut of a kept contract is asked for (`asked_for`): only a report's
-# data shows it (a text report shows a broken contract's alone), and finding it reads the
-# file of each statement it may take.
-_asked: ContextVar[bool] = ContextVar("smallest_cut_asked", default=False)
-
-
-@contextmanager
-def asked_for(asked: bool = True) -> Iterator[None]:
-    """Within the block, find the smallest cut of kept contracts too (with `asked`)."""
-    token = _asked.set(asked)
-    try:
-        yield
-    finally:
-        _asked.reset(token)
-
-
-def is_asked_for() -> bool:
-    """Return whether the smallest cut of a kept contract is asked for (`asked_for`)."""
-    return _asked.get()
 
 
 class Statement(NamedTuple):
