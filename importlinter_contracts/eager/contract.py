@@ -38,6 +38,7 @@ from ..rendering import (
 )
 from ..report import ContractFindings, Finding, IgnoredImport, ImportFinding, SmallestCutData
 from ..unseen import unseen_folders
+from ..working_directory import working_directory_off_sys_path
 from .cut_request import is_asked_for
 from .outcomes import Answer, Answers, WalkOutcomes
 from .target import set_target, target_of, target_python
@@ -201,7 +202,8 @@ class EagerImportContract(AllowlistedContract):
         """Return an index of what the graph's modules say about import time, with the
         import-scope cache in `cache_dir` (none: every file is read afresh), knowing the
         digests worked out already (`ScopeIndex.know_digests`)."""
-        from .scope_cache import ScopeIndex
+        with working_directory_off_sys_path():
+            from .scope_cache import ScopeIndex
 
         scopes = ScopeIndex(cache_dir, self.session_options, grimp_cache)
         scopes.know_digests(graph_seen, imported)
@@ -221,14 +223,17 @@ class EagerImportContract(AllowlistedContract):
         allowlist excused (sorted), the warnings of what the walks could not read and the
         smallest cut (None without findings; `_CUT_NOT_ASKED` for a kept contract where no
         report asks for it, `cut_request.asked_for`); and what each file answered."""
-        from .smallest_cut import ChainEnd, NoCut, SmallestCut, smallest_cut, uncut_finding
-        from .walk import (
-            EagerImports,
-            calls_unread_warnings,
-            chain_to,
-            dynamic_import_warnings,
-            walk,
-        )
+        # (With the working directory off sys.path, which lint-imports puts first while
+        # contracts run: nothing there may stand in for a module these import.)
+        with working_directory_off_sys_path():
+            from .smallest_cut import ChainEnd, NoCut, SmallestCut, smallest_cut, uncut_finding
+            from .walk import (
+                EagerImports,
+                calls_unread_warnings,
+                chain_to,
+                dynamic_import_warnings,
+                walk,
+            )
 
         eager_imports = EagerImports(graph, scopes, recorded=True)
 
@@ -335,31 +340,39 @@ class EagerImportContract(AllowlistedContract):
         """The steps of the eager graph between the modules the walks entered: each
         module's parent package (with `include_ancestors`) and the imports it runs, as the
         walks took them."""
+        from .smallest_cut import EagerStep  # (which `_walk`, the caller, imported)
+
         # `of` may ask a file what no walk asked it (a walk takes a module's imports one by
         # one, and stops where `decide` says): the cut depends on those answers too, so they
         # are recorded with the walks'.
         steps = []
         for module in sorted(entered):
-            steps += self._parent_step(graph, entered, module)
+            parent = self._parent_entered(graph, entered, module)
+            if parent is not None:
+                steps.append(EagerStep(module, parent, (), ()))
             steps += [_step(hop) for hop in eager_imports.of(module) if hop.imported in entered]
         return steps
 
     def _parent_steps(self, graph: ImportGraph, entered: set[str]) -> list[EagerStep]:
         """The steps of the eager graph between the modules the walks entered that no
         deferral cuts: each module's parent package (with `include_ancestors`)."""
+        from .smallest_cut import EagerStep  # (which `_walk`, the caller, imported)
+
         steps = []
         for module in sorted(entered):
-            steps += self._parent_step(graph, entered, module)
+            parent = self._parent_entered(graph, entered, module)
+            if parent is not None:
+                steps.append(EagerStep(module, parent, (), ()))
         return steps
 
-    def _parent_step(self, graph: ImportGraph, entered: set[str], module: str) -> list[EagerStep]:
-        from .smallest_cut import EagerStep
-
+    def _parent_entered(self, graph: ImportGraph, entered: set[str], module: str) -> str | None:
+        """The parent package of `module` (with `include_ancestors`), where the walks entered
+        it: Python runs it first."""
         if self.include_ancestors:
             parent = next((p for p in parents(module) if has_module(graph, p)), None)
             if parent in entered:
-                return [EagerStep(module, parent, (), ())]
-        return []
+                return parent
+        return None
 
     def _sources(self, graph: ImportGraph) -> list[str]:
         sources: set[str] = set()
@@ -486,7 +499,8 @@ def _answer_again(
 ) -> bool:
     """Whether each changed file is where it was, and answers what it answered walks
     before (`changed`: its path then, and its answers)."""
-    from .questions import FileAnswers, answers_again
+    with working_directory_off_sys_path():
+        from .questions import FileAnswers, answers_again
 
     asked = FileAnswers(graph, scopes)
     try:
@@ -595,7 +609,7 @@ def _add_source(
 
 def _step(hop: EagerHop) -> EagerStep:
     """A hop, as a step of the eager graph the smallest cut is found in."""
-    from .smallest_cut import EagerStep, Statement
+    from .smallest_cut import EagerStep, Statement  # (which `_walk`, the caller, imported)
 
     statements = tuple(Statement(hop.importer, line) for line in hop.line_numbers)
     return EagerStep(hop.runs_from, hop.imported, statements, hop.why if statements else ())
