@@ -22,7 +22,7 @@ uses one reads only that file.
 import marshal
 from collections.abc import Mapping
 from pathlib import Path
-from typing import Any, NamedTuple
+from typing import NamedTuple
 
 from ..cache import DIGEST_SIZE, code_identity, sealed, unsealed
 from ..errors import FileWriteError
@@ -48,9 +48,7 @@ class KeptWalks(NamedTuple):
     paths: tuple[str, ...]
     times: tuple[float, ...]
     imported: bytes
-    # Any, not object: compiled (mypyc), a NamedTuple looks its fields' types up in the
-    # module's names, where `object` is not.
-    found: Any
+    found: object
     answers: bytes
 
 
@@ -69,9 +67,7 @@ class KeptOutcome(NamedTuple):
     """What the walks found (data `marshal` writes), and the files that changed since,
     each with its path then and what it answered the walks (to ask it again)."""
 
-    # Any, not object: compiled (mypyc), a NamedTuple looks its fields' types up in the
-    # module's names, where `object` is not.
-    found: Any
+    found: object
     changed: dict[str, tuple[str, list[Answer]]]
 
 
@@ -248,8 +244,7 @@ def _is_kept(kept: object) -> bool:
     """Whether `kept` has the shape `keep` writes (a `KeptWalks`, as a plain tuple)."""
     if not (type(kept) is tuple and len(kept) == len(KeptWalks._fields)):
         return False
-    # Its fields as they are, not as a KeptWalks types them: compiled (mypyc), reading a
-    # field of another type raises TypeError.
+    # Its fields as they are: a KeptWalks names them once they have its shape.
     modules, paths, times, imported, found, answers = kept
     return (
         type(found) is tuple
