@@ -31,8 +31,6 @@ that `pyproject.toml` admits. What this relies on:
   option. Did you mean '...'?" (`option_errors` below reads them).
 """
 
-from __future__ import annotations
-
 import dataclasses
 import re
 from collections.abc import Iterator, Mapping, Sequence

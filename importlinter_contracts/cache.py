@@ -8,10 +8,11 @@ import hashlib
 import json
 import os
 import sys
-from collections.abc import Iterable, Iterator
+from collections.abc import Iterable, Iterator, Mapping
 from contextlib import contextmanager
 from contextvars import ContextVar
 from pathlib import Path
+from typing import Any
 
 import click
 import grimp
@@ -108,6 +109,30 @@ DIGEST_SIZE = 16
 def digest(data: bytes) -> bytes:
     """Return the digest the caches key and seal their contents with."""
     return hashlib.blake2b(data, digest_size=DIGEST_SIZE).digest()
+
+
+# The session options that shape grimp's graph, besides the root packages.
+_GRAPH_OPTIONS = ("include_external_packages", "exclude_type_checking_imports")
+
+
+def graph_digest(graph: grimp.ImportGraph, session_options: Mapping[str, Any]) -> bytes:
+    """Return a digest of the modules grimp found in `graph`, with the options that shape it
+    (lint-imports' `session_options`): the graph that what the eager walks read is kept for."""
+    options = [session_options.get(option) for option in _GRAPH_OPTIONS]
+    return digest(
+        "\n".join(sorted(graph.modules)).encode()
+        + repr(options + sorted(session_options.get("root_packages", ()))).encode()
+    )
+
+
+def imported_digest(graph: grimp.ImportGraph, module: str) -> bytes:
+    """Return a digest of the modules that grimp reports `module` imports, in `graph`."""
+    return modules_digest(sorted(graph.find_modules_directly_imported_by(module)))
+
+
+def modules_digest(modules: list[str]) -> bytes:
+    """Return a digest of the names of `modules`, in their order."""
+    return digest("\n".join(modules).encode())
 
 
 def sealed(magic: bytes, payload: bytes) -> bytes:

@@ -21,18 +21,18 @@ if TYPE_CHECKING:
     from collections.abc import Sequence
 
 # The hot modules, compiled in the compiled wheel (pyproject.toml's hook names the same files,
-# in the same order): the readers of module files, the walk, and the cache records. Ordered so
-# that each one's imports come before it. Not `questions`: it reads its interface's methods
-# and their annotations at run time, which a compiled Protocol does not give the same.
+# in the same order): the readers of module files, the walk, and the import-scope cache.
+# Ordered so that each one's imports come before it. Not `questions`: it reads its interface's
+# methods and their annotations at run time, which a compiled Protocol does not give the same.
+# Not `target` and `outcomes`: a check whose walks are all kept uses them and walks nothing,
+# and importing one compiled module loads every one.
 COMPILED_MODULES = (
-    "importlinter_contracts.eager.target",
     "importlinter_contracts.eager.parsing",
     "importlinter_contracts.eager.lazy",
     "importlinter_contracts.eager.calls",
     "importlinter_contracts.eager.scopes",
     "importlinter_contracts.eager.outline",
     "importlinter_contracts.eager.module_files",
-    "importlinter_contracts.eager.outcomes",
     "importlinter_contracts.eager.scope_cache",
     "importlinter_contracts.eager.resolver",
     "importlinter_contracts.eager.walk",

@@ -16,7 +16,7 @@ from importlinter.domain.contract import NoSuchContractType, registry
 from . import _importlinter
 from .cache import DEFAULT_CACHE_DIR, grimp_cache_folder, using_cache_directory
 from .configuration import find_configuration, selected_contract_ids
-from .eager.smallest_cut import asked_for
+from .eager.cut_request import asked_for
 from .errors import (
     ConfigurationError,
     ContractConfigurationError,

@@ -14,8 +14,6 @@ and no listed folder has changed since (its modification time: adding, removing 
 an entry changes it).
 """
 
-from __future__ import annotations
-
 import marshal
 import os
 import time
@@ -226,7 +224,7 @@ def _kept_scan(
     )
 
 
-def _scanned(roots: list[tuple[str, Path]], timed: bool) -> _Scan:
+def _scanned(roots: list[tuple[str, Path]], timed: bool) -> "_Scan":
     """Return the scan of `roots` (`scan`), with each folder's modification time where
     `timed` (for the cache)."""
     found = _Scan(timed)

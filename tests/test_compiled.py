@@ -100,7 +100,7 @@ def test_the_build_under_test_is_the_one_asked_for() -> None:
     "broken",
     [
         pytest.param(f"importlinter_contracts/eager/walk{SUFFIX}", id="a module"),
-        pytest.param(f"importlinter_contracts/eager/target{SUFFIX}", id="the first one loaded"),
+        pytest.param(f"importlinter_contracts/eager/parsing{SUFFIX}", id="the first one loaded"),
         pytest.param(f"*__mypyc{SUFFIX}", id="their shared library"),
     ],
 )
@@ -129,7 +129,7 @@ def test_an_extension_module_that_fails_to_load_in_the_pure_package_is_not_taken
         stale.unlink()
     as_pure = check(site, tmp_path)
     assert as_pure[0] == "pure Python\npy\n"
-    (site / f"importlinter_contracts/eager/target{SUFFIX}").write_bytes(b"not a shared library")
+    (site / f"importlinter_contracts/eager/parsing{SUFFIX}").write_bytes(b"not a shared library")
     build, report = check(site, tmp_path)
     assert build.splitlines()[0].startswith("pure Python: the compiled modules did not load (")
     assert build.splitlines()[1] == "py"

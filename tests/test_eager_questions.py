@@ -14,7 +14,7 @@ from typing import Any
 import pytest
 
 from helpers import Project
-from importlinter_contracts.eager import contract as eager_contract
+from importlinter_contracts.eager import walk as eager_walk
 from importlinter_contracts.eager.questions import (
     FileAnswers,
     ModuleQuestions,
@@ -88,13 +88,14 @@ def tree(project: Project, fakes: None) -> Project:
 def walks(monkeypatch: pytest.MonkeyPatch) -> list[str]:
     """The sources walked from, from now on."""
     walked: list[str] = []
-    real = eager_contract.walk
+    real = eager_walk.walk
 
     def recording(source: str, *args: Any, **kwargs: Any) -> Any:
         walked.append(source)
         return real(source, *args, **kwargs)
 
-    monkeypatch.setattr(eager_contract, "walk", recording)
+    # (The contract imports it from its module where it walks.)
+    monkeypatch.setattr(eager_walk, "walk", recording)
     return walked
 
 

@@ -87,6 +87,82 @@ def test_registering_the_contract_types_loads_no_forbidden_module(tmp_path: Path
     assert set(CONTRACTS[REGISTERING]["source_modules"]) <= set(loaded)
 
 
+# A tree whose contracts lint-imports checks with the package's three kinds of check: R2's,
+# and R4's walk with an import its allowlist excuses (so that a kept run asks whether a report
+# wants the smallest cut).
+WARM_TREE = {
+    "pkg/platforms/cuda/platform.py": "from pkg.models import base\n",
+    "pkg/platforms/npu/platform.py": "import pkg.models.base\n",
+    "pkg/models/base.py": "import pkg.heavy\n\ndef helper():\n    import pkg.models.lazy\n",
+    "pkg/models/lazy.py": "",
+    "pkg/heavy.py": "",
+}
+WARM_CONFIGURATION = """\
+[importlinter]
+root_package = pkg
+contract_types =
+    backend_isolation: importlinter_contracts.BackendIsolationContract
+    eager_imports: importlinter_contracts.EagerImportContract
+
+[importlinter:contract:r2]
+name = Backends are private
+type = backend_isolation
+container = pkg.platforms
+
+[importlinter:contract:r4]
+name = Eager imports
+type = eager_imports
+source_modules = pkg.platforms.cuda.platform
+follow_modules = pkg
+forbidden_modules = pkg.heavy
+ignore_imports =
+    pkg.models.base -> pkg.heavy
+"""
+# lint-imports, in a fresh process that prints the modules it loaded (on its last line).
+LINT_AND_LIST_MODULES = (
+    "import atexit, json, sys\n"
+    "atexit.register(lambda: print(json.dumps(sorted(sys.modules))))\n"
+    "from importlinter.cli import lint_imports_command\n"
+    "sys.argv = ['lint-imports', '--no-logo', '--verbose', '--cache-dir', 'cache']\n"
+    "lint_imports_command()\n"
+)
+
+
+def test_a_run_whose_walks_are_all_kept_loads_no_forbidden_module(tmp_path: Path) -> None:
+    """What the registering contract forbids stays unloaded in a whole run whose walks the
+    cache keeps (the walk and the readers: nothing is read), as the interpreter says."""
+    for relative, source in WARM_TREE.items():
+        path = tmp_path / relative
+        path.parent.mkdir(parents=True, exist_ok=True)
+        path.write_text(source)
+        for parent in path.relative_to(tmp_path).parents:
+            (tmp_path / parent / "__init__.py").touch()
+    (tmp_path / ".importlinter").write_text(WARM_CONFIGURATION)
+    forbidden = CONTRACTS[REGISTERING]["forbidden_modules"]
+    runs = []
+    for _ in range(2):
+        ran = run([sys.executable, "-c", LINT_AND_LIST_MODULES], tmp_path, COLUMNS="200")
+        assert ran.returncode == 0, ran.stdout + ran.stderr
+        loaded = json.loads(ran.stdout.splitlines()[-1])
+        runs.append(
+            (
+                ran.stdout,
+                [
+                    module
+                    for module in loaded
+                    if any(module == name or module.startswith(name + ".") for name in forbidden)
+                ],
+            )
+        )
+    (cold, cold_loaded), (warm, warm_loaded) = runs
+    # The first run walks (so that the check below can fail), the second reuses what it found.
+    assert "Followed eager imports from 1 source modules." in cold
+    assert "importlinter_contracts.eager.walk" in cold_loaded
+    assert "as the cache keeps them (no file they run has changed since)." in warm
+    assert "Contracts: 2 kept, 0 broken." in warm
+    assert warm_loaded == []
+
+
 def renamed(value: Any) -> Any:
     """Return a configuration value with the package's modules named as in the copy (the
     contract types, `contract_types`, stay the package's)."""

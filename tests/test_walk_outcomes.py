@@ -18,7 +18,8 @@ import pytest
 from helpers import Project, files_read
 from importlinter_contracts import cache
 from importlinter_contracts.eager import contract as eager_contract
-from importlinter_contracts.eager import outcomes, scope_cache
+from importlinter_contracts.eager import outcomes, questions, scope_cache
+from importlinter_contracts.eager import walk as eager_walk
 from importlinter_contracts.eager.outcomes import OUTCOMES_FILE, WalkOutcomes, WalksFound
 from importlinter_contracts.errors import UnreadableSourceError
 
@@ -69,13 +70,14 @@ def tree(project: Project) -> Project:
 def walks(monkeypatch: pytest.MonkeyPatch) -> list[str]:
     """The sources walked from, from now on."""
     walked: list[str] = []
-    real = eager_contract.walk
+    real = eager_walk.walk
 
     def recording(source: str, *args: Any, **kwargs: Any) -> Any:
         walked.append(source)
         return real(source, *args, **kwargs)
 
-    monkeypatch.setattr(eager_contract, "walk", recording)
+    # (The contract imports it from its module where it walks.)
+    monkeypatch.setattr(eager_walk, "walk", recording)
     return walked
 
 
@@ -300,7 +302,7 @@ def test_a_changed_file_that_cannot_be_asked_again_makes_the_walks_walk_again(
     def unreadable(*args: object) -> bool:
         raise UnreadableSourceError("pkg/platforms/cuda/platform.py:1: unreadable")
 
-    monkeypatch.setattr(eager_contract, "answers_again", unreadable)
+    monkeypatch.setattr(questions, "answers_again", unreadable)
     walks.clear()
     assert report(tree) == first
     assert walks != []

@@ -7,8 +7,6 @@ excuses a finding of its own contract: an entry whose import is gone, or no long
 rule, is stale, so the list can only shrink.
 """
 
-from __future__ import annotations
-
 from collections.abc import Callable, Iterable
 from typing import Any, NamedTuple, cast
 

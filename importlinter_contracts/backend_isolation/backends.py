@@ -1,18 +1,18 @@
 """Backends of a container package, and the imports that reach into them from outside."""
 
-from __future__ import annotations
-
 import re
-from typing import NamedTuple
+from typing import TYPE_CHECKING, NamedTuple
 
 from grimp import ImportGraph
 from importlinter import fields
 
-from ..eager.walk import EagerImports
 from ..errors import ImportlinterContractsError
 from ..modules import has_module, is_within
 from ..options import NonEmptyListField
 from ..unseen import UnseenFolders
+
+if TYPE_CHECKING:
+    from ..eager.walk import EagerImports
 
 
 class BackendLookupError(ImportlinterContractsError):
@@ -206,7 +206,7 @@ def find_reexport_imports(
     graph: ImportGraph,
     container: str,
     backends: list[Backend],
-    eager_imports: EagerImports,
+    eager_imports: "EagerImports",
     *,
     cross_backend_imports: bool,
 ) -> tuple[list[ReexportImport], list[tuple[str, int]]]:

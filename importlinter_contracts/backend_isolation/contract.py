@@ -13,13 +13,12 @@ from importlinter.domain.imports import Module
 from ..allowlist.contract import AllowlistedContract, ignored_import
 from ..allowlist.entries import Allowlist
 from ..cache import cache_directory, grimp_cache_directory
-from ..eager.scope_cache import ScopeIndex
-from ..eager.walk import EagerImports, calls_unread_warnings
 from ..errors import ContractConfigurationError
 from ..locations import link_text, location, locations
 from ..rendering import describe_import, print_finding, print_import
 from ..report import ContractFindings, Finding, Hop, IgnoredImport, ImportFinding
 from ..unseen import unseen_folders
+from ..working_directory import working_directory_off_sys_path
 from .backends import (
     Backend,
     BackendLookupError,
@@ -145,6 +144,13 @@ class BackendIsolationContract(AllowlistedContract):
     ) -> tuple[list[ReexportImport], list[str]]:
         """The imports of names that the container re-exports from a backend, and the
         warnings of the files whose imports could not be read."""
+        # (Imported here: only a contract that counts re-exports reads files. With the working
+        # directory off sys.path, which lint-imports puts first while contracts run: nothing
+        # there may stand in for a module these import.)
+        with working_directory_off_sys_path():
+            from ..eager.scope_cache import ScopeIndex
+            from ..eager.walk import EagerImports, calls_unread_warnings
+
         scopes = ScopeIndex(cache_directory(), self.session_options, grimp_cache_directory())
         eager_imports = EagerImports(graph, scopes)
         found, stars = find_reexport_imports(

@@ -10,9 +10,9 @@ readers are `outline`, `scopes` and `calls`, with `parsing`), those readings are
 between runs (`scope_cache`) and read ahead of the walks by a second process
 (`read_ahead`); what the walks found is kept too, with each file's answers (`outcomes`), and
 the contract type (`contract`) reports it, with the fewest imports to defer to keep it
-(`smallest_cut`, which asks `deferrable` whether an import can be made lazy: the test the
-`fix` command edits by, which asks `import_time_uses` whether its names are used at import
-time).
+(`smallest_cut`, found for a kept contract where a report asks for it, `cut_request`; it
+asks `deferrable` whether an import can be made lazy: the test the `fix` command edits by,
+which asks `import_time_uses` whether its names are used at import time).
 
 Terms:
 

@@ -8,7 +8,7 @@ import os
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from pathlib import Path
-from typing import Any, TypeVar, cast
+from typing import TYPE_CHECKING, Any, TypeVar, cast
 
 from grimp import ImportGraph
 from importlinter import ContractCheck, fields, output
@@ -16,7 +16,7 @@ from importlinter.domain.imports import Module, ModuleExpression
 
 from ..allowlist.contract import AllowlistedContract, ignored_import
 from ..allowlist.entries import Allowlist, AllowlistEntry
-from ..cache import cache_directory, digest, grimp_cache_directory
+from ..cache import cache_directory, digest, graph_digest, grimp_cache_directory, imported_digest
 from ..errors import ContractConfigurationError, UnreadableSourceError
 from ..locations import display_path
 from ..modules import (
@@ -38,28 +38,18 @@ from ..rendering import (
 )
 from ..report import ContractFindings, Finding, IgnoredImport, ImportFinding, SmallestCutData
 from ..unseen import unseen_folders
+from ..working_directory import working_directory_off_sys_path
+from .cut_request import is_asked_for
 from .outcomes import Answer, Answers, WalkOutcomes, WalksFound
-from .questions import FileAnswers, answers_again
-from .scope_cache import ScopeIndex
-from .smallest_cut import (
-    ChainEnd,
-    EagerStep,
-    NoCut,
-    SmallestCut,
-    Statement,
-    is_asked_for,
-    smallest_cut,
-    uncut_finding,
-)
-from .target import target_python
-from .walk import (
-    EagerHop,
-    EagerImports,
-    calls_unread_warnings,
-    chain_to,
-    dynamic_import_warnings,
-    walk,
-)
+from .target import set_target, target_of, target_python
+
+# The walk and the readers are imported where a check walks (or asks a changed file again):
+# registering the contract type, or a check that reuses what the walks found, loads none of
+# them.
+if TYPE_CHECKING:
+    from .scope_cache import ScopeIndex
+    from .smallest_cut import EagerStep
+    from .walk import EagerHop, EagerImports
 
 
 class EagerImportContract(AllowlistedContract):
@@ -114,15 +104,15 @@ class EagerImportContract(AllowlistedContract):
         allowed, allowed_warnings = _packages(graph, self.allowed_modules or [], "allowed_modules")
         allowlist = self._allowlist(graph)
         cache_dir = cache_directory()
-        scopes = ScopeIndex(cache_dir, self.session_options, grimp_cache_directory())
-        outcomes = WalkOutcomes(cache_dir, scopes.graph_digest(graph))
+        # The Python the readings are for, a setting of the process (as `ScopeIndex` makes it):
+        # the key depends on it, and so do the commands that use the check's result (`fix`).
+        set_target(target_of(self.session_options))
+        graph_seen = graph_digest(graph, self.session_options)
+        outcomes = WalkOutcomes(cache_dir, graph_seen)
         # What the walks find depends on these, on the graph and on the files they read (and,
         # through the locations it holds, on the working directory).
         key = _outcome_key(sources, follow, forbidden, allowed, self.include_ancestors, allowlist)
-        # (The digests are kept in `scopes`: the walks, where they run, reuse them.)
-        imported = {
-            module: scopes.imported_digest(module, graph) for module in outcomes.modules_read(key)
-        }
+        imported = {module: imported_digest(graph, module) for module in outcomes.modules_read(key)}
         kept = outcomes.get(key, imported)
         if kept is not None and kept.found.smallest_cut == _CUT_NOT_ASKED and is_asked_for():
             kept = None  # (the walks found no cut: a report asks for one now)
@@ -130,10 +120,12 @@ class EagerImportContract(AllowlistedContract):
         # The files read that changed after grimp read them (by module, `ScopeIndex.edited`):
         # what the walks found is kept only where there are none.
         edited: dict[str, str] | None = {}
+        scopes: ScopeIndex | None = None
         if kept is not None and kept.changed:
+            scopes = self._scope_index(cache_dir, grimp_cache_directory(), graph_seen, imported)
             # The changed files are read afresh (the import-scope cache holds them as they
             # were).
-            asked = ScopeIndex(None, self.session_options)
+            asked = self._scope_index(None, None, graph_seen, imported)
             if _answer_again(graph, asked, kept.changed):
                 read = asked.files_read(graph)
                 edited = scopes.edited(read)
@@ -142,6 +134,8 @@ class EagerImportContract(AllowlistedContract):
             else:
                 kept = None
         if kept is None:
+            if scopes is None:
+                scopes = self._scope_index(cache_dir, grimp_cache_directory(), graph_seen, imported)
             found, answers = self._walk(
                 graph, scopes, sources, follow, forbidden, allowed, allowlist
             )
@@ -198,6 +192,23 @@ class EagerImportContract(AllowlistedContract):
             **cut_field,
         )
 
+    def _scope_index(
+        self,
+        cache_dir: Path | None,
+        grimp_cache: Path | None,
+        graph_seen: bytes,
+        imported: dict[str, bytes],
+    ) -> ScopeIndex:
+        """Return an index of what the graph's modules say about import time, with the
+        import-scope cache in `cache_dir` (none: every file is read afresh), knowing the
+        digests worked out already (`ScopeIndex.know_digests`)."""
+        with working_directory_off_sys_path():
+            from .scope_cache import ScopeIndex
+
+        scopes = ScopeIndex(cache_dir, self.session_options, grimp_cache)
+        scopes.know_digests(graph_seen, imported)
+        return scopes
+
     def _walk(
         self,
         graph: ImportGraph,
@@ -211,7 +222,19 @@ class EagerImportContract(AllowlistedContract):
         """Return what the walks from each source find: the violations, the imports the
         allowlist excused (sorted), the warnings of what the walks could not read and the
         smallest cut (None without findings; `_CUT_NOT_ASKED` for a kept contract where no
-        report asks for it, `smallest_cut.asked_for`); and what each file answered."""
+        report asks for it, `cut_request.asked_for`); and what each file answered."""
+        # (With the working directory off sys.path, which lint-imports puts first while
+        # contracts run: nothing there may stand in for a module these import.)
+        with working_directory_off_sys_path():
+            from .smallest_cut import ChainEnd, NoCut, SmallestCut, smallest_cut, uncut_finding
+            from .walk import (
+                EagerImports,
+                calls_unread_warnings,
+                chain_to,
+                dynamic_import_warnings,
+                walk,
+            )
+
         eager_imports = EagerImports(graph, scopes, recorded=True)
 
         # Python runs an allowed module's parent packages first: they are allowed too (their
@@ -317,29 +340,39 @@ class EagerImportContract(AllowlistedContract):
         """The steps of the eager graph between the modules the walks entered: each
         module's parent package (with `include_ancestors`) and the imports it runs, as the
         walks took them."""
+        from .smallest_cut import EagerStep  # (which `_walk`, the caller, imported)
+
         # `of` may ask a file what no walk asked it (a walk takes a module's imports one by
         # one, and stops where `decide` says): the cut depends on those answers too, so they
         # are recorded with the walks'.
         steps = []
         for module in sorted(entered):
-            steps += self._parent_step(graph, entered, module)
+            parent = self._parent_entered(graph, entered, module)
+            if parent is not None:
+                steps.append(EagerStep(module, parent, (), ()))
             steps += [_step(hop) for hop in eager_imports.of(module) if hop.imported in entered]
         return steps
 
     def _parent_steps(self, graph: ImportGraph, entered: set[str]) -> list[EagerStep]:
         """The steps of the eager graph between the modules the walks entered that no
         deferral cuts: each module's parent package (with `include_ancestors`)."""
+        from .smallest_cut import EagerStep  # (which `_walk`, the caller, imported)
+
         steps = []
         for module in sorted(entered):
-            steps += self._parent_step(graph, entered, module)
+            parent = self._parent_entered(graph, entered, module)
+            if parent is not None:
+                steps.append(EagerStep(module, parent, (), ()))
         return steps
 
-    def _parent_step(self, graph: ImportGraph, entered: set[str], module: str) -> list[EagerStep]:
+    def _parent_entered(self, graph: ImportGraph, entered: set[str], module: str) -> str | None:
+        """The parent package of `module` (with `include_ancestors`), where the walks entered
+        it: Python runs it first."""
         if self.include_ancestors:
             parent = next((p for p in parents(module) if has_module(graph, p)), None)
             if parent in entered:
-                return [EagerStep(module, parent, (), ())]
-        return []
+                return parent
+        return None
 
     def _sources(self, graph: ImportGraph) -> list[str]:
         sources: set[str] = set()
@@ -466,6 +499,9 @@ def _answer_again(
 ) -> bool:
     """Whether each changed file is where it was, and answers what it answered walks
     before (`changed`: its path then, and its answers)."""
+    with working_directory_off_sys_path():
+        from .questions import FileAnswers, answers_again
+
     asked = FileAnswers(graph, scopes)
     try:
         return all(
@@ -502,7 +538,7 @@ def _packages(
     return matched, warnings
 
 
-# The smallest cut of a kept contract that no report asked for (`smallest_cut.asked_for`),
+# The smallest cut of a kept contract that no report asked for (`cut_request.asked_for`),
 # as the walks' outcome keeps it: a run that asks for it walks again.
 _CUT_NOT_ASKED = "not asked for"
 
@@ -569,6 +605,8 @@ def _add_source(
 
 def _step(hop: EagerHop) -> EagerStep:
     """A hop, as a step of the eager graph the smallest cut is found in."""
+    from .smallest_cut import EagerStep, Statement  # (which `_walk`, the caller, imported)
+
     statements = tuple(Statement(hop.importer, line) for line in hop.line_numbers)
     return EagerStep(hop.runs_from, hop.imported, statements, hop.why if statements else ())
 

@@ -19,12 +19,10 @@ The outcomes are kept in a file of their own, beside the import scopes' cache: a
 uses one reads only that file.
 """
 
-from __future__ import annotations
-
 import marshal
 from collections.abc import Mapping
 from pathlib import Path
-from typing import Any, NamedTuple
+from typing import NamedTuple
 
 from ..cache import DIGEST_SIZE, code_identity, sealed, unsealed, write_cache
 from ..locations import in_package_folders, modification_time
@@ -54,7 +52,7 @@ class KeptWalks(NamedTuple):
     """What walks found (`found`, a `WalksFound` as a plain tuple), with the files they
     read: each module's (`modules`), with the file's path and modification time when it was
     read and the digest of the modules grimp reported it imports then
-    (`ScopeIndex.imported_digest`, one after the other in `imported`); and what each file
+    (`cache.imported_digest`, one after the other in `imported`); and what each file
     answered (`EagerImports.answers`, marshalled: read only where a file changed). The file
     keeps it as a plain tuple."""
 
@@ -62,9 +60,7 @@ class KeptWalks(NamedTuple):
     paths: tuple[str, ...]
     times: tuple[float, ...]
     imported: bytes
-    # Any, not object: compiled (mypyc), a NamedTuple looks its fields' types up in the
-    # module's names, where `object` is not.
-    found: Any
+    found: tuple[object, ...]
     answers: bytes
 
 
@@ -107,7 +103,7 @@ class WalkOutcomes:
         """Return what the walks keyed `key` found, as `keep` kept it, with the files that have
         changed since (none where no file has). A file has changed where its modification
         time has, or where grimp reports other imported modules for it (`imported_digests`:
-        `ScopeIndex.imported_digest` of each of the `modules_read`, now; a graph built from
+        `cache.imported_digest` of each of the `modules_read`, now; a graph built from
         a stale cache of grimp's can). None where a file they read is gone, or is not where
         its package is found now."""
         kept = self._load().get(key)
@@ -256,24 +252,23 @@ def _is_kept(kept: object) -> bool:
     """Whether `kept` has the shape `keep` writes (a `KeptWalks`, as a plain tuple)."""
     if not (type(kept) is tuple and len(kept) == len(KeptWalks._fields)):
         return False
-    # Its fields as they are, not as a KeptWalks types them: compiled (mypyc), reading a
-    # field of another type raises TypeError.
-    modules, paths, times, imported, found, answers = kept
-    if not (type(found) is tuple and len(found) == len(WalksFound._fields)):
+    walks = KeptWalks._make(kept)
+    if not (type(walks.found) is tuple and len(walks.found) == len(WalksFound._fields)):
         return False
-    # (What the walks found, by field name: as they are, likewise.)
-    walks = dict(zip(WalksFound._fields, found, strict=True))
-    cut = walks["smallest_cut"]
+    found = WalksFound._make(walks.found)
     return (
-        all(type(walks[name]) is list for name in ("violations", "ignored", "warnings"))
-        and (cut is None or type(cut) in (dict, str))
-        and type(modules) is tuple
-        and type(paths) is tuple
-        and type(times) is tuple
-        and type(imported) is bytes
-        and type(answers) is bytes
-        and len(modules) == len(paths) == len(times) == len(imported) // DIGEST_SIZE
-        and len(imported) % DIGEST_SIZE == 0
-        and all(type(module) is str for module in modules)
-        and all(type(path) is str for path in paths)
+        type(found.violations) is list
+        and type(found.ignored) is list
+        and type(found.warnings) is list
+        # (A string: the cut was not asked for.)
+        and (found.smallest_cut is None or type(found.smallest_cut) in (dict, str))
+        and type(walks.modules) is tuple
+        and type(walks.paths) is tuple
+        and type(walks.times) is tuple
+        and type(walks.imported) is bytes
+        and type(walks.answers) is bytes
+        and len(walks.modules) == len(walks.paths) == len(walks.times)
+        and len(walks.imported) == len(walks.modules) * DIGEST_SIZE
+        and all(type(module) is str for module in walks.modules)
+        and all(type(path) is str for path in walks.paths)
     )

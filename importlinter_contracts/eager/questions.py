@@ -15,8 +15,6 @@ A question added to the interface is recorded only once `RecordedAnswers` record
 to walk again.
 """
 
-from __future__ import annotations
-
 import typing
 from collections.abc import Collection, Mapping
 from typing import NamedTuple, Protocol

@@ -33,7 +33,16 @@ from typing import Any, NamedTuple
 
 from grimp import ImportGraph
 
-from ..cache import code_identity, digest, grimp_file_times, sealed, unsealed, write_cache
+from ..cache import (
+    code_identity,
+    graph_digest,
+    grimp_file_times,
+    imported_digest,
+    modules_digest,
+    sealed,
+    unsealed,
+    write_cache,
+)
 from ..errors import UnreadableSourceError
 from ..locations import (
     display_path,
@@ -316,7 +325,7 @@ class ScopeIndex:
 
     def _keep_imported_digest(self, module: str, imported: list[str]) -> bytes:
         """The digest of the modules grimp reports `module` imports (`imported`), kept."""
-        found = self._imported[module] = _digest(imported)
+        found = self._imported[module] = modules_digest(imported)
         return found
 
     def _reports_the_same(self, record: FileReading, module: str, graph: ImportGraph) -> bool:
@@ -329,9 +338,7 @@ class ScopeIndex:
         graph an index is asked about)."""
         found = self._imported.get(module)
         if found is None:
-            found = self._imported[module] = _digest(
-                sorted(graph.find_modules_directly_imported_by(module))
-            )
+            found = self._imported[module] = imported_digest(graph, module)
         return found
 
     def path(self, module: str) -> Path:
@@ -420,14 +427,16 @@ class ScopeIndex:
         self._unchanged_entries[module] = entry
         return entry
 
+    def know_digests(self, graph: bytes, imported: Mapping[str, bytes]) -> None:
+        """Take the digests of the graph asked about (`graph_digest`) and of the modules
+        grimp reports some of its modules import (`imported_digest`), worked out before."""
+        self._graph = graph
+        self._imported.update(imported)
+
     def graph_digest(self, graph: ImportGraph) -> bytes:
         """Return a digest of the modules grimp found, with the options that shape its graph."""
         if self._graph is None:
-            options = [self._session_options.get(option) for option in _GRAPH_OPTIONS]
-            self._graph = digest(
-                "\n".join(sorted(graph.modules)).encode()
-                + repr(options + sorted(self._session_options.get("root_packages", ()))).encode()
-            )
+            self._graph = graph_digest(graph, self._session_options)
         return self._graph
 
     def files_read(self, graph: ImportGraph) -> FilesRead:
@@ -518,14 +527,6 @@ class ScopeIndex:
         # Each entry is checked when it is used (`_unchanged`).
         self._stored = modules
         return modules
-
-
-# The session options that shape grimp's graph, besides the root packages.
-_GRAPH_OPTIONS = ("include_external_packages", "exclude_type_checking_imports")
-
-
-def _digest(modules: list[str]) -> bytes:
-    return digest("\n".join(modules).encode())
 
 
 # The cache file starts with these bytes (`cache.sealed`).

@@ -2,12 +2,8 @@
 an `eager_imports` contract's source modules to a forbidden module (or to an import its
 allowlist excuses)."""
 
-from __future__ import annotations
-
 from collections import deque
 from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
-from contextlib import contextmanager
-from contextvars import ContextVar
 from dataclasses import dataclass
 from typing import NamedTuple
 
@@ -19,27 +15,6 @@ TYPE_CHECKING = False  # (not typing's: the contract types are imported on every
 if TYPE_CHECKING:
     from .deferrable import NotLazy
     from .import_time_uses import ImportTimeUse
-
-
-# Whether the smallest cut of a kept contract is asked for (`asked_for`): only a report's
-# data shows it (a text report shows a broken contract's alone), and finding it reads the
-# file of each statement it may take.
-_asked: ContextVar[bool] = ContextVar("smallest_cut_asked", default=False)
-
-
-@contextmanager
-def asked_for(asked: bool = True) -> Iterator[None]:
-    """Within the block, find the smallest cut of kept contracts too (with `asked`)."""
-    token = _asked.set(asked)
-    try:
-        yield
-    finally:
-        _asked.reset(token)
-
-
-def is_asked_for() -> bool:
-    """Return whether the smallest cut of a kept contract is asked for (`asked_for`)."""
-    return _asked.get()
 
 
 class Statement(NamedTuple):
@@ -83,7 +58,7 @@ class DeferredImport:
     imported: tuple[str, ...]  # the modules of the eager graph it imports, sorted
     why: str  # why it runs at import time (as the chains say)
     cuts: tuple[tuple[str, str], ...]  # the findings (importer, imported) whose chain it is on
-    import_time_use: ImportTimeUse | None  # where a name it binds is used at import time
+    import_time_use: "ImportTimeUse | None"  # where a name it binds is used at import time
     # Why it cannot be made lazy (`eager.deferrable`; None where it can, or is not known).
     not_lazy: str | None = None
     # Why whether its names are used at import time is not known (None when it is).
@@ -143,7 +118,7 @@ def smallest_cut(
     findings: Sequence[ImportFinding],
     *,
     unseen_beyond: Sequence[tuple[str, str]] = (),
-    why_not_lazy: Callable[[str, list[int]], Mapping[int, NotLazy | None]],
+    why_not_lazy: "Callable[[str, list[int]], Mapping[int, NotLazy | None]]",
 ) -> SmallestCut | NoCut:
     """Return the smallest cut between `sources` and `ends` in the eager graph of `steps`
     (or a finding no cut reaches).
@@ -292,7 +267,7 @@ class _Chains:
                 unbounded += [(start, ("in", statement)), (("out", statement), target)]
         self._unbounded = unbounded
 
-    def network_of(self, capacity: dict[Statement, int]) -> _Network:
+    def network_of(self, capacity: dict[Statement, int]) -> "_Network":
         network = _Network()
         for start, end in self._unbounded:
             network.add(start, end, _UNBOUNDED)
@@ -305,11 +280,11 @@ _ROOT = ("sources",)
 _SINK = ("sink",)
 
 
-def _use(refused: NotLazy | None) -> ImportTimeUse | None:
+def _use(refused: "NotLazy | None") -> "ImportTimeUse | None":
     return None if refused is None else refused.use
 
 
-def _reason(refused: NotLazy | None) -> str | None:
+def _reason(refused: "NotLazy | None") -> str | None:
     return None if refused is None else refused.reason
 
 

@@ -12,8 +12,6 @@ readers (`scopes`, `calls`, `outline`, and the process that reads files ahead) a
 it, and the import-scope cache is kept per target.
 """
 
-from __future__ import annotations
-
 import re
 import sys
 from collections.abc import Mapping

@@ -30,7 +30,6 @@ from ..backend_isolation.backends import (
     option_conflicts,
 )
 from ..cache import cache_directory, grimp_cache_directory
-from ..eager.scope_cache import ScopeIndex
 from ..eager.target import target_of
 from ..errors import ConfigurationError, ContractConfigurationError, UnreadableSourceError
 from ..locations import link_text
@@ -435,6 +434,7 @@ class RuntimeIsolationContract(ContractWithAllowlist):
         """The loaded modules of the analysed packages that the static eager walk from the
         probe modules (and the detector's module) does not reach."""
         with working_directory_off_sys_path():
+            from ..eager.scope_cache import ScopeIndex
             from .unexpected import eager_closure, unexpected_loads
 
         if run.result is None:
