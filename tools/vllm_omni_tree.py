@@ -309,7 +309,9 @@ def _linter_requirements() -> list[str]:
     installed here, so that the runtime environment runs what the project's tests run."""
     requirements = importlib.metadata.requires("importlinter-contracts") or []
     names = [re.match(r"[A-Za-z0-9._-]+", r)[0] for r in requirements if "extra ==" not in r]
-    return [f"{name}=={importlib.metadata.version(name)}" for name in names]
+    # Sorted: the order the metadata lists them in is the build backend's, and an install
+    # by another one must not make the environment look stale.
+    return sorted(f"{name}=={importlib.metadata.version(name)}" for name in names)
 
 
 def prepare_runtime_environment() -> Path:
