@@ -307,10 +307,11 @@ class EagerImportContract(AllowlistedContract):
         if ends:
             found_cut: SmallestCut | NoCut | None
             if findings or is_asked_for():
-                steps = self._steps(graph, eager_imports, entered)
+                steps = self._steps(graph, entered, eager_imports)
                 # (Imported here: only a run that finds a cut reads whether its imports can
-                # be lazy.)
-                from .deferrable import why_not_lazy
+                # be lazy. Off the working directory, as the walk is.)
+                with working_directory_off_sys_path():
+                    from .deferrable import why_not_lazy
 
                 found_cut = smallest_cut(
                     sources,
@@ -322,7 +323,7 @@ class EagerImportContract(AllowlistedContract):
                 )
             else:
                 # (Only the steps to parent packages: no deferral cuts a chain of them.)
-                found_cut = uncut_finding(sources, self._parent_steps(graph, entered), ends)
+                found_cut = uncut_finding(sources, self._steps(graph, entered), ends)
                 cut = _CUT_NOT_ASKED
             if isinstance(found_cut, NoCut):
                 warnings.append(
@@ -335,11 +336,11 @@ class EagerImportContract(AllowlistedContract):
         return WalksFound(_sorted(findings), _sorted(ignored), warnings, cut), eager_imports.answers
 
     def _steps(
-        self, graph: ImportGraph, eager_imports: EagerImports, entered: set[str]
+        self, graph: ImportGraph, entered: set[str], eager_imports: EagerImports | None = None
     ) -> list[EagerStep]:
         """The steps of the eager graph between the modules the walks entered: each
-        module's parent package (with `include_ancestors`) and the imports it runs, as the
-        walks took them."""
+        module's parent package (with `include_ancestors`, the steps no deferral cuts) and,
+        with `eager_imports`, the imports it runs, as the walks took them."""
         from .smallest_cut import EagerStep  # (which `_walk`, the caller, imported)
 
         # `of` may ask a file what no walk asked it (a walk takes a module's imports one by
@@ -347,32 +348,13 @@ class EagerImportContract(AllowlistedContract):
         # are recorded with the walks'.
         steps = []
         for module in sorted(entered):
-            parent = self._parent_entered(graph, entered, module)
-            if parent is not None:
-                steps.append(EagerStep(module, parent, (), ()))
-            steps += [_step(hop) for hop in eager_imports.of(module) if hop.imported in entered]
+            if self.include_ancestors:
+                parent = next((p for p in parents(module) if has_module(graph, p)), None)
+                if parent in entered:
+                    steps.append(EagerStep(module, parent, (), ()))
+            if eager_imports is not None:
+                steps += [_step(hop) for hop in eager_imports.of(module) if hop.imported in entered]
         return steps
-
-    def _parent_steps(self, graph: ImportGraph, entered: set[str]) -> list[EagerStep]:
-        """The steps of the eager graph between the modules the walks entered that no
-        deferral cuts: each module's parent package (with `include_ancestors`)."""
-        from .smallest_cut import EagerStep  # (which `_walk`, the caller, imported)
-
-        steps = []
-        for module in sorted(entered):
-            parent = self._parent_entered(graph, entered, module)
-            if parent is not None:
-                steps.append(EagerStep(module, parent, (), ()))
-        return steps
-
-    def _parent_entered(self, graph: ImportGraph, entered: set[str], module: str) -> str | None:
-        """The parent package of `module` (with `include_ancestors`), where the walks entered
-        it: Python runs it first."""
-        if self.include_ancestors:
-            parent = next((p for p in parents(module) if has_module(graph, p)), None)
-            if parent in entered:
-                return parent
-        return None
 
     def _sources(self, graph: ImportGraph) -> list[str]:
         sources: set[str] = set()
