@@ -10,7 +10,6 @@ import stat
 from pathlib import Path
 
 from .errors import FileWriteError
-from .interrupts import holding_signals
 
 
 def write_atomically(path: Path, data: bytes, *, durable: bool = True) -> None:
@@ -45,28 +44,15 @@ def write_atomically(path: Path, data: bytes, *, durable: bool = True) -> None:
             raise FileWriteError(
                 f"{path} is read-only; nothing was written.", os.strerror(errno.EACCES)
             )
-    # Imported here: with what it imports, it costs every run of a linter 3 ms, and most
-    # runs write nothing.
-    import tempfile
-
-    # A signal that came between the temporary file's making and the `try` that removes it
-    # would leave it: signals wait until that `try` is entered.
-    release_signals = holding_signals()
+    # Named before it is made, and made inside the `try` that removes it: a signal that comes
+    # just as it is made still finds it by name. (Holding the signals in this thread cannot
+    # do that: one sent to the process is taken by any thread not holding it, such as
+    # grimp's, and its handler then runs here at once.) 64 random bits never meet another
+    # writer's name; if one did, the open fails and that file is left alone.
+    temporary = os.path.join(target.parent, f".{target.name}.{os.urandom(8).hex()}.tmp")
+    descriptor = -1
     try:
-        descriptor, temporary = tempfile.mkstemp(
-            prefix=f".{target.name}.", suffix=".tmp", dir=target.parent
-        )
-    except BaseException as error:
-        release_signals()
-        if not isinstance(error, OSError):
-            raise
-        raise FileWriteError(
-            f"cannot write {path}: no file can be made in {target.parent} ({error.strerror}); "
-            "nothing was written.",
-            error.strerror,
-        ) from None
-    try:
-        release_signals()
+        descriptor = os.open(temporary, _TEMPORARY_FILE_FLAGS, 0o600)
         with os.fdopen(descriptor, "wb") as file:
             file.write(data)
             file.flush()
@@ -78,8 +64,15 @@ def write_atomically(path: Path, data: bytes, *, durable: bool = True) -> None:
                 os.chown(temporary, status.st_uid, status.st_gid)
         os.replace(temporary, target)
     except BaseException as error:
-        with contextlib.suppress(OSError):
-            os.unlink(temporary)
+        if not isinstance(error, FileExistsError):
+            with contextlib.suppress(OSError):
+                os.unlink(temporary)
+        if isinstance(error, OSError) and descriptor == -1:
+            raise FileWriteError(
+                f"cannot write {path}: no file can be made in {target.parent} "
+                f"({error.strerror}); nothing was written.",
+                error.strerror,
+            ) from None
         if isinstance(error, OSError):
             raise FileWriteError(
                 f"cannot write {path} ({error.strerror}); nothing was written.", error.strerror
@@ -91,6 +84,16 @@ def write_atomically(path: Path, data: bytes, *, durable: bool = True) -> None:
 
 # What `open()` asks for a new file; the umask takes away from it.
 _NEW_FILE_MODE = 0o666
+
+# What `tempfile.mkstemp` opens its file with: made here, never an existing file or link.
+_TEMPORARY_FILE_FLAGS = (
+    os.O_WRONLY
+    | os.O_CREAT
+    | os.O_EXCL
+    | getattr(os, "O_NOFOLLOW", 0)
+    | getattr(os, "O_CLOEXEC", 0)
+    | getattr(os, "O_BINARY", 0)
+)
 
 
 def _umask() -> int:

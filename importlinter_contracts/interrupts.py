@@ -96,21 +96,6 @@ def exiting_on_signals() -> None:
         signal.signal(number, interrupt)
 
 
-def holding_signals() -> Callable[[], None]:
-    """Hold the signals (and the timer that raises one again) until the function returned is
-    called; one that came meanwhile is handled then. For a step that a signal must not cut in
-    two: making a file, and entering the `try` that removes it."""
-    if not hasattr(signal, "pthread_sigmask"):  # (Windows)
-        return lambda: None
-    held = {*SIGNALS, signal.SIGALRM}
-    before = signal.pthread_sigmask(signal.SIG_BLOCK, held)
-
-    def release() -> None:
-        signal.pthread_sigmask(signal.SIG_SETMASK, before)
-
-    return release
-
-
 # The signal raised as `Interrupted`, and one waiting to be raised again.
 _raised: list[int] = []
 _waiting: list[int] = []
