@@ -153,7 +153,7 @@ def unsealed(magic: bytes, data: bytes) -> bytes:
 
 
 def write_cache(file: Path, data: bytes, name: str, then: str) -> str | None:
-    """Write a cache file (`data`, as `sealed` made it), and its folder where there is none.
+    """Write a cache file's `data`, and its folder where there is none.
     A cache that cannot be written costs only time: return a warning that names it (`name`:
     "import-scope cache", say) and says what the next run does without it (`then`); None
     where it is written."""

@@ -249,7 +249,7 @@ class Explorer:
         for warning in calls_unread_warnings(self._eager) + dynamic_import_warnings(self._eager):
             if warning not in self._warned:
                 self._warned.add(warning)
-                warnings.warn(warning, stacklevel=2)
+                _warn(warning)
         self._save_scopes()
         return EagerClosure(module, reached)
 
@@ -337,7 +337,7 @@ class Explorer:
     def _save_scopes(self) -> None:
         cache_warning = self._scopes.save()
         if cache_warning is not None:
-            warnings.warn(cache_warning, stacklevel=3)
+            _warn(cache_warning)
 
     def module(self, name: str) -> str:
         """Return the module that `name` names: a module of the graph, or a path to the file
@@ -405,3 +405,14 @@ def load(config: str | None = None, cache_dir: Path | None = DEFAULT_CACHE_DIR) 
         user_options, None if grimp_cache is None else str(grimp_cache)
     )
     return Explorer(graph, config, cache_dir, user_options.session_options, grimp_cache)
+
+
+def _warn(message: str) -> None:
+    """Warn of `message` at the call from outside this module, however deep in it the warning
+    is found (`why` asks `eager_closure`, which warns): the line shown is the user's."""
+    frame = sys._getframe(1)
+    level = 2
+    while frame.f_back is not None and frame.f_code.co_filename == __file__:
+        frame = frame.f_back
+        level += 1
+    warnings.warn(message, stacklevel=level)

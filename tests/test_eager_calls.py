@@ -845,6 +845,12 @@ def test_calls_in_a_file_ast_cannot_read_here_are_a_warning(project: Project) ->
     with pytest.warns(UserWarning) as caught:
         explore.load(cache_dir=None).eager_closure("pkg.source")
     assert [str(w.message) for w in caught] == [warning]
+    # The line the warning names is the caller's, also where the query that warns is asked
+    # for by another (`why` follows the eager closure).
+    assert [w.filename for w in caught] == [__file__]
+    with pytest.warns(UserWarning) as caught:
+        explore.load(cache_dir=None).why("pkg.source", "pkg")
+    assert [(str(w.message), w.filename) for w in caught] == [(warning, __file__)]
 
 
 def test_a_from_import_ast_cannot_read_here_is_a_warning_not_a_pass(project: Project) -> None:

@@ -5,6 +5,7 @@ line to runs.log whenever it is imported."""
 from __future__ import annotations
 
 import os
+import re
 from pathlib import Path
 from typing import Any
 
@@ -155,10 +156,14 @@ def test_a_cache_that_cannot_be_written_is_a_warning_and_the_verdict_stands(
     (folder / "runtime").write_text("a file where the folder goes")
     report = cached_report(tree)
     assert report["kept"]
-    assert report["warnings"] == [
-        "The runtime result could not be cached in .import_linter_cache/importlinter_contracts"
-        "/runtime: [Errno 17] File exists: '.import_linter_cache/importlinter_contracts/runtime'."
-    ]
+    # The file is named by the key and the environment, digests this test cannot know.
+    (warning,) = report["warnings"]
+    assert re.fullmatch(
+        r"The runtime-result cache \.import_linter_cache/importlinter_contracts/runtime"
+        r"/[0-9a-f]+\.[0-9a-f]+\.json cannot be written \(File exists\): the probe runs"
+        r" again on the next check\.",
+        warning,
+    ), warning
     assert not list(folder.glob("*.tmp"))
 
 

@@ -32,9 +32,7 @@ from pathlib import Path
 from stat import S_ISREG
 from typing import Any
 
-from ..cache import DIGEST_SIZE, digest
-from ..errors import FileWriteError
-from ..files import write_atomically
+from ..cache import DIGEST_SIZE, digest, write_cache
 from .probe import folder_listing, path_kind, read_at_start
 from .process import PROBE_SOURCE, ProbeRun
 
@@ -101,10 +99,11 @@ class ProbeCache:
             if run is None:
                 reasons.append(why)
                 continue
-            with contextlib.suppress(OSError, FileWriteError):  # only the next check's speed
-                if entry.get("refreshed"):
-                    self._write(path, entry)
-                elif path != entries[0]:
+            # Neither is more than the next check's speed: a failure is no warning.
+            if entry.get("refreshed"):
+                write_cache(path, _stored(entry), _NAME, _THEN)
+            elif path != entries[0]:
+                with contextlib.suppress(OSError):
                     os.utime(path)  # the most recently used: the last to be dropped
             return run, why
         return None, reasons[0] if reasons else "nothing cached for these options yet"
@@ -242,21 +241,26 @@ class ProbeCache:
                 sort_keys=True,
             ).encode()
         ).hex()
-        try:
-            self._write(self.folder / f"{self.key}.{variant}.json", entry)
-        except (OSError, FileWriteError) as error:
-            reason = error.reason if isinstance(error, FileWriteError) else error
-            return None, f"The runtime result could not be cached in {self.folder}: {reason}."
+        warning = write_cache(
+            self.folder / f"{self.key}.{variant}.json", _stored(entry), _NAME, _THEN
+        )
+        if warning is not None:
+            return None, warning
         for dropped in self._entries()[_ENVIRONMENTS_KEPT:]:
             with contextlib.suppress(OSError):
                 dropped.unlink()
         return None, None
 
-    def _write(self, path: Path, entry: dict[str, Any]) -> None:
-        """Write the entry whole or not at all (a cache: lost in a crash, it is made again)."""
-        entry.pop("refreshed", None)
-        self.folder.mkdir(parents=True, exist_ok=True)
-        write_atomically(path, json.dumps(entry).encode(), durable=False)
+
+# What the warning of a cache that cannot be written calls it, and what happens without it.
+_NAME = "runtime-result cache"
+_THEN = "the probe runs again on the next check"
+
+
+def _stored(entry: dict[str, Any]) -> bytes:
+    """Return the entry as its cache file holds it."""
+    entry.pop("refreshed", None)
+    return json.dumps(entry).encode()
 
 
 def _status(path: str, link: bool = False) -> os.stat_result | None:
