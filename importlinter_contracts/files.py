@@ -64,20 +64,17 @@ def write_atomically(path: Path, data: bytes, *, durable: bool = True) -> None:
                 os.chown(temporary, status.st_uid, status.st_gid)
         os.replace(temporary, target)
     except BaseException as error:
-        if not isinstance(error, FileExistsError):
+        made = descriptor != -1
+        if made or not isinstance(error, FileExistsError):  # (that name is another's file)
             with contextlib.suppress(OSError):
                 os.unlink(temporary)
-        if isinstance(error, OSError) and descriptor == -1:
-            raise FileWriteError(
-                f"cannot write {path}: no file can be made in {target.parent} "
-                f"({error.strerror}); nothing was written.",
-                error.strerror,
-            ) from None
-        if isinstance(error, OSError):
-            raise FileWriteError(
-                f"cannot write {path} ({error.strerror}); nothing was written.", error.strerror
-            ) from None
-        raise
+        if not isinstance(error, OSError):
+            raise
+        where = "" if made else f": no file can be made in {target.parent}"
+        raise FileWriteError(
+            f"cannot write {path}{where} ({error.strerror}); nothing was written.",
+            error.strerror,
+        ) from None
     if durable:
         _sync_folder(target.parent)
 

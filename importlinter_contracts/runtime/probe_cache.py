@@ -258,9 +258,8 @@ _THEN = "the probe runs again on the next check"
 
 
 def _stored(entry: dict[str, Any]) -> bytes:
-    """Return the entry as its cache file holds it."""
-    entry.pop("refreshed", None)
-    return json.dumps(entry).encode()
+    """Return the entry as its cache file holds it (without the mark of a refreshed entry)."""
+    return json.dumps({key: value for key, value in entry.items() if key != "refreshed"}).encode()
 
 
 def _status(path: str, link: bool = False) -> os.stat_result | None:
