@@ -14,6 +14,8 @@
 # root (chroot, mounts) and debootstrap; the mounts live in a private mount namespace, so they
 # end with the command. Exit status 3 says the interpreters cannot be had here, on one line.
 set -euo pipefail
+# chroot, unshare and mount are in the sbin folders, which a PATH may leave out.
+PATH=$PATH:/usr/sbin:/sbin
 
 repo=$(cd "$(dirname "$0")/.." && pwd)
 root=${IMPORTLINTER_CONTRACTS_DEBIAN:-$HOME/.cache/importlinter-contracts/debian-testing}
