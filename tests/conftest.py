@@ -12,6 +12,20 @@ from importlinter_contracts.eager.target import RUNNING, set_target
 from vllm_omni_tree import NEWEST
 
 
+def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item]) -> None:
+    """Put the slow tests first, so that under xdist a worker takes each of them early and the
+    others share the rest, and refuse a test marked both slow and matrix: CI runs the matrix
+    on every interpreter, where a slow test would cost its seconds six times over."""
+    both = [
+        item.nodeid
+        for item in items
+        if item.get_closest_marker("slow") and item.get_closest_marker("matrix")
+    ]
+    if both:
+        raise pytest.UsageError(f"marked both slow and matrix: {', '.join(both)}")
+    items.sort(key=lambda item: item.get_closest_marker("slow") is None)
+
+
 @pytest.fixture
 def project(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Project:
     monkeypatch.chdir(tmp_path)

@@ -14,6 +14,8 @@ import pytest
 
 from helpers import REPO, Project
 
+pytestmark = pytest.mark.matrix
+
 DOC = REPO / "docs" / "other-codebases.md"
 
 DEEPSPEED = {

@@ -9,6 +9,8 @@ import pytest
 
 from helpers import Project, configure_r2, imports_of, run_cli
 
+pytestmark = pytest.mark.matrix
+
 PLATFORMS = {
     "pkg/platforms/__init__.py": "",
     "pkg/platforms/interface.py": "",

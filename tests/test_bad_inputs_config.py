@@ -541,6 +541,7 @@ KILLED = -9  # strace ends with the signal that killed the process it traced
 needs_strace = pytest.mark.skipif(shutil.which("strace") is None, reason="strace is not installed")
 
 
+@pytest.mark.slow
 @needs_strace
 def test_kill_at_any_point_of_the_write_leaves_the_old_file_or_the_new_one(tree: Project) -> None:
     """SIGKILL at each write(2) of the run (the diff on stdout, the new file's data, the

@@ -19,6 +19,8 @@ from helpers import Project, files_read, forget_walk_outcomes, imports_of
 from importlinter_contracts import cache
 from importlinter_contracts.eager import scope_cache
 
+pytestmark = pytest.mark.matrix
+
 FILES = {
     "pkg/platforms/__init__.py": "",
     "pkg/platforms/cuda/__init__.py": "",

@@ -17,6 +17,8 @@ from helpers import Project
 from importlinter_contracts.outputs.github import github_annotations
 from importlinter_contracts.running import run_contracts
 
+pytestmark = pytest.mark.matrix
+
 BUILT_IN_TYPES = {name for name, _ in _get_built_in_contract_types()}
 
 # high.blue imports low.green directly and by way of utils.red; high.yellow reaches utils.red

@@ -16,6 +16,8 @@ import importlinter_contracts
 from helpers import REPO, run
 from importlinter_contracts import compiled
 
+pytestmark = pytest.mark.matrix
+
 PACKAGE = Path(importlinter_contracts.__file__).parent
 SUFFIX = sysconfig.get_config_var("EXT_SUFFIX")
 RUNNING = compiled.build()

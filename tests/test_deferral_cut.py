@@ -32,6 +32,8 @@ from importlinter_contracts.eager.smallest_cut import (
 from importlinter_contracts.errors import UnreadableSourceError
 from importlinter_contracts.rendering import smallest_cut_steps
 
+pytestmark = pytest.mark.matrix
+
 # Three chains into pkg.models share hops: the platform imports the config and the helpers,
 # both import the registry, which imports two models (on two lines) and the helpers import a
 # third model. Deferring the registry's two imports and the helpers' model import cuts them

@@ -26,6 +26,8 @@ from importlinter_contracts.deferral.edit import (
 from importlinter_contracts.eager.target import Target, set_target
 from importlinter_contracts.errors import UnreadableSourceError
 
+pytestmark = pytest.mark.matrix
+
 RUNNING_315 = sys.version_info >= (3, 15)
 
 

@@ -22,6 +22,8 @@ from importlinter_contracts.eager.deferrable import NotLazy, why_not_lazy
 from importlinter_contracts.eager.import_time_uses import ImportTimeUse, import_time_uses
 from importlinter_contracts.errors import UnreadableSourceError
 
+pytestmark = pytest.mark.matrix
+
 HEAVY = {
     "pkg/__init__.py": "",
     "pkg/heavy.py": (

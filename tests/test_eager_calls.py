@@ -27,6 +27,8 @@ from importlinter_contracts.eager.resolver import CallResolver
 from importlinter_contracts.eager.scope_cache import ScopeIndex
 from importlinter_contracts.runtime.unexpected import eager_closure
 
+pytestmark = pytest.mark.matrix
+
 LIBRARY = {
     "pkg/__init__.py": "",
     "pkg/heavy/__init__.py": "",

@@ -19,6 +19,8 @@ import ast_walk as oracle
 from helpers import Project, imports_of
 from importlinter_contracts import explore
 
+pytestmark = pytest.mark.matrix
+
 # A platform base class whose classmethods call each other through `cls`, and two
 # platforms that override what it calls (each importing a heavy module of its own).
 PLATFORMS = {

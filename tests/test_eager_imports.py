@@ -18,6 +18,8 @@ from importlinter_contracts.eager.calls import Body, CallReading
 from importlinter_contracts.eager.outline import Outline
 from importlinter_contracts.eager.scopes import SourceReading
 
+pytestmark = pytest.mark.matrix
+
 BASE = {
     "pkg/platforms/__init__.py": "",
     "pkg/platforms/interface.py": "",

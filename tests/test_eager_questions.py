@@ -21,6 +21,8 @@ from importlinter_contracts.eager.questions import (
     RecordedAnswers,
 )
 
+pytestmark = pytest.mark.matrix
+
 # The Protocol's methods: every question a walk may ask.
 QUESTIONS = sorted(
     name

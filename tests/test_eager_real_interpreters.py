@@ -26,6 +26,8 @@ import ast_walk as oracle
 from helpers import REPO, Project
 from importlinter_contracts import explore
 
+pytestmark = pytest.mark.matrix
+
 RUNNING = (sys.version_info[0], sys.version_info[1])
 SCRIPT = REPO / "tools/debian_testing.sh"
 CHROOT = Path(

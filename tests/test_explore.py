@@ -10,6 +10,8 @@ import pytest
 from helpers import Project, calls_unread_warning, run_cli
 from importlinter_contracts import explore
 
+pytestmark = pytest.mark.matrix
+
 TREE = {
     "pkg/__init__.py": "from pkg import config\n",
     "pkg/config.py": "",

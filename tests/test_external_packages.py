@@ -10,6 +10,8 @@ import pytest
 
 from helpers import Project
 
+pytestmark = pytest.mark.matrix
+
 R4 = """\
 [importlinter:contract:r4]
 name = R4

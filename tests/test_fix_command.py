@@ -23,6 +23,8 @@ from importlinter_contracts.deferral.edit import FileEdit
 from importlinter_contracts.deferral.fix import write
 from importlinter_contracts.errors import FileWriteError
 
+pytestmark = pytest.mark.matrix
+
 RUNNING_315 = sys.version_info >= (3, 15)
 
 # Two platforms, four chains: both reach the models hub through the configuration (one

@@ -16,6 +16,8 @@ from test_explore import TREE
 from helpers import Project, calls_unread_warning, run_cli
 from importlinter_contracts import explore
 
+pytestmark = pytest.mark.matrix
+
 DOT = shutil.which("dot")
 
 

@@ -26,7 +26,10 @@ import pytest
 
 from helpers import CONTRACT_TYPES
 
-pytestmark = pytest.mark.skipif(not sys.platform.startswith("linux"), reason="reads /proc")
+pytestmark = [
+    pytest.mark.slow,
+    pytest.mark.skipif(not sys.platform.startswith("linux"), reason="reads /proc"),
+]
 
 BIN = Path(sys.executable).parent
 SEED = 28

@@ -19,6 +19,8 @@ from importlinter_contracts.eager.outline import (
 )
 from importlinter_contracts.eager.scopes import ImportScope, read_source
 
+pytestmark = pytest.mark.matrix
+
 CASES = {
     **{name: (source, ImportScope(True, reason)) for name, (source, reason) in EAGER.items()},
     **{name: (source, ImportScope(False, reason)) for name, (source, reason) in DEFERRED.items()},

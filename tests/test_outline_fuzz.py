@@ -21,6 +21,8 @@ from importlinter_contracts.eager.outline import (
 )
 from importlinter_contracts.eager.scopes import read_source
 
+pytestmark = pytest.mark.matrix
+
 # Names Python reads as others after NFKC normalisation: black-letter H is H, fullwidth
 # letters spelling TYPE are TYPE.
 FRAKTUR_H = "\u210c"

@@ -18,6 +18,8 @@ from test_unseen import NO_INIT, R4, TREE, WARNING, remove_inits
 from helpers import Project, configure_r2, run_cli
 from importlinter_contracts import explore
 
+pytestmark = pytest.mark.matrix
+
 DOT = shutil.which("dot")
 
 

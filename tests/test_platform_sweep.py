@@ -6,7 +6,10 @@ from __future__ import annotations
 
 import os
 
+import pytest
 from platform_sweep import sweep
+
+pytestmark = pytest.mark.matrix
 
 
 def test_generated_platform_packages_load_what_python_loads_or_a_documented_difference() -> None:

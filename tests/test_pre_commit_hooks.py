@@ -14,6 +14,8 @@ import pytest
 
 from helpers import REPO, Project, run
 
+pytestmark = pytest.mark.slow
+
 CONTRACTS = "import-linter contracts (static)"
 ALLOWLIST = "import-linter allowlists are exact"
 

@@ -17,6 +17,8 @@ from importlinter_contracts.eager import contract, module_files, read_ahead
 from importlinter_contracts.eager.module_files import FileReading, ReadingLevel
 from importlinter_contracts.eager.scopes import import_scopes_from_tokens
 
+pytestmark = pytest.mark.matrix
+
 R4 = "r4"
 
 

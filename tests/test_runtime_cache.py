@@ -14,6 +14,8 @@ from test_runtime_isolation import TREE, configure
 
 from helpers import Project
 
+pytestmark = pytest.mark.matrix
+
 COUNTING = {
     "pkg/connectors/__init__.py": """\
         import os

@@ -28,6 +28,8 @@ from test_runtime_isolation import TREE, configure
 from helpers import Project
 from importlinter_contracts.cli import main
 
+pytestmark = pytest.mark.slow
+
 STEPS = int(os.environ.get("IMPORTLINTER_CONTRACTS_PROPERTY_STEPS", "200"))
 MODULES = [f"pkg/extra/m{i}.py" for i in range(4)]
 DATA = "pkg/extra/data.txt"

@@ -17,6 +17,8 @@ from test_runtime_isolation import TREE, configure
 
 from helpers import Project
 
+pytestmark = pytest.mark.matrix
+
 Verdict = tuple[bool, list[str]]
 COMMAND = [sys.executable, "-m", "importlinter_contracts", "check", "--contract", "runtime"]
 

@@ -14,6 +14,8 @@ from click.testing import CliRunner
 from helpers import Project
 from importlinter_contracts.cli import main
 
+pytestmark = pytest.mark.matrix
+
 TREE = {
     # The fake SDK: importable unless the contract blocks it.
     "fakesdk/__init__.py": "",

@@ -19,6 +19,8 @@ from importlinter_contracts.eager.scopes import (
 from importlinter_contracts.eager.target import Target, set_target
 from importlinter_contracts.errors import UnreadableSourceError
 
+pytestmark = pytest.mark.matrix
+
 Reader = Callable[[bytes], dict[int, ImportScope]]
 
 

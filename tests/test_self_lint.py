@@ -20,6 +20,8 @@ import tomlkit
 import importlinter_contracts
 from helpers import CONTRACT_TYPES, REPO, run
 
+pytestmark = pytest.mark.matrix
+
 CONFIG = tomllib.loads((REPO / "pyproject.toml").read_text())["tool"]["importlinter"]
 CONTRACTS = {contract["id"]: contract for contract in CONFIG["contracts"]}
 REGISTERING = "registering-loads-no-commands"

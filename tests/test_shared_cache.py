@@ -18,6 +18,8 @@ import pytest
 
 from helpers import CONTRACT_TYPES
 
+pytestmark = pytest.mark.matrix
+
 BIN = Path(sys.executable).parent
 CONFIGURATION = (
     "[importlinter]\nroot_package = pkg\n"

@@ -27,6 +27,8 @@ from importlinter_contracts.modules import (
     within,
 )
 
+pytestmark = pytest.mark.matrix
+
 
 @pytest.fixture
 def graph() -> ImportGraph:

@@ -17,6 +17,8 @@ from importlinter_contracts._importlinter import build_graph, read_user_options
 from importlinter_contracts.cache import DEFAULT_CACHE_DIR
 from importlinter_contracts.unseen import scan
 
+pytestmark = pytest.mark.matrix
+
 TREE = {
     "pkg/platforms/cuda/platform.py": "",
     "pkg/platforms/npu/platform.py": "",

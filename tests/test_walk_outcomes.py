@@ -23,6 +23,8 @@ from importlinter_contracts.eager import walk as eager_walk
 from importlinter_contracts.eager.outcomes import OUTCOMES_FILE, WalkOutcomes, WalksFound
 from importlinter_contracts.errors import UnreadableSourceError
 
+pytestmark = pytest.mark.matrix
+
 FILES = {
     "pkg/platforms/interface.py": "",
     "pkg/platforms/cuda/platform.py": (
