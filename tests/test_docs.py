@@ -30,7 +30,7 @@ REQUIREMENT = f"importlinter-contracts @ git+{URL}@{TAG}"
 
 # Trees whose blocks run in a scenario (in order, in one copy of the tree), and those whose
 # blocks are checked one by one.
-SCENARIO_TREES = {"vllm-omni", "acme", "acme-src", "repository"}
+SCENARIO_TREES = {"vllm-omni", "acme", "acme-src", "per-module", "registry", "repository"}
 REAL_TREES = {"vllm-omni", "repository"}
 CHECKED_TREES = {"ci", "install", "synopsis"}
 LANGUAGES = {"console", "ini", "toml", "python", "yaml", "text", "json"}
@@ -44,6 +44,51 @@ ACME = {
     "acme/platforms/cuda/platform.py": "",
     "acme/platforms/npu/__init__.py": "",
     "acme/platforms/npu/platform.py": "",
+}
+
+# The layouts of docs/layouts.md: one module per backend, as vllm's and DeepSpeed's, and
+# backends as plugins found through a registry.
+LAYOUTS = {
+    "per-module": {
+        "lib/__init__.py": "",
+        "lib/engine.py": "from lib.platforms import current_platform\n",
+        "lib/models/__init__.py": "",
+        "lib/models/llama.py": "",
+        "lib/platforms/__init__.py": (
+            "import importlib\n\n\n"
+            "def current_platform(name):\n"
+            '    return importlib.import_module(f"lib.platforms.{name}").Platform()\n'
+        ),
+        "lib/platforms/interface.py": "class PlatformBase: ...\n",
+        "lib/platforms/cuda.py": (
+            "from lib.platforms.interface import PlatformBase\n\n\n"
+            "class Platform(PlatformBase): ...\n"
+        ),
+        "lib/platforms/rocm.py": (
+            "from lib.platforms.cuda import Platform as CudaPlatform\n\n\n"
+            "class Platform(CudaPlatform): ...\n"
+        ),
+    },
+    "registry": {
+        "lib/__init__.py": "",
+        "lib/engine.py": "from lib.plugins import registry\n",
+        "lib/models/__init__.py": "",
+        "lib/models/llama.py": "",
+        "lib/plugins/__init__.py": "",
+        "lib/plugins/registry.py": (
+            "import importlib\n\n"
+            'PLUGINS = {"cuda": "lib.plugins.cuda.plugin", "npu": "lib.plugins.npu.plugin"}\n\n\n'
+            "def load(name):\n"
+            "    return importlib.import_module(PLUGINS[name])\n"
+        ),
+        "lib/plugins/cuda/__init__.py": "",
+        "lib/plugins/cuda/plugin.py": "",
+        "lib/plugins/cuda/kernels.py": "",
+        "lib/plugins/npu/__init__.py": "",
+        "lib/plugins/npu/plugin.py": "",
+        "lib/plugins/default/__init__.py": "",
+        "lib/plugins/default/plugin.py": "",
+    },
 }
 
 MARKER = re.compile(r"^<!-- (test|untested): ?(.*?) ?-->$")
@@ -302,7 +347,7 @@ def set_up(tree_name: str, runtime: bool, folder: Path) -> Scenario:
         shutil.copy(REPO / ".importlinter", folder / ".importlinter")
         return Scenario(folder, env)
     prefix = "src/" if tree_name == "acme-src" else ""
-    for name, text in ACME.items():
+    for name, text in LAYOUTS.get(tree_name, ACME).items():
         (folder / prefix / name).parent.mkdir(parents=True, exist_ok=True)
         (folder / prefix / name).write_text(text)
     return Scenario(folder, env, "PYTHONPATH=src " if prefix else "")
