@@ -30,7 +30,7 @@ REQUIREMENT = f"importlinter-contracts @ git+{URL}@{TAG}"
 
 # Trees whose blocks run in a scenario (in order, in one copy of the tree), and those whose
 # blocks are checked one by one.
-SCENARIO_TREES = {"vllm-omni", "acme", "acme-src", "per-module", "registry", "repository"}
+SCENARIO_TREES = {"vllm-omni", "acme", "acme-src", "empty", "per-module", "registry", "repository"}
 REAL_TREES = {"vllm-omni", "repository"}
 CHECKED_TREES = {"ci", "install", "synopsis"}
 LANGUAGES = {"console", "ini", "toml", "python", "yaml", "text", "json"}
@@ -345,6 +345,8 @@ def set_up(tree_name: str, runtime: bool, folder: Path) -> Scenario:
     if tree_name == "vllm-omni":
         shutil.copytree(tree(NEWEST) / "vllm_omni", folder / "vllm_omni")
         shutil.copy(REPO / ".importlinter", folder / ".importlinter")
+        return Scenario(folder, env)
+    if tree_name == "empty":
         return Scenario(folder, env)
     prefix = "src/" if tree_name == "acme-src" else ""
     for name, text in LAYOUTS.get(tree_name, ACME).items():
