@@ -212,8 +212,8 @@ def test_the_tests_the_docs_name_exist() -> None:
     assert missing == []
 
 
-# Tests whose every case the eager-import rules must list: what is not followed, or taken
-# loosely, is what a user cannot see otherwise.
+# Tests whose every case the evidence page must list: what is not followed, or taken loosely,
+# is what a user cannot see otherwise, and each case is a row of the eager-import rules.
 LISTED_WHOLE = (
     "test_eager_calls.py::test_forms_documented_as_not_followed_are_not_followed",
     "test_eager_calls.py::test_forms_taken_loosely_report_more_than_python_loads",
@@ -231,8 +231,29 @@ def test_the_rules_list_every_form_not_followed_or_taken_loosely(test: str) -> N
     )
     cases = [line for line in collection.stdout.splitlines() if line.startswith("tests/")]
     assert cases
-    rules = (REPO / "docs" / "eager-rules.md").read_text()
-    assert [case for case in cases if f"`{case.removeprefix('tests/')}`" not in rules] == []
+    evidence = (REPO / "docs" / "evidence.md").read_text()
+    assert [case for case in cases if f"`{case.removeprefix('tests/')}`" not in evidence] == []
+
+
+# Pages for contributors, which may name tests; the user pages say the rules in sentences.
+NAMING_TESTS = {"contributing.md", "reliability.md", "evidence.md"}
+TEST_NAME = re.compile(r"test_\w+\.py|::test_\w+")
+
+
+@pytest.mark.parametrize(
+    "document",
+    [document for document in DOCUMENTS if document.name not in NAMING_TESTS],
+    ids=lambda path: str(path.relative_to(REPO)),
+)
+def test_a_user_page_names_no_test(document: Path) -> None:
+    # HTML comments, which the site does not show, may: the docs tests' markers say why.
+    visible = re.sub(r"<!--.*?-->", "", document.read_text(), flags=re.S)
+    named = [
+        f"{number}: {match}"
+        for number, line in enumerate(visible.splitlines(), 1)
+        for match in TEST_NAME.findall(line)
+    ]
+    assert named == []
 
 
 def checked(tree_name: str) -> list[Block]:
