@@ -5,6 +5,7 @@ markers ("Documentation that cannot drift")."""
 
 from __future__ import annotations
 
+import ast
 import doctest
 import os
 import re
@@ -18,6 +19,7 @@ from pathlib import Path
 
 import pytest
 import yaml
+from importlinter.domain.contract import COMMON_CONTRACT_OPTIONS
 
 import importlinter_contracts
 from helpers import REPO
@@ -30,7 +32,7 @@ REQUIREMENT = f"importlinter-contracts @ git+{URL}@{TAG}"
 
 # Trees whose blocks run in a scenario (in order, in one copy of the tree), and those whose
 # blocks are checked one by one.
-SCENARIO_TREES = {"vllm-omni", "acme", "acme-src", "repository"}
+SCENARIO_TREES = {"vllm-omni", "acme", "acme-src", "empty", "per-module", "registry", "repository"}
 REAL_TREES = {"vllm-omni", "repository"}
 CHECKED_TREES = {"ci", "install", "synopsis"}
 LANGUAGES = {"console", "ini", "toml", "python", "yaml", "text", "json"}
@@ -44,6 +46,51 @@ ACME = {
     "acme/platforms/cuda/platform.py": "",
     "acme/platforms/npu/__init__.py": "",
     "acme/platforms/npu/platform.py": "",
+}
+
+# The layouts of docs/layouts.md: one module per backend, as vllm's and DeepSpeed's, and
+# backends as plugins found through a registry.
+LAYOUTS = {
+    "per-module": {
+        "lib/__init__.py": "",
+        "lib/engine.py": "from lib.platforms import current_platform\n",
+        "lib/models/__init__.py": "",
+        "lib/models/llama.py": "",
+        "lib/platforms/__init__.py": (
+            "import importlib\n\n\n"
+            "def current_platform(name):\n"
+            '    return importlib.import_module(f"lib.platforms.{name}").Platform()\n'
+        ),
+        "lib/platforms/interface.py": "class PlatformBase: ...\n",
+        "lib/platforms/cuda.py": (
+            "from lib.platforms.interface import PlatformBase\n\n\n"
+            "class Platform(PlatformBase): ...\n"
+        ),
+        "lib/platforms/rocm.py": (
+            "from lib.platforms.cuda import Platform as CudaPlatform\n\n\n"
+            "class Platform(CudaPlatform): ...\n"
+        ),
+    },
+    "registry": {
+        "lib/__init__.py": "",
+        "lib/engine.py": "from lib.plugins import registry\n",
+        "lib/models/__init__.py": "",
+        "lib/models/llama.py": "",
+        "lib/plugins/__init__.py": "",
+        "lib/plugins/registry.py": (
+            "import importlib\n\n"
+            'PLUGINS = {"cuda": "lib.plugins.cuda.plugin", "npu": "lib.plugins.npu.plugin"}\n\n\n'
+            "def load(name):\n"
+            "    return importlib.import_module(PLUGINS[name])\n"
+        ),
+        "lib/plugins/cuda/__init__.py": "",
+        "lib/plugins/cuda/plugin.py": "",
+        "lib/plugins/cuda/kernels.py": "",
+        "lib/plugins/npu/__init__.py": "",
+        "lib/plugins/npu/plugin.py": "",
+        "lib/plugins/default/__init__.py": "",
+        "lib/plugins/default/plugin.py": "",
+    },
 }
 
 MARKER = re.compile(r"^<!-- (test|untested): ?(.*?) ?-->$")
@@ -165,8 +212,8 @@ def test_the_tests_the_docs_name_exist() -> None:
     assert missing == []
 
 
-# Tests whose every case the eager-import rules must list: what is not followed, or taken
-# loosely, is what a user cannot see otherwise.
+# Tests whose every case the evidence page must list: what is not followed, or taken loosely,
+# is what a user cannot see otherwise, and each case is a row of the eager-import rules.
 LISTED_WHOLE = (
     "test_eager_calls.py::test_forms_documented_as_not_followed_are_not_followed",
     "test_eager_calls.py::test_forms_taken_loosely_report_more_than_python_loads",
@@ -184,8 +231,29 @@ def test_the_rules_list_every_form_not_followed_or_taken_loosely(test: str) -> N
     )
     cases = [line for line in collection.stdout.splitlines() if line.startswith("tests/")]
     assert cases
-    rules = (REPO / "docs" / "eager-rules.md").read_text()
-    assert [case for case in cases if f"`{case.removeprefix('tests/')}`" not in rules] == []
+    evidence = (REPO / "docs" / "evidence.md").read_text()
+    assert [case for case in cases if f"`{case.removeprefix('tests/')}`" not in evidence] == []
+
+
+# Pages for contributors, which may name tests; the user pages say the rules in sentences.
+NAMING_TESTS = {"contributing.md", "reliability.md", "evidence.md"}
+TEST_NAME = re.compile(r"test_\w+\.py|::test_\w+")
+
+
+@pytest.mark.parametrize(
+    "document",
+    [document for document in DOCUMENTS if document.name not in NAMING_TESTS],
+    ids=lambda path: str(path.relative_to(REPO)),
+)
+def test_a_user_page_names_no_test(document: Path) -> None:
+    # HTML comments, which the site does not show, may: the docs tests' markers say why.
+    visible = re.sub(r"<!--.*?-->", "", document.read_text(), flags=re.S)
+    named = [
+        f"{number}: {match}"
+        for number, line in enumerate(visible.splitlines(), 1)
+        for match in TEST_NAME.findall(line)
+    ]
+    assert named == []
 
 
 def checked(tree_name: str) -> list[Block]:
@@ -237,7 +305,7 @@ def test_a_synopsis_has_the_options_of_the_command(block: Block) -> None:
 
 
 def scenarios() -> Iterator[object]:
-    groups: dict[tuple[str, str, bool], list[Block]] = {}
+    groups: dict[tuple[str, str, bool, str], list[Block]] = {}
     for block in BLOCKS:
         if block.marker == "test" and block.tree in SCENARIO_TREES:
             separate = block.options.get("scenario", "")
@@ -301,8 +369,10 @@ def set_up(tree_name: str, runtime: bool, folder: Path) -> Scenario:
         shutil.copytree(tree(NEWEST) / "vllm_omni", folder / "vllm_omni")
         shutil.copy(REPO / ".importlinter", folder / ".importlinter")
         return Scenario(folder, env)
+    if tree_name == "empty":
+        return Scenario(folder, env)
     prefix = "src/" if tree_name == "acme-src" else ""
-    for name, text in ACME.items():
+    for name, text in LAYOUTS.get(tree_name, ACME).items():
         (folder / prefix / name).parent.mkdir(parents=True, exist_ok=True)
         (folder / prefix / name).write_text(text)
     return Scenario(folder, env, "PYTHONPATH=src " if prefix else "")
@@ -449,3 +519,142 @@ def test_what_the_docs_show_runs_as_shown(
     scenario = set_up(tree_name, runtime, tmp_path)
     for block in blocks:
         RUNNERS[block.language](scenario, block)
+
+
+# The options the configuration page lists: every one the code reads, and no other. What
+# the code reads is found in it: the contract classes' fields, and the keys looked up in a
+# `session_options` mapping, here and in the functions of import-linter that this package
+# calls (reading its configuration, building its graph).
+
+CONFIGURATION = REPO / "docs" / "configuration.md"
+OPTION_ROW = re.compile(r"^\| `(\w+)` \|", re.M)
+REGISTERED = re.compile(r"`\w+: importlinter_contracts\.(\w+)`")
+
+
+def configuration_sections() -> dict[str, str]:
+    """The `## ` sections of the configuration page, by heading."""
+    parts = re.split(r"^## ", CONFIGURATION.read_text(), flags=re.M)[1:]
+    return {part.partition("\n")[0]: part for part in parts}
+
+
+def listed_options(section: str) -> set[str]:
+    """The options a section lists: the first cell of each row of its table."""
+    return set(OPTION_ROW.findall(section))
+
+
+def _is_session_options(node: ast.expr) -> bool:
+    name = node.attr if isinstance(node, ast.Attribute) else getattr(node, "id", "")
+    return name.endswith("session_options")
+
+
+def session_keys_read(tree: ast.Module) -> tuple[set[str], dict[str, set[str]]]:
+    """The keys a module's code looks up in a `session_options` mapping (`s["k"]`,
+    `s.get("k")`, `"k" in s`, and `s.get(key)` for each `key` of a loop over a module-level
+    tuple of strings), and the names each of its functions calls."""
+    tuples: dict[str, set[str]] = {}
+    for statement in tree.body:
+        if isinstance(statement, ast.Assign) and isinstance(statement.value, ast.Tuple | ast.List):
+            strings = {
+                element.value
+                for element in statement.value.elts
+                if isinstance(element, ast.Constant) and isinstance(element.value, str)
+            }
+            if len(strings) == len(statement.value.elts):
+                for target in statement.targets:
+                    if isinstance(target, ast.Name):
+                        tuples[target.id] = strings
+    loops = {
+        node.target.id: tuples[node.iter.id]
+        for node in ast.walk(tree)
+        if isinstance(node, ast.comprehension | ast.For)
+        and isinstance(node.target, ast.Name)
+        and isinstance(node.iter, ast.Name)
+        and node.iter.id in tuples
+    }
+
+    def keys_of(key: ast.expr) -> set[str]:
+        if isinstance(key, ast.Constant) and isinstance(key.value, str):
+            return {key.value}
+        return loops.get(key.id, set()) if isinstance(key, ast.Name) else set()
+
+    keys: set[str] = set()
+    for node in ast.walk(tree):
+        if isinstance(node, ast.Subscript) and _is_session_options(node.value):
+            keys |= keys_of(node.slice)
+        elif (
+            isinstance(node, ast.Call)
+            and isinstance(node.func, ast.Attribute)
+            and node.func.attr == "get"
+            and _is_session_options(node.func.value)
+            and node.args
+        ):
+            keys |= keys_of(node.args[0])
+        elif (
+            isinstance(node, ast.Compare)
+            and isinstance(node.ops[0], ast.In | ast.NotIn)
+            and _is_session_options(node.comparators[0])
+        ):
+            keys |= keys_of(node.left)
+    calls = {
+        function.name: {
+            node.func.id
+            for node in ast.walk(function)
+            if isinstance(node, ast.Call) and isinstance(node.func, ast.Name)
+        }
+        for function in ast.walk(tree)
+        if isinstance(function, ast.FunctionDef)
+    }
+    return keys, calls
+
+
+def session_options_read() -> set[str]:
+    """The `[importlinter]` options that this package reads, and those that the functions of
+    import-linter's use cases it calls read (following their calls within that module)."""
+    read: set[str] = set()
+    package = Path(importlinter_contracts.__file__).parent
+    for path in package.rglob("*.py"):
+        read |= session_keys_read(ast.parse(path.read_text()))[0]
+    from importlinter.application import use_cases
+
+    source = ast.parse(Path(use_cases.__file__).read_text())
+    called = {
+        node.attr
+        for node in ast.walk(ast.parse((package / "_importlinter.py").read_text()))
+        if isinstance(node, ast.Attribute)
+        and isinstance(node.value, ast.Name)
+        and node.value.id == "_use_cases"
+    }
+    functions = {
+        function.name: function for function in source.body if isinstance(function, ast.FunctionDef)
+    }
+    seen: set[str] = set()
+    while called - seen:
+        name = (called - seen).pop()
+        seen.add(name)
+        if name in functions:
+            keys, calls = session_keys_read(ast.Module([functions[name]], []))
+            read |= keys
+            called |= calls[name]
+    return read
+
+
+def test_the_configuration_page_lists_every_option_of_the_importlinter_section() -> None:
+    assert listed_options(configuration_sections()["The `[importlinter]` section"]) == (
+        session_options_read()
+    )
+
+
+def test_the_configuration_page_lists_every_option_of_each_contract_type() -> None:
+    sections = configuration_sections()
+    assert listed_options(sections["Every contract"]) == COMMON_CONTRACT_OPTIONS
+    listed = {
+        registered[1]: listed_options(section)
+        for section in sections.values()
+        if (registered := REGISTERED.search(section))
+    }
+    accepted = {
+        name: set(getattr(importlinter_contracts, name)._get_field_names())
+        for name in importlinter_contracts.__all__
+        if name.endswith("Contract")
+    }
+    assert listed == accepted
