@@ -92,7 +92,7 @@ case "${1:-}" in
     shift 2
     venv=.cache/venv$version-debian
     run /bin/sh -c "[ -x $venv/bin/python ] || python$version -m venv $venv &&
-      $venv/bin/pip install --quiet -e '.[dev]' && $venv/bin/python -m pytest \"\$@\"" sh "$@"
+      $venv/bin/pip install --quiet -e '.[test]' && $venv/bin/python -m pytest \"\$@\"" sh "$@"
     ;;
   *) sed -n '2,16p' "$0" >&2; exit 2 ;;
 esac

@@ -30,6 +30,7 @@ from vllm_omni_tree import (
     REPO,
     ToolError,
     cache_root,
+    holding_cache,
     pip_download,
     readable_size,
     refuse_another_package,
@@ -72,6 +73,14 @@ def tree(name: str) -> Path:
     target = cache_root() / release.distribution / release.version
     if (target / ".complete").exists():
         return target
+    with holding_cache(f"{release.distribution}-{release.version}"):
+        if not (target / ".complete").exists():
+            _extract_release(name, release, target)
+    return target
+
+
+def _extract_release(name: str, release: Release, target: Path) -> None:
+    """Download the release's wheel and keep its `.py` files in `target`."""
     target.parent.mkdir(parents=True, exist_ok=True)
     with tempfile.TemporaryDirectory(dir=target.parent) as download:
         started = time.monotonic()
@@ -106,7 +115,6 @@ def tree(name: str) -> Path:
         f"({readable_size(sum(info.file_size for info in members))}) in {target}; "
         "the wheel is deleted"
     )
-    return target
 
 
 def main() -> int:

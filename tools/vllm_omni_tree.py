@@ -24,6 +24,8 @@ from __future__ import annotations
 import argparse
 import ast
 import configparser
+import contextlib
+import fcntl
 import hashlib
 import importlib.machinery
 import importlib.metadata
@@ -35,6 +37,7 @@ import sys
 import sysconfig
 import time
 import zipfile
+from collections.abc import Iterator
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -158,11 +161,30 @@ def pip_download(requirement: str, destination: Path, *options: str) -> None:
     )
 
 
+@contextlib.contextmanager
+def holding_cache(name: str) -> Iterator[None]:
+    """Hold the cache's lock for `name` while a release or an environment is made there: the
+    tests run in several processes at once, and each may ask for the same release first."""
+    lock = cache_root() / f".{name}.lock"
+    lock.parent.mkdir(parents=True, exist_ok=True)
+    with lock.open("a") as held:
+        fcntl.flock(held, fcntl.LOCK_EX)
+        yield
+
+
 def tree(version: str = NEWEST) -> Path:
     """The folder holding `vllm_omni/` of this release (downloaded and unpacked once)."""
     target = cache_root() / "vllm-omni" / version
     if (target / ".complete").exists():
         return target
+    with holding_cache(f"vllm-omni-{version}"):
+        if not (target / ".complete").exists():
+            _unpack_release(version, target)
+    return target
+
+
+def _unpack_release(version: str, target: Path) -> None:
+    """Download the wheel of this release where it is not cached, and unpack it into `target`."""
     wheels = cache_root() / "wheels"
     wheel = wheels / f"vllm_omni-{version}-py3-none-any.whl"
     if not wheel.exists():
@@ -175,7 +197,6 @@ def tree(version: str = NEWEST) -> Path:
     shutil.rmtree(target, ignore_errors=True)
     partial.rename(target)
     (target / ".complete").touch()
-    return target
 
 
 def tree_version(folder: Path) -> str | None:
@@ -321,6 +342,12 @@ def prepare_runtime_environment() -> Path:
     venv = runtime_environment()
     if venv is not None:
         return venv
+    with holding_cache("runtime-venv"):
+        return runtime_environment() or _make_runtime_environment()
+
+
+def _make_runtime_environment() -> Path:
+    """Return the runtime environment, made afresh (the lock held)."""
     venv = cache_root() / "runtime-venv"
     started = time.monotonic()
     pinned = [
