@@ -171,9 +171,9 @@ def test_a_src_layout_project_configured_in_pyproject_runs_a_local_pre_commit_ho
         (project / name).parent.mkdir(parents=True, exist_ok=True)
         (project / name).write_text(text)
     (project / "pyproject.toml").write_text(
-        getting_started_block("or, in its `pyproject.toml`", "toml")
+        getting_started_block("This is import-linter's TOML form", "toml")
     )
-    hooks = getting_started_block("sets the path itself:", "yaml")
+    hooks = getting_started_block("A hook of your own", "yaml")
     # The canonical requirement: the repository of pyproject.toml's URLs, at the release tag.
     urls = tomllib.loads((REPO / "pyproject.toml").read_text())["project"]["urls"]
     dependency = (
