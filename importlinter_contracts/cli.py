@@ -320,9 +320,11 @@ def allowlist(
     "--form",
     type=click.Choice(list(FORMS)),
     default=None,
-    help=f"{KEYWORD}: `lazy import` / `lazy from` (Python 3.15 and later); {LAZY_MODULES}: an "
-    "entry in the module's __lazy_modules__, which older Pythons ignore (default: lazy where "
-    "python_version is 3.15 or later, else lazy-modules).",
+    help=f"{KEYWORD}: `lazy import` / `lazy from` (Python 3.15 and later; written only by "
+    f"Python 3.15 or later); {LAZY_MODULES}: an entry in the module's __lazy_modules__, which "
+    "changes nothing before Python 3.15 (default: lazy where python_version and the running "
+    "Python are 3.15 or later, lazy-modules where only python_version is; before 3.15, no "
+    "edit, and each import is left with why).",
 )
 @click.option("--write", is_flag=True, help="Apply the edit to the source files, and check again.")
 def fix(
@@ -347,6 +349,7 @@ def fix(
     (`lazy import` written by a Python older than 3.15); 2 on a configuration or usage
     error.
     """
+    deferral_fix.check_form(form, write)
     with _quiet_stdout(verbose):
         found = deferral_fix.plan(deferral_fix.check_eager(config, contracts, cache), form)
     _say_skipped([c for c in found.skipped if c["reason"] != deferral_fix.NOT_EAGER])
@@ -356,8 +359,8 @@ def fix(
     if not found.target.lazy and found.edits:
         click.echo(
             f"importlinter-contracts: python_version is {found.target.shown}: __lazy_modules__ "
-            "makes these imports lazy from Python 3.15 only, and the contracts are checked "
-            f"for {found.target.shown}.",
+            "changes nothing before Python 3.15: these imports stay eager there, and the "
+            f"contracts, checked for {found.target.shown}, stay broken.",
             err=True,
         )
     for key in found.uncut:
@@ -373,23 +376,14 @@ def fix(
     deferral_fix.write(found.edits)
     for edit in found.edits:
         click.echo(f"{edit.path}: written.", err=True)
-    if found.form == KEYWORD and sys.version_info < (3, 15):
-        click.echo(
-            f"importlinter-contracts: Python {sys.version_info[0]}.{sys.version_info[1]} cannot "
-            "parse `lazy import`: each file was checked to be the original with `lazy ` before "
-            "each import made lazy (a module-level statement outside a try, where Python 3.15 "
-            "takes it); the contracts are not checked again here: run importlinter-contracts "
-            "check on Python 3.15.",
-            err=True,
-        )
-        sys.exit(EXIT_BROKEN)
     with _quiet_stdout(verbose):
         again = deferral_fix.check_eager(config, contracts, cache)
     for contract in again.contracts:
         verdict = "KEPT" if contract["kept"] else "BROKEN"
         shown = contract_key(contract)
         click.echo(
-            f"importlinter-contracts: after the edit, contract {shown} is {verdict}.",
+            f"importlinter-contracts: after the edit, contract {shown} is {verdict}"
+            f"{deferral_fix.stale_after(contract)}.",
             err=True,
         )
     sys.exit(EXIT_KEPT if again.kept and not found.refused else EXIT_BROKEN)
