@@ -436,7 +436,7 @@ def test_a_file_its_encoding_cannot_give_back_byte_for_byte_is_refused(
     ids=["a __future__ import", "a docstring"],
 )
 def test_lazy_modules_goes_below_a_first_line_that_holds_more(project: Project, first: str) -> None:
-    source = f"{first}\nimport pkg.heavy\nf = lambda: pkg.heavy, os\n"
+    source = f"{first}\nimport pkg.heavy\nf = lambda: (pkg.heavy, os)\n"
     edited = edit({**HEAVY, "pkg/user.py": source}, project, [2], LAZY_MODULES)
     assert edited == source.replace(
         "\nimport pkg.heavy", '\n__lazy_modules__ = ["pkg.heavy"]\nimport pkg.heavy'
