@@ -20,7 +20,7 @@ from .allowlist.entries import PLACEHOLDER_REASON
 from .allowlist_sync import sync
 from .cache import DEFAULT_CACHE_DIR
 from .deferral import fix as deferral_fix
-from .deferral.edit import FORMS, KEYWORD, LAZY_MODULES
+from .deferral.edit import FORMS, IN_FUNCTIONS, KEYWORD, LAZY_MODULES
 from .errors import ImportlinterContractsError, UsageError
 from .files import write_atomically
 from .outputs import graphs
@@ -322,9 +322,10 @@ def allowlist(
     default=None,
     help=f"{KEYWORD}: `lazy import` / `lazy from` (Python 3.15 and later; written only by "
     f"Python 3.15 or later); {LAZY_MODULES}: an entry in the module's __lazy_modules__, which "
-    "changes nothing before Python 3.15 (default: lazy where python_version and the running "
-    "Python are 3.15 or later, lazy-modules where only python_version is; before 3.15, no "
-    "edit, and each import is left with why).",
+    f"changes nothing before Python 3.15; {IN_FUNCTIONS}: the import moved into the functions "
+    "that use it, for every Python (default: lazy where python_version and the running "
+    "Python are 3.15 or later, lazy-modules where only python_version is, else "
+    f"{IN_FUNCTIONS}).",
 )
 @click.option("--write", is_flag=True, help="Apply the edit to the source files, and check again.")
 def fix(
@@ -356,7 +357,7 @@ def fix(
     click.echo(found.diff, nl=False)
     for refusal in found.refused:
         click.echo(f"importlinter-contracts: {refusal}", err=True)
-    if not found.target.lazy and found.edits:
+    if found.form == LAZY_MODULES and not found.target.lazy and found.edits:
         click.echo(
             f"importlinter-contracts: python_version is {found.target.shown}: __lazy_modules__ "
             "changes nothing before Python 3.15: these imports stay eager there, and the "

@@ -142,24 +142,44 @@ def test_the_diff_makes_the_smallest_cut_lazy_and_changes_nothing(
     assert sources(project) == before
 
 
+IN_FUNCTIONS_DIFF = """\
+--- a/pkg/config.py
++++ b/pkg/config.py
+@@ -1,5 +1,5 @@
+ \"\"\"The configuration.\"\"\"
+-import pkg.hub
+ MARK = "config ran"
+ def models():
++    import pkg.hub
+     return pkg.hub.MODELS
+--- a/pkg/registry.py
++++ b/pkg/registry.py
+@@ -1,6 +1,6 @@
+-from pkg.heavy.models import Model
+ NAMES = []
+ def register(name):
+     NAMES.append(name)
+ def build():
++    from pkg.heavy.models import Model
+     return Model()
+"""
+
+
 def test_the_form_defaults_to_what_python_version_and_this_python_have(
     project: Project,
 ) -> None:
     package(project)
     # (The soft keyword only where the running Python can read it back, and lint after.)
     assert fix().stdout == (KEYWORD_DIFF if RUNNING_315 else LAZY_MODULES_DIFF)
+    # Before 3.15, each import moves into the functions that use it.
     package(project, "3.12")
-    before = sources(project)
     result = fix("--write")
-    assert (result.exit_code, result.stdout) == (1, "")
-    assert result.stderr == "".join(
-        f"importlinter-contracts: {where}: not made lazy: python_version is 3.12, and no "
-        "Python before 3.15 makes an import lazy: move it into the functions that use it "
-        "(--form lazy-modules would add it to __lazy_modules__, which changes nothing before "
-        "3.15).\n"
-        for where in ("pkg/config.py:2", "pkg/registry.py:1")
+    assert (result.exit_code, result.stdout) == (0, IN_FUNCTIONS_DIFF)
+    assert result.stderr == (
+        "pkg/config.py: written.\n"
+        "pkg/registry.py: written.\n"
+        "importlinter-contracts: after the edit, contract r4 is KEPT.\n"
     )
-    assert sources(project) == before
 
 
 def test_write_then_the_contract_is_kept(project: Project) -> None:
@@ -257,8 +277,8 @@ def test_the_soft_keyword_before_3_15_is_refused_in_one_line(project: Project) -
     assert (result.exit_code, result.stdout) == (2, "")
     assert result.stderr == (
         "importlinter-contracts: --form lazy: `lazy import` is a syntax error before Python "
-        "3.15, and python_version is 3.12; use --form lazy-modules (which older Pythons "
-        "ignore, and which changes nothing there), or set python_version.\n"
+        "3.15, and python_version is 3.12; use --form in-functions (the default there), or "
+        "set python_version.\n"
     )
 
 

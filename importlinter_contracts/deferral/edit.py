@@ -1,13 +1,15 @@
 """The edit that makes an import statement lazy (PEP 810), where it can be proven safe.
 
-Two forms, as the option `form` chooses: the soft keyword (`lazy import a.b`, `lazy from a
-import b`), a syntax error before Python 3.15; or the module's `__lazy_modules__` (the
-names CPython looks up for each import: `"a.b"` for `import a.b`, `"a"` for `from a import
-b`), created above the file's first statement (after its docstring and `__future__`
-imports) or extended where the file assigns it one literal list, tuple or set, which older
-Pythons ignore. Both make the import lazy only where CPython allows one: at module level
-(an `if`, `with`, `for`, `while` or `match` block included), never in a `try`, a class body
-or a function, never a star import or a `__future__` one.
+Three forms, as the option `form` chooses: the import moved into the functions that use
+it, for every Python (`functions`); or, for Python 3.15, the soft keyword (`lazy import
+a.b`, `lazy from a import b`), a syntax error before Python 3.15; or the module's
+`__lazy_modules__` (the names CPython looks up for each import: `"a.b"` for `import
+a.b`, `"a"` for `from a import b`), created above the file's first statement (after its
+docstring and `__future__` imports) or extended where the file assigns it one literal
+list, tuple or set, which older Pythons ignore. These two make the import lazy only where
+CPython allows one: at module level (an `if`, `with`, `for`, `while` or `match` block
+included), never in a `try`, a class body or a function, never a star import or a
+`__future__` one.
 
 An import is refused, with the reason, where deferring it cannot be proven safe, as
 `eager.deferrable` says for every form (the one answer the smallest cut prefers by); and, in
@@ -34,10 +36,12 @@ from ..eager.import_time_uses import lazy_target, reading_for
 from ..eager.parsing import parse, parse_error
 from ..eager.scopes import read_source
 from ..eager.target import target_python
+from .functions import moved_into_functions
 
 KEYWORD = "lazy"
 LAZY_MODULES = "lazy-modules"
-FORMS = (KEYWORD, LAZY_MODULES)
+IN_FUNCTIONS = "in-functions"
+FORMS = (KEYWORD, LAZY_MODULES, IN_FUNCTIONS)
 
 _NAME = "__lazy_modules__"
 
@@ -144,6 +148,13 @@ def _edit_file(
     if form == LAZY_MODULES:
         chosen, more = _alone_in_their_modules(module, chosen)
         refused += [Refusal(path, line, reason) for line, reason in more]
+    if form == IN_FUNCTIONS and chosen:
+        moved = moved_into_functions(source_lines(reading.text), module, path, chosen)
+        refused += [Refusal(path, line, why) for line, why in moved.refused.items()]
+        refused.sort(key=lambda refusal: refusal.line)
+        if moved.edited is None:
+            return None, refused
+        return FileEdit(path, reading.text, moved.edited, moved.lines, reading.encoding), refused
     refused.sort(key=lambda refusal: refusal.line)
     if not chosen:
         return None, refused
@@ -436,6 +447,9 @@ def check_edited(edit: FileEdit, form: str) -> str | None:
     check instead that the file is the original with `lazy ` inserted before those imports,
     each a module-level statement outside a `try` (where Python 3.15's grammar takes the
     keyword), which `lazy_edits` made sure of on the original's syntax tree."""
+    if form == IN_FUNCTIONS:
+        # (`functions` read the move back on the syntax tree: here, that it compiles.)
+        return _compiles(edit)
     if form == KEYWORD and sys.version_info < (3, 15):
         original = source_lines(edit.original)
         back = [
@@ -445,19 +459,11 @@ def check_edited(edit: FileEdit, form: str) -> str | None:
         if back != original:
             return "it is not the original with `lazy ` before each import made lazy"
         return None
+    wrong = _compiles(edit)
+    if wrong is not None:
+        return wrong
     source = edit.edited.encode(edit.encoding)
-    try:
-        module = parse(source)
-    except (SyntaxError, ValueError) as error:
-        return f"it would not parse ({parse_error(error)})"
-    try:
-        # (Compiled, not run: what `ast` leaves to the compiler, a misplaced `__future__`
-        # import.)
-        with warnings.catch_warnings():
-            warnings.simplefilter("ignore")
-            compile(source, edit.path, "exec", dont_inherit=True)
-    except (SyntaxError, ValueError) as error:
-        return f"it would not compile ({getattr(error, 'msg', error)})"
+    module = parse(source)
     before = parse(edit.original.encode(edit.encoding))
     if ast.get_docstring(module, clean=False) != ast.get_docstring(before, clean=False):
         return "the module's docstring would change"
@@ -470,6 +476,24 @@ def check_edited(edit: FileEdit, form: str) -> str | None:
         scope = scopes.get(line + shift)
         if scope is None or scope.eager or not scope.reason.startswith("lazy"):
             return f"l.{line + shift}, an edited import, does not read as lazy"
+    return None
+
+
+def _compiles(edit: FileEdit) -> str | None:
+    """Return why the edited file would not parse or compile here, or None."""
+    source = edit.edited.encode(edit.encoding)
+    try:
+        parse(source)
+    except (SyntaxError, ValueError) as error:
+        return f"it would not parse ({parse_error(error)})"
+    try:
+        # (Compiled, not run: what `ast` leaves to the compiler, a misplaced `__future__`
+        # import.)
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore")
+            compile(source, edit.path, "exec", dont_inherit=True)
+    except (SyntaxError, ValueError) as error:
+        return f"it would not compile ({getattr(error, 'msg', error)})"
     return None
 
 

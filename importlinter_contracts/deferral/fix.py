@@ -25,6 +25,7 @@ from ..report import ContractResult, SkippedContract, contract_key
 from ..running import RunResult, run_contracts
 from .edit import (
     FORMS,
+    IN_FUNCTIONS,
     KEYWORD,
     LAZY_MODULES,
     Checked,
@@ -77,21 +78,20 @@ def plan(result: RunResult, form: str | None) -> FixPlan:
     """Return the edits that make the imports of each checked contract's smallest cut lazy
     in `form`, with their diff and the imports refused. None: the soft keyword where both
     the target Python and the running one have it; `__lazy_modules__` where only the target
-    has it (which the running Python parses); else no edit, each import refused with why.
+    has it (which the running Python parses); else each import moved into the functions
+    that use it.
 
     Raises UsageError for the soft keyword on a target older than Python 3.15.
     """
     target = target_python()
-    chosen = form or (KEYWORD if target.lazy and RUNNING.lazy else LAZY_MODULES)
+    chosen = form or ((KEYWORD if RUNNING.lazy else LAZY_MODULES) if target.lazy else IN_FUNCTIONS)
     assert chosen in FORMS
     if chosen == KEYWORD and not target.lazy:
         raise UsageError(
             f"--form {KEYWORD}: `lazy import` is a syntax error before Python 3.15, and "
-            f"python_version is {target.shown}; use --form {LAZY_MODULES} (which older "
-            "Pythons ignore, and which changes nothing there), or set python_version."
+            f"python_version is {target.shown}; use --form {IN_FUNCTIONS} (the default there), "
+            "or set python_version."
         )
-    # (No Python before 3.15 makes an import lazy: the default claims no edit for it.)
-    unpaid = form is None and not target.lazy
     statements: list[tuple[str, int]] = []
     checked: dict[tuple[str, int], Checked] = {}
     refused: list[Refusal] = []
@@ -115,16 +115,6 @@ def plan(result: RunResult, form: str | None) -> FixPlan:
                 statements.append(statement)
                 checked[statement] = Checked(deferred["importer"], tuple(deferred["imported"]))
     edits, more = lazy_edits(statements, chosen, checked)
-    if unpaid:
-        # (What could be deferred from 3.15 on is said so; the others keep their reason.)
-        why = (
-            f"python_version is {target.shown}, and no Python before 3.15 makes an import "
-            f"lazy: move it into the functions that use it (--form {LAZY_MODULES} would add it "
-            "to __lazy_modules__, which changes nothing before 3.15)"
-        )
-        more += [Refusal(edit.path, line, why) for edit in edits for line in edit.lines]
-        more.sort(key=lambda refusal: (refusal.path, refusal.line))
-        edits = []
     diff = "".join(_diff(edit) for edit in edits)
     uncut = [
         contract_key(contract)
