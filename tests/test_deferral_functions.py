@@ -175,8 +175,8 @@ def test_a_name_another_module_may_take_is_left(project: Project) -> None:
         Refusal(
             "pkg/user.py",
             1,
-            "`twice` may be taken from this module by pkg/other.py, which names both (its "
-            "importers would no longer find it)",
+            "`twice` may be taken from this module by pkg/other.py (its importers would no "
+            "longer find it)",
         )
     ]
 
@@ -301,3 +301,29 @@ def test_after_fix_write_every_python_loads_no_kernel_and_runs_as_before(
         "importlinter-contracts: after the edit, contract r4 is KEPT.\n"
     )
     assert run_on(version, project.root) == [[], 7, 8]
+
+
+def test_a_module_of_the_same_name_elsewhere_takes_nothing(project: Project) -> None:
+    # (vllm-omni: configs/voxtral_tts.py defines the class that parsers/voxtral_tts.py
+    # imports, and configs/__init__.py re-exports it from there.)
+    project.write(
+        {
+            **HEAVY,
+            "pkg/parsers/user.py": f"from pkg.configs.user import twice\n{USED}",
+            "pkg/configs/user.py": "def twice(x):\n    return 2 * x\n",
+            "pkg/configs/__init__.py": "from pkg.configs.user import twice\n",
+            "pkg/other.py": "import pkg.parsers.user as u\ny = u.twice\n",
+        }
+    )
+    found = lazy_edits([("pkg/parsers/user.py", 1)], IN_FUNCTIONS)
+    assert found.refused == [
+        Refusal(
+            "pkg/parsers/user.py",
+            1,
+            "`twice` may be taken from this module by pkg/other.py (its importers would no "
+            "longer find it)",
+        )
+    ]
+    (project.root / "pkg/other.py").unlink()
+    found = lazy_edits([("pkg/parsers/user.py", 1)], IN_FUNCTIONS)
+    assert (found.refused, [done.path for done in found.edits]) == ([], ["pkg/parsers/user.py"])

@@ -180,8 +180,8 @@ def _owners(
     for name in offered:
         if name in taken:
             return (
-                f"`{name}` may be taken from this module by {taken[name]}, which names both "
-                "(its importers would no longer find it)",
+                f"`{name}` may be taken from this module by {taken[name]} (its importers "
+                "would no longer find it)",
                 {},
             )
     return "", owners
@@ -300,21 +300,70 @@ _WORD = re.compile(r"\w+")
 
 def _taken_elsewhere(path: str, names: list[str]) -> dict[str, str]:
     """The names of `names` that another file of the package holding `path` may take from
-    it, each with one such file: a file that names both the module and the name (read as
-    words, as a reviewer would search)."""
+    it, each with one such file: one that imports the name from the module (or `*`), or
+    binds the module and reads an attribute of that name, or spells the module's dotted
+    name and the name (`mock.patch("pkg.m.Name")`); or, where the file cannot be parsed
+    here, names both the module and the name as words."""
     file = Path(path)
     root = file.parent
     while (root / "__init__.py").is_file() and (root.parent / "__init__.py").is_file():
         root = root.parent
+    this = _module_name(file, root)
     taken: dict[str, str] = {}
     for other in sorted(root.rglob("*.py")):
         if other.resolve() == file.resolve():
             continue
         try:
-            words = set(_WORD.findall(other.read_text("utf-8", "replace")))
+            text = other.read_text("utf-8", "replace")
         except OSError:
             continue
-        if file.stem in words:
-            for name in set(names) & words:
-                taken.setdefault(name, str(other))
+        words = set(_WORD.findall(text))
+        wanted = set(names) & words
+        if not wanted or file.stem not in words:
+            continue
+        try:
+            tree = ast.parse(text)
+        except (SyntaxError, ValueError):
+            found = wanted
+        else:
+            found = _taken_by(tree, _module_name(other, root), other, this, wanted, text)
+        for name in sorted(found):
+            taken.setdefault(name, str(other))
     return taken
+
+
+def _module_name(file: Path, root: Path) -> str:
+    parts = [*file.relative_to(root.parent).with_suffix("").parts]
+    return ".".join(parts[:-1] if parts[-1] == "__init__" else parts)
+
+
+def _taken_by(
+    tree: ast.Module, importer: str, file: Path, module: str, names: set[str], text: str
+) -> set[str]:
+    """The names of `names` that the file of `importer` (parsed: `tree`) may take from
+    `module`."""
+    package = importer if file.name == "__init__.py" else importer.rpartition(".")[0]
+    parent, _, stem = module.rpartition(".")
+    binds_module = False
+    found: set[str] = set()
+    for node in ast.walk(tree):
+        if isinstance(node, ast.ImportFrom):
+            base = node.module or ""
+            if node.level:
+                up = package.split(".")[: max(len(package.split(".")) - node.level + 1, 0)]
+                base = ".".join([*up, *([base] if base else [])])
+            for alias in node.names:
+                if base == module and alias.name in {*names, "*"}:
+                    found |= names if alias.name == "*" else {alias.name}
+                binds_module |= base == parent and alias.name == stem
+        elif isinstance(node, ast.Import):
+            binds_module |= any(alias.name == module for alias in node.names)
+    if binds_module or module in text:
+        found |= {
+            node.attr
+            for node in ast.walk(tree)
+            if isinstance(node, ast.Attribute) and node.attr in names
+        }
+        if module in text:
+            found |= {name for name in names if f"{module}.{name}" in text}
+    return found
