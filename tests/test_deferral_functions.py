@@ -181,23 +181,83 @@ def test_a_name_another_module_may_take_is_left(project: Project) -> None:
     ]
 
 
-def test_a_package_init_is_left(project: Project) -> None:
-    project.write({**HEAVY, "pkg/sub/__init__.py": f"from pkg.heavy import twice\n{USED}"})
-    found = lazy_edits([("pkg/sub/__init__.py", 1)], IN_FUNCTIONS)
-    assert found.refused == [
-        Refusal(
-            "pkg/sub/__init__.py",
-            1,
-            "a package's __init__, whose importers may take the name from it: a module "
-            "__getattr__ (PEP 562) would serve it, which fix does not write",
-        )
-    ]
+INIT = '''\
+"""The package."""
+__all__ = ["Model", "VERSION"]
+from .heavy.models import Model
+VERSION = 1
+'''
+
+SERVED = '''\
+"""The package."""
+__all__ = ["Model", "VERSION"]
+VERSION = 1
+
+
+def __getattr__(name):
+    """Import, at its first use, a name whose import fix deferred (PEP 562)."""
+    if name == "Model":
+        from .heavy.models import Model
+
+        globals()["Model"] = Model
+        return Model
+    if name == "heavy":
+        from . import heavy
+
+        return heavy
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+
+
+def __dir__():
+    return sorted({*globals(), "Model", "heavy"})
+'''
+
+
+def test_a_package_re_export_is_served_by_a_module_getattr(project: Project) -> None:
+    project.write({"pkg/__init__.py": INIT, "pkg/heavy/models.py": "class Model:\n    pass\n"})
+    (done,) = lazy_edits([("pkg/__init__.py", 3)], IN_FUNCTIONS).edits
+    assert done.edited == SERVED
+
+
+# Each re-export left, and the exact reason.
+NOT_SERVED = {
+    "an import statement": (
+        INIT.replace("from .heavy.models import Model", "import pkg.heavy.models as Model"),
+        "an `import` statement in a package's __init__ binds a module, not a name a module "
+        "__getattr__ would serve",
+    ),
+    "used in the file": (
+        INIT + "def make():\n    return Model()\n",
+        "`Model` is used in the file at l.6, and a module's own code does not go through its "
+        "__getattr__",
+    ),
+    "not in a literal __all__": (
+        INIT.replace('"VERSION"]', '"VERSION"] + []'),
+        "`Model` is not in the file's __all__, so `from package import *` would no longer bind it",
+    ),
+    "a __getattr__ already": (
+        INIT + "def __getattr__(name):\n    raise AttributeError(name)\n",
+        "the file defines __getattr__ already (l.5), which fix does not merge into",
+    ),
+}
+
+
+@pytest.mark.parametrize("case", NOT_SERVED.values(), ids=NOT_SERVED.keys())
+def test_a_re_export_that_cannot_be_served_safely_is_left(
+    project: Project, case: tuple[str, str]
+) -> None:
+    source, reason = case
+    project.write({"pkg/__init__.py": source, "pkg/heavy/models.py": "class Model:\n    pass\n"})
+    found = lazy_edits([("pkg/__init__.py", 3)], IN_FUNCTIONS)
+    assert (found.edits, found.refused) == ([], [Refusal("pkg/__init__.py", 3, reason)])
 
 
 # A platform whose module imports a kernel at module level, used only in a method and a
 # function: the contract forbids the kernels.
 PLATFORM = {
-    "pkg/__init__.py": "",
+    "pkg/__init__.py": INIT,
+    "pkg/heavy/__init__.py": "",
+    "pkg/heavy/models.py": "class Model:\n    pass\n",
     "pkg/kernels/__init__.py": "",
     "pkg/kernels/attention.py": "def apply(x):\n    return x * 2\n",
     "pkg/platforms/__init__.py": "",
@@ -236,14 +296,25 @@ follow_modules =
     pkg
 forbidden_modules =
     pkg.kernels
+    pkg.heavy
 """
 
 PROGRAM = """\
 import json, sys
 sys.path.insert(0, {root!r})
 import pkg.platforms.cuda as cuda
-loaded = sorted(m for m in sys.modules if m.startswith("pkg.kernels"))
-print(json.dumps([loaded, cuda.Platform().run(3), cuda.helper(4)]))
+loaded = sorted(m for m in sys.modules if m.startswith(("pkg.kernels", "pkg.heavy")))
+import pkg
+from pkg import Model
+star = {{}}
+exec("from pkg import *", star)
+print(json.dumps([
+    loaded,
+    cuda.Platform().run(3),
+    cuda.helper(4),
+    [pkg.Model.__name__, Model is pkg.Model, star["Model"] is Model, star["VERSION"]],
+    sorted(name for name in star if not name.startswith("__")),
+]))
 """
 
 
@@ -293,14 +364,18 @@ def test_after_fix_write_every_python_loads_no_kernel_and_runs_as_before(
     project.write(PLATFORM)
     project.configure(R4, session="python_version = 3.11\n")
     before = run_on(version, project.root)
-    assert before == [["pkg.kernels", "pkg.kernels.attention"], 7, 8]
+    served = [["Model", True, True, 1], ["Model", "VERSION"]]
+    loaded = ["pkg.heavy", "pkg.heavy.models", "pkg.kernels", "pkg.kernels.attention"]
+    assert before == [loaded, 7, 8, *served]
     result = CliRunner().invoke(main, ["fix", "--no-cache", "--write"], catch_exceptions=False)
     assert result.exit_code == 0, result.output
     assert result.stderr == (
+        "pkg/__init__.py: written.\n"
         "pkg/platforms/cuda.py: written.\n"
         "importlinter-contracts: after the edit, contract r4 is KEPT.\n"
     )
-    assert run_on(version, project.root) == [[], 7, 8]
+    assert (project.root / "pkg/__init__.py").read_text() == SERVED
+    assert run_on(version, project.root) == [[], 7, 8, *served]
 
 
 def test_a_module_of_the_same_name_elsewhere_takes_nothing(project: Project) -> None:

@@ -37,6 +37,7 @@ from ..eager.parsing import parse, parse_error
 from ..eager.scopes import read_source
 from ..eager.target import target_python
 from .functions import moved_into_functions
+from .module_getattr import served_by_getattr
 
 KEYWORD = "lazy"
 LAZY_MODULES = "lazy-modules"
@@ -149,7 +150,8 @@ def _edit_file(
         chosen, more = _alone_in_their_modules(module, chosen)
         refused += [Refusal(path, line, reason) for line, reason in more]
     if form == IN_FUNCTIONS and chosen:
-        moved = moved_into_functions(source_lines(reading.text), module, path, chosen)
+        serve = served_by_getattr if Path(path).name == "__init__.py" else moved_into_functions
+        moved = serve(source_lines(reading.text), module, path, chosen)
         refused += [Refusal(path, line, why) for line, why in moved.refused.items()]
         refused.sort(key=lambda refusal: refusal.line)
         if moved.edited is None:

@@ -7,9 +7,9 @@ Where that cannot be proven safe the import is left, with why: a statement insid
 comprehension or any expression of the module body, which `eager.deferrable` mostly refuses
 already), that the file binds again or declares `global`, or that an annotation names (Pythons
 before 3.14 evaluate one where the def stands, and `typing.get_type_hints` reads it from the
-module); a package's `__init__`, a name its `__all__` lists, or a name another module of the
-package may take from it (one that names both the module and the name), whose importers would
-no longer find it; and a function whose body starts on the line of its `def` or of its
+module); a name its `__all__` lists, or a name another module of the package may take from
+it, whose importers would no longer find it (a package's `__init__` is `module_getattr`'s);
+and a function whose body starts on the line of its `def` or of its
 docstring's end, where the import cannot go on a line of its own.
 """
 
@@ -59,7 +59,7 @@ def moved_into_functions(
         removed.update(range(node.lineno - 1, node.end_lineno or node.lineno))
         for function, names in owners.values():
             at, indentation = _insertion(lines, function)
-            copied = _with_names(node, names)
+            copied = with_names(node, names)
             inserted.setdefault(at, []).append(f"{indentation}{ast.unparse(copied)}{ending}")
     edited: list[str] = []
     for index, line in enumerate(lines):
@@ -103,7 +103,7 @@ def _reads_back(
         for function, names in owners.values():
             target = functions[function.lineno, function.col_offset]
             at = (1 if _is_docstring(target.body[0]) else 0) + added.get(id(target), 0)
-            target.body.insert(at, _with_names(node, names))
+            target.body.insert(at, with_names(node, names))
             added[id(target)] = added.get(id(target), 0) + 1
     return ast.dump(edited) == ast.dump(expected)
 
@@ -120,12 +120,6 @@ def _owners(
         return (
             "it is inside a block (`if`, `with`, ...): only a statement of the module body is "
             "moved into functions",
-            {},
-        )
-    if Path(path).name == "__init__.py":
-        return (
-            "a package's __init__, whose importers may take the name from it: a module "
-            "__getattr__ (PEP 562) would serve it, which fix does not write",
             {},
         )
     names = bound_names(node)
@@ -282,7 +276,7 @@ def _insertion(lines: list[str], function: _Def) -> tuple[int, str]:
     return first.lineno - 1, line[: len(line) - len(line.lstrip(" \t"))]
 
 
-def _with_names(node: ast.Import | ast.ImportFrom, names: list[str]) -> ast.stmt:
+def with_names(node: ast.Import | ast.ImportFrom, names: list[str]) -> ast.stmt:
     """The import statement `node` with only the aliases that bind `names`."""
     copied = copy.deepcopy(node)
     copied.names = [alias for alias in copied.names if bound_names(_alone(node, alias))[0] in names]
@@ -305,10 +299,8 @@ def _taken_elsewhere(path: str, names: list[str]) -> dict[str, str]:
     name and the name (`mock.patch("pkg.m.Name")`); or, where the file cannot be parsed
     here, names both the module and the name as words."""
     file = Path(path)
-    root = file.parent
-    while (root / "__init__.py").is_file() and (root.parent / "__init__.py").is_file():
-        root = root.parent
-    this = _module_name(file, root)
+    root = package_root(file)
+    this = module_name(file, root)
     taken: dict[str, str] = {}
     for other in sorted(root.rglob("*.py")):
         if other.resolve() == file.resolve():
@@ -326,14 +318,24 @@ def _taken_elsewhere(path: str, names: list[str]) -> dict[str, str]:
         except (SyntaxError, ValueError):
             found = wanted
         else:
-            found = _taken_by(tree, _module_name(other, root), other, this, wanted, text)
+            found = _taken_by(tree, module_name(other, root), other, this, wanted, text)
         for name in sorted(found):
             taken.setdefault(name, str(other))
     return taken
 
 
-def _module_name(file: Path, root: Path) -> str:
-    parts = [*file.relative_to(root.parent).with_suffix("").parts]
+def package_root(file: Path) -> Path:
+    """Return the folder of the top package that holds the file (its own folder, where that
+    is no package)."""
+    root = file.parent
+    while (root / "__init__.py").is_file() and (root.parent / "__init__.py").is_file():
+        root = root.parent
+    return root
+
+
+def module_name(file: Path, root: Path | None = None) -> str:
+    """Return the module name of a file of the package in `root` (by default its own)."""
+    parts = [*file.relative_to((root or package_root(file)).parent).with_suffix("").parts]
     return ".".join(parts[:-1] if parts[-1] == "__init__" else parts)
 
 
