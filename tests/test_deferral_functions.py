@@ -219,6 +219,38 @@ def test_a_package_re_export_is_served_by_a_module_getattr(project: Project) -> 
     assert done.edited == SERVED
 
 
+def test_the_names_go_into_the_file_s_own_getattr(project: Project) -> None:
+    own = (
+        "def __getattr__(attribute: str):\n"
+        '    """Its own."""\n'
+        "    # Lazy: the entry points.\n"
+        '    if attribute == "Omni":\n'
+        "        from .omni import Omni\n"
+        "        return Omni\n"
+        '    raise AttributeError(f"no {attribute}")\n'
+    )
+    project.write(
+        {"pkg/__init__.py": INIT + own, "pkg/heavy/models.py": "", "pkg/omni.py": "Omni = 1\n"}
+    )
+    (done,) = lazy_edits([("pkg/__init__.py", 3)], IN_FUNCTIONS).edits
+    assert (
+        done.edited
+        == INIT.replace("from .heavy.models import Model\n", "")
+        + own.replace(
+            "    # Lazy",
+            '    if attribute == "Model":\n'
+            "        from .heavy.models import Model\n\n"
+            '        globals()["Model"] = Model\n'
+            "        return Model\n"
+            '    if attribute == "heavy":\n'
+            "        from . import heavy\n\n"
+            "        return heavy\n"
+            "    # Lazy",
+        )
+        + '\n\ndef __dir__():\n    return sorted({*globals(), "Model", "heavy"})\n'
+    )
+
+
 # Each re-export left, and the exact reason.
 NOT_SERVED = {
     "an import statement": (
@@ -235,9 +267,14 @@ NOT_SERVED = {
         INIT.replace('"VERSION"]', '"VERSION"] + []'),
         "`Model` is not in the file's __all__, so `from package import *` would no longer bind it",
     ),
-    "a __getattr__ already": (
-        INIT + "def __getattr__(name):\n    raise AttributeError(name)\n",
-        "the file defines __getattr__ already (l.5), which fix does not merge into",
+    "a __dir__ already": (
+        INIT + "def __dir__():\n    return []\n",
+        "the file defines __dir__ already (l.5)",
+    ),
+    "a __getattr__ of two parameters": (
+        INIT + "def __getattr__(name, default=None):\n    return default\n",
+        "the file's __getattr__ (l.5) is not one plain def of one parameter, which fix would "
+        "add to",
     ),
 }
 
