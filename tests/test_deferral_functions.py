@@ -439,3 +439,30 @@ def test_a_module_of_the_same_name_elsewhere_takes_nothing(project: Project) -> 
     (project.root / "pkg/other.py").unlink()
     found = lazy_edits([("pkg/parsers/user.py", 1)], IN_FUNCTIONS)
     assert (found.refused, [done.path for done in found.edits]) == ([], ["pkg/parsers/user.py"])
+
+
+def test_a_byte_order_mark_stays_first_when_the_first_line_moves(project: Project) -> None:
+    project.write({**HEAVY})
+    path = project.root / "pkg/user.py"
+    path.write_bytes(b"\xef\xbb\xbffrom pkg.heavy import twice\n" + USED.encode())
+    (done,) = lazy_edits([("pkg/user.py", 1)], IN_FUNCTIONS).edits
+    assert done.edited.encode(done.encoding) == (
+        b"\xef\xbb\xbfdef f(x):\n    from pkg.heavy import twice\n    return twice(x)\n"
+    )
+
+
+def test_an_edit_that_would_bring_a_coding_cookie_into_force_is_refused(
+    project: Project,
+) -> None:
+    # (A cookie counts on the first two lines only: removing the first brings it in.)
+    source = f'from pkg.heavy import twice\n\n# -*- coding: latin-1 -*-\nS = "café"\n{USED}'
+    project.write({**HEAVY, "pkg/user.py": source.replace("\n\n", "\n", 1)})
+    found = lazy_edits([("pkg/user.py", 1)], IN_FUNCTIONS)
+    assert found.refused == [
+        Refusal(
+            "pkg/user.py",
+            1,
+            "the edited file does not read back as it must (Python would decode it otherwise "
+            "than the original): left as it is",
+        )
+    ]

@@ -31,7 +31,7 @@ from collections.abc import Iterable, Mapping
 from pathlib import Path
 from typing import NamedTuple
 
-from ..eager.deferrable import assigned_names, deferrable
+from ..eager.deferrable import assigned_names, deferrable, source_text
 from ..eager.import_time_uses import lazy_target, reading_for
 from ..eager.parsing import parse, parse_error
 from ..eager.scopes import read_source
@@ -151,12 +151,15 @@ def _edit_file(
         refused += [Refusal(path, line, reason) for line, reason in more]
     if form == IN_FUNCTIONS and chosen:
         serve = served_by_getattr if Path(path).name == "__init__.py" else moved_into_functions
-        moved = serve(source_lines(reading.text), module, path, chosen)
+        # (The byte-order mark stays first, whatever lines the edit removes.)
+        mark = _MARK if reading.text.startswith(_MARK) else ""
+        moved = serve(source_lines(reading.text.removeprefix(mark)), module, path, chosen)
         refused += [Refusal(path, line, why) for line, why in moved.refused.items()]
         refused.sort(key=lambda refusal: refusal.line)
         if moved.edited is None:
             return None, refused
-        return FileEdit(path, reading.text, moved.edited, moved.lines, reading.encoding), refused
+        edited = mark + moved.edited
+        return FileEdit(path, reading.text, edited, moved.lines, reading.encoding), refused
     refused.sort(key=lambda refusal: refusal.line)
     if not chosen:
         return None, refused
@@ -482,8 +485,15 @@ def check_edited(edit: FileEdit, form: str) -> str | None:
 
 
 def _compiles(edit: FileEdit) -> str | None:
-    """Return why the edited file would not parse or compile here, or None."""
+    """Return why the edited file would not parse or compile here, or would be decoded
+    otherwise than it was written (a coding cookie that the edit moves into the first two
+    lines, or out of them), or None."""
     source = edit.edited.encode(edit.encoding)
+    try:
+        if source_text(source) != (edit.edited, edit.encoding):
+            return "Python would decode it otherwise than the original"
+    except (SyntaxError, UnicodeError) as error:
+        return f"Python would decode it otherwise than the original ({error})"
     try:
         parse(source)
     except (SyntaxError, ValueError) as error:
