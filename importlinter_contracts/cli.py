@@ -336,19 +336,19 @@ def fix(
     form: str | None,
     write: bool,
 ) -> None:
-    """Show, as a unified diff of the source files, the edit that makes lazy (PEP 810) each
-    import of the eager_imports contracts' smallest cuts: the fewest imports to defer for no
-    eager chain to reach a forbidden module. An import that cannot be proven safe to defer
-    (a name it binds is used at import time, it sits in a try statement, ...) is left as it
-    is, with why, on stderr. With --write, apply the diff (each file replaced atomically,
-    after it reads back as it must) and check the contracts again.
+    """Show, as a unified diff of the source files, the edit that defers each import of the
+    eager_imports contracts' smallest cuts (the fewest imports to defer for no eager chain
+    to reach a forbidden module): lazy (PEP 810) for Python 3.15, else moved into the
+    functions that use it. An import that cannot be proven safe to defer (a name it binds
+    is used at import time, it sits in a try statement, ...) is left as it is, with why,
+    on stderr. With --write, apply the diff (each file replaced atomically, after every
+    file reads back as it must and is found writable) and check the contracts again.
 
     Exit status: 0 when there is nothing to change, or the edit was written and every
     contract is kept; 1 when a change is shown and not written, an import is left as it
-    is, a broken contract has nothing to defer (a stale allowlist entry, say), a contract
-    is still broken after the edit, or the contracts cannot be checked again
-    (`lazy import` written by a Python older than 3.15); 2 on a configuration or usage
-    error.
+    is, a broken contract has nothing to defer (a stale allowlist entry, say), or a
+    contract is still broken after the edit; 2 on a configuration or usage error, or when a
+    file cannot be written.
     """
     deferral_fix.check_form(form, write)
     with _quiet_stdout(verbose):
