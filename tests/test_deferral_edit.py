@@ -119,7 +119,8 @@ REFUSED = {
     "in a function": (
         "def f():\n    import pkg.heavy\n    return pkg.heavy\n",
         2,
-        "it is inside `def f`, and only a module-level import can be lazy",
+        "it is inside `def f`, which runs it only when called: the call that runs it at "
+        "import time is what to defer (fix does not edit calls)",
     ),
     "in a class body": (
         "class C:\n    import pkg.heavy\n",

@@ -184,7 +184,8 @@ def _statement(
     for parent in ancestors:
         if isinstance(parent, ast.FunctionDef | ast.AsyncFunctionDef):
             return None, (
-                f"it is inside `def {parent.name}`, and only a module-level import can be lazy"
+                f"it is inside `def {parent.name}`, which runs it only when called: the call "
+                "that runs it at import time is what to defer (fix does not edit calls)"
             )
         if isinstance(parent, ast.ClassDef):
             return None, f"it is in the body of class {parent.name}, where an import cannot be lazy"
