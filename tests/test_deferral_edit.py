@@ -11,6 +11,7 @@ import textwrap
 from collections.abc import Iterator
 
 import pytest
+from test_deferral_functions import python
 from test_deferral_uses import HEAVY, project_in_repository
 from test_eager_real_interpreters import interpreter
 
@@ -485,3 +486,45 @@ def test_a_file_whose_edit_does_not_read_back_is_refused_and_the_others_edited(
             "pkg/b.py", 1, "the edited file does not read back as it must (a reason): left as it is"
         )
     ]
+
+
+# Each damaged-file case, edited with `__lazy_modules__`, imported by each Python the edit
+# must run on: the module still imports, with its docstring, and runs as before.
+DAMAGED = {
+    "a byte-order mark": BOM + USES_HEAVY,
+    "a __future__ line": (
+        b"from __future__ import annotations; import os\nimport pkg.heavy\n"
+        b"f = lambda: (pkg.heavy, os)\n"
+    ),
+    "a docstring line": b'"""Doc."""; import os\nimport pkg.heavy\nf = lambda: (pkg.heavy, os)\n',
+    "a coding cookie": LATIN_1.encode("latin-1"),
+}
+
+IMPORTED = """\
+import json, sys
+sys.path.insert(0, {root!r})
+import pkg.user as user
+print(json.dumps([user.__doc__, getattr(user, "S", None), user.f() is not None]))
+"""
+
+
+@pytest.mark.parametrize("version", ["3.10", "3.11", "3.12", "3.13"])
+@pytest.mark.parametrize("source", DAMAGED.values(), ids=DAMAGED.keys())
+def test_every_python_imports_the_edited_file_as_before(
+    project: Project, source: bytes, version: str
+) -> None:
+    project.write(HEAVY)
+    path = project.root / "pkg/user.py"
+    path.write_bytes(source)
+    command = [python(version), "-I", "-c", IMPORTED.format(root=str(project.root))]
+
+    def imported() -> str:
+        done = subprocess.run(command, cwd=project.root, capture_output=True, text=True)
+        assert done.returncode == 0, done.stderr
+        return done.stdout
+
+    before = imported()
+    line = next(n for n, text in enumerate(source.splitlines(), 1) if b"import pkg" in text)
+    (done,) = lazy_edits([("pkg/user.py", line)], LAZY_MODULES).edits
+    path.write_bytes(done.edited.encode(done.encoding))
+    assert imported() == before
