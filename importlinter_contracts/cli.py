@@ -20,7 +20,7 @@ from .allowlist.entries import PLACEHOLDER_REASON
 from .allowlist_sync import sync
 from .cache import DEFAULT_CACHE_DIR
 from .deferral import fix as deferral_fix
-from .deferral.edit import FORMS, KEYWORD, LAZY_MODULES
+from .deferral.edit import FORMS, IN_FUNCTIONS, KEYWORD, LAZY_MODULES
 from .errors import ImportlinterContractsError, UsageError
 from .files import write_atomically
 from .outputs import graphs
@@ -320,9 +320,12 @@ def allowlist(
     "--form",
     type=click.Choice(list(FORMS)),
     default=None,
-    help=f"{KEYWORD}: `lazy import` / `lazy from` (Python 3.15 and later); {LAZY_MODULES}: an "
-    "entry in the module's __lazy_modules__, which older Pythons ignore (default: lazy where "
-    "python_version is 3.15 or later, else lazy-modules).",
+    help=f"{KEYWORD}: `lazy import` / `lazy from` (Python 3.15 and later; written only by "
+    f"Python 3.15 or later); {LAZY_MODULES}: an entry in the module's __lazy_modules__, which "
+    f"changes nothing before Python 3.15; {IN_FUNCTIONS}: the import moved into the functions "
+    "that use it, for every Python (default: lazy where python_version and the running "
+    "Python are 3.15 or later, lazy-modules where only python_version is, else "
+    f"{IN_FUNCTIONS}).",
 )
 @click.option("--write", is_flag=True, help="Apply the edit to the source files, and check again.")
 def fix(
@@ -333,31 +336,32 @@ def fix(
     form: str | None,
     write: bool,
 ) -> None:
-    """Show, as a unified diff of the source files, the edit that makes lazy (PEP 810) each
-    import of the eager_imports contracts' smallest cuts: the fewest imports to defer for no
-    eager chain to reach a forbidden module. An import that cannot be proven safe to defer
-    (a name it binds is used at import time, it sits in a try statement, ...) is left as it
-    is, with why, on stderr. With --write, apply the diff (each file replaced atomically,
-    after it reads back as it must) and check the contracts again.
+    """Show, as a unified diff of the source files, the edit that defers each import of the
+    eager_imports contracts' smallest cuts (the fewest imports to defer for no eager chain
+    to reach a forbidden module): lazy (PEP 810) for Python 3.15, else moved into the
+    functions that use it. An import that cannot be proven safe to defer (a name it binds
+    is used at import time, it sits in a try statement, ...) is left as it is, with why,
+    on stderr. With --write, apply the diff (each file replaced atomically, after every
+    file reads back as it must and is found writable) and check the contracts again.
 
     Exit status: 0 when there is nothing to change, or the edit was written and every
     contract is kept; 1 when a change is shown and not written, an import is left as it
-    is, a broken contract has nothing to defer (a stale allowlist entry, say), a contract
-    is still broken after the edit, or the contracts cannot be checked again
-    (`lazy import` written by a Python older than 3.15); 2 on a configuration or usage
-    error.
+    is, a broken contract has nothing to defer (a stale allowlist entry, say), or a
+    contract is still broken after the edit; 2 on a configuration or usage error, or when a
+    file cannot be written.
     """
+    deferral_fix.check_form(form, write)
     with _quiet_stdout(verbose):
         found = deferral_fix.plan(deferral_fix.check_eager(config, contracts, cache), form)
     _say_skipped([c for c in found.skipped if c["reason"] != deferral_fix.NOT_EAGER])
     click.echo(found.diff, nl=False)
     for refusal in found.refused:
         click.echo(f"importlinter-contracts: {refusal}", err=True)
-    if not found.target.lazy and found.edits:
+    if found.form == LAZY_MODULES and not found.target.lazy and found.edits:
         click.echo(
             f"importlinter-contracts: python_version is {found.target.shown}: __lazy_modules__ "
-            "makes these imports lazy from Python 3.15 only, and the contracts are checked "
-            f"for {found.target.shown}.",
+            "changes nothing before Python 3.15: these imports stay eager there, and the "
+            f"contracts, checked for {found.target.shown}, stay broken.",
             err=True,
         )
     for key in found.uncut:
@@ -373,23 +377,14 @@ def fix(
     deferral_fix.write(found.edits)
     for edit in found.edits:
         click.echo(f"{edit.path}: written.", err=True)
-    if found.form == KEYWORD and sys.version_info < (3, 15):
-        click.echo(
-            f"importlinter-contracts: Python {sys.version_info[0]}.{sys.version_info[1]} cannot "
-            "parse `lazy import`: each file was checked to be the original with `lazy ` before "
-            "each import made lazy (a module-level statement outside a try, where Python 3.15 "
-            "takes it); the contracts are not checked again here: run importlinter-contracts "
-            "check on Python 3.15.",
-            err=True,
-        )
-        sys.exit(EXIT_BROKEN)
     with _quiet_stdout(verbose):
         again = deferral_fix.check_eager(config, contracts, cache)
     for contract in again.contracts:
         verdict = "KEPT" if contract["kept"] else "BROKEN"
         shown = contract_key(contract)
         click.echo(
-            f"importlinter-contracts: after the edit, contract {shown} is {verdict}.",
+            f"importlinter-contracts: after the edit, contract {shown} is {verdict}"
+            f"{deferral_fix.stale_after(contract)}.",
             err=True,
         )
     sys.exit(EXIT_KEPT if again.kept and not found.refused else EXIT_BROKEN)

@@ -351,7 +351,8 @@ IN_TRY = (
             "def f():\n    import pkg.models.a\n    return pkg.models.a\nf()\n",
             2,
             "inside def f, called at import time at l.4",
-            "it is inside `def f`, and only a module-level import can be lazy",
+            "it is inside `def f`, which runs it only when called: the call that runs it at "
+            "import time is what to defer (fix does not edit calls)",
         ),
         (
             "class C:\n    import pkg.models.a as a\n",

@@ -11,10 +11,12 @@ import textwrap
 from collections.abc import Iterator
 
 import pytest
+from test_deferral_functions import python
 from test_deferral_uses import HEAVY, project_in_repository
 from test_eager_real_interpreters import interpreter
 
 from helpers import Project
+from importlinter_contracts.deferral import edit as edit_module
 from importlinter_contracts.deferral.edit import (
     KEYWORD,
     LAZY_MODULES,
@@ -24,7 +26,6 @@ from importlinter_contracts.deferral.edit import (
     lazy_edits,
 )
 from importlinter_contracts.eager.target import Target, set_target
-from importlinter_contracts.errors import UnreadableSourceError
 
 pytestmark = pytest.mark.matrix
 
@@ -74,7 +75,7 @@ def test_lazy_modules_is_created_after_the_docstring_and_future_imports(
         ('{"a"}', '{"a", "pkg.heavy"}'),
         ("[]", '["pkg.heavy"]'),
         ("()", '("pkg.heavy",)'),
-        ('[\n    "a",\n]', '["a", "pkg.heavy"]'),
+        ('[\n    "a",\n]', '[\n    "a",\n    "pkg.heavy",\n]'),
     ],
     ids=["a list", "a tuple", "a set", "an empty list", "an empty tuple", "over lines"],
 )
@@ -121,7 +122,8 @@ REFUSED = {
     "in a function": (
         "def f():\n    import pkg.heavy\n    return pkg.heavy\n",
         2,
-        "it is inside `def f`, and only a module-level import can be lazy",
+        "it is inside `def f`, which runs it only when called: the call that runs it at "
+        "import time is what to defer (fix does not edit calls)",
     ),
     "in a class body": (
         "class C:\n    import pkg.heavy\n",
@@ -268,20 +270,26 @@ def test_a_file_this_python_cannot_parse_is_refused(project: Project) -> None:
     assert refusal.reason.startswith(f"Python {shown}, running here, cannot parse the file (")
 
 
-def test_an_edit_that_does_not_read_back_is_refused() -> None:
+def test_an_edit_that_does_not_read_back_is_said() -> None:
     original = "import a\nf = lambda: a\n"
     wrong = FileEdit("m.py", original, "import b\nf = lambda: a\n", (1,))
-    with pytest.raises(UnreadableSourceError) as raised:
-        check_edited(wrong, KEYWORD)
-    assert str(raised.value) in (
-        "m.py: the edit does not read back as the original; nothing was written",
-        "m.py: the edit would change more than its imports; nothing was written",
+    assert check_edited(wrong, KEYWORD) in (
+        "it is not the original with `lazy ` before each import made lazy",
+        "it would change more than its imports",
     )
-    with pytest.raises(UnreadableSourceError) as raised:
-        check_edited(wrong._replace(edited='__lazy_modules__ = ["b"]\n' + original), LAZY_MODULES)
-    assert (
-        str(raised.value) == "m.py:2: the edited import does not read as lazy; nothing was written"
+    moved = wrong._replace(edited='__lazy_modules__ = ["b"]\n' + original)
+    assert check_edited(moved, LAZY_MODULES) == "l.2, an edited import, does not read as lazy"
+    assert check_edited(wrong._replace(edited="import a\nf = (\n"), LAZY_MODULES) == (
+        "it would not parse (line 2: '(' was never closed)"
     )
+    future = "from __future__ import annotations\nimport a\nf = lambda: a\n"
+    misplaced = FileEdit("m.py", future, '__lazy_modules__ = ["a"]\n' + future, (2,))
+    assert check_edited(misplaced, LAZY_MODULES) == (
+        "it would not compile (from __future__ imports must occur at the beginning of the file)"
+    )
+    documented = '"""Doc."""; import os\nimport a\nf = lambda: a, os\n'
+    undocumented = FileEdit("m.py", documented, '__lazy_modules__ = ["a"]\n' + documented, (2,))
+    assert check_edited(undocumented, LAZY_MODULES) == "the module's docstring would change"
 
 
 LIBRARY = {
@@ -358,3 +366,167 @@ def test_a_file_the_engine_cannot_read_for_the_target_is_refused(project: Projec
             "3.15, and python_version is 3.12)",
         )
     ]
+
+
+# Damaged files: the edit goes after what Python reads first (a byte-order mark, a coding
+# cookie, the docstring and the `__future__` imports on one line) and keeps every byte of it.
+BOM = b"\xef\xbb\xbf"
+USES_HEAVY = b"import pkg.heavy\nf = lambda: pkg.heavy\n"
+
+
+def edited_bytes(project: Project, source: bytes, line: int, form: str) -> bytes:
+    path = project.root / "pkg/user.py"
+    path.parent.mkdir(parents=True, exist_ok=True)
+    path.write_bytes(source)
+    found = lazy_edits([("pkg/user.py", line)], form)
+    assert found.refused == []
+    (done,) = found.edits
+    return done.edited.encode(done.encoding)
+
+
+@pytest.mark.parametrize(
+    ("form", "expected"),
+    [
+        (KEYWORD, BOM + b"lazy " + USES_HEAVY),
+        (LAZY_MODULES, BOM + b'__lazy_modules__ = ["pkg.heavy"]\n' + USES_HEAVY),
+    ],
+)
+def test_a_byte_order_mark_stays_first(project: Project, form: str, expected: bytes) -> None:
+    assert edited_bytes(project, BOM + USES_HEAVY, 1, form) == expected
+
+
+LATIN_1 = '# -*- coding: latin-1 -*-\nimport pkg.heavy\nS = "café"\nf = lambda: pkg.heavy\n'
+
+
+@pytest.mark.parametrize(
+    ("form", "expected"),
+    [
+        (KEYWORD, LATIN_1.replace("import pkg", "lazy import pkg")),
+        (
+            LAZY_MODULES,
+            LATIN_1.replace("import pkg", '__lazy_modules__ = ["pkg.heavy"]\nimport pkg'),
+        ),
+    ],
+)
+def test_a_file_in_the_encoding_its_cookie_declares_is_edited_in_it(
+    project: Project, form: str, expected: str
+) -> None:
+    edited = edited_bytes(project, LATIN_1.encode("latin-1"), 2, form)
+    assert edited == expected.encode("latin-1")
+
+
+def test_a_file_its_encoding_cannot_give_back_byte_for_byte_is_refused(
+    project: Project,
+) -> None:
+    # (ISO-2022-JP's switch to ASCII where ASCII is in force decodes to nothing.)
+    source = b'# coding: iso2022_jp\nimport pkg.heavy\nS = "\x1b(B"\nf = lambda: pkg.heavy\n'
+    project.write({"pkg/__init__.py": ""})
+    (project.root / "pkg/user.py").write_bytes(source)
+    found = lazy_edits([("pkg/user.py", 2)], LAZY_MODULES)
+    assert found.edits == []
+    assert found.refused == [
+        Refusal(
+            "pkg/user.py",
+            2,
+            "the file cannot be edited byte for byte: decoded as its coding cookie says "
+            "(iso2022_jp), it does not encode back to the same bytes",
+        )
+    ]
+
+
+@pytest.mark.parametrize(
+    "first",
+    ["from __future__ import annotations; import os", '"""Doc."""; import os'],
+    ids=["a __future__ import", "a docstring"],
+)
+def test_lazy_modules_goes_below_a_first_line_that_holds_more(project: Project, first: str) -> None:
+    source = f"{first}\nimport pkg.heavy\nf = lambda: (pkg.heavy, os)\n"
+    edited = edit({**HEAVY, "pkg/user.py": source}, project, [2], LAZY_MODULES)
+    assert edited == source.replace(
+        "\nimport pkg.heavy", '\n__lazy_modules__ = ["pkg.heavy"]\nimport pkg.heavy'
+    )
+
+
+@pytest.mark.parametrize(
+    ("declared", "extended"),
+    [
+        (
+            '[\n    "a",  # the first\n    # more to come\n]',
+            '[\n    "a",  # the first\n    # more to come\n    "pkg.heavy",\n]',
+        ),
+        (
+            '[\n    "a"  # the first, alone\n]',
+            '[\n    "a",  # the first, alone\n    "pkg.heavy",\n]',
+        ),
+        ('(  # why\n    "a",\n)', '(  # why\n    "a",\n    "pkg.heavy",\n)'),
+    ],
+    ids=["a trailing comma", "no trailing comma", "a tuple"],
+)
+def test_a_lazy_modules_over_lines_keeps_its_lines_and_comments(
+    project: Project, declared: str, extended: str
+) -> None:
+    source = f"__lazy_modules__ = {declared}\nimport pkg.heavy\nx = lambda: pkg.heavy\n"
+    line = 2 + declared.count("\n")
+    edited = edit({"pkg/user.py": source}, project, [line], LAZY_MODULES)
+    assert edited == source.replace(declared, extended)
+
+
+def test_a_file_whose_edit_does_not_read_back_is_refused_and_the_others_edited(
+    project: Project, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    project.write({"pkg/a.py": USES_HEAVY.decode(), "pkg/b.py": USES_HEAVY.decode()})
+    real = edit_module.check_edited
+
+    def wrong_for_b(done: FileEdit, form: str) -> str | None:
+        return "a reason" if done.path == "pkg/b.py" else real(done, form)
+
+    monkeypatch.setattr(edit_module, "check_edited", wrong_for_b)
+    found = lazy_edits([("pkg/a.py", 1), ("pkg/b.py", 1)], LAZY_MODULES)
+    assert [done.path for done in found.edits] == ["pkg/a.py"]
+    assert found.refused == [
+        Refusal(
+            "pkg/b.py", 1, "the edited file does not read back as it must (a reason): left as it is"
+        )
+    ]
+
+
+# Each damaged-file case, edited with `__lazy_modules__`, imported by each Python the edit
+# must run on: the module still imports, with its docstring, and runs as before.
+DAMAGED = {
+    "a byte-order mark": BOM + USES_HEAVY,
+    "a __future__ line": (
+        b"from __future__ import annotations; import os\nimport pkg.heavy\n"
+        b"f = lambda: (pkg.heavy, os)\n"
+    ),
+    "a docstring line": b'"""Doc."""; import os\nimport pkg.heavy\nf = lambda: (pkg.heavy, os)\n',
+    "a coding cookie": LATIN_1.encode("latin-1"),
+}
+
+IMPORTED = """\
+import json, sys
+sys.path.insert(0, {root!r})
+import pkg.user as user
+print(json.dumps([user.__doc__, getattr(user, "S", None), user.f() is not None]))
+"""
+
+
+@pytest.mark.parametrize("version", ["3.10", "3.11", "3.12", "3.13"])
+@pytest.mark.parametrize("source", DAMAGED.values(), ids=DAMAGED.keys())
+def test_every_python_imports_the_edited_file_as_before(
+    project: Project, source: bytes, version: str
+) -> None:
+    project.write(HEAVY)
+    path = project.root / "pkg/user.py"
+    path.write_bytes(source)
+    command = [python(version), "-I", "-c", IMPORTED.format(root=str(project.root))]
+
+    def imported() -> str:
+        done = subprocess.run(command, cwd=project.root, capture_output=True, text=True)
+        assert done.returncode == 0, done.stderr
+        return done.stdout
+
+    before = imported()
+    line = next(n for n, text in enumerate(source.splitlines(), 1) if b"import pkg" in text)
+    (done,) = lazy_edits([("pkg/user.py", line)], LAZY_MODULES).edits
+    path.write_bytes(done.edited.encode(done.encoding))
+    assert imported() == before

@@ -58,6 +58,33 @@ FORMS: dict[str, tuple[str, int | None, str]] = {
         6,
         "in C.m, called at import time at l.7",
     ),
+    "a lambda called at import time": (
+        "v = lambda: H\nW = v()\n",
+        3,
+        "in v, which code run at import time names at l.4",
+    ),
+    "a lambda called where it stands": ("W = (lambda: H)()\n", 3, "in a lambda at l.3"),
+    "a lambda passed to a call": ("L = list(map(lambda _: H, [1]))\n", 3, "in a lambda at l.3"),
+    "a function passed to a call": (
+        "def f(_):\n    return H\nL = list(map(f, [1]))\n",
+        4,
+        "in f, which code run at import time names at l.5",
+    ),
+    "a lambda as a decorator": (
+        "deco = lambda f: (H, f)[1]\n@deco\ndef k():\n    pass\n",
+        3,
+        "in deco, which code run at import time names at l.4",
+    ),
+    "a class instantiated at import time": (
+        "class C:\n    def __init__(self):\n        self.h = H\nC()\n",
+        5,
+        "in C.__init__, whose class code run at import time names at l.6",
+    ),
+    "a method called on an instance": (
+        "class C:\n    def m(self):\n        return H\nC().m()\n",
+        5,
+        "in C.m, whose name code run at import time reads at l.6",
+    ),
     "a function not called": ("def f():\n    return H\n", None, ""),
     "a lambda not called": ("g = lambda: H\n", None, ""),
     # Python 3.15 evaluates annotations only when asked for (PEP 649).

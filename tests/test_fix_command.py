@@ -10,6 +10,7 @@ import subprocess
 import sys
 import textwrap
 from collections.abc import Iterator
+from pathlib import Path
 
 import pytest
 from click.testing import CliRunner, Result
@@ -19,6 +20,7 @@ from test_eager_real_interpreters import interpreter
 import ast_walk as oracle
 from helpers import Project
 from importlinter_contracts.cli import main
+from importlinter_contracts.deferral import fix as fix_module
 from importlinter_contracts.deferral.edit import FileEdit
 from importlinter_contracts.deferral.fix import write
 from importlinter_contracts.errors import FileWriteError
@@ -142,15 +144,43 @@ def test_the_diff_makes_the_smallest_cut_lazy_and_changes_nothing(
     assert sources(project) == before
 
 
-def test_the_form_defaults_to_what_python_version_has(project: Project) -> None:
+IN_FUNCTIONS_DIFF = """\
+--- a/pkg/config.py
++++ b/pkg/config.py
+@@ -1,5 +1,5 @@
+ \"\"\"The configuration.\"\"\"
+-import pkg.hub
+ MARK = "config ran"
+ def models():
++    import pkg.hub
+     return pkg.hub.MODELS
+--- a/pkg/registry.py
++++ b/pkg/registry.py
+@@ -1,6 +1,6 @@
+-from pkg.heavy.models import Model
+ NAMES = []
+ def register(name):
+     NAMES.append(name)
+ def build():
++    from pkg.heavy.models import Model
+     return Model()
+"""
+
+
+def test_the_form_defaults_to_what_python_version_and_this_python_have(
+    project: Project,
+) -> None:
     package(project)
-    assert fix().stdout == KEYWORD_DIFF
+    # (The soft keyword only where the running Python can read it back, and lint after.)
+    assert fix().stdout == (KEYWORD_DIFF if RUNNING_315 else LAZY_MODULES_DIFF)
+    # Before 3.15, each import moves into the functions that use it.
     package(project, "3.12")
-    result = fix()
-    assert result.stdout == LAZY_MODULES_DIFF
+    result = fix("--write")
+    assert (result.exit_code, result.stdout) == (0, IN_FUNCTIONS_DIFF)
     assert result.stderr == (
-        "importlinter-contracts: python_version is 3.12: __lazy_modules__ makes these imports "
-        "lazy from Python 3.15 only, and the contracts are checked for 3.12.\n"
+        "pkg/config.py: written.\n"
+        "pkg/registry.py: written.\n"
+        "importlinter-contracts: after the edit, contract r4 is KEPT.\n"
     )
 
 
@@ -169,32 +199,37 @@ def test_write_then_the_contract_is_kept(project: Project) -> None:
     assert again.stderr == "importlinter-contracts: nothing to defer.\n"
 
 
-def test_write_on_a_target_older_than_lazy_imports_keeps_it_broken(project: Project) -> None:
+def test_lazy_modules_on_a_target_older_than_lazy_imports_says_it_changes_nothing(
+    project: Project,
+) -> None:
     package(project, "3.12")
-    result = fix("--write")
-    assert result.exit_code == 1
-    assert result.stderr.endswith(
+    result = fix("--form", "lazy-modules", "--write")
+    assert (result.exit_code, result.stdout) == (1, LAZY_MODULES_DIFF)
+    assert result.stderr == (
+        "importlinter-contracts: python_version is 3.12: __lazy_modules__ changes nothing "
+        "before Python 3.15: these imports stay eager there, and the contracts, checked for "
+        "3.12, stay broken.\n"
+        "pkg/config.py: written.\n"
+        "pkg/registry.py: written.\n"
         "importlinter-contracts: after the edit, contract r4 is BROKEN.\n"
     )
 
 
-@pytest.mark.skipif(RUNNING_315, reason="Python 3.15 checks the contracts again itself")
-def test_write_of_the_keyword_where_this_python_cannot_parse_it_says_so(
+@pytest.mark.skipif(RUNNING_315, reason="Python 3.15 parses `lazy import` to check it")
+def test_the_keyword_is_not_written_where_this_python_cannot_parse_it(
     project: Project,
 ) -> None:
     package(project)
-    result = fix("--write")
-    assert result.exit_code == 1
+    before = sources(project)
+    result = fix("--form", "lazy", "--write")
+    assert (result.exit_code, result.stdout) == (2, "")
     shown = f"{sys.version_info[0]}.{sys.version_info[1]}"
     assert result.stderr == (
-        "pkg/config.py: written.\n"
-        "pkg/registry.py: written.\n"
-        f"importlinter-contracts: Python {shown} cannot parse `lazy import`: each file was "
-        "checked to be the original with `lazy ` before each import made lazy (a module-level "
-        "statement outside a try, where Python 3.15 takes it); the contracts are not checked "
-        "again here: run importlinter-contracts check on Python 3.15.\n"
+        f"importlinter-contracts: --form lazy --write: Python {shown}, running here, cannot "
+        "parse `lazy import`, so it could neither check the edited files nor lint them after; "
+        "run it on Python 3.15 or later, or use --form lazy-modules.\n"
     )
-    assert (project.root / "pkg/config.py").read_text().splitlines()[1] == "lazy import pkg.hub"
+    assert sources(project) == before
 
 
 @pytest.mark.skipif(not RUNNING_315, reason="only Python 3.15 parses `lazy import` to check it")
@@ -244,8 +279,8 @@ def test_the_soft_keyword_before_3_15_is_refused_in_one_line(project: Project) -
     assert (result.exit_code, result.stdout) == (2, "")
     assert result.stderr == (
         "importlinter-contracts: --form lazy: `lazy import` is a syntax error before Python "
-        "3.15, and python_version is 3.12; use --form lazy-modules (which older Pythons "
-        "ignore), or set python_version.\n"
+        "3.15, and python_version is 3.12; use --form in-functions (the default there), or "
+        "set python_version.\n"
     )
 
 
@@ -255,7 +290,7 @@ def test_a_file_changed_since_it_was_read_is_not_written(project: Project) -> No
     with pytest.raises(FileWriteError) as raised:
         write([FileEdit("m.py", "import b\n", "lazy import b\n", (1,))])
     assert (
-        str(raised.value) == "m.py changed since fix read it; it was not written (run fix again)."
+        str(raised.value) == "m.py changed since fix read it; nothing was written (run fix again)."
     )
     assert path.read_text() == "import a\n"
 
@@ -342,3 +377,94 @@ def test_a_contract_of_another_type_is_refused_in_one_line(project: Project) -> 
     )
     # (With every contract: the other is left out, not named.)
     assert fix().stderr == ""
+
+
+def test_a_file_with_a_byte_order_mark_is_written_with_it_first(project: Project) -> None:
+    package(project)
+    path = project.root / "pkg/registry.py"
+    path.write_bytes(b"\xef\xbb\xbf" + path.read_bytes())
+    result = fix("--form", "lazy-modules", "--write")
+    assert result.exit_code == 0, result.stderr
+    assert path.read_bytes() == (
+        b'\xef\xbb\xbf__lazy_modules__ = ["pkg.heavy.models"]\n'
+        + PACKAGE["pkg/registry.py"].encode()
+    )
+
+
+def test_a_file_changed_since_the_check_is_refused_in_one_line(
+    project: Project, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    package(project, config=PACKAGE["pkg/config.py"] + "def dump():\n    return json.dumps(1)\n")
+    checked = fix_module.check_eager
+
+    def then_a_line_added(*args: object) -> object:
+        result = checked(*args)  # type: ignore[arg-type]
+        path = project.root / "pkg/config.py"
+        path.write_text(path.read_text().replace('"""\n', '"""\nimport json\n', 1))
+        return result
+
+    monkeypatch.setattr(fix_module, "check_eager", then_a_line_added)
+    result = fix("--form", "lazy-modules", "--write")
+    assert result.exit_code == 1
+    assert "pkg/config.py" not in result.stdout
+    assert "import json" in (project.root / "pkg/config.py").read_text().splitlines()[1]
+    assert result.stderr.splitlines()[0] == (
+        "importlinter-contracts: pkg/config.py:2: not made lazy: the file changed since the "
+        "check: this line imports json, not pkg.hub (run fix again)."
+    )
+
+
+def test_every_file_is_found_writable_before_the_first_is_written(project: Project) -> None:
+    package(project)
+    before = sources(project)
+    (project.root / "pkg/registry.py").chmod(0o444)
+    result = fix("--form", "lazy-modules", "--write")
+    assert (result.exit_code, result.stdout) == (2, LAZY_MODULES_DIFF)
+    assert result.stderr == (
+        "importlinter-contracts: pkg/registry.py is read-only; nothing was written.\n"
+    )
+    assert sources(project) == before
+
+
+def test_a_write_that_fails_says_what_was_written_and_what_not(
+    project: Project, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    package(project)
+    real = fix_module.write_atomically
+
+    def full_disk_for_registry(path: Path, data: bytes) -> None:
+        if path.name == "registry.py":
+            raise FileWriteError(
+                f"cannot write {path} (No space left on device); nothing was written.",
+                "No space left on device",
+            )
+        real(path, data)
+
+    monkeypatch.setattr(fix_module, "write_atomically", full_disk_for_registry)
+    result = fix("--form", "lazy-modules", "--write")
+    assert result.exit_code == 2
+    assert result.stderr == (
+        "importlinter-contracts: cannot write pkg/registry.py (No space left on device); "
+        "nothing was written.\n"
+        "importlinter-contracts: written: pkg/config.py; not written: pkg/registry.py.\n"
+    )
+    assert (
+        (project.root / "pkg/config.py").read_text().startswith('"""The configuration."""\n__lazy')
+    )
+    assert (project.root / "pkg/registry.py").read_text() == PACKAGE["pkg/registry.py"]
+
+
+def test_an_allowlist_entry_the_edit_leaves_stale_is_named(project: Project) -> None:
+    package(project)
+    project.configure(
+        R4 + "ignore_imports =\n    pkg.config -> pkg.hub\n    pkg.registry -> pkg.heavy.models\n",
+        session="python_version = 3.15\n",
+    )
+    assert project.check().exit_code == 0
+    result = fix("--form", "lazy-modules", "--write")
+    assert result.exit_code == 1
+    assert result.stderr.splitlines()[-1] == (
+        "importlinter-contracts: after the edit, contract r4 is BROKEN: its allowlist entries "
+        "pkg.config -> pkg.hub and pkg.registry -> pkg.heavy.models excuse no import now: "
+        "importlinter-contracts allowlist --write removes them."
+    )

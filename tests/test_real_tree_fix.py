@@ -61,7 +61,7 @@ def test_fix_makes_two_imports_of_the_cut_lazy_and_says_why_not_the_others(
     config.write_text(text)
     before = (copy.root / "vllm_omni/__init__.py").read_text()
     result = CliRunner().invoke(
-        main, ["fix", "--no-cache", "--contract", R4_ID], catch_exceptions=False
+        main, ["fix", "--no-cache", "--form", "lazy", "--contract", R4_ID], catch_exceptions=False
     )
     assert (result.exit_code, result.stdout) == (1, DIFF)
     assert result.stderr.splitlines() == [f"importlinter-contracts: {line}" for line in REFUSED]

@@ -10,18 +10,30 @@ refused with why. Written, each file is replaced atomically, after it reads back
 from __future__ import annotations
 
 import difflib
+import os
+import stat
 from pathlib import Path
 from typing import NamedTuple
 
 from importlinter import Contract
 
 from ..eager.contract import EagerImportContract
-from ..eager.target import Target, target_python
+from ..eager.target import RUNNING, Target, target_python
 from ..errors import FileWriteError, UsageError
 from ..files import write_atomically
-from ..report import SkippedContract, contract_key
+from ..report import ContractResult, SkippedContract, contract_key
 from ..running import RunResult, run_contracts
-from .edit import FORMS, KEYWORD, LAZY_MODULES, FileEdit, Refusal, lazy_edits, source_lines
+from .edit import (
+    FORMS,
+    IN_FUNCTIONS,
+    KEYWORD,
+    LAZY_MODULES,
+    Checked,
+    FileEdit,
+    Refusal,
+    lazy_edits,
+    source_lines,
+)
 
 NOT_EAGER = "is not an eager_imports contract, which fix reads the cut of"
 
@@ -49,23 +61,39 @@ def check_eager(config: str | None, contracts: tuple[str, ...], cache: Path | No
     return run_contracts(config, contracts, cache, select=_eager_only)
 
 
+def check_form(form: str | None, write: bool) -> None:
+    """Refuse to write what the running Python cannot read back, nor lint after.
+
+    Raises UsageError for `--form lazy --write` on a Python older than 3.15.
+    """
+    if form == KEYWORD and write and not RUNNING.lazy:
+        raise UsageError(
+            f"--form {KEYWORD} --write: Python {RUNNING.shown}, running here, cannot parse "
+            "`lazy import`, so it could neither check the edited files nor lint them after; "
+            f"run it on Python 3.15 or later, or use --form {LAZY_MODULES}."
+        )
+
+
 def plan(result: RunResult, form: str | None) -> FixPlan:
     """Return the edits that make the imports of each checked contract's smallest cut lazy
-    in `form` (None: the soft keyword where the target Python has it, else
-    `__lazy_modules__`), with their diff and the imports refused.
+    in `form`, with their diff and the imports refused. None: the soft keyword where both
+    the target Python and the running one have it; `__lazy_modules__` where only the target
+    has it (which the running Python parses); else each import moved into the functions
+    that use it.
 
     Raises UsageError for the soft keyword on a target older than Python 3.15.
     """
     target = target_python()
-    chosen = form or (KEYWORD if target.lazy else LAZY_MODULES)
+    chosen = form or ((KEYWORD if RUNNING.lazy else LAZY_MODULES) if target.lazy else IN_FUNCTIONS)
     assert chosen in FORMS
     if chosen == KEYWORD and not target.lazy:
         raise UsageError(
             f"--form {KEYWORD}: `lazy import` is a syntax error before Python 3.15, and "
-            f"python_version is {target.shown}; use --form {LAZY_MODULES} (which older "
-            "Pythons ignore), or set python_version."
+            f"python_version is {target.shown}; use --form {IN_FUNCTIONS} (the default there), "
+            "or set python_version."
         )
     statements: list[tuple[str, int]] = []
+    checked: dict[tuple[str, int], Checked] = {}
     refused: list[Refusal] = []
     for contract in result.contracts:
         for deferred in contract.get("smallest_cut", {}).get("statements", []):
@@ -83,8 +111,10 @@ def plan(result: RunResult, form: str | None) -> FixPlan:
                     )
                 )
             else:
-                statements.append((location["path"], deferred["line"]))
-    edits, more = lazy_edits(statements, chosen)
+                statement = (location["path"], deferred["line"])
+                statements.append(statement)
+                checked[statement] = Checked(deferred["importer"], tuple(deferred["imported"]))
+    edits, more = lazy_edits(statements, chosen, checked)
     diff = "".join(_diff(edit) for edit in edits)
     uncut = [
         contract_key(contract)
@@ -92,6 +122,24 @@ def plan(result: RunResult, form: str | None) -> FixPlan:
         if not contract["kept"] and "smallest_cut" not in contract
     ]
     return FixPlan(chosen, edits, diff, refused + more, target, result.skipped, uncut)
+
+
+def stale_after(contract: ContractResult) -> str:
+    """Return what a contract checked again after the edit says of the allowlist entries
+    that break it as stale (the edit deferred the imports they excused), or ""."""
+    stale = contract.get("unmatched_ignores", [])
+    if contract["kept"] or not stale:
+        return ""
+    if len(stale) == 1:
+        return (
+            f": its allowlist entry {stale[0]} excuses no import now: importlinter-contracts "
+            "allowlist --write removes it"
+        )
+    listed = ", ".join(stale[:-1]) + f" and {stale[-1]}"
+    return (
+        f": its allowlist entries {listed} excuse no import now: importlinter-contracts "
+        "allowlist --write removes them"
+    )
 
 
 def _diff(edit: FileEdit) -> str:
@@ -108,10 +156,12 @@ def _diff(edit: FileEdit) -> str:
 
 
 def write(edits: list[FileEdit]) -> None:
-    """Replace each edited file, atomically (each has read back as it must).
+    """Replace each edited file, atomically (each has read back as it must), once each is
+    found unchanged since it was read and writable.
 
-    Raises FileWriteError, leaving that file as it was, when one cannot be written or has
-    changed since it was read.
+    Raises FileWriteError, leaving every file as it was, when one has changed or is
+    read-only; or, when one cannot be written after all, saying which were written and
+    which were not.
     """
     for edit in edits:
         path = Path(edit.path)
@@ -119,11 +169,37 @@ def write(edits: list[FileEdit]) -> None:
             now = path.read_bytes()
         except OSError as error:
             raise FileWriteError(
-                f"cannot read {path} again ({error.strerror}); nothing more was written.",
+                f"cannot read {path} again ({error.strerror}); nothing was written.",
                 error.strerror,
             ) from None
-        if now != edit.original.encode("utf-8"):
+        if now != edit.original.encode(edit.encoding):
             raise FileWriteError(
-                f"{path} changed since fix read it; it was not written (run fix again).", None
+                f"{path} changed since fix read it; nothing was written (run fix again).", None
             )
-        write_atomically(path, edit.edited.encode("utf-8"))
+        why = _unwritable(path)
+        if why is not None:
+            raise FileWriteError(f"{path} {why}; nothing was written.", why)
+    for done, edit in enumerate(edits):
+        try:
+            write_atomically(Path(edit.path), edit.edited.encode(edit.encoding))
+        except FileWriteError as error:
+            written = ", ".join(each.path for each in edits[:done]) or "none"
+            left = ", ".join(each.path for each in edits[done:])
+            raise FileWriteError(
+                f"{error}\nwritten: {written}; not written: {left}.", error.reason
+            ) from None
+
+
+def _unwritable(path: Path) -> str | None:
+    """Why `write_atomically` would refuse to replace the file `path`, or None: the file is
+    read-only (as it tells), or no file can be made in its folder."""
+    target = Path(os.path.realpath(path))
+    try:
+        mode = stat.S_IMODE(target.stat().st_mode)
+    except OSError as error:
+        return f"cannot be written ({error.strerror})"
+    if not mode & 0o222 or not os.access(target, os.W_OK):
+        return "is read-only"
+    if not os.access(target.parent, os.W_OK | os.X_OK):
+        return f"cannot be replaced: its folder {target.parent} is read-only"
+    return None

@@ -16,7 +16,9 @@ cannot be read. (The `__lazy_modules__` form refuses more: `deferral.edit`.)
 from __future__ import annotations
 
 import ast
+import io
 import sys
+import tokenize
 from collections.abc import Collection
 from pathlib import Path
 from typing import NamedTuple
@@ -40,12 +42,13 @@ class NotLazy(NamedTuple):
 
 class Deferrable(NamedTuple):
     """A file's reading for `deferrable`: its syntax tree and text (None where it cannot be
-    read), the import statements that can be made lazy, by their first line, and why each
-    other line's cannot. `unread`: whether every line is refused because the file cannot
-    be read."""
+    read) and the encoding that gives its bytes back from the text, the import statements
+    that can be made lazy, by their first line, and why each other line's cannot. `unread`:
+    whether every line is refused because the file cannot be read."""
 
     module: ast.Module | None
     text: str
+    encoding: str
     statements: dict[int, ast.Import | ast.ImportFrom]
     refused: dict[int, NotLazy]
     unread: bool
@@ -58,14 +61,17 @@ def deferrable(path: Path, shown: str, lines: Collection[int]) -> Deferrable:
 
     def refuse_all(reason: str, unread: bool, module: ast.Module | None = None) -> Deferrable:
         refused = {line: NotLazy(reason) for line in lines}
-        return Deferrable(module, text, {}, refused, unread)
+        return Deferrable(module, text, encoding, {}, refused, unread)
 
-    text = ""
+    text, encoding = "", "utf-8"
     try:
         source = path.read_bytes()
-        text = source.decode("utf-8")
-    except (OSError, UnicodeDecodeError) as error:
-        return refuse_all(f"the file cannot be read as UTF-8 ({error})", unread=True)
+    except OSError as error:
+        return refuse_all(f"the file cannot be read ({error.strerror})", unread=True)
+    try:
+        text, encoding = source_text(source)
+    except (SyntaxError, UnicodeError) as error:
+        return refuse_all(str(error), unread=True)
     try:
         module = parse(source)
     except (SyntaxError, ValueError, RecursionError) as error:
@@ -96,7 +102,36 @@ def deferrable(path: Path, shown: str, lines: Collection[int]) -> Deferrable:
             statements[line] = node
         else:
             refused[line] = why
-    return Deferrable(module, text, statements, refused, False)
+    return Deferrable(module, text, encoding, statements, refused, False)
+
+
+def source_text(source: bytes) -> tuple[str, str]:
+    """Return a file's text, decoded as Python decodes it (its coding cookie, else UTF-8),
+    with its byte-order mark as the text's first character, and the encoding that gives
+    the same bytes back from that text (and from an edit of it that adds ASCII).
+
+    Raises UnicodeError when the text does not encode back to the same bytes, SyntaxError
+    for a cookie Python does not know, or a byte-order mark with another cookie.
+    """
+    declared, _ = tokenize.detect_encoding(io.BytesIO(source).readline)
+    # (The mark is kept as text, as the diff shows it; the UTF-8 codec keeps it so.)
+    encoding = "utf-8" if declared == "utf-8-sig" else declared
+    try:
+        text = source.decode(encoding)
+    except UnicodeDecodeError as error:
+        raise UnicodeError(
+            f"the file cannot be read as {declared} ({error.reason} at byte {error.start})"
+        ) from None
+    try:
+        exact = text.encode(encoding) == source
+    except UnicodeEncodeError:
+        exact = False
+    if not exact:
+        raise UnicodeError(
+            "the file cannot be edited byte for byte: decoded as its coding cookie says "
+            f"({declared}), it does not encode back to the same bytes"
+        )
+    return text, encoding
 
 
 def _import_scopes(source: bytes, shown: str) -> dict[int, ImportScope]:
@@ -149,7 +184,8 @@ def _statement(
     for parent in ancestors:
         if isinstance(parent, ast.FunctionDef | ast.AsyncFunctionDef):
             return None, (
-                f"it is inside `def {parent.name}`, and only a module-level import can be lazy"
+                f"it is inside `def {parent.name}`, which runs it only when called: the call "
+                "that runs it at import time is what to defer (fix does not edit calls)"
             )
         if isinstance(parent, ast.ClassDef):
             return None, f"it is in the body of class {parent.name}, where an import cannot be lazy"

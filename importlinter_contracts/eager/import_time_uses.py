@@ -6,7 +6,11 @@ read as the engine reads a lazy import's (`eager.lazy`): the expressions that ru
 time (the module body and its blocks, class bodies, decorators, default values, bases, and
 the annotations that Python evaluates there), and the bodies of the file's own functions
 that code calls at import time (`eager.calls`, as the engine resolves a call by name: `f()`,
-`C.f()`, a decorator, and what those functions call in turn). Lazy imports exist from Python
+`C.f()`, a decorator, and what those functions call in turn); and, more broadly than the
+engine, as an edit must (`_MayRun`), what that code may run otherwise: a lambda it does not
+bind to a name, a function or a lambda it names without calling it (`map(f, ...)`, `v()`
+after `v = lambda: ...`), a method whose name it reads, a class's special methods where it
+names the class (`C()`). Lazy imports exist from Python
 3.15, which evaluates annotations only when asked for (PEP 649): the uses are those of the
 target Python, raised to 3.15 where it is older (before, the import is eager anyway).
 
@@ -112,6 +116,7 @@ def _import_time_uses(
                     lazy_names[name] = (*lazy_names.get(name, ()), statement.lineno)
         calls = read_calls(module, lambda test: False, text, lazy_names)
     definitions = _definitions(module)
+    may_run = _MayRun(module)
     found: dict[int, tuple[ImportTimeUse, ...]] = {}
     for statement in imports:
         if statement.lineno not in lines:
@@ -123,7 +128,14 @@ def _import_time_uses(
             for line, how in loads.get(name, ())
         ]
         uses += _called_uses(path, statement.lineno, names, calls, definitions)
-        found[statement.lineno] = tuple(sorted(set(uses), key=lambda use: use.line))
+        uses += [
+            ImportTimeUse(path, line, name, how)
+            for line, name, how in may_run.uses
+            if name in names and (line, name) not in {(use.line, use.name) for use in uses}
+        ]
+        # (One use per line and name, the engine's reading first, then by line.)
+        unique = {(use.line, use.name): use for use in reversed(uses)}
+        found[statement.lineno] = tuple(sorted(unique.values(), key=lambda use: use.line))
     return found
 
 
@@ -194,3 +206,125 @@ def _called_uses(
                         how = f"in {called}, called at import time at l.{call.line}"
                         uses.append(ImportTimeUse(path, found.lineno, found.id, how))
     return uses
+
+
+_Callable = ast.FunctionDef | ast.AsyncFunctionDef | ast.Lambda
+
+
+class _MayRun:
+    """What import-time code may run beyond the calls the engine resolves, taken broadly, as
+    an edit that defers an import must (a wrong deferral breaks the code, a missed one only
+    keeps an import): a lambda that is not bound to a name where it stands (`(lambda:
+    x)()`, `map(lambda _: x, ...)`), a function or a lambda of the file that such code
+    names other than by calling it (`map(f, ...)`, `v = lambda: x` then `v()`), a method
+    whose name it reads as an attribute (`C().m()`), and the special methods of a class it
+    names (`C()` runs `__init__`); and so on, through what those run. `uses`: each name
+    that code loads, by line, with how it runs."""
+
+    def __init__(self, module: ast.Module) -> None:
+        # By the name that reaches each: a function's (or a lambda's), a method's (as an
+        # attribute), a special method's class.
+        named: dict[str, list[tuple[_Callable, str]]] = {}
+        methods: dict[str, list[tuple[_Callable, str]]] = {}
+        specials: dict[str, list[tuple[_Callable, str]]] = {}
+        for node, key in _bindings(module):
+            owner, _, name = key.rpartition(".")
+            if not owner:
+                named.setdefault(name, []).append((node, key))
+            elif name.startswith("__") and name.endswith("__"):
+                specials.setdefault(owner.rpartition(".")[2], []).append((node, key))
+            else:
+                methods.setdefault(name, []).append((node, key))
+        bound = {
+            id(node)
+            for table in (named, methods, specials)
+            for each in table.values()
+            for node, _ in each
+        }
+        ran: set[int] = set()
+        waiting: list[ast.AST] = list(module.body)
+        self.uses: list[tuple[int, str, str]] = []
+        while waiting:
+            names, attributes, anonymous = _read(waiting.pop(), bound)
+            started: list[tuple[_Callable, str]] = [
+                (node, f"in a lambda at l.{node.lineno}") for node in anonymous
+            ]
+            for name, line in names.items():
+                started += [
+                    (node, f"in {key}, which code run at import time names at l.{line}")
+                    for node, key in named.get(name, [])
+                ]
+                started += [
+                    (node, f"in {key}, whose class code run at import time names at l.{line}")
+                    for node, key in specials.get(name, [])
+                ]
+            for name, line in attributes.items():
+                started += [
+                    (node, f"in {key}, whose name code run at import time reads at l.{line}")
+                    for node, key in methods.get(name, [])
+                ]
+            for node, how in started:
+                if id(node) in ran:
+                    continue
+                ran.add(id(node))
+                body: ast.AST = (
+                    node.body if isinstance(node, ast.Lambda) else ast.Module(node.body, [])
+                )
+                waiting.append(body)
+                for each in ast.walk(body):
+                    if isinstance(each, ast.Name) and isinstance(each.ctx, ast.Load):
+                        self.uses.append((each.lineno, each.id, how))
+
+
+def _bindings(module: ast.Module) -> Iterator[tuple[_Callable, str]]:
+    """The functions defined at import time, and the lambdas assigned there to plain names,
+    by the engine's keys (`f`, `C.f`)."""
+    waiting: list[tuple[ast.stmt, str]] = [(node, "") for node in module.body]
+    while waiting:
+        node, prefix = waiting.pop()
+        if isinstance(node, ast.FunctionDef | ast.AsyncFunctionDef):
+            yield node, prefix + node.name
+        elif isinstance(node, ast.Assign) and isinstance(node.value, ast.Lambda):
+            if all(isinstance(target, ast.Name) for target in node.targets):
+                yield from (
+                    (node.value, prefix + t.id) for t in node.targets if isinstance(t, ast.Name)
+                )
+        elif isinstance(node, ast.ClassDef):
+            waiting += [(statement, f"{prefix}{node.name}.") for statement in node.body]
+        else:
+            for child in ast.iter_child_nodes(node):
+                if isinstance(child, ast.stmt):
+                    waiting.append((child, prefix))
+                elif isinstance(child, ast.ExceptHandler | ast.match_case):
+                    waiting += [(statement, prefix) for statement in child.body]
+
+
+def _read(
+    code: ast.AST, bound: set[int]
+) -> tuple[dict[str, int], dict[str, int], list[ast.Lambda]]:
+    """The names that `code` loads outside the bodies of its functions (each with its first
+    line), the attributes it reads, and its lambdas but those of `bound` (assigned to a
+    name, and run where that name is)."""
+    names: dict[str, int] = {}
+    attributes: dict[str, int] = {}
+    anonymous: list[ast.Lambda] = []
+    waiting = [code]
+    while waiting:
+        node = waiting.pop()
+        if isinstance(node, ast.Lambda):
+            if id(node) not in bound:
+                anonymous.append(node)
+            waiting += [*node.args.defaults, *(d for d in node.args.kw_defaults if d)]
+            continue
+        if isinstance(node, ast.FunctionDef | ast.AsyncFunctionDef):
+            # (Its body runs when called; what stands around it runs now.)
+            arguments = node.args
+            waiting += [*node.decorator_list, *arguments.defaults]
+            waiting += [d for d in arguments.kw_defaults if d]
+            continue
+        if isinstance(node, ast.Name) and isinstance(node.ctx, ast.Load):
+            names.setdefault(node.id, node.lineno)
+        elif isinstance(node, ast.Attribute) and isinstance(node.ctx, ast.Load):
+            attributes.setdefault(node.attr, node.lineno)
+        waiting += list(ast.iter_child_nodes(node))
+    return names, attributes, anonymous
