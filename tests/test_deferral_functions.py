@@ -22,6 +22,8 @@ from helpers import Project
 from importlinter_contracts.cli import main
 from importlinter_contracts.deferral.edit import IN_FUNCTIONS, Refusal, lazy_edits
 
+pytestmark = pytest.mark.matrix
+
 HEAVY = {"pkg/__init__.py": "", "pkg/heavy.py": "def twice(x):\n    return 2 * x\n"}
 
 
