@@ -2,8 +2,8 @@
 read through the cache equals the verdict of a run with `--no-cache`.
 
 The steps edit modules in place (to code that imports a backend, raises, imports another
-module, reads an environment variable by name or iterates over all of them, reads a data
-file, lists a folder, runs a file by its path, deletes a module from sys.modules), create and
+module, reads an environment variable by name, through os.environ or the `posix` module, or
+iterates over all of them, reads a data file, checks a path with os.access, lists a folder, runs a file by its path, deletes a module from sys.modules), create and
 delete modules and files, change environment variables, and restore earlier contents; half of
 the files written get an old modification time (unique, as a file untouched for long would
 have), so that both the cache's trusted-time path and its re-reading path are exercised.
@@ -53,6 +53,9 @@ def bodies(index: int) -> list[str]:
         "import os\nif dict(os.environ).get('RP_B') == '1':\n    import pkg.platforms.npu.ops\n",
         "import os\nif os.path.exists(os.path.join(os.path.dirname(__file__), 'flag')):\n"
         "    import pkg.platforms.npu.ops\n",
+        "import os\nif os.access(os.path.join(os.path.dirname(__file__), 'flag'), os.F_OK):\n"
+        "    import pkg.platforms.npu.ops\n",
+        "import posix\nif posix.environ.get(b'RP_A') == b'1':\n    import pkg.platforms.npu.ops\n",
         "import os\nif 'flag' in os.listdir(os.path.dirname(__file__)):\n"
         "    import pkg.platforms.npu.ops\n",
         "import os\np = os.path.join(os.path.dirname(__file__), 'data.txt')\n"
