@@ -10,6 +10,7 @@ from collections.abc import Iterable, Mapping
 from pathlib import Path
 from typing import Any
 
+from . import _importlinter
 from .errors import ConfigurationError, UsageError
 
 _INI_CANDIDATES = ("setup.cfg", ".importlinter")
@@ -88,6 +89,76 @@ def _unknown_id(asked: str, found: str, ids: list[str], configuration: Path) -> 
         f"--contract {asked}: no contract of {configuration} has this id{guess}; its ids: "
         f"{', '.join(sorted(set(ids)))}."
     )
+
+
+# The keys of the importlinter section that import-linter reads (2.16 and 2.17; TOML's
+# `contracts` is taken out before), and those this package reads (`eager.target`).
+IMPORTLINTER_KEYS = (
+    "root_package",
+    "root_packages",
+    "include_external_packages",
+    "exclude_type_checking_imports",
+    "contract_types",
+    "show_timings",
+)
+OWN_KEYS = ("python_version", "lazy_imports")
+# The contract types whose session keys are known: import-linter's and this package's.
+_KNOWN_PACKAGES = ("importlinter", "importlinter_contracts")
+
+
+def check_session_options(session_options: Mapping[str, Any], section: str) -> None:
+    """Check the keys of the importlinter section (`section` names it: `[importlinter]`, say),
+    which no contract option reads: a misspelt key is ignored by import-linter, and the code
+    is then read for the running Python, say.
+
+    A key that neither import-linter nor this package reads is an error, unless the
+    configuration registers a contract type of another package, which may read keys of its
+    own: then only a key near a known one is (a misspelling).
+
+    Raises ConfigurationError naming the key, with the nearest known one.
+    """
+    known = (*IMPORTLINTER_KEYS, *OWN_KEYS)
+    types = session_options.get("contract_types")
+    foreign = isinstance(types, list) and any(
+        isinstance(entry, str)
+        and entry.partition(":")[2].strip().partition(".")[0] not in _KNOWN_PACKAGES
+        for entry in types
+    )
+    for key in session_options:
+        if key in known:
+            continue
+        nearest = difflib.get_close_matches(key, known, n=1)
+        if foreign and not nearest:
+            continue
+        guess = f" (did you mean '{nearest[0]}'?)" if nearest else ""
+        raise ConfigurationError(
+            f"{section}: {key} is not an option{guess}; the options: {', '.join(sorted(known))}."
+        )
+
+
+def read_user_options(config: str | None, configuration: Path) -> _importlinter.UserOptions:
+    """Return the options of `configuration` (the file that `config` names or lint-imports
+    finds) as lint-imports reads them, the section's keys checked (`check_session_options`).
+
+    Raises ConfigurationError for a section without root packages (which import-linter
+    reports as a bare KeyError) or with a key that nothing reads.
+    """
+    try:
+        user_options = _importlinter.read_user_options(config)
+    except KeyError as error:
+        if error.args != ("root_package",):
+            raise
+        raise ConfigurationError(
+            f"{section_name(configuration)} has no root_packages: give the packages to "
+            "analyse (root_packages, or root_package for one)."
+        ) from None
+    check_session_options(user_options.session_options, section_name(configuration))
+    return user_options
+
+
+def section_name(path: Path) -> str:
+    """Return the importlinter section of the configuration file `path` as messages name it."""
+    return f"{path} [tool.importlinter]" if is_toml(path) else f"{path} [importlinter]"
 
 
 def is_toml(path: Path) -> bool:

@@ -24,7 +24,7 @@ from grimp import ImportGraph
 
 from . import _importlinter
 from .cache import DEFAULT_CACHE_DIR, grimp_cache_folder
-from .configuration import find_configuration
+from .configuration import find_configuration, read_user_options
 from .eager.scope_cache import ScopeIndex
 from .eager.walk import (
     PARENT_PACKAGE,
@@ -394,8 +394,8 @@ def load(config: str | None = None, cache_dir: Path | None = DEFAULT_CACHE_DIR) 
     """
     if os.getcwd() not in sys.path:
         sys.path.insert(0, os.getcwd())
-    find_configuration(config)  # there is one, and it parses: or one line that says why not
-    user_options = _importlinter.read_user_options(config)
+    # There is one, and it parses: or one line that says why not.
+    user_options = read_user_options(config, find_configuration(config))
     grimp_cache = (
         None
         if cache_dir is None

@@ -15,7 +15,7 @@ from importlinter.domain.contract import NoSuchContractType, registry
 
 from . import _importlinter
 from .cache import DEFAULT_CACHE_DIR, grimp_cache_folder, using_cache_directory
-from .configuration import find_configuration, selected_contract_ids
+from .configuration import find_configuration, read_user_options, selected_contract_ids
 from .eager.cut_request import asked_for
 from .errors import (
     ConfigurationError,
@@ -142,7 +142,7 @@ def _run_contracts(
     try:
         # Read first by us, so that a file that cannot be parsed is named with its line.
         configuration = find_configuration(config)
-        user_options = _importlinter.read_user_options(config)
+        user_options = read_user_options(config, configuration)
         _check_name_and_type(user_options)
         contract_ids = selected_contract_ids(
             contract_ids, user_options.contracts_options, configuration

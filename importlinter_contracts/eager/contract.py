@@ -28,7 +28,7 @@ from ..modules import (
     parents,
     within,
 )
-from ..options import NonEmptyListField
+from ..options import ModuleExpressionField, NonEmptyListField
 from ..rendering import (
     chain_steps,
     print_finding,
@@ -77,14 +77,14 @@ class EagerImportContract(AllowlistedContract):
     type_name = "eager_imports"
 
     source_modules: list[ModuleExpression] = NonEmptyListField(  # type: ignore[assignment]
-        subfield=fields.ModuleExpressionField()
+        subfield=ModuleExpressionField()
     )
     follow_modules: list[Module] = NonEmptyListField(subfield=fields.ModuleField())  # type: ignore[assignment]
     forbidden_modules: list[ModuleExpression] = NonEmptyListField(  # type: ignore[assignment]
-        subfield=fields.ModuleExpressionField()
+        subfield=ModuleExpressionField()
     )
     allowed_modules: list[ModuleExpression] | None = fields.ListField(  # type: ignore[assignment]
-        subfield=fields.ModuleExpressionField(), required=False
+        subfield=ModuleExpressionField(), required=False
     )
     include_ancestors: bool = fields.BooleanField(required=False, default=True)  # type: ignore[assignment]
 

@@ -1,0 +1,239 @@
+"""No silent pass in the options: a key of the importlinter section that nothing reads, a value
+given twice, a name no module can have. Each case asserts the exact one-line message; most
+build the contract, or check the section, in memory."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import pytest
+from importlinter import Contract
+from importlinter.domain.contract import InvalidContractOptions
+
+from helpers import Project, configure_r2, run_cli
+from importlinter_contracts import (
+    BackendIsolationContract,
+    EagerImportContract,
+    RuntimeIsolationContract,
+)
+from importlinter_contracts.configuration import (
+    IMPORTLINTER_KEYS,
+    OWN_KEYS,
+    check_session_options,
+)
+from importlinter_contracts.errors import ConfigurationError
+
+SESSION = {"root_packages": ["pkg"]}
+KNOWN = (
+    "contract_types, exclude_type_checking_imports, include_external_packages, lazy_imports, "
+    "python_version, root_package, root_packages, show_timings"
+)
+OURS = ["backend_isolation: importlinter_contracts.BackendIsolationContract"]
+
+
+# 1. The importlinter section: every key is one that import-linter or this package reads.
+
+UNKNOWN_KEYS = {
+    "python-version-misspelt": (
+        {**SESSION, "python_verison": "3.15"},
+        "[importlinter]: python_verison is not an option (did you mean 'python_version'?); "
+        f"the options: {KNOWN}.",
+    ),
+    "lazy-imports-singular": (
+        {**SESSION, "lazy_import": "all"},
+        "[importlinter]: lazy_import is not an option (did you mean 'lazy_imports'?); "
+        f"the options: {KNOWN}.",
+    ),
+    "nothing-near": (
+        {**SESSION, "colour": "yes", "contract_types": OURS},
+        f"[importlinter]: colour is not an option; the options: {KNOWN}.",
+    ),
+    "misspelt-beside-another-packages-type": (
+        {**SESSION, "root_pakages": ["x"], "contract_types": ["other: otherpkg.Contract"]},
+        "[importlinter]: root_pakages is not an option (did you mean 'root_packages'?); "
+        f"the options: {KNOWN}.",
+    ),
+}
+
+
+@pytest.mark.parametrize(("session", "message"), UNKNOWN_KEYS.values(), ids=UNKNOWN_KEYS.keys())
+def test_a_key_of_the_section_that_nothing_reads_is_an_error(
+    session: dict[str, Any], message: str
+) -> None:
+    with pytest.raises(ConfigurationError) as raised:
+        check_session_options(session, "[importlinter]")
+    assert str(raised.value) == message
+
+
+def test_every_key_import_linter_and_this_package_read_is_accepted() -> None:
+    check_session_options({key: "x" for key in (*IMPORTLINTER_KEYS, *OWN_KEYS)}, "[x]")
+    check_session_options({"root_package": "pkg"}, "[x]")
+    # Another package's contract type may read keys of its own: only a misspelling is refused.
+    check_session_options(
+        {**SESSION, "colour": "yes", "contract_types": [*OURS, "other: otherpkg.Contract"]},
+        "[x]",
+    )
+
+
+@pytest.fixture
+def tree(project: Project) -> Project:
+    project.write({"pkg/platforms/cuda/platform.py": "", "pkg/platforms/npu/platform.py": ""})
+    return project
+
+
+@pytest.mark.parametrize("command", ["check", "allowlist", "closure"])
+def test_a_misspelt_key_stops_every_command_naming_the_file(tree: Project, command: str) -> None:
+    configure_r2(tree, session="python_verison = 3.15\n")
+    args = [command, "pkg.platforms"] if command == "closure" else [command]
+    result = run_cli(*args, "--no-cache")
+    assert (result.exit_code, result.stdout) == (2, "")
+    assert result.stderr == (
+        "importlinter-contracts: .importlinter [importlinter]: python_verison is not an "
+        f"option (did you mean 'python_version'?); the options: {KNOWN}.\n"
+    )
+
+
+def test_a_misspelt_key_stops_lint_imports(tree: Project) -> None:
+    configure_r2(tree, session="lazy_import = all\n")
+    result = tree.lint_imports()
+    assert result.exit_code == 1
+    assert (
+        "The importlinter section: lazy_import is not an option (did you mean 'lazy_imports'?)"
+        in " ".join(result.output.split())
+    )
+
+
+def test_a_toml_section_is_named_as_toml_writes_it(tree: Project) -> None:
+    (tree.root / "pyproject.toml").write_text(
+        '[tool.importlinter]\nroot_packages = ["pkg"]\npython_verison = "3.15"\n'
+        f'contract_types = ["{OURS[0]}"]\n\n[[tool.importlinter.contracts]]\nid = "r2"\n'
+        'name = "R2"\ntype = "backend_isolation"\ncontainer = "pkg.platforms"\n'
+    )
+    result = run_cli("check", "--no-cache")
+    assert (result.exit_code, result.stderr) == (
+        2,
+        "importlinter-contracts: pyproject.toml [tool.importlinter]: python_verison is not an "
+        f"option (did you mean 'python_version'?); the options: {KNOWN}.\n",
+    )
+
+
+def test_a_configuration_without_root_package_says_so(tree: Project) -> None:
+    (tree.root / ".importlinter").write_text(
+        "[importlinter]\n\n[importlinter:contract:r2]\nname = R2\ntype = forbidden\n"
+        "source_modules = pkg.a\nforbidden_modules = pkg.b\n"
+    )
+    result = run_cli("check", "--no-cache")
+    assert (result.exit_code, result.stderr) == (
+        2,
+        "importlinter-contracts: .importlinter [importlinter] has no root_packages: give the "
+        "packages to analyse (root_packages, or root_package for one).\n",
+    )
+
+
+# 2. A contract's options: a value given twice, a name that no module can have.
+
+R2 = {"container": "pkg.platforms"}
+R4 = {"source_modules": ["pkg.a"], "follow_modules": ["pkg"], "forbidden_modules": ["x"]}
+RUNTIME = {"probe_modules": ["pkg.a"], "blocked_modules": ["torch_npu"]}
+TWICE = "is given more than once; give each value once."
+
+OPTION_ERRORS = {
+    "backends-twice": (
+        BackendIsolationContract,
+        {**R2, "backends": ["cuda", "npu", "cuda"]},
+        {"backends": f"'cuda' {TWICE}"},
+    ),
+    "neutral-children-twice": (
+        BackendIsolationContract,
+        {**R2, "neutral_children": ["common", "utils", "utils", "common"]},
+        {
+            "neutral_children": "'common' and 'utils' are given more than once; give each value "
+            "once."
+        },
+    ),
+    "source-modules-twice": (
+        EagerImportContract,
+        {**R4, "source_modules": ["pkg.a", "pkg.b", "pkg.a"]},
+        {"source_modules": f"'pkg.a' {TWICE}"},
+    ),
+    "forbidden-modules-twice": (
+        EagerImportContract,
+        {**R4, "forbidden_modules": ["torch_xla", "torch_xla"]},
+        {"forbidden_modules": f"'torch_xla' {TWICE}"},
+    ),
+    "blocked-modules-twice": (
+        RuntimeIsolationContract,
+        {**RUNTIME, "blocked_modules": ["torch_npu", "torch_npu"]},
+        {"blocked_modules": f"'torch_npu' {TWICE}"},
+    ),
+    "pip-name": (
+        EagerImportContract,
+        {**R4, "forbidden_modules": ["torch-xla"]},
+        {"forbidden_modules": "'torch-xla' is not a module name: did you mean 'torch_xla'?"},
+    ),
+    "leading-dot": (
+        EagerImportContract,
+        {**R4, "forbidden_modules": [".torch_xla"]},
+        {"forbidden_modules": "'.torch_xla' is not a module name: did you mean 'torch_xla'?"},
+    ),
+    "doubled-dot": (
+        EagerImportContract,
+        {**R4, "source_modules": ["pkg..a"]},
+        {"source_modules": "'pkg..a' is not a module name: did you mean 'pkg.a'?"},
+    ),
+    "nothing-to-suggest": (
+        EagerImportContract,
+        {**R4, "allowed_modules": ["pkg/a.py"]},
+        {"allowed_modules": "'pkg/a.py' is not a module name: give a dotted name of identifiers."},
+    ),
+    "blocked-pip-name": (
+        RuntimeIsolationContract,
+        {**RUNTIME, "blocked_modules": ["torch-npu"]},
+        {"blocked_modules": "'torch-npu' is not a module name: did you mean 'torch_npu'?"},
+    ),
+    "blocked-wildcard": (
+        RuntimeIsolationContract,
+        {**RUNTIME, "blocked_modules": ["torch_*"]},
+        {"blocked_modules": "'torch_*' is not a module name: give a dotted name of identifiers."},
+    ),
+}
+
+
+@pytest.mark.parametrize(
+    ("contract_class", "options", "errors"), OPTION_ERRORS.values(), ids=OPTION_ERRORS.keys()
+)
+def test_an_option_given_twice_or_not_a_module_name_is_an_error(
+    contract_class: type[Contract], options: dict[str, Any], errors: dict[str, str]
+) -> None:
+    with pytest.raises(InvalidContractOptions) as raised:
+        contract_class("C", dict(SESSION), {"type": "t", **options})
+    assert raised.value.errors == errors
+
+
+def test_wildcards_stay_module_expressions() -> None:
+    EagerImportContract(
+        "C", dict(SESSION), {"type": "t", **R4, "forbidden_modules": ["pkg.*.cuda", "pkg.**"]}
+    )
+
+
+def test_an_external_pip_name_is_an_error_not_a_pass(tree: Project) -> None:
+    # With external packages in the graph, a name no module has matched nothing and was KEPT.
+    tree.write({"pkg/a.py": "import torch_xla\n"})
+    tree.configure(
+        """\
+        [importlinter:contract:r4]
+        name = R4
+        type = eager_imports
+        source_modules = pkg.a
+        follow_modules = pkg
+        forbidden_modules = torch-xla
+        """,
+        session="include_external_packages = true\n",
+    )
+    result = run_cli("check", "--no-cache")
+    assert (result.exit_code, result.stdout, result.stderr) == (
+        2,
+        "",
+        'importlinter-contracts: Contract "R4" is not configured correctly: forbidden_modules: '
+        "'torch-xla' is not a module name: did you mean 'torch_xla'?\n",
+    )
