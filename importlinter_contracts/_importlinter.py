@@ -79,7 +79,63 @@ render_broken_contract_guidance = _contract_utils.render_broken_contract_guidanc
 format_line_numbers = _common.format_line_numbers
 render_report = _rendering.render_report
 read_user_options = _use_cases.read_user_options
-create_report = _use_cases.create_report
+
+
+def create_report(
+    user_options: UserOptions,
+    limit_to_contracts: tuple[str, ...],
+    cache_dir: str | None,
+    show_timings: bool,
+    verbose: bool,
+    cache_warnings: list[str],
+) -> Report:
+    """Return lint-imports' report of the configuration; where grimp's cache in `cache_dir`
+    cannot be used, the graph is built without it, and `cache_warnings` gets why."""
+    builder = _settings.GRAPH_BUILDER
+    _settings.configure(GRAPH_BUILDER=_WithoutAnUnusableCache(builder, cache_warnings))
+    try:
+        report: Report = _use_cases.create_report(
+            user_options,
+            limit_to_contracts=limit_to_contracts,
+            cache_dir=cache_dir,
+            show_timings=show_timings,
+            verbose=verbose,
+        )
+    finally:
+        _settings.configure(GRAPH_BUILDER=builder)
+    return report
+
+
+class _WithoutAnUnusableCache:
+    """lint-imports' graph builder, which builds the graph again without grimp's cache where
+    the build with it fails: a cache file of another shape (`null`), a folder where a file
+    should be, a folder that cannot be written. grimp's message names no file, and the cache
+    only saves time: the graph without it is the same."""
+
+    def __init__(self, builder: Any, cache_warnings: list[str]) -> None:
+        self.builder = builder
+        self.cache_warnings = cache_warnings
+
+    def build(self, root_package_names: list[str], cache_dir: str | None, **options: Any) -> Any:
+        try:
+            return self.builder.build(
+                root_package_names=root_package_names, cache_dir=cache_dir, **options
+            )
+        except SourceSyntaxError:
+            raise
+        except Exception as error:
+            if cache_dir is None:
+                raise
+            graph = self.builder.build(
+                root_package_names=root_package_names, cache_dir=None, **options
+            )
+            reason = " ".join(str(error).split()) or type(error).__name__
+            self.cache_warnings.append(
+                f"The graph cache {display_path(Path(cache_dir))} cannot be used ({reason}): "
+                "the graph was built without it (--no-cache does so; delete the folder to "
+                "start it afresh)."
+            )
+            return graph
 
 
 def register_contract_types(user_options: UserOptions) -> None:
@@ -145,13 +201,16 @@ def option_errors(errors: Mapping[str, str]) -> dict[str, str]:
     }
 
 
-def build_graph(user_options: UserOptions, cache_dir: str | None) -> ImportGraph:
-    """Return the graph lint-imports would build for this configuration.
+def build_graph(
+    user_options: UserOptions, cache_dir: str | None, cache_warnings: list[str]
+) -> ImportGraph:
+    """Return the graph lint-imports would build for this configuration (without grimp's cache
+    where it cannot be used, as `create_report` does).
 
     Raises UnreadableSourceError for a file of the tree that does not parse.
     """
     try:
-        graph: ImportGraph = _settings.GRAPH_BUILDER.build(
+        graph: ImportGraph = _WithoutAnUnusableCache(_settings.GRAPH_BUILDER, cache_warnings).build(
             root_package_names=user_options.session_options["root_packages"],
             cache_dir=cache_dir,
             include_external_packages=_use_cases._get_include_external_packages(user_options),

@@ -401,9 +401,14 @@ def load(config: str | None = None, cache_dir: Path | None = DEFAULT_CACHE_DIR) 
         if cache_dir is None
         else grimp_cache_folder(cache_dir, user_options.session_options.get("root_packages", []))
     )
+    cache_warnings: list[str] = []
     graph = _importlinter.build_graph(
-        user_options, None if grimp_cache is None else str(grimp_cache)
+        user_options, None if grimp_cache is None else str(grimp_cache), cache_warnings
     )
+    for warning in cache_warnings:
+        _warn(warning)
+    if cache_warnings:  # the caches beside grimp's go by the times it read: none to go by
+        cache_dir = grimp_cache = None
     return Explorer(graph, config, cache_dir, user_options.session_options, grimp_cache)
 
 

@@ -5,7 +5,7 @@ from __future__ import annotations
 import os
 import sys
 from collections.abc import Callable
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, cast
 
@@ -75,6 +75,8 @@ class RunResult:
     skipped: list[SkippedContract]
     configuration: Path  # the file read
     show_timings: bool = False
+    # Why a cache could not be used (the run went on without it).
+    cache_warnings: list[str] = field(default_factory=list)
 
     @property
     def kept(self) -> bool:
@@ -166,6 +168,7 @@ def _run_contracts(
                 cache_dir, user_options.session_options.get("root_packages", [])
             )
         )
+        cache_warnings: list[str] = []
         with using_cache_directory(cache_dir, grimp_cache):
             report = _importlinter.create_report(
                 user_options,
@@ -173,6 +176,7 @@ def _run_contracts(
                 cache_dir=None if grimp_cache is None else str(grimp_cache),
                 show_timings=show_timings,
                 verbose=verbose,
+                cache_warnings=cache_warnings,
             )
     except ImportlinterContractsError:
         raise
@@ -203,7 +207,7 @@ def _run_contracts(
         contract_result(contract, check, report.get_duration(contract) if show_timings else None)
         for contract, check in report.get_contracts_and_checks()
     ]
-    return RunResult(report, results, skipped, configuration, show_timings)
+    return RunResult(report, results, skipped, configuration, show_timings, cache_warnings)
 
 
 def _check_name_and_type(user_options: _importlinter.UserOptions) -> None:
