@@ -27,6 +27,7 @@ that `pyproject.toml` admits. What this relies on:
 - `importlinter.application.output`: `console`, `INDENT_SIZE`, `COLORS`, `ERROR`, for lines
   printed without Rich's wrapping.
 - The metadata the built-in contract types store when broken (`broken_chains` below reads it).
+- `importlinter.domain.contract.registry._classes_by_name`: the registered contract types.
 - The messages of `Contract`'s option checks, "This is a required field." and "Unrecognized
   option. Did you mean '...'?" (`option_errors` below reads them).
 """
@@ -48,6 +49,7 @@ from importlinter.application.app_config import settings as _settings
 from importlinter.application.ports.reporting import Report
 from importlinter.application.user_options import UserOptions
 from importlinter.contracts import _common
+from importlinter.domain import contract as _contract
 
 from .errors import ConfigurationError, UnreadableSourceError
 from .locations import display_path
@@ -63,6 +65,7 @@ __all__ = [
     "build_graph",
     "configure",
     "console_line",
+    "contract_type_names",
     "create_report",
     "format_line_numbers",
     "option_errors",
@@ -145,6 +148,12 @@ def register_contract_types(user_options: UserOptions) -> None:
         _use_cases._register_built_in_contract_types()
     else:  # 2.16: the built-in types and the configuration's own, in one call
         _use_cases._register_contract_types(user_options)  # type: ignore[attr-defined,unused-ignore]
+
+
+def contract_type_names() -> list[str]:
+    """Return the names of the contract types registered so far (built in, and those the
+    configuration registers once `register_contract_types` or a report has), sorted."""
+    return sorted(_contract.registry._classes_by_name)
 
 
 def configure() -> None:

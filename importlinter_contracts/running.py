@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import difflib
 import os
 import sys
 from collections.abc import Callable
@@ -188,9 +189,12 @@ def _run_contracts(
             for options in user_options.contracts_options
             if options.get("type") == str(error)
         )
+        types = sorted({*_importlinter.contract_type_names(), *registered})
+        nearest = difflib.get_close_matches(str(error), types, n=1)
+        guess = f" (did you mean '{nearest[0]}'?)" if nearest else ""
         raise ConfigurationError(
             f"Contract {names} has type '{error}', which is neither built in nor registered "
-            "under contract_types."
+            f"under contract_types{guess}; the types: {', '.join(types)}."
         ) from None
     except Exception as error:  # lint-imports reports any exception as its message
         # One line: import-linter's messages may span several.

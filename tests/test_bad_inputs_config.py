@@ -1109,7 +1109,9 @@ CLI_ERRORS = {
         ["check"],
         INI_HEAD.replace("type = backend_isolation", "type = backend_isolatoin"),
         "Contract \"R2\" has type 'backend_isolatoin', which is neither built in nor "
-        "registered under contract_types.",
+        "registered under contract_types (did you mean 'backend_isolation'?); the types: "
+        "acyclic_siblings, backend_isolation, forbidden, independence, layers, private_modules, "
+        "protected.",
     ),
     "toml-syntax-error": (
         ["allowlist", "--write"],
