@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import configparser
 import difflib
+import importlib.util
 import os
 import tomllib
 from collections.abc import Iterable, Mapping
@@ -141,7 +142,8 @@ def read_user_options(config: str | None, configuration: Path) -> _importlinter.
     finds) as lint-imports reads them, the section's keys checked (`check_session_options`).
 
     Raises ConfigurationError for a section without root packages (which import-linter
-    reports as a bare KeyError) or with a key that nothing reads.
+    reports as a bare KeyError), with a key that nothing reads, or with a root package that
+    is not on the Python path (saying where it is, for a src layout).
     """
     try:
         user_options = _importlinter.read_user_options(config)
@@ -152,8 +154,46 @@ def read_user_options(config: str | None, configuration: Path) -> _importlinter.
             f"{section_name(configuration)} has no root_packages: give the packages to "
             "analyse (root_packages, or root_package for one)."
         ) from None
-    check_session_options(user_options.session_options, section_name(configuration))
+    section = section_name(configuration)
+    check_session_options(user_options.session_options, section)
+    for package in user_options.session_options["root_packages"]:
+        # (A top-level name: finding it runs no code, where a parent package would run.)
+        found = isinstance(package, str) and (
+            not package.isidentifier() or importlib.util.find_spec(package) is not None
+        )
+        if not found:
+            raise ConfigurationError(package_not_found(package))
+    if not is_toml(configuration):
+        for key in OWN_KEYS:
+            value = user_options.session_options.get(key)
+            if isinstance(value, str) and len(value) > 1 and value[0] == value[-1] in "\"'":
+                raise ConfigurationError(
+                    f"{section}: {key} = {value}: INI keeps the quotes as part of the value; "
+                    f"write {key} = {value[1:-1]}."
+                )
     return user_options
+
+
+def package_not_found(package: str) -> str:
+    """Return that a root package is not on the Python path, and what would put it there: the
+    folder of the working directory's tree that holds it (a src layout: `src/mypkg`), if
+    one does."""
+    found = sorted(
+        folder.parent
+        for pattern in (f"*/{package}/__init__.py", f"*/*/{package}/__init__.py")
+        for folder in Path().glob(pattern)
+        if not any(part.startswith(".") or part == "site-packages" for part in folder.parts)
+    )
+    if found:
+        where = found[0].parent.as_posix()
+        advice = (
+            f"it is in {where}/: set PYTHONPATH={where} (or install the package: pip install -e .)"
+        )
+    else:
+        advice = (
+            "run in the folder that holds it, set PYTHONPATH to that folder, or install the package"
+        )
+    return f"Could not find package '{package}' in your Python path: {advice}."
 
 
 def section_name(path: Path) -> str:

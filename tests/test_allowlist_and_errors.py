@@ -286,7 +286,8 @@ def test_missing_root_package_is_a_one_line_error(project: Project) -> None:
     assert (result.exit_code, result.stdout, result.stderr) == (
         2,
         "",
-        "importlinter-contracts: Could not find package 'nowhere' in your Python path.\n",
+        "importlinter-contracts: Could not find package 'nowhere' in your Python path: run in "
+        "the folder that holds it, set PYTHONPATH to that folder, or install the package.\n",
     )
 
 
@@ -327,7 +328,9 @@ def boom(tree: Project) -> Project:
 
 UNKNOWN_TYPE = (
     "Contract \"Backends are private\" has type 'backend_isolaton', which is neither built in "
-    "nor registered under contract_types."
+    "nor registered under contract_types (did you mean 'backend_isolation'?); the types: "
+    "acyclic_siblings, backend_isolation, eager_imports, forbidden, independence, layers, "
+    "private_modules, protected, runtime_isolation."
 )
 
 

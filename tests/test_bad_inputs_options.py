@@ -237,3 +237,42 @@ def test_an_external_pip_name_is_an_error_not_a_pass(tree: Project) -> None:
         'importlinter-contracts: Contract "R4" is not configured correctly: forbidden_modules: '
         "'torch-xla' is not a module name: did you mean 'torch_xla'?\n",
     )
+
+
+@pytest.mark.parametrize(
+    ("line", "message"),
+    [
+        (
+            'python_version = "3.15"',
+            '.importlinter [importlinter]: python_version = "3.15": INI keeps the quotes as '
+            "part of the value; write python_version = 3.15.",
+        ),
+        (
+            "lazy_imports = 'all'",
+            ".importlinter [importlinter]: lazy_imports = 'all': INI keeps the quotes as part of "
+            "the value; write lazy_imports = all.",
+        ),
+    ],
+)
+def test_a_quoted_ini_value_is_told_to_lose_its_quotes(
+    tree: Project, line: str, message: str
+) -> None:
+    configure_r2(tree, session=f"{line}\n")
+    result = run_cli("check", "--no-cache")
+    assert (result.exit_code, result.stderr) == (2, f"importlinter-contracts: {message}\n")
+
+
+# 3. Where the root package is not on the path: the layout that would put it there.
+
+
+@pytest.mark.parametrize("command", [["check"], ["closure", "acme"]], ids=["check", "closure"])
+def test_a_src_layout_says_which_path_to_set(project: Project, command: list[str]) -> None:
+    project.write({"src/acme/core.py": ""})
+    project.configure("", root_package="acme")
+    result = run_cli(*command, "--no-cache")
+    assert (result.exit_code, result.stdout, result.stderr) == (
+        2,
+        "",
+        "importlinter-contracts: Could not find package 'acme' in your Python path: it is in "
+        "src/: set PYTHONPATH=src (or install the package: pip install -e .).\n",
+    )
