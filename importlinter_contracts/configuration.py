@@ -6,6 +6,7 @@ import configparser
 import difflib
 import importlib.util
 import os
+import re
 import tomllib
 from collections.abc import Iterable, Mapping
 from pathlib import Path
@@ -255,6 +256,39 @@ def toml_values(text: str) -> dict[str, Any]:
     return tomllib.loads(universal_newlines(text))
 
 
+_TOML_POSITION = re.compile(r"\(at line (\d+), column (\d+)\)$")
+# A table's header: a bracketed dotted key, closed or not (an error may be in the header).
+_TOML_HEADER = re.compile(r"\s*(\[\[?[A-Za-z0-9_.\-\"' ]+\]?\]?)\s*(#.*)?$")
+_TOML_KEY = re.compile(r"\s*([A-Za-z0-9_.\-\"' ]+?)\s*=")
+
+
+def _toml_place(text: str, message: str) -> str:
+    """Return where a TOML error stands, as `, in [table], key name`: the table and the key
+    whose value the error is in (tomllib says only the line and column, or "end of
+    document" for a bracket never closed). An error at a line's first column is that the
+    value begun on a line before it did not end."""
+    lines = text.split("\n")
+    position = _TOML_POSITION.search(message)
+    if position is None:
+        last = len(lines)
+    else:
+        line, column = int(position[1]), int(position[2])
+        last = line - 1 if column == 1 else line
+    key = None
+    for number in range(last, 0, -1):
+        line_text = lines[number - 1]
+        header = _TOML_HEADER.match(line_text)
+        if header:
+            table = header[1]
+            break
+        found = _TOML_KEY.match(line_text)
+        if found and key is None:
+            key = found[1].strip()
+    else:
+        table = "the document's top level"
+    return f", in {table}" + (f", key {key}" if key else "")
+
+
 def _has_ini_section(path: Path) -> bool:
     try:
         return "importlinter" in ini_values(read_configuration_text(path), str(path))
@@ -277,5 +311,6 @@ def _has_toml_table(path: Path) -> bool:
     try:
         data = toml_values(read_configuration_text(path))
     except tomllib.TOMLDecodeError as error:
-        raise ConfigurationError(f"{path}: {error}.") from None
+        text = universal_newlines(read_configuration_text(path))
+        raise ConfigurationError(f"{path}: {error}{_toml_place(text, str(error))}.") from None
     return bool(data.get("tool", {}).get("importlinter"))

@@ -1116,7 +1116,8 @@ CLI_ERRORS = {
     "toml-syntax-error": (
         ["allowlist", "--write"],
         ("pyproject.toml", TOML_HEAD.replace('id = "r2"', 'id = "r2')),
-        "pyproject.toml: Illegal character '\\n' (at line 6, column 9).",
+        "pyproject.toml: Illegal character '\\n' (at line 6, column 9), in "
+        "[[tool.importlinter.contracts]], key id.",
     ),
     "ini-lone-percent": (
         ["check"],

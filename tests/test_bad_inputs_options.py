@@ -1,9 +1,11 @@
-"""No silent pass in the options: a key of the importlinter section that nothing reads, a value
-given twice, a name no module can have. Each case asserts the exact one-line message; most
-build the contract, or check the section, in memory."""
+"""No silent pass in the options, and no riddle in the messages: a key of the importlinter
+section that nothing reads, a value given twice, a name no module can have, a package that is
+not on the path, a TOML error. Each case asserts the exact one-line message; most build the
+contract, or check the section, in memory."""
 
 from __future__ import annotations
 
+from pathlib import Path
 from typing import Any
 
 import pytest
@@ -20,6 +22,7 @@ from importlinter_contracts.configuration import (
     IMPORTLINTER_KEYS,
     OWN_KEYS,
     check_session_options,
+    find_configuration,
 )
 from importlinter_contracts.errors import ConfigurationError
 
@@ -276,3 +279,41 @@ def test_a_src_layout_says_which_path_to_set(project: Project, command: list[str
         "importlinter-contracts: Could not find package 'acme' in your Python path: it is in "
         "src/: set PYTHONPATH=src (or install the package: pip install -e .).\n",
     )
+
+
+# 4. A TOML error names the table and the key whose value it is in.
+
+TOML_ERRORS = {
+    "array-never-closed": (
+        '[tool.importlinter]\nroot_packages = ["pkg"\n',
+        "Unclosed array (at end of document), in [tool.importlinter], key root_packages",
+    ),
+    "array-closed-too-late": (
+        '[tool.importlinter]\nroot_packages = ["pkg"\ncontract_types = []\n',
+        "Unclosed array (at line 3, column 1), in [tool.importlinter], key root_packages",
+    ),
+    "string-never-closed": (
+        '[tool.importlinter]\nroot_packages = ["pkg"]\n\n[[tool.importlinter.contracts]]\n'
+        'name = "R2\n',
+        "Illegal character '\\n' (at line 5, column 11), in [[tool.importlinter.contracts]], "
+        "key name",
+    ),
+    "header-never-closed": (
+        "[tool.importlinter\n",
+        "Expected ']' at the end of a table declaration (at line 1, column 19), in "
+        "[tool.importlinter",
+    ),
+    "before-any-table": (
+        "name = \n",
+        "Invalid value (at line 1, column 8), in the document's top level, key name",
+    ),
+}
+
+
+@pytest.mark.parametrize(("text", "message"), TOML_ERRORS.values(), ids=TOML_ERRORS.keys())
+def test_a_toml_error_names_the_table_and_the_key(tmp_path: Path, text: str, message: str) -> None:
+    path = tmp_path / "pyproject.toml"
+    path.write_text(text)
+    with pytest.raises(ConfigurationError) as raised:
+        find_configuration(str(path))
+    assert str(raised.value) == f"{path}: {message}."
