@@ -37,6 +37,7 @@ from .eager.walk import (
 from .errors import UnknownModuleError, UsageError
 from .locations import link_text, locations, module_of_path
 from .modules import has_module
+from .options import not_a_module_name
 from .rendering import smallest_cut_heading, smallest_cut_steps
 from .report import Hop, Location, Report, SmallestCutData
 from .running import run_contracts
@@ -360,7 +361,19 @@ class Explorer:
                 )
             if has_module(self.graph, found):
                 return found
-            module, shown = found, f"{name} (module {found})"
+            # A file the graph leaves out, told apart from a path that names nothing.
+            kind = (
+                "a file"
+                if os.path.isfile(name)
+                else "a folder"
+                if os.path.isdir(name)
+                else "no such file"
+            )
+            module, shown = found, f"{name} ({kind}; module {found})"
+        else:
+            error = not_a_module_name(name, wildcards=False)
+            if error:
+                raise UnknownModuleError(error)
         raise UnknownModuleError(
             f"{shown} is not a module of the graph"
             + unseen_folders(self._session_options).why_absent(self.graph, module)
