@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import difflib
 import os
+import re
 import sys
 from collections.abc import Callable
 from dataclasses import dataclass, field
@@ -15,8 +16,15 @@ from importlinter import Contract, ContractCheck
 from importlinter.domain.contract import NoSuchContractType, registry
 
 from . import _importlinter
+from .allowlist.entries import ENTRY_KINDS
 from .cache import DEFAULT_CACHE_DIR, grimp_cache_folder, using_cache_directory
-from .configuration import find_configuration, read_user_options, selected_contract_ids
+from .configuration import (
+    find_configuration,
+    is_toml,
+    read_configuration_text,
+    read_user_options,
+    selected_contract_ids,
+)
 from .eager.cut_request import asked_for
 from .errors import (
     ConfigurationError,
@@ -202,7 +210,8 @@ def _run_contracts(
     if report.could_not_run:
         raise ConfigurationError(
             "\n".join(
-                f'Contract "{name}" is not configured correctly: {field}: {message}'
+                _entry_line(configuration, user_options, name, field, message)
+                + f'Contract "{name}" is not configured correctly: {field}: {message}'
                 for name, invalid in report.invalid_contract_options.items()
                 for field, message in _importlinter.option_errors(invalid.errors).items()
             )
@@ -212,6 +221,29 @@ def _run_contracts(
         for contract, check in report.get_contracts_and_checks()
     ]
     return RunResult(report, results, skipped, configuration, show_timings, cache_warnings)
+
+
+def _entry_line(
+    configuration: Path,
+    user_options: _importlinter.UserOptions,
+    name: str,
+    option: str,
+    message: str,
+) -> str:
+    """Return where the allowlist entry that an option's error names is (`FILE:LINE: `), as
+    the errors of entries without reasons say it; empty for any other error."""
+    entry = re.match(r"Entry '(.*)' is not ", message)
+    ids = [c.get("id") for c in user_options.contracts_options if c.get("name") == name]
+    if entry is None or option not in ENTRY_KINDS or len(ids) != 1 or ids[0] is None:
+        return ""
+    # (Imported here: only this error reads the file's text to find the line.)
+    from .allowlist.config_text import entry_lines
+
+    text = read_configuration_text(configuration)
+    line = entry_lines(text, is_toml(configuration), str(ids[0]), option, [entry[1]]).get(
+        entry[1]
+    )
+    return "" if line is None else f"{configuration}:{line}: "
 
 
 def _check_name_and_type(user_options: _importlinter.UserOptions) -> None:

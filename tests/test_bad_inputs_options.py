@@ -317,3 +317,51 @@ def test_a_toml_error_names_the_table_and_the_key(tmp_path: Path, text: str, mes
     with pytest.raises(ConfigurationError) as raised:
         find_configuration(str(path))
     assert str(raised.value) == f"{path}: {message}."
+
+
+# 5. An allowlist entry that cannot be read is named with its file and line.
+
+WRONG_ARROW = (
+    'Contract "{name}" is not configured correctly: ignore_imports: Entry '
+    "'pkg.b => pkg.platforms.cuda # an arrow of another kind' is not an import expression "
+    '(Must be in the form "package.importer -> package.imported"): write it as '
+    '"package.importer -> package.imported  # reason".'
+)
+
+
+@pytest.mark.parametrize("command", ["check", "allowlist"])
+def test_an_entry_with_a_wrong_arrow_names_its_file_and_line_in_ini(
+    tree: Project, command: str
+) -> None:
+    configure_r2(
+        tree,
+        "ignore_imports =\n    pkg.a -> pkg.platforms.npu  # fine\n"
+        "    pkg.b => pkg.platforms.cuda  # an arrow of another kind\n",
+    )
+    line = (
+        (tree.root / ".importlinter")
+        .read_text()
+        .splitlines()
+        .index("    pkg.b => pkg.platforms.cuda  # an arrow of another kind")
+    )
+    result = run_cli(command, "--no-cache")
+    assert (result.exit_code, result.stderr) == (
+        2,
+        f"importlinter-contracts: .importlinter:{line + 1}: "
+        f"{WRONG_ARROW.format(name='Backends are private')}\n",
+    )
+
+
+def test_an_entry_with_a_wrong_arrow_names_its_file_and_line_in_toml(tree: Project) -> None:
+    (tree.root / "pyproject.toml").write_text(
+        f'[tool.importlinter]\nroot_packages = ["pkg"]\ncontract_types = ["{OURS[0]}"]\n\n'
+        '[[tool.importlinter.contracts]]\nid = "r2"\nname = "R2"\ntype = "backend_isolation"\n'
+        'container = "pkg.platforms"\nignore_imports = [\n'
+        '    "pkg.a -> pkg.platforms.npu  # fine",\n'
+        '    "pkg.b => pkg.platforms.cuda  # an arrow of another kind",\n]\n'
+    )
+    result = run_cli("check", "--no-cache")
+    assert (result.exit_code, result.stderr) == (
+        2,
+        f"importlinter-contracts: pyproject.toml:12: {WRONG_ARROW.format(name='R2')}\n",
+    )
