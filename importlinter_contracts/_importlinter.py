@@ -211,15 +211,17 @@ def option_errors(errors: Mapping[str, str]) -> dict[str, str]:
 
 
 def build_graph(
-    user_options: UserOptions, cache_dir: str | None, cache_warnings: list[str]
+    user_options: UserOptions, cache_dir: str | None, cache_warnings: list[str] | None = None
 ) -> ImportGraph:
     """Return the graph lint-imports would build for this configuration (without grimp's cache
-    where it cannot be used, as `create_report` does).
+    where it cannot be used, as `create_report` does, saying why in `cache_warnings`).
 
     Raises UnreadableSourceError for a file of the tree that does not parse.
     """
     try:
-        graph: ImportGraph = _WithoutAnUnusableCache(_settings.GRAPH_BUILDER, cache_warnings).build(
+        graph: ImportGraph = _WithoutAnUnusableCache(
+            _settings.GRAPH_BUILDER, [] if cache_warnings is None else cache_warnings
+        ).build(
             root_package_names=user_options.session_options["root_packages"],
             cache_dir=cache_dir,
             include_external_packages=_use_cases._get_include_external_packages(user_options),

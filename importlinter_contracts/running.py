@@ -240,9 +240,7 @@ def _entry_line(
     from .allowlist.config_text import entry_lines
 
     text = read_configuration_text(configuration)
-    line = entry_lines(text, is_toml(configuration), str(ids[0]), option, [entry[1]]).get(
-        entry[1]
-    )
+    line = entry_lines(text, is_toml(configuration), str(ids[0]), option, [entry[1]]).get(entry[1])
     return "" if line is None else f"{configuration}:{line}: "
 
 

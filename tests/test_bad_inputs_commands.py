@@ -254,10 +254,11 @@ CONTRACT_LOOKUPS = {
         "source_modules: 'pkg.platforms.cuda.platfrom' matches no module of the graph: did you "
         "mean 'pkg.platforms.cuda.platform'?",
     ),
-    "source-wildcard": (  # an expression has no nearest module
+    "source-wildcard": (  # a misspelt part, the wildcard kept
         R4.format(source="pkg.platfroms.*.platform", follow="pkg"),
         "R4",
-        "source_modules: 'pkg.platfroms.*.platform' matches no module of the graph.",
+        "source_modules: 'pkg.platfroms.*.platform' matches no module of the graph: did you "
+        "mean 'pkg.platforms.*.platform'?",
     ),
     "follow": (
         R4.format(source="pkg.platforms.cuda.platform", follow="pkg.platfroms"),
