@@ -390,3 +390,31 @@ def test_a_symbolic_link_pointed_elsewhere_is_in_the_key(tree: Project, resolvin
     link.symlink_to(tree.root / "npu-8")
     cached, fresh = cached_and_fresh(tree.root)
     assert (verdict(cached), cached["cached"], fresh) == (BACKEND_LOADED, False, BACKEND_LOADED)
+
+
+def test_a_question_the_cache_cannot_ask_again_is_not_remembered_and_verbose_says_why(
+    tree: Project,
+) -> None:
+    tree.write(
+        {
+            "pkg/connectors/__init__.py": """\
+                import os
+                os.access(os.path.dirname(__file__), os.R_OK, effective_ids=True)
+                """,
+        }
+    )
+    for _ in range(2):
+        assert not check(tree.root)["cached"]
+    result = subprocess.run(
+        [*COMMAND, "--verbose"],
+        cwd=tree.root,
+        env=command_environment(COLUMNS="300"),
+        capture_output=True,
+        text=True,
+        check=False,
+    )
+    lines = [line for line in result.stderr.splitlines() if "not cached" in line]
+    assert lines == [
+        "The probe's result is not cached: the code under test called os.access with dir_fd "
+        "or effective_ids, which the cache cannot ask again."
+    ]
