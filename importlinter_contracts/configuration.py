@@ -117,8 +117,16 @@ def check_session_options(session_options: Mapping[str, Any], section: str) -> N
     configuration registers a contract type of another package, which may read keys of its
     own: then only a key near a known one is (a misspelling).
 
-    Raises ConfigurationError naming the key, with the nearest known one.
+    Raises ConfigurationError naming the key, with the nearest known one; or for
+    `root_packages` given as one string (one INI line), which import-linter reads letter by
+    letter.
     """
+    roots = session_options.get("root_packages")
+    if isinstance(roots, str):
+        raise ConfigurationError(
+            f"{section}: root_packages = {roots}: a list (in INI, one package per line below "
+            f"the key); for one package, write root_package = {roots}."
+        )
     known = (*IMPORTLINTER_KEYS, *OWN_KEYS)
     types = session_options.get("contract_types")
     foreign = isinstance(types, list) and any(

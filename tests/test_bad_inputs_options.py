@@ -69,7 +69,8 @@ def test_a_key_of_the_section_that_nothing_reads_is_an_error(
 
 
 def test_every_key_import_linter_and_this_package_read_is_accepted() -> None:
-    check_session_options({key: "x" for key in (*IMPORTLINTER_KEYS, *OWN_KEYS)}, "[x]")
+    every = {key: "x" for key in (*IMPORTLINTER_KEYS, *OWN_KEYS)}
+    check_session_options({**every, "root_packages": ["x"], "contract_types": OURS}, "[x]")
     check_session_options({"root_package": "pkg"}, "[x]")
     # Another package's contract type may read keys of its own: only a misspelling is refused.
     check_session_options(
@@ -364,4 +365,18 @@ def test_an_entry_with_a_wrong_arrow_names_its_file_and_line_in_toml(tree: Proje
     assert (result.exit_code, result.stderr) == (
         2,
         f"importlinter-contracts: pyproject.toml:12: {WRONG_ARROW.format(name='R2')}\n",
+    )
+
+
+def test_root_packages_on_one_ini_line_is_not_read_letter_by_letter(tree: Project) -> None:
+    (tree.root / ".importlinter").write_text(
+        "[importlinter]\nroot_packages = pkg\n\n[importlinter:contract:r2]\nname = R2\n"
+        "type = forbidden\nsource_modules = pkg.a\nforbidden_modules = pkg.b\n"
+    )
+    result = run_cli("check", "--no-cache")
+    assert (result.exit_code, result.stderr) == (
+        2,
+        "importlinter-contracts: .importlinter [importlinter]: root_packages = pkg: a list (in "
+        "INI, one package per line below the key); for one package, write root_package = "
+        "pkg.\n",
     )
