@@ -316,7 +316,12 @@ class Observations:
             real = getattr(owner, attribute)
             watching = _asking(name, real, self)
             setattr(owner, attribute, watching)
-            for functions in (os.supports_fd, os.supports_dir_fd, os.supports_follow_symlinks):
+            for functions in (
+                os.supports_fd,
+                os.supports_dir_fd,
+                os.supports_effective_ids,
+                os.supports_follow_symlinks,
+            ):
                 if real in functions:
                     functions.add(watching)
 
@@ -372,6 +377,19 @@ def path_kind(status: os.stat_result | None) -> str | None:
     return "folder" if stat.S_ISDIR(status.st_mode) else "other"
 
 
+class _StandIn:
+    """A function of `os` that a watching one stands in for: a callable object, not a
+    function, so that a class holding it as an attribute does not bind it as a method, as it
+    does not bind the built-in function (Python 3.10's pathlib: `_NormalAccessor.stat =
+    os.stat`, read when pathlib is imported, after the watch is set)."""
+
+    def __init__(self, call: Any) -> None:
+        self.call = call
+
+    def __call__(self, *args: Any, **options: Any) -> Any:
+        return self.call(*args, **options)
+
+
 def _watching(real: Any, checked: dict[str, str | None], observations: Observations) -> Any:
     def watching(path: Any, *args: Any, **options: Any) -> Any:
         noted = observations.recording and not args and options.get("dir_fd") is None
@@ -386,7 +404,7 @@ def _watching(real: Any, checked: dict[str, str | None], observations: Observati
             observations.check(checked, path, options, status)
         return status
 
-    return watching
+    return _StandIn(watching)
 
 
 # The questions about a path, other than its kind, whose answers the key holds.
@@ -428,7 +446,7 @@ def _asking(name: str, real: Any, observations: Observations) -> Any:
             observations.note_query(name, path, query, answer)
         return answer
 
-    return asking
+    return _StandIn(asking)
 
 
 AUDITED = frozenset(
