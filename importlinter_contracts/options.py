@@ -56,15 +56,19 @@ _WILDCARDS = ("*", "**")
 
 def not_a_module_name(name: str, wildcards: bool = True) -> str | None:
     """Return why `name` can name no module (a hyphen, a space, an empty part: a leading,
-    trailing or doubled dot), with the module name it may stand for; None for a dotted name
-    of identifiers (or, with `wildcards`, `*` and `**` standing for one)."""
+    trailing or doubled dot; a file's path), with the module name it may stand for; None for
+    a dotted name of identifiers (or, with `wildcards`, `*` and `**` standing for one)."""
 
     def valid(parts: list[str]) -> bool:
         return all(part.isidentifier() or (wildcards and part in _WILDCARDS) for part in parts)
 
     if valid(name.split(".")):
         return None
-    meant = [part.strip().replace("-", "_") for part in name.split(".")]
+    text = name.strip()
+    if text.endswith(".py") or "/" in text or "\\" in text:  # a file's path
+        path = text.removesuffix(".py").replace("\\", "/").strip("/")
+        text = path.removesuffix("/__init__").replace("/", ".")
+    meant = [part.strip().replace("-", "_") for part in text.split(".")]
     guess = ".".join(part for part in meant if part)
     advice = (
         f"did you mean '{guess}'?"

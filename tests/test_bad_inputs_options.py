@@ -185,10 +185,20 @@ OPTION_ERRORS = {
         {**R4, "source_modules": ["pkg..a"]},
         {"source_modules": "'pkg..a' is not a module name: did you mean 'pkg.a'?"},
     ),
+    "a-files-path": (
+        EagerImportContract,
+        {**R4, "allowed_modules": ["pkg/a.py", "pkg/b/__init__.py"]},
+        {"allowed_modules": "'pkg/a.py' is not a module name: did you mean 'pkg.a'?"},
+    ),
+    "a-packages-path": (
+        RuntimeIsolationContract,
+        {**RUNTIME, "probe_modules": ["pkg/b/__init__.py"]},
+        {"probe_modules": "'pkg/b/__init__.py' is not a module name: did you mean 'pkg.b'?"},
+    ),
     "nothing-to-suggest": (
         EagerImportContract,
-        {**R4, "allowed_modules": ["pkg/a.py"]},
-        {"allowed_modules": "'pkg/a.py' is not a module name: give a dotted name of identifiers."},
+        {**R4, "allowed_modules": ["pkg.a+b"]},
+        {"allowed_modules": "'pkg.a+b' is not a module name: give a dotted name of identifiers."},
     ),
     "blocked-pip-name": (
         RuntimeIsolationContract,
