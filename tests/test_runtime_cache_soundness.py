@@ -392,17 +392,26 @@ def test_a_symbolic_link_pointed_elsewhere_is_in_the_key(tree: Project, resolvin
     assert (verdict(cached), cached["cached"], fresh) == (BACKEND_LOADED, False, BACKEND_LOADED)
 
 
+@pytest.mark.parametrize(
+    ("code", "why"),
+    [
+        (
+            "import os\nos.access(os.path.dirname(__file__), os.R_OK, effective_ids=True)\n",
+            "called os.access with dir_fd or effective_ids, which the cache cannot ask again",
+        ),
+        (
+            "import socket\nwith socket.socket() as s:\n    try:\n"
+            "        s.connect(('127.0.0.1', 9))\n    except OSError:\n        pass\n",
+            "used a socket (socket.connect to ('127.0.0.1', 9)), whose answer the cache cannot "
+            "check",
+        ),
+    ],
+    ids=["effective-ids", "socket"],
+)
 def test_a_question_the_cache_cannot_ask_again_is_not_remembered_and_verbose_says_why(
-    tree: Project,
+    tree: Project, code: str, why: str
 ) -> None:
-    tree.write(
-        {
-            "pkg/connectors/__init__.py": """\
-                import os
-                os.access(os.path.dirname(__file__), os.R_OK, effective_ids=True)
-                """,
-        }
-    )
+    tree.write({"pkg/connectors/__init__.py": code})
     for _ in range(2):
         assert not check(tree.root)["cached"]
     result = subprocess.run(
@@ -414,7 +423,4 @@ def test_a_question_the_cache_cannot_ask_again_is_not_remembered_and_verbose_say
         check=False,
     )
     lines = [line for line in result.stderr.splitlines() if "not cached" in line]
-    assert lines == [
-        "The probe's result is not cached: the code under test called os.access with dir_fd "
-        "or effective_ids, which the cache cannot ask again."
-    ]
+    assert lines == [f"The probe's result is not cached: the code under test {why}."]

@@ -138,6 +138,8 @@ def read_at_start(environment: Any) -> dict[str, str]:
 _stat = os.stat
 PROCESS_EVENTS = ("subprocess.Popen", "os.system", "os.exec", "os.posix_spawn", "os.spawn")
 FORK_EVENTS = ("os.fork", "os.forkpty")
+# A socket that sends or connects asks another process or machine, whose answer may change.
+SOCKET_EVENTS = ("socket.connect", "socket.sendto", "socket.sendmsg")
 
 
 def folder_listing(folder: str, suffixes: list[str] | None) -> str | None:
@@ -189,7 +191,7 @@ class Observations:
     - every environment variable read (its value at the start), and all their names when
       the code iterated over them;
     - the first thing the code did that the parent cannot check again: it started a process,
-      or asked about a path relative to a folder's file descriptor.
+      used a socket, or asked about a path relative to a folder's file descriptor.
     """
 
     def __init__(self, suffixes: list[str]) -> None:
@@ -249,6 +251,12 @@ class Observations:
             # A library named without a folder is the system's dynamic linker's choice.
         elif event.startswith(FORK_EVENTS):
             self.uncaptured = self.uncaptured or "the code under test forked a process"
+        elif event in SOCKET_EVENTS:
+            address = args[1] if len(args) > 1 else None
+            self.uncaptured = self.uncaptured or (
+                f"the code under test used a socket ({event} to {_bounded(repr(address))}), "
+                "whose answer the cache cannot check"
+            )
         elif not _within_platform_module(caller):
             command = args[0] if args else None
             shown = os.fsdecode(command) if isinstance(command, (str, bytes)) else event
@@ -450,7 +458,15 @@ def _asking(name: str, real: Any, observations: Observations) -> Any:
 
 
 AUDITED = frozenset(
-    ("open", "os.listdir", "os.scandir", "ctypes.dlopen", *PROCESS_EVENTS, *FORK_EVENTS)
+    (
+        "open",
+        "os.listdir",
+        "os.scandir",
+        "ctypes.dlopen",
+        *PROCESS_EVENTS,
+        *FORK_EVENTS,
+        *SOCKET_EVENTS,
+    )
 )
 
 
