@@ -27,6 +27,7 @@ that `pyproject.toml` admits. What this relies on:
 - `importlinter.application.output`: `console`, `INDENT_SIZE`, `COLORS`, `ERROR`, for lines
   printed without Rich's wrapping.
 - The metadata the built-in contract types store when broken (`broken_chains` below reads it).
+- `importlinter.domain.contract.registry._classes_by_name`: the registered contract types.
 - The messages of `Contract`'s option checks, "This is a required field." and "Unrecognized
   option. Did you mean '...'?" (`option_errors` below reads them).
 """
@@ -48,6 +49,7 @@ from importlinter.application.app_config import settings as _settings
 from importlinter.application.ports.reporting import Report
 from importlinter.application.user_options import UserOptions
 from importlinter.contracts import _common
+from importlinter.domain import contract as _contract
 
 from .errors import ConfigurationError, UnreadableSourceError
 from .locations import display_path
@@ -63,6 +65,7 @@ __all__ = [
     "build_graph",
     "configure",
     "console_line",
+    "contract_type_names",
     "create_report",
     "format_line_numbers",
     "option_errors",
@@ -79,7 +82,63 @@ render_broken_contract_guidance = _contract_utils.render_broken_contract_guidanc
 format_line_numbers = _common.format_line_numbers
 render_report = _rendering.render_report
 read_user_options = _use_cases.read_user_options
-create_report = _use_cases.create_report
+
+
+def create_report(
+    user_options: UserOptions,
+    limit_to_contracts: tuple[str, ...],
+    cache_dir: str | None,
+    show_timings: bool,
+    verbose: bool,
+    cache_warnings: list[str],
+) -> Report:
+    """Return lint-imports' report of the configuration; where grimp's cache in `cache_dir`
+    cannot be used, the graph is built without it, and `cache_warnings` gets why."""
+    builder = _settings.GRAPH_BUILDER
+    _settings.configure(GRAPH_BUILDER=_WithoutAnUnusableCache(builder, cache_warnings))
+    try:
+        report: Report = _use_cases.create_report(
+            user_options,
+            limit_to_contracts=limit_to_contracts,
+            cache_dir=cache_dir,
+            show_timings=show_timings,
+            verbose=verbose,
+        )
+    finally:
+        _settings.configure(GRAPH_BUILDER=builder)
+    return report
+
+
+class _WithoutAnUnusableCache:
+    """lint-imports' graph builder, which builds the graph again without grimp's cache where
+    the build with it fails: a cache file of another shape (`null`), a folder where a file
+    should be, a folder that cannot be written. grimp's message names no file, and the cache
+    only saves time: the graph without it is the same."""
+
+    def __init__(self, builder: Any, cache_warnings: list[str]) -> None:
+        self.builder = builder
+        self.cache_warnings = cache_warnings
+
+    def build(self, root_package_names: list[str], cache_dir: str | None, **options: Any) -> Any:
+        try:
+            return self.builder.build(
+                root_package_names=root_package_names, cache_dir=cache_dir, **options
+            )
+        except SourceSyntaxError:
+            raise
+        except Exception as error:
+            if cache_dir is None:
+                raise
+            graph = self.builder.build(
+                root_package_names=root_package_names, cache_dir=None, **options
+            )
+            reason = " ".join(str(error).split()) or type(error).__name__
+            self.cache_warnings.append(
+                f"The graph cache {display_path(Path(cache_dir))} cannot be used ({reason}): "
+                "the graph was built without it (--no-cache does so; delete the folder to "
+                "start it afresh)."
+            )
+            return graph
 
 
 def register_contract_types(user_options: UserOptions) -> None:
@@ -89,6 +148,12 @@ def register_contract_types(user_options: UserOptions) -> None:
         _use_cases._register_built_in_contract_types()
     else:  # 2.16: the built-in types and the configuration's own, in one call
         _use_cases._register_contract_types(user_options)  # type: ignore[attr-defined,unused-ignore]
+
+
+def contract_type_names() -> list[str]:
+    """Return the names of the contract types registered so far (built in, and those the
+    configuration registers once `register_contract_types` or a report has), sorted."""
+    return sorted(_contract.registry._classes_by_name)
 
 
 def configure() -> None:
@@ -145,13 +210,18 @@ def option_errors(errors: Mapping[str, str]) -> dict[str, str]:
     }
 
 
-def build_graph(user_options: UserOptions, cache_dir: str | None) -> ImportGraph:
-    """Return the graph lint-imports would build for this configuration.
+def build_graph(
+    user_options: UserOptions, cache_dir: str | None, cache_warnings: list[str] | None = None
+) -> ImportGraph:
+    """Return the graph lint-imports would build for this configuration (without grimp's cache
+    where it cannot be used, as `create_report` does, saying why in `cache_warnings`).
 
     Raises UnreadableSourceError for a file of the tree that does not parse.
     """
     try:
-        graph: ImportGraph = _settings.GRAPH_BUILDER.build(
+        graph: ImportGraph = _WithoutAnUnusableCache(
+            _settings.GRAPH_BUILDER, [] if cache_warnings is None else cache_warnings
+        ).build(
             root_package_names=user_options.session_options["root_packages"],
             cache_dir=cache_dir,
             include_external_packages=_use_cases._get_include_external_packages(user_options),

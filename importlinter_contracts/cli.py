@@ -241,6 +241,8 @@ def check(
             # (Only the json report shows a kept contract's.)
             smallest_cuts=output_format == "json",
         )
+    for warning in result.cache_warnings:
+        click.echo(f"importlinter-contracts: warning: {warning}", err=True)
     _say_skipped(result.skipped)
     if output_format == "json":
         click.echo(json.dumps(result.as_data(), indent=2))

@@ -4,12 +4,15 @@ from __future__ import annotations
 
 import configparser
 import difflib
+import importlib.util
 import os
+import re
 import tomllib
 from collections.abc import Iterable, Mapping
 from pathlib import Path
 from typing import Any
 
+from . import _importlinter
 from .errors import ConfigurationError, UsageError
 
 _INI_CANDIDATES = ("setup.cfg", ".importlinter")
@@ -90,6 +93,123 @@ def _unknown_id(asked: str, found: str, ids: list[str], configuration: Path) -> 
     )
 
 
+# The keys of the importlinter section that import-linter reads (2.16 and 2.17; TOML's
+# `contracts` is taken out before), and those this package reads (`eager.target`).
+IMPORTLINTER_KEYS = (
+    "root_package",
+    "root_packages",
+    "include_external_packages",
+    "exclude_type_checking_imports",
+    "contract_types",
+    "show_timings",
+)
+OWN_KEYS = ("python_version", "lazy_imports")
+# The contract types whose session keys are known: import-linter's and this package's.
+_KNOWN_PACKAGES = ("importlinter", "importlinter_contracts")
+
+
+def check_session_options(session_options: Mapping[str, Any], section: str) -> None:
+    """Check the keys of the importlinter section (`section` names it: `[importlinter]`, say),
+    which no contract option reads: a misspelt key is ignored by import-linter, and the code
+    is then read for the running Python, say.
+
+    A key that neither import-linter nor this package reads is an error, unless the
+    configuration registers a contract type of another package, which may read keys of its
+    own: then only a key near a known one is (a misspelling).
+
+    Raises ConfigurationError naming the key, with the nearest known one; or for
+    `root_packages` given as one string (one INI line), which import-linter reads letter by
+    letter.
+    """
+    roots = session_options.get("root_packages")
+    if isinstance(roots, str):
+        raise ConfigurationError(
+            f"{section}: root_packages = {roots}: a list (in INI, one package per line below "
+            f"the key); for one package, write root_package = {roots}."
+        )
+    known = (*IMPORTLINTER_KEYS, *OWN_KEYS)
+    types = session_options.get("contract_types")
+    foreign = isinstance(types, list) and any(
+        isinstance(entry, str)
+        and entry.partition(":")[2].strip().partition(".")[0] not in _KNOWN_PACKAGES
+        for entry in types
+    )
+    for key in session_options:
+        if key in known:
+            continue
+        nearest = difflib.get_close_matches(key, known, n=1)
+        if foreign and not nearest:
+            continue
+        guess = f" (did you mean '{nearest[0]}'?)" if nearest else ""
+        raise ConfigurationError(
+            f"{section}: {key} is not an option{guess}; the options: {', '.join(sorted(known))}."
+        )
+
+
+def read_user_options(config: str | None, configuration: Path) -> _importlinter.UserOptions:
+    """Return the options of `configuration` (the file that `config` names or lint-imports
+    finds) as lint-imports reads them, the section's keys checked (`check_session_options`).
+
+    Raises ConfigurationError for a section without root packages (which import-linter
+    reports as a bare KeyError), with a key that nothing reads, or with a root package that
+    is not on the Python path (saying where it is, for a src layout).
+    """
+    try:
+        user_options = _importlinter.read_user_options(config)
+    except KeyError as error:
+        if error.args != ("root_package",):
+            raise
+        raise ConfigurationError(
+            f"{section_name(configuration)} has no root_packages: give the packages to "
+            "analyse (root_packages, or root_package for one)."
+        ) from None
+    section = section_name(configuration)
+    check_session_options(user_options.session_options, section)
+    for package in user_options.session_options["root_packages"]:
+        # (A top-level name: finding it runs no code, where a parent package would run.)
+        found = isinstance(package, str) and (
+            not package.isidentifier() or importlib.util.find_spec(package) is not None
+        )
+        if not found:
+            raise ConfigurationError(package_not_found(package))
+    if not is_toml(configuration):
+        for key in OWN_KEYS:
+            value = user_options.session_options.get(key)
+            if isinstance(value, str) and len(value) > 1 and value[0] == value[-1] in "\"'":
+                raise ConfigurationError(
+                    f"{section}: {key} = {value}: INI keeps the quotes as part of the value; "
+                    f"write {key} = {value[1:-1]}."
+                )
+    return user_options
+
+
+def package_not_found(package: str) -> str:
+    """Return that a root package is not on the Python path, and what would put it there: the
+    folder of the working directory's tree that holds it (a src layout: `src/mypkg`), if
+    one does."""
+    found = sorted(
+        folder.parent
+        for pattern in (f"*/{package}/__init__.py", f"*/*/{package}/__init__.py")
+        for folder in Path().glob(pattern)
+        if not any(part.startswith(".") or part == "site-packages" for part in folder.parts)
+    )
+    if found:
+        where = found[0].parent.as_posix()
+        advice = (
+            f"it is in {where}/: set PYTHONPATH={where} (or install the package: pip install -e .)"
+        )
+    else:
+        advice = (
+            "run in the folder that holds it, set PYTHONPATH to that folder, or install the package"
+        )
+    return f"Could not find package '{package}' in your Python path: {advice}."
+
+
+def section_name(path: Path) -> str:
+    """Return the importlinter section of the configuration file `path` as messages name it."""
+    return f"{path} [tool.importlinter]" if is_toml(path) else f"{path} [importlinter]"
+
+
 def is_toml(path: Path) -> bool:
     """Return whether import-linter reads `path` as TOML (it tells by the suffix)."""
     return path.suffix == ".toml"
@@ -144,6 +264,39 @@ def toml_values(text: str) -> dict[str, Any]:
     return tomllib.loads(universal_newlines(text))
 
 
+_TOML_POSITION = re.compile(r"\(at line (\d+), column (\d+)\)$")
+# A table's header: a bracketed dotted key, closed or not (an error may be in the header).
+_TOML_HEADER = re.compile(r"\s*(\[\[?[A-Za-z0-9_.\-\"' ]+\]?\]?)\s*(#.*)?$")
+_TOML_KEY = re.compile(r"\s*([A-Za-z0-9_.\-\"' ]+?)\s*=")
+
+
+def _toml_place(text: str, message: str) -> str:
+    """Return where a TOML error stands, as `, in [table], key name`: the table and the key
+    whose value the error is in (tomllib says only the line and column, or "end of
+    document" for a bracket never closed). An error at a line's first column is that the
+    value begun on a line before it did not end."""
+    lines = text.split("\n")
+    position = _TOML_POSITION.search(message)
+    if position is None:
+        last = len(lines)
+    else:
+        line, column = int(position[1]), int(position[2])
+        last = line - 1 if column == 1 else line
+    key = None
+    for number in range(last, 0, -1):
+        line_text = lines[number - 1]
+        header = _TOML_HEADER.match(line_text)
+        if header:
+            table = header[1]
+            break
+        found = _TOML_KEY.match(line_text)
+        if found and key is None:
+            key = found[1].strip()
+    else:
+        table = "the document's top level"
+    return f", in {table}" + (f", key {key}" if key else "")
+
+
 def _has_ini_section(path: Path) -> bool:
     try:
         return "importlinter" in ini_values(read_configuration_text(path), str(path))
@@ -166,5 +319,6 @@ def _has_toml_table(path: Path) -> bool:
     try:
         data = toml_values(read_configuration_text(path))
     except tomllib.TOMLDecodeError as error:
-        raise ConfigurationError(f"{path}: {error}.") from None
+        text = universal_newlines(read_configuration_text(path))
+        raise ConfigurationError(f"{path}: {error}{_toml_place(text, str(error))}.") from None
     return bool(data.get("tool", {}).get("importlinter"))

@@ -24,7 +24,7 @@ from grimp import ImportGraph
 
 from . import _importlinter
 from .cache import DEFAULT_CACHE_DIR, grimp_cache_folder
-from .configuration import find_configuration
+from .configuration import find_configuration, read_user_options
 from .eager.scope_cache import ScopeIndex
 from .eager.walk import (
     PARENT_PACKAGE,
@@ -37,6 +37,7 @@ from .eager.walk import (
 from .errors import UnknownModuleError, UsageError
 from .locations import link_text, locations, module_of_path
 from .modules import has_module
+from .options import not_a_module_name
 from .rendering import smallest_cut_heading, smallest_cut_steps
 from .report import Hop, Location, Report, SmallestCutData
 from .running import run_contracts
@@ -360,7 +361,19 @@ class Explorer:
                 )
             if has_module(self.graph, found):
                 return found
-            module, shown = found, f"{name} (module {found})"
+            # A file the graph leaves out, told apart from a path that names nothing.
+            kind = (
+                "a file"
+                if os.path.isfile(name)
+                else "a folder"
+                if os.path.isdir(name)
+                else "no such file"
+            )
+            module, shown = found, f"{name} ({kind}; module {found})"
+        else:
+            error = not_a_module_name(name, wildcards=False)
+            if error:
+                raise UnknownModuleError(error)
         raise UnknownModuleError(
             f"{shown} is not a module of the graph"
             + unseen_folders(self._session_options).why_absent(self.graph, module)
@@ -394,16 +407,21 @@ def load(config: str | None = None, cache_dir: Path | None = DEFAULT_CACHE_DIR) 
     """
     if os.getcwd() not in sys.path:
         sys.path.insert(0, os.getcwd())
-    find_configuration(config)  # there is one, and it parses: or one line that says why not
-    user_options = _importlinter.read_user_options(config)
+    # There is one, and it parses: or one line that says why not.
+    user_options = read_user_options(config, find_configuration(config))
     grimp_cache = (
         None
         if cache_dir is None
         else grimp_cache_folder(cache_dir, user_options.session_options.get("root_packages", []))
     )
+    cache_warnings: list[str] = []
     graph = _importlinter.build_graph(
-        user_options, None if grimp_cache is None else str(grimp_cache)
+        user_options, None if grimp_cache is None else str(grimp_cache), cache_warnings
     )
+    for warning in cache_warnings:
+        _warn(warning)
+    if cache_warnings:  # the caches beside grimp's go by the times it read: none to go by
+        cache_dir = grimp_cache = None
     return Explorer(graph, config, cache_dir, user_options.session_options, grimp_cache)
 
 

@@ -58,24 +58,39 @@ def has_module(graph: ImportGraph, module: str) -> bool:
 def nearest_module(graph: ImportGraph, module: str) -> str | None:
     """Return the module of the graph whose name is nearest to `module`'s (a misspelling of
     it), or None when none is near: part by part, each part the nearest among the children of
-    the package found so far (so that the cost grows with the packages, not the graph)."""
-    found: str | None = None
+    the packages found so far (so that the cost grows with the packages, not the graph).
+    `module` may be an expression: a `*` or `**` stands for the children or descendants of
+    those packages, and stays in the expression returned (`pkg.platforms.*.platform` for
+    `pkg.platfroms.*.platform`)."""
+    found: set[str] | None = None  # what the parts so far match; None before the first
+    parts = []
     for part in module.split("."):
         if found is None:
-            children = {name for name in graph.modules if "." not in name}
-        elif graph.is_module_squashed(found):  # an external package: no children
-            return None
+            top = {name for name in graph.modules if "." not in name}
+            children = set(graph.modules) if part == "**" else top
         else:
-            children = graph.find_children(found)
-        names = {child.rpartition(".")[2]: child for child in children}
-        if part in names:
-            found = names[part]
+            children = set()
+            for package in found:
+                if graph.is_module_squashed(package):  # an external package: no children
+                    continue
+                if part == "**":
+                    children |= graph.find_descendants(package)
+                else:
+                    children |= graph.find_children(package)
+        if part in ("*", "**"):
+            found = children
+            parts.append(part)
             continue
-        near = difflib.get_close_matches(part, sorted(names), n=1)
-        if not near:
-            return None
-        found = names[near[0]]
-    return None if found == module else found
+        names = {child.rpartition(".")[2] for child in children}
+        if part not in names:
+            near = difflib.get_close_matches(part, sorted(names), n=1)
+            if not near:
+                return None
+            part = near[0]
+        parts.append(part)
+        found = {child for child in children if child.rpartition(".")[2] == part}
+    nearest = ".".join(parts)
+    return None if nearest == module or not found else nearest
 
 
 def matching_modules(graph: ImportGraph, expression: ModuleExpression) -> set[str]:

@@ -32,14 +32,73 @@ _KINDS = {
 
 
 class NonEmptyListField(fields.ListField):
-    """A list option that, when given, holds at least one value: an empty list (`option =`
-    in INI, `[]` in TOML) would check nothing and pass, so it is an error instead."""
+    """A list option that, when given, holds at least one value, each once: an empty list
+    (`option =` in INI, `[]` in TOML) would check nothing and pass, and a value given twice is
+    a slip (the second was meant to be another), so both are errors."""
 
     def parse(self, raw_data: str | list[str]) -> list[Any]:
         values: list[Any] = super().parse(raw_data)
         if not values:
             raise fields.ValidationError("This list is empty; give at least one value.")
+        texts = [str(value) for value in values]
+        repeated = sorted({text for text in texts if texts.count(text) > 1}, key=texts.index)
+        if repeated:
+            listed = " and ".join(f"'{text}'" for text in repeated)
+            verb = "is" if len(repeated) == 1 else "are"
+            raise fields.ValidationError(
+                f"{listed} {verb} given more than once; give each value once."
+            )
         return values
+
+
+_WILDCARDS = ("*", "**")
+
+
+def not_a_module_name(name: str, wildcards: bool = True) -> str | None:
+    """Return why `name` can name no module (a hyphen, a space, an empty part: a leading,
+    trailing or doubled dot; a file's path), with the module name it may stand for; None for
+    a dotted name of identifiers (or, with `wildcards`, `*` and `**` standing for one)."""
+
+    def valid(parts: list[str]) -> bool:
+        return all(part.isidentifier() or (wildcards and part in _WILDCARDS) for part in parts)
+
+    if valid(name.split(".")):
+        return None
+    text = name.strip()
+    if text.endswith(".py") or "/" in text or "\\" in text:  # a file's path
+        path = text.removesuffix(".py").replace("\\", "/").strip("/")
+        text = path.removesuffix("/__init__").replace("/", ".")
+    meant = [part.strip().replace("-", "_") for part in text.split(".")]
+    guess = ".".join(part for part in meant if part)
+    advice = (
+        f"did you mean '{guess}'?"
+        if guess and valid(guess.split("."))
+        else "give a dotted name of identifiers."
+    )
+    return f"'{name}' is not a module name: {advice}"
+
+
+class ModuleExpressionField(fields.ModuleExpressionField):
+    """import-linter's module expression field, whose parts must be names (or wildcards): a
+    pip distribution's name (`torch-xla`) or a stray dot would match no module and pass."""
+
+    def parse(self, expression: str | list[str]) -> Any:
+        parsed = super().parse(expression)
+        error = not_a_module_name(parsed.expression)
+        if error:
+            raise fields.ValidationError(error)
+        return parsed
+
+
+class ModuleNameField(fields.StringField):
+    """A module's name, without wildcards, as a string."""
+
+    def parse(self, raw_data: str | list[str]) -> str:
+        name = super().parse(raw_data)
+        error = not_a_module_name(name, wildcards=False)
+        if error:
+            raise fields.ValidationError(error)
+        return name
 
 
 def wrongly_typed(contract_class: type, options: Mapping[str, Any]) -> dict[str, str]:

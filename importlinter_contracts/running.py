@@ -2,10 +2,12 @@
 
 from __future__ import annotations
 
+import difflib
 import os
+import re
 import sys
 from collections.abc import Callable
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, cast
 
@@ -14,8 +16,15 @@ from importlinter import Contract, ContractCheck
 from importlinter.domain.contract import NoSuchContractType, registry
 
 from . import _importlinter
+from .allowlist.entries import ENTRY_KINDS
 from .cache import DEFAULT_CACHE_DIR, grimp_cache_folder, using_cache_directory
-from .configuration import find_configuration, selected_contract_ids
+from .configuration import (
+    find_configuration,
+    is_toml,
+    read_configuration_text,
+    read_user_options,
+    selected_contract_ids,
+)
 from .eager.cut_request import asked_for
 from .errors import (
     ConfigurationError,
@@ -75,6 +84,8 @@ class RunResult:
     skipped: list[SkippedContract]
     configuration: Path  # the file read
     show_timings: bool = False
+    # Why a cache could not be used (the run went on without it).
+    cache_warnings: list[str] = field(default_factory=list)
 
     @property
     def kept(self) -> bool:
@@ -142,7 +153,7 @@ def _run_contracts(
     try:
         # Read first by us, so that a file that cannot be parsed is named with its line.
         configuration = find_configuration(config)
-        user_options = _importlinter.read_user_options(config)
+        user_options = read_user_options(config, configuration)
         _check_name_and_type(user_options)
         contract_ids = selected_contract_ids(
             contract_ids, user_options.contracts_options, configuration
@@ -166,6 +177,7 @@ def _run_contracts(
                 cache_dir, user_options.session_options.get("root_packages", [])
             )
         )
+        cache_warnings: list[str] = []
         with using_cache_directory(cache_dir, grimp_cache):
             report = _importlinter.create_report(
                 user_options,
@@ -173,6 +185,7 @@ def _run_contracts(
                 cache_dir=None if grimp_cache is None else str(grimp_cache),
                 show_timings=show_timings,
                 verbose=verbose,
+                cache_warnings=cache_warnings,
             )
     except ImportlinterContractsError:
         raise
@@ -184,9 +197,12 @@ def _run_contracts(
             for options in user_options.contracts_options
             if options.get("type") == str(error)
         )
+        types = sorted({*_importlinter.contract_type_names(), *registered})
+        nearest = difflib.get_close_matches(str(error), types, n=1)
+        guess = f" (did you mean '{nearest[0]}'?)" if nearest else ""
         raise ConfigurationError(
             f"Contract {names} has type '{error}', which is neither built in nor registered "
-            "under contract_types."
+            f"under contract_types{guess}; the types: {', '.join(types)}."
         ) from None
     except Exception as error:  # lint-imports reports any exception as its message
         # One line: import-linter's messages may span several.
@@ -194,7 +210,8 @@ def _run_contracts(
     if report.could_not_run:
         raise ConfigurationError(
             "\n".join(
-                f'Contract "{name}" is not configured correctly: {field}: {message}'
+                _entry_line(configuration, user_options, name, field, message)
+                + f'Contract "{name}" is not configured correctly: {field}: {message}'
                 for name, invalid in report.invalid_contract_options.items()
                 for field, message in _importlinter.option_errors(invalid.errors).items()
             )
@@ -203,7 +220,28 @@ def _run_contracts(
         contract_result(contract, check, report.get_duration(contract) if show_timings else None)
         for contract, check in report.get_contracts_and_checks()
     ]
-    return RunResult(report, results, skipped, configuration, show_timings)
+    return RunResult(report, results, skipped, configuration, show_timings, cache_warnings)
+
+
+def _entry_line(
+    configuration: Path,
+    user_options: _importlinter.UserOptions,
+    name: str,
+    option: str,
+    message: str,
+) -> str:
+    """Return where the allowlist entry that an option's error names is (`FILE:LINE: `), as
+    the errors of entries without reasons say it; empty for any other error."""
+    entry = re.match(r"Entry '(.*)' is not ", message)
+    ids = [c.get("id") for c in user_options.contracts_options if c.get("name") == name]
+    if entry is None or option not in ENTRY_KINDS or len(ids) != 1 or ids[0] is None:
+        return ""
+    # (Imported here: only this error reads the file's text to find the line.)
+    from .allowlist.config_text import entry_lines
+
+    text = read_configuration_text(configuration)
+    line = entry_lines(text, is_toml(configuration), str(ids[0]), option, [entry[1]]).get(entry[1])
+    return "" if line is None else f"{configuration}:{line}: "
 
 
 def _check_name_and_type(user_options: _importlinter.UserOptions) -> None:

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import re
 import subprocess
 import sys
 
@@ -179,6 +180,16 @@ def test_entries_without_reasons_are_fine_unless_reasons_are_required(tree: Proj
     )
 
 
+def _entry_line(tree: Project, message: str) -> str:
+    """Where the entry that an error names is, as our commands say it (`FILE:LINE: `)."""
+    entry = re.search(r"Entry '([^']*)'", message)
+    if entry is None:
+        return ""
+    lines = (tree.root / ".importlinter").read_text().splitlines()
+    found = [n for n, line in enumerate(lines, 1) if " ".join(line.split()).endswith(entry[1])]
+    return f".importlinter:{found[0]}: "
+
+
 @pytest.mark.parametrize(
     ("options", "message"),
     [
@@ -228,7 +239,7 @@ def test_invalid_options_are_one_line_errors(tree: Project, options: str, messag
     result = tree.check()
     assert result.exit_code == 2
     assert result.stdout == ""
-    assert result.stderr == f"importlinter-contracts: {expected}\n"
+    assert result.stderr == f"importlinter-contracts: {_entry_line(tree, message)}{expected}\n"
     lint = tree.lint_imports()
     assert lint.exit_code == 1
     assert " ".join(message.split()) in " ".join(lint.output.split())
@@ -286,7 +297,8 @@ def test_missing_root_package_is_a_one_line_error(project: Project) -> None:
     assert (result.exit_code, result.stdout, result.stderr) == (
         2,
         "",
-        "importlinter-contracts: Could not find package 'nowhere' in your Python path.\n",
+        "importlinter-contracts: Could not find package 'nowhere' in your Python path: run in "
+        "the folder that holds it, set PYTHONPATH to that folder, or install the package.\n",
     )
 
 
@@ -327,7 +339,9 @@ def boom(tree: Project) -> Project:
 
 UNKNOWN_TYPE = (
     "Contract \"Backends are private\" has type 'backend_isolaton', which is neither built in "
-    "nor registered under contract_types."
+    "nor registered under contract_types (did you mean 'backend_isolation'?); the types: "
+    "acyclic_siblings, backend_isolation, eager_imports, forbidden, independence, layers, "
+    "private_modules, protected, runtime_isolation."
 )
 
 

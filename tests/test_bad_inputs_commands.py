@@ -123,8 +123,8 @@ LOOKUPS = {
     "nothing-near": ("pkg.zzz", "pkg.zzz is not a module of the graph."),
     "missing-file": (
         "pkg/platforms/cuda/platfrom.py",
-        "pkg/platforms/cuda/platfrom.py (module pkg.platforms.cuda.platfrom) is not a module "
-        "of the graph: did you mean pkg.platforms.cuda.platform?",
+        "pkg/platforms/cuda/platfrom.py (no such file; module pkg.platforms.cuda.platfrom) is not "
+        "a module of the graph: did you mean pkg.platforms.cuda.platform?",
     ),
     "path-outside-the-root-packages": (
         "setup.py",
@@ -138,14 +138,16 @@ LOOKUPS = {
     ),
     "file-in-a-folder-without-init": (
         "pkg/vendored/kernels.py",
-        "pkg/vendored/kernels.py (module pkg.vendored.kernels) is not a module of the graph "
-        "(pkg/vendored/__init__.py is missing: the graph leaves out a folder without one, and "
-        "everything in it).",
+        "pkg/vendored/kernels.py (a file; module pkg.vendored.kernels) is not a module of the "
+        "graph (pkg/vendored/__init__.py is missing: the graph leaves out a folder without one, "
+        "and everything in it).",
     ),
+    "blank-name": (" ", "' ' is not a module name: give a dotted name of identifiers."),
+    "empty-name": ("", "'' is not a module name: give a dotted name of identifiers."),
     "no-file-in-a-folder-without-init": (
         "pkg/vendored/nothere.py",
-        "pkg/vendored/nothere.py (module pkg.vendored.nothere) is not a module of the graph "
-        "(pkg/vendored/__init__.py is missing: the graph leaves out a folder without one, and "
+        "pkg/vendored/nothere.py (no such file; module pkg.vendored.nothere) is not a module of "
+        "the graph (pkg/vendored/__init__.py is missing: the graph leaves out a folder without one, and "
         "everything in it).",
     ),
 }
@@ -252,10 +254,11 @@ CONTRACT_LOOKUPS = {
         "source_modules: 'pkg.platforms.cuda.platfrom' matches no module of the graph: did you "
         "mean 'pkg.platforms.cuda.platform'?",
     ),
-    "source-wildcard": (  # an expression has no nearest module
+    "source-wildcard": (  # a misspelt part, the wildcard kept
         R4.format(source="pkg.platfroms.*.platform", follow="pkg"),
         "R4",
-        "source_modules: 'pkg.platfroms.*.platform' matches no module of the graph.",
+        "source_modules: 'pkg.platfroms.*.platform' matches no module of the graph: did you "
+        "mean 'pkg.platforms.*.platform'?",
     ),
     "follow": (
         R4.format(source="pkg.platforms.cuda.platform", follow="pkg.platfroms"),

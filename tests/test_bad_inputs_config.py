@@ -1110,12 +1110,15 @@ CLI_ERRORS = {
         ["check"],
         INI_HEAD.replace("type = backend_isolation", "type = backend_isolatoin"),
         "Contract \"R2\" has type 'backend_isolatoin', which is neither built in nor "
-        "registered under contract_types.",
+        "registered under contract_types (did you mean 'backend_isolation'?); the types: "
+        "acyclic_siblings, backend_isolation, forbidden, independence, layers, private_modules, "
+        "protected.",
     ),
     "toml-syntax-error": (
         ["allowlist", "--write"],
         ("pyproject.toml", TOML_HEAD.replace('id = "r2"', 'id = "r2')),
-        "pyproject.toml: Illegal character '\\n' (at line 6, column 9).",
+        "pyproject.toml: Illegal character '\\n' (at line 6, column 9), in "
+        "[[tool.importlinter.contracts]], key id.",
     ),
     "ini-lone-percent": (
         ["check"],

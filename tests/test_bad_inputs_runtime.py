@@ -5,7 +5,10 @@ the result is bounded, and options mean what they say."""
 from __future__ import annotations
 
 import json
+import os
 import re
+import shutil
+import subprocess
 import tempfile
 import textwrap
 import time
@@ -260,3 +263,46 @@ def test_toml_values_that_do_not_fit_are_one_line_errors(
 def test_the_probe_leaves_nothing_in_argv_for_the_code_to_find(tree: Project) -> None:
     probe_code(tree, "import sys\nassert sys.argv == ['-c'], sys.argv\n")
     assert tree.contract("runtime")["kept"]
+
+
+def _python(version: str) -> str | None:
+    """The interpreter of a Python version, on PATH or one pyenv manages; None if neither."""
+    found = shutil.which(f"python{version}")
+    # (A pyenv shim of a version that is not set runs nothing.)
+    if found and subprocess.run([found, "-c", ""], capture_output=True).returncode != 0:
+        found = None
+    if found is None and shutil.which("pyenv"):
+        listed = subprocess.run(
+            ["pyenv", "versions", "--bare"], capture_output=True, text=True, check=False
+        ).stdout.split()
+        installed = [v for v in listed if v.startswith(f"{version}.")]
+        if installed:
+            where = subprocess.run(
+                ["pyenv", "which", f"python{version}"],
+                capture_output=True,
+                text=True,
+                check=False,
+                env={**os.environ, "PYENV_VERSION": installed[-1]},
+            )
+            found = where.stdout.strip() if where.returncode == 0 else None
+    return found
+
+
+PYTHON_3_10 = _python("3.10")
+
+
+@pytest.mark.skipif(PYTHON_3_10 is None, reason="needs a Python 3.10 (on PATH or pyenv)")
+def test_pathlib_of_python_3_10_runs_under_the_probes_watch(tree: Project) -> None:
+    # Python 3.10's pathlib holds os.stat as a class attribute, read when it is imported,
+    # after the probe set its watch: a watching function would be bound as a method.
+    configure(tree, f"python = {PYTHON_3_10}\n")
+    tree.write(
+        {
+            "pkg/connectors/__init__.py": """\
+                import pathlib
+                if pathlib.Path(__file__).resolve().exists() and pathlib.Path("x").is_dir():
+                    import pkg.platforms.npu.ops
+                """,
+        }
+    )
+    assert tree.contract("runtime")["violations"] == []

@@ -320,13 +320,19 @@ def test_forbidden_expression_matching_nothing_is_a_warning(tree: Project) -> No
     )
     report = tree.contract("r4")
     assert report["kept"]
-    assert report["warnings"] == ["forbidden_modules: 'pkg.modles' matches no module of the graph."]
+    assert report["warnings"] == [
+        "forbidden_modules: 'pkg.modles' matches no module of the graph (did you mean "
+        "'pkg.models'?)."
+    ]
 
 
 @pytest.mark.parametrize(
     ("forbidden", "message"),
     [
-        ("    pkg.modles\n", "'pkg.modles' matches no module of the graph"),
+        (
+            "    pkg.modles\n",
+            "'pkg.modles' matches no module of the graph (did you mean 'pkg.models'?)",
+        ),
         (
             "    pkg.modles\n    pkg.platforms.*.modls\n",
             "none of 'pkg.modles', 'pkg.platforms.*.modls' matches a module of the graph",
@@ -362,7 +368,8 @@ def test_allowed_expression_matching_nothing_is_a_warning(tree: Project) -> None
     report = tree.contract("r4")
     assert report["kept"]
     assert report["warnings"] == [
-        "allowed_modules: 'pkg.attention.registyr' matches no module of the graph."
+        "allowed_modules: 'pkg.attention.registyr' matches no module of the graph (did you "
+        "mean 'pkg.attention.registry'?)."
     ]
 
 
@@ -372,7 +379,8 @@ def test_allowed_expression_matching_nothing_is_a_warning(tree: Project) -> None
         (
             "    pkg.platforms.*.platform\n",
             "    pkg.platforms.*.platfrom\n",
-            "source_modules: 'pkg.platforms.*.platfrom' matches no module of the graph.",
+            "source_modules: 'pkg.platforms.*.platfrom' matches no module of the graph: did you "
+            "mean 'pkg.platforms.*.platform'?",
         ),
         (
             "    pkg.platforms\nforbidden",

@@ -218,7 +218,9 @@ def test_a_base_configuration_that_cannot_be_checked_is_compared_by_its_allowlis
     edit(project, *ADD_AND_REMOVE)
     error = (
         "at HEAD: Contract \"R2\" has type 'backend_isolaton', which is neither built in nor "
-        "registered under contract_types."
+        "registered under contract_types (did you mean 'backend_isolation'?); the types: "
+        "acyclic_siblings, backend_isolation, eager_imports, forbidden, independence, layers, "
+        "private_modules, protected, runtime_isolation."
     )
     warning = (
         "importlinter-contracts: warning: no findings are compared with the base's "

@@ -2,11 +2,13 @@
 read through the cache equals the verdict of a run with `--no-cache`.
 
 The steps edit modules in place (to code that imports a backend, raises, imports another
-module, reads an environment variable by name or iterates over all of them, reads a data
-file, lists a folder, runs a file by its path, deletes a module from sys.modules), create and
-delete modules and files, change environment variables, and restore earlier contents; half of
-the files written get an old modification time (unique, as a file untouched for long would
-have), so that both the cache's trusted-time path and its re-reading path are exercised.
+module, reads an environment variable by name, through os.environ or the `posix` module, or
+iterates over all of them, reads a data file, checks a path with os.access, resolves a
+symbolic link, lists a folder, runs a file by its path, deletes a module from sys.modules),
+create and delete modules and files, change environment variables, point the link elsewhere,
+and restore earlier contents; half of the files written get an old modification time
+(unique, as a file untouched for long would have), so that both the cache's trusted-time
+path and its re-reading path are exercised.
 
 IMPORTLINTER_CONTRACTS_PROPERTY_STEPS sets the number of steps (default 200), and
 IMPORTLINTER_CONTRACTS_PROPERTY_SEED the seed (default: a new one, printed on failure).
@@ -35,6 +37,7 @@ MODULES = [f"pkg/extra/m{i}.py" for i in range(4)]
 DATA = "pkg/extra/data.txt"
 FLAG = "pkg/extra/flag"
 PLUGIN = "pkg/extra/plugin.txt"  # executed by its path: no import finds it
+LINK = "pkg/extra/accelerator"  # a symbolic link to targets/cuda or targets/npu
 # PYTHONOPTIMIZE is read by the interpreter only (it drops asserts).
 VARIABLES = ["RP_A", "RP_B", "RP_UNREAD", "PYTHONOPTIMIZE"]
 BACKEND = "import pkg.platforms.npu.ops\n"
@@ -55,6 +58,11 @@ def bodies(index: int) -> list[str]:
         "import os\nif dict(os.environ).get('RP_B') == '1':\n    import pkg.platforms.npu.ops\n",
         "import os\nif os.path.exists(os.path.join(os.path.dirname(__file__), 'flag')):\n"
         "    import pkg.platforms.npu.ops\n",
+        "import os\nif os.access(os.path.join(os.path.dirname(__file__), 'flag'), os.F_OK):\n"
+        "    import pkg.platforms.npu.ops\n",
+        "import posix\nif posix.environ.get(b'RP_A') == b'1':\n    import pkg.platforms.npu.ops\n",
+        "import os\np = os.path.join(os.path.dirname(__file__), 'accelerator')\n"
+        "if os.path.basename(os.path.realpath(p)) == 'npu':\n    import pkg.platforms.npu.ops\n",
         "import os\nif 'flag' in os.listdir(os.path.dirname(__file__)):\n"
         "    import pkg.platforms.npu.ops\n",
         "import os\np = os.path.join(os.path.dirname(__file__), 'data.txt')\n"
@@ -105,6 +113,10 @@ class Package:
         project.write({**TREE, "pkg/connectors/__init__.py": CONNECTORS[0]})
         for path in [*MODULES, DATA]:
             self.write(path, "")
+        for target in ("cuda", "npu"):
+            (project.root / "targets" / target).mkdir(parents=True)
+        self.link = project.root / LINK
+        self.link.symlink_to(project.root / "targets" / "cuda")
 
     def write(self, relative: str, text: str) -> None:
         path = self.project.root / relative
@@ -125,7 +137,7 @@ class Package:
     def step(self, monkeypatch: pytest.MonkeyPatch) -> str:
         """Make one random edit; return what it was."""
         rng = self.rng
-        choice = rng.randrange(10)
+        choice = rng.randrange(11)
         if choice <= 2:
             index = rng.randrange(len(MODULES))
             body = rng.choice(bodies(index))
@@ -164,6 +176,12 @@ class Package:
             folder = self.project.root / "pkg/extra"
             self.backdate(folder)
             return "backdate pkg/extra"
+        if choice == 9:
+            # As /usr/local/cuda is pointed at another version: the link keeps its kind.
+            target = rng.choice(["cuda", "npu"])
+            self.link.unlink(missing_ok=True)
+            self.link.symlink_to(self.project.root / "targets" / target)
+            return f"point {LINK} at {target}"
         return "nothing"
 
 

@@ -317,3 +317,112 @@ def test_the_probe_writes_no_bytecode_into_the_analysed_tree(tree: Project) -> N
     check(tree.root)
     check(tree.root, "--no-cache")
     assert sorted(p.relative_to(tree.root) for p in tree.root.rglob("__pycache__")) == []
+
+
+@pytest.mark.parametrize(
+    "reading",
+    [
+        "posix.environ.get(b'RP_FLAG') == b'1'",
+        "posix.environ[b'RP_FLAG'] == b'1'",
+        "b'RP_FLAG' in posix.environ and posix.environ[b'RP_FLAG'] == b'1'",
+        "dict(posix.environ).get(b'RP_FLAG') == b'1'",
+        "os.environ._data.get(b'RP_FLAG') == b'1'",
+    ],
+)
+def test_a_variable_read_through_the_posix_module_is_in_the_key(
+    tree: Project, reading: str
+) -> None:
+    tree.write(
+        {
+            "pkg/connectors/__init__.py": f"""\
+                import os, posix
+                if {reading}:
+                    import pkg.platforms.npu.ops
+                """,
+        }
+    )
+    assert verdict(check(tree.root, RP_FLAG="0")) == KEPT
+    assert check(tree.root, RP_FLAG="0")["cached"]
+    cached, fresh = cached_and_fresh(tree.root, RP_FLAG="1")
+    assert (verdict(cached), cached["cached"], fresh) == (BACKEND_LOADED, False, BACKEND_LOADED)
+
+
+def test_a_path_checked_with_os_access_is_in_the_key(tree: Project) -> None:
+    flag = tree.root / "pkg/connectors/use-cuda"
+    flag.write_text("")
+    tree.write(
+        {
+            "pkg/connectors/__init__.py": """\
+                import os
+                if not os.access(os.path.join(os.path.dirname(__file__), "use-cuda"), os.F_OK):
+                    import pkg.platforms.npu.ops
+                """,
+        }
+    )
+    assert verdict(check(tree.root)) == KEPT
+    assert check(tree.root)["cached"]
+    flag.unlink()
+    cached, fresh = cached_and_fresh(tree.root)
+    assert (verdict(cached), cached["cached"], fresh) == (BACKEND_LOADED, False, BACKEND_LOADED)
+
+
+@pytest.mark.parametrize(
+    "resolving",
+    ["os.path.realpath(link)", "os.readlink(link)", "str(pathlib.Path(link).resolve())"],
+)
+def test_a_symbolic_link_pointed_elsewhere_is_in_the_key(tree: Project, resolving: str) -> None:
+    # As /usr/local/cuda is between CUDA versions: the link keeps its kind, its target changes.
+    for version in ("cuda-12", "npu-8"):
+        (tree.root / version).mkdir()
+    link = tree.root / "accelerator"
+    link.symlink_to(tree.root / "cuda-12")
+    tree.write(
+        {
+            "pkg/connectors/__init__.py": f"""\
+                import os, pathlib
+                link = {str(link)!r}
+                if os.path.basename({resolving}).startswith("npu"):
+                    import pkg.platforms.npu.ops
+                """,
+        }
+    )
+    assert verdict(check(tree.root)) == KEPT
+    assert check(tree.root)["cached"]
+    link.unlink()
+    link.symlink_to(tree.root / "npu-8")
+    cached, fresh = cached_and_fresh(tree.root)
+    assert (verdict(cached), cached["cached"], fresh) == (BACKEND_LOADED, False, BACKEND_LOADED)
+
+
+@pytest.mark.parametrize(
+    ("code", "why"),
+    [
+        (
+            "import os\nos.access(os.path.dirname(__file__), os.R_OK, effective_ids=True)\n",
+            "called os.access with dir_fd or effective_ids, which the cache cannot ask again",
+        ),
+        (
+            "import socket\nwith socket.socket() as s:\n    try:\n"
+            "        s.connect(('127.0.0.1', 9))\n    except OSError:\n        pass\n",
+            "used a socket (socket.connect to ('127.0.0.1', 9)), whose answer the cache cannot "
+            "check",
+        ),
+    ],
+    ids=["effective-ids", "socket"],
+)
+def test_a_question_the_cache_cannot_ask_again_is_not_remembered_and_verbose_says_why(
+    tree: Project, code: str, why: str
+) -> None:
+    tree.write({"pkg/connectors/__init__.py": code})
+    for _ in range(2):
+        assert not check(tree.root)["cached"]
+    result = subprocess.run(
+        [*COMMAND, "--verbose"],
+        cwd=tree.root,
+        env=command_environment(COLUMNS="300"),
+        capture_output=True,
+        text=True,
+        check=False,
+    )
+    lines = [line for line in result.stderr.splitlines() if "not cached" in line]
+    assert lines == [f"The probe's result is not cached: the code under test {why}."]

@@ -404,8 +404,11 @@ def test_configuration_errors_are_one_line(tree: Project, options: str, message:
         config.write_text(config.read_text() + "detector = pkg.platforms:detect\n")
     result = tree.check()
     assert (result.exit_code, result.stdout) == (2, "")
+    # An entry that cannot be read is named with its file and line.
+    lines = config.read_text().splitlines()
+    where = f".importlinter:{lines.index(options) + 1}: " if "Entry '" in message else ""
     assert result.stderr == (
-        f'importlinter-contracts: Contract "Optional SDKs stay optional" is not configured correctly: {message}\n'
+        f'importlinter-contracts: {where}Contract "Optional SDKs stay optional" is not configured correctly: {message}\n'
     )
 
 

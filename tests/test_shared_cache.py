@@ -1,5 +1,6 @@
 """Two trees that share one cache folder never get each other's verdicts: not from this
-package's caches, nor from grimp's, which this package's commands keep per tree.
+package's caches, nor from grimp's, which this package's commands keep per tree; and a
+damaged grimp cache is built again without it.
 
 The trees are as two unpacked copies of one archive (or two reproducible builds) are: the
 same module names and the same file times, at different paths; one breaks the contracts,
@@ -10,13 +11,17 @@ from __future__ import annotations
 
 import json
 import os
+import shutil
 import subprocess
 import sys
 from pathlib import Path
 
 import pytest
+from click.testing import CliRunner
 
-from helpers import CONTRACT_TYPES
+from helpers import CONTRACT_TYPES, Project
+from importlinter_contracts.cache import DEFAULT_CACHE_DIR, grimp_cache_folder
+from importlinter_contracts.cli import main
 
 pytestmark = pytest.mark.matrix
 
@@ -114,3 +119,50 @@ def test_lint_imports_shares_grimps_cache_between_trees(
     assert run(first, *lint).returncode == 1
     assert run(second, *lint, "--no-cache").returncode == 0
     assert run(second, *lint).returncode == 1
+
+
+# A damaged or unusable grimp cache costs only time: the graph is built without it, with one
+# warning naming the folder, and the verdict is that of --no-cache.
+
+
+def _damage(folder: Path, damage: str) -> None:
+    if damage == "meta-null":
+        (folder / "pkg.meta.json").write_text("null")
+    elif damage == "meta-number":
+        (folder / "pkg.meta.json").write_text("1")
+    elif damage == "gitignore-folder":
+        (folder / ".gitignore").unlink()
+        (folder / ".gitignore").mkdir()
+    else:  # a file where the folder should be: nothing can be written there
+        shutil.rmtree(folder)
+        folder.write_text("")
+
+
+DAMAGES = {
+    "meta-null": "'NoneType' object is not iterable",
+    "meta-number": "'int' object is not iterable",
+    "gitignore-folder": "Is a directory (os error 21)",
+    "folder-is-a-file": "File exists (os error 17)",
+}
+
+
+@pytest.mark.parametrize(("damage", "reason"), DAMAGES.items(), ids=DAMAGES.keys())
+def test_an_unusable_graph_cache_is_rebuilt_with_one_warning(
+    project: Project, damage: str, reason: str
+) -> None:
+    project.write(BROKEN)
+    project.write({"pkg/models.py": ""})
+    (project.root / ".importlinter").write_text(CONFIGURATION)
+    uncached = CliRunner().invoke(main, ["check", "--no-cache", "--format", "json"])
+    CliRunner().invoke(main, ["check"])  # writes grimp's cache
+    folder = grimp_cache_folder(DEFAULT_CACHE_DIR, ["pkg"])
+    _damage(folder, damage)
+    warning = (
+        f"importlinter-contracts: warning: The graph cache {folder} cannot be used ({reason}): "
+        "the graph was built without it (--no-cache does so; delete the folder to start it "
+        "afresh).\n"
+    )
+    cached = CliRunner().invoke(main, ["check", "--format", "json"])
+    assert (cached.exit_code, cached.stdout, cached.stderr) == (1, uncached.stdout, warning)
+    closure = CliRunner().invoke(main, ["closure", "pkg.user"])
+    assert (closure.exit_code, closure.stderr) == (0, warning)

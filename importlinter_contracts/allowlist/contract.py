@@ -11,6 +11,7 @@ from importlinter import Contract, ContractCheck, fields, output
 from importlinter.domain.contract import InvalidContractOptions
 
 from .._importlinter import AlertLevel, render_broken_contract_guidance
+from ..configuration import check_session_options
 from ..options import wrongly_typed
 from ..rendering import print_finding
 from ..report import (
@@ -62,6 +63,8 @@ class ContractWithAllowlist(Contract):
     def __init__(
         self, name: str, session_options: dict[str, Any], contract_options: dict[str, Any]
     ) -> None:
+        # Under lint-imports, which reads no key of the importlinter section it does not know.
+        check_session_options(session_options, "The importlinter section")
         # Before import-linter's fields read the options, which fail on a value of another
         # type with Python's own message.
         errors = wrongly_typed(type(self), contract_options)

@@ -24,11 +24,12 @@ from ..modules import (
     included_external_packages,
     is_external,
     matching_modules,
+    nearest_module,
     outside_the_graph,
     parents,
     within,
 )
-from ..options import NonEmptyListField
+from ..options import ModuleExpressionField, NonEmptyListField
 from ..rendering import (
     chain_steps,
     print_finding,
@@ -77,14 +78,14 @@ class EagerImportContract(AllowlistedContract):
     type_name = "eager_imports"
 
     source_modules: list[ModuleExpression] = NonEmptyListField(  # type: ignore[assignment]
-        subfield=fields.ModuleExpressionField()
+        subfield=ModuleExpressionField()
     )
     follow_modules: list[Module] = NonEmptyListField(subfield=fields.ModuleField())  # type: ignore[assignment]
     forbidden_modules: list[ModuleExpression] = NonEmptyListField(  # type: ignore[assignment]
-        subfield=fields.ModuleExpressionField()
+        subfield=ModuleExpressionField()
     )
     allowed_modules: list[ModuleExpression] | None = fields.ListField(  # type: ignore[assignment]
-        subfield=fields.ModuleExpressionField(), required=False
+        subfield=ModuleExpressionField(), required=False
     )
     include_ancestors: bool = fields.BooleanField(required=False, default=True)  # type: ignore[assignment]
 
@@ -367,11 +368,7 @@ class EagerImportContract(AllowlistedContract):
                     self.name,
                     "source_modules",
                     f"'{name}' matches no module of the graph"
-                    + (
-                        f"{unseen.explain(name)}."
-                        if expression.has_wildcard_expression()
-                        else unseen.why_absent(graph, name, quote="'")
-                    ),
+                    + unseen.why_absent(graph, name, quote="'"),
                 )
             sources |= matched
         return sorted(sources)
@@ -386,6 +383,7 @@ class EagerImportContract(AllowlistedContract):
         forbidden: set[str] = set()
         warnings = []
         unmatched = []
+        guess: dict[str, str] = {}  # the nearest of each, as a parenthesis
         external = included_external_packages(self.session_options)
         checked_outside = False
         for expression in self.forbidden_modules:
@@ -403,7 +401,10 @@ class EagerImportContract(AllowlistedContract):
             if outside:
                 raise ContractConfigurationError(self.name, "forbidden_modules", outside)
             unmatched.append(name)
-            warnings.append(f"forbidden_modules: '{name}' matches no module of the graph.")
+            guess[name] = _did_you_mean(graph, name)
+            warnings.append(
+                f"forbidden_modules: '{name}' matches no module of the graph{guess[name]}."
+            )
         if not forbidden and not checked_outside:
             unseen = unseen_folders(self.session_options).explain(*unmatched)
             listed = (
@@ -411,10 +412,11 @@ class EagerImportContract(AllowlistedContract):
                 if len(unmatched) == 1
                 else f"none of {', '.join(repr(name) for name in unmatched)} matches a module"
             )
+            near = guess[unmatched[0]] if len(unmatched) == 1 else ""
             raise ContractConfigurationError(
                 self.name,
                 "forbidden_modules",
-                f"{listed} of the graph{unseen}, so the contract would check nothing.",
+                f"{listed} of the graph{unseen}{near}, so the contract would check nothing.",
             )
         return forbidden, warnings
 
@@ -515,9 +517,19 @@ def _packages(
     for expression in expressions:
         found = matching_modules(graph, expression)
         if not found:
-            warnings.append(f"{option}: '{expression}' matches no module of the graph.")
+            warnings.append(
+                f"{option}: '{expression}' matches no module of the graph"
+                f"{_did_you_mean(graph, str(expression))}."
+            )
         matched |= found
     return matched, warnings
+
+
+def _did_you_mean(graph: ImportGraph, expression: str) -> str:
+    """The module (or expression) of the graph nearest to one that matches nothing, as a
+    parenthesis to follow it; '' where none is near."""
+    near = nearest_module(graph, expression)
+    return f" (did you mean '{near}'?)" if near else ""
 
 
 # The smallest cut of a kept contract that no report asked for (`cut_request.asked_for`),

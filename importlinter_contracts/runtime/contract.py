@@ -34,7 +34,7 @@ from ..eager.target import target_of
 from ..errors import ConfigurationError, ContractConfigurationError, UnreadableSourceError
 from ..locations import link_text
 from ..modules import has_module, is_within, names_matching, within
-from ..options import NonEmptyListField
+from ..options import ModuleExpressionField, ModuleNameField, NonEmptyListField
 from ..rendering import print_finding, print_note
 from ..report import (
     ContractFindings,
@@ -109,15 +109,15 @@ class RuntimeIsolationContract(ContractWithAllowlist):
     entry_kind = LOADED_MODULE_ENTRIES
     executes_analysed_code: ClassVar[bool] = True  # `check --static` skips it
 
-    blocked_modules: list[str] = NonEmptyListField(subfield=fields.StringField())  # type: ignore[assignment]
-    probe_modules: list[str] = NonEmptyListField(subfield=fields.StringField())  # type: ignore[assignment]
+    blocked_modules: list[str] = NonEmptyListField(subfield=ModuleNameField())  # type: ignore[assignment]
+    probe_modules: list[str] = NonEmptyListField(subfield=ModuleNameField())  # type: ignore[assignment]
     detector: str | None = fields.StringField(required=False)  # type: ignore[assignment]
     container: str | None = fields.StringField(required=False)  # type: ignore[assignment]
     backends: list[str] | None = children_field()  # type: ignore[assignment]
     backend_marker: str = marker_field()  # type: ignore[assignment]
     neutral_children: list[str] | None = children_field()  # type: ignore[assignment]
     forbidden_loaded_modules: list[ModuleExpression] | None = fields.ListField(  # type: ignore[assignment]
-        subfield=fields.ModuleExpressionField(), required=False
+        subfield=ModuleExpressionField(), required=False
     )
     python: str | None = fields.StringField(required=False)  # type: ignore[assignment]
     timeout: float = SecondsField(default=300.0)  # type: ignore[assignment]

@@ -138,6 +138,8 @@ def read_at_start(environment: Any) -> dict[str, str]:
 _stat = os.stat
 PROCESS_EVENTS = ("subprocess.Popen", "os.system", "os.exec", "os.posix_spawn", "os.spawn")
 FORK_EVENTS = ("os.fork", "os.forkpty")
+# A socket that sends or connects asks another process or machine, whose answer may change.
+SOCKET_EVENTS = ("socket.connect", "socket.sendto", "socket.sendmsg")
 
 
 def folder_listing(folder: str, suffixes: list[str] | None) -> str | None:
@@ -184,9 +186,12 @@ class Observations:
       import could find there; by the code under test, every entry;
     - the kind of every path the code checked with os.stat or os.lstat (os.path.exists,
       isfile, isdir): a file, a folder, something else, or nothing;
+    - the answer of every other question about a path (`QUERIES`: os.access, os.readlink,
+      os.path.realpath), which the parent asks again;
     - every environment variable read (its value at the start), and all their names when
       the code iterated over them;
-    - the first thing the code did that the parent cannot check again: it started a process.
+    - the first thing the code did that the parent cannot check again: it started a process,
+      used a socket, or asked about a path relative to a folder's file descriptor.
     """
 
     def __init__(self, suffixes: list[str]) -> None:
@@ -197,6 +202,7 @@ class Observations:
         self.listed: dict[str, str | None] = {}
         self.checked: dict[str, str | None] = {}
         self.checked_links: dict[str, str | None] = {}
+        self.queries: dict[str, Any] = {}
         self.uncaptured: str | None = None
         self._busy: set[int] = set()  # threads inside the hook (its own listings are audited)
 
@@ -245,6 +251,12 @@ class Observations:
             # A library named without a folder is the system's dynamic linker's choice.
         elif event.startswith(FORK_EVENTS):
             self.uncaptured = self.uncaptured or "the code under test forked a process"
+        elif event in SOCKET_EVENTS:
+            address = args[1] if len(args) > 1 else None
+            self.uncaptured = self.uncaptured or (
+                f"the code under test used a socket ({event} to {_bounded(repr(address))}), "
+                "whose answer the cache cannot check"
+            )
         elif not _within_platform_module(caller):
             command = args[0] if args else None
             shown = os.fsdecode(command) if isinstance(command, (str, bytes)) else event
@@ -302,6 +314,45 @@ class Observations:
                 if real in functions:
                     functions.add(watching)
 
+    def watch_queries(self) -> None:
+        """Note the answer of every question in `QUERIES` that the code under test asks
+        (os.path.exists(path) is os.stat; os.access(path, os.F_OK) is not, and a symbolic link
+        such as /usr/local/cuda keeps its kind when it is pointed elsewhere)."""
+        for name in QUERIES:
+            module, _, attribute = name.rpartition(".")
+            owner = os.path if module == "os.path" else os
+            real = getattr(owner, attribute)
+            watching = _asking(name, real, self)
+            setattr(owner, attribute, watching)
+            for functions in (
+                os.supports_fd,
+                os.supports_dir_fd,
+                os.supports_effective_ids,
+                os.supports_follow_symlinks,
+            ):
+                if real in functions:
+                    functions.add(watching)
+
+    def note_query(self, name: str, path: Any, options: dict[str, Any], answer: Any) -> None:
+        """Note a question about a path and its answer, as `ask` gives it."""
+        if options.get("dir_fd") is not None or options.get("effective_ids"):
+            self.uncaptured = self.uncaptured or (
+                f"the code under test called {name} with dir_fd or effective_ids, which the "
+                "cache cannot ask again"
+            )
+            return
+        try:
+            path = os.path.abspath(os.fsdecode(path))
+            if (path + os.sep).startswith(MACHINE_FOLDERS):
+                return
+            query = json.dumps([name, path, sorted(options.items())])
+            if isinstance(answer, (str, bytes)):
+                answer = os.fsdecode(answer)
+        except Exception:  # never let the record change what the code under test sees
+            self.uncaptured = self.uncaptured or "the probe could not record a path asked about"
+            return
+        self.queries.setdefault(query, answer)
+
     def list_folder(self, folder: str, suffixes: list[str] | None) -> None:
         noted = self.searched if suffixes is not None else self.listed
         if folder not in noted and not (folder + os.sep).startswith(MACHINE_FOLDERS):
@@ -334,6 +385,19 @@ def path_kind(status: os.stat_result | None) -> str | None:
     return "folder" if stat.S_ISDIR(status.st_mode) else "other"
 
 
+class _StandIn:
+    """A function of `os` that a watching one stands in for: a callable object, not a
+    function, so that a class holding it as an attribute does not bind it as a method, as it
+    does not bind the built-in function (Python 3.10's pathlib: `_NormalAccessor.stat =
+    os.stat`, read when pathlib is imported, after the watch is set)."""
+
+    def __init__(self, call: Any) -> None:
+        self.call = call
+
+    def __call__(self, *args: Any, **options: Any) -> Any:
+        return self.call(*args, **options)
+
+
 def _watching(real: Any, checked: dict[str, str | None], observations: Observations) -> Any:
     def watching(path: Any, *args: Any, **options: Any) -> Any:
         noted = observations.recording and not args and options.get("dir_fd") is None
@@ -348,11 +412,61 @@ def _watching(real: Any, checked: dict[str, str | None], observations: Observati
             observations.check(checked, path, options, status)
         return status
 
-    return watching
+    return _StandIn(watching)
+
+
+# The questions about a path, other than its kind, whose answers the key holds.
+QUERIES = ("os.access", "os.readlink", "os.path.realpath")
+_access, _readlink, _realpath = os.access, os.readlink, os.path.realpath
+
+
+def ask(query: str) -> Any:
+    """Return the answer to a question noted by `Observations.note_query` (JSON: the function,
+    the absolute path, its other arguments), as it is now: what the function returns (a
+    path as text), or None where it raises OSError."""
+    name, path, options = json.loads(query)
+    arguments: dict[str, Any] = dict(options)
+    answer: Any
+    try:
+        if name == "os.access":
+            answer = _access(path, arguments.pop("mode"), **arguments)
+        elif name == "os.readlink":
+            answer = _readlink(path, **arguments)
+        else:
+            answer = _realpath(path, **arguments)
+    except OSError:
+        return None
+    return os.fsdecode(answer) if isinstance(answer, (str, bytes)) else answer
+
+
+def _asking(name: str, real: Any, observations: Observations) -> Any:
+    def asking(path: Any, *args: Any, **options: Any) -> Any:
+        noted = observations.recording and isinstance(path, (str, bytes, os.PathLike))
+        noted = noted and len(args) <= 1
+        query = dict(options, **({"mode": args[0]} if args else {}))
+        try:
+            answer = real(path, *args, **options)
+        except OSError:
+            if noted:
+                observations.note_query(name, path, query, None)
+            raise
+        if noted:
+            observations.note_query(name, path, query, answer)
+        return answer
+
+    return _StandIn(asking)
 
 
 AUDITED = frozenset(
-    ("open", "os.listdir", "os.scandir", "ctypes.dlopen", *PROCESS_EVENTS, *FORK_EVENTS)
+    (
+        "open",
+        "os.listdir",
+        "os.scandir",
+        "ctypes.dlopen",
+        *PROCESS_EVENTS,
+        *FORK_EVENTS,
+        *SOCKET_EVENTS,
+    )
 )
 
 
@@ -404,6 +518,63 @@ class EnvironmentReads:
         os.environ.__class__ = RecordingEnviron
         if hasattr(os, "environb"):
             os.environb.__class__ = RecordingEnviron
+
+        # os.environ and os.environb keep their values in the dict the `posix` (or `nt`)
+        # module holds as `environ`, which code may read directly.
+        class RecordingDict(dict):  # type: ignore[type-arg]
+            def __getitem__(self, key: Any) -> Any:
+                reads.note(key)
+                return super().__getitem__(key)
+
+            def get(self, key: Any, default: Any = None) -> Any:
+                reads.note(key)
+                return super().get(key, default)
+
+            def __contains__(self, key: Any) -> bool:
+                reads.note(key)
+                return super().__contains__(key)
+
+            def __iter__(self) -> Any:
+                reads.every_name = True
+                return super().__iter__()
+
+            def __len__(self) -> int:
+                reads.every_name = True
+                return super().__len__()
+
+            def _every(self) -> None:
+                reads.every_name = True
+                for name in reads.original:
+                    reads.note(name)
+
+            def keys(self) -> Any:
+                reads.every_name = True
+                return super().keys()
+
+            def values(self) -> Any:
+                self._every()
+                return super().values()
+
+            def items(self) -> Any:
+                self._every()
+                return super().items()
+
+            def copy(self) -> Any:
+                self._every()
+                return dict(super().items())
+
+            def __repr__(self) -> str:
+                self._every()
+                return super().__repr__()
+
+        system: Any = sys.modules.get(os.name)
+        shared: dict[Any, Any] | None = vars(os.environ).get("_data")
+        if getattr(system, "environ", None) is shared and shared is not None:
+            recording = RecordingDict(shared)
+            system.environ = recording
+            for environ in (os.environ, getattr(os, "environb", None)):
+                if getattr(environ, "_data", None) is shared:
+                    environ._data = recording  # type: ignore[union-attr]
 
     def note(self, key: Any) -> None:
         if isinstance(key, bytes):
@@ -482,6 +653,7 @@ def main() -> None:
     observations = Observations(module_suffixes())
     sys.addaudithook(observations.audit)
     observations.watch_status_checks()
+    observations.watch_queries()
     observations.recording = True
     recorder = ImportRecorder(request["record_packages"])
     sys.meta_path.insert(0, recorder)
@@ -527,6 +699,7 @@ def main() -> None:
         "listed": observations.listed,
         "checked": observations.checked,
         "checked_links": observations.checked_links,
+        "queries": observations.queries,
         "variables": environment.values,
         "read_at_start": read_at_start(environment.original),
         "every_variable": sorted(environment.original) if environment.every_name else None,

@@ -8,11 +8,14 @@ of every file the run read or tried (modules whose import raised, modules execut
 path, data files; the files of the loaded modules; the interpreter's executable), and which
 of them were absent; what each folder the import system searched holds that an import could
 find, and everything in each folder the code itself listed; the kind of each path the code
-checked with os.stat or os.lstat (a file, a folder, nothing); what each folder of its
+checked with os.stat or os.lstat (a file, a folder, nothing), and the answer of every other
+question it asked about a path (os.access, os.readlink, os.path.realpath: a symbolic link
+pointed elsewhere keeps its kind); what each folder of its
 sys.path holds (modules, packages, `.pth` files, the installed distributions); and the value
 each environment variable had that the code read, with the names of all of them when the
-code iterated over them, and every variable the interpreter reads at its start. A run that
-did something this cannot capture (it started a process) is not kept.
+code iterated over them (through os.environ, os.environb, os.getenv or the `posix` module's
+`environ`), and every variable the interpreter reads at its start. A run that did something
+this cannot capture (it started a process) is not kept.
 
 A file whose size and modification time are unchanged is taken as unchanged, and so is a
 folder whose modification time is, as git does, except one modified within two seconds of
@@ -33,11 +36,11 @@ from stat import S_ISREG
 from typing import Any
 
 from ..cache import DIGEST_SIZE, digest, write_cache
-from .probe import folder_listing, path_kind, read_at_start
+from .probe import ask, folder_listing, path_kind, read_at_start
 from .process import PROBE_SOURCE, ProbeRun
 
 # Raised whenever what is stored, or how the key is made, changes.
-_FORMAT = 2
+_FORMAT = 3
 # Entries kept per key: one per environment the code saw, so that runs from a shell, a
 # Makefile and an IDE, whose environments differ, do not replace each other's.
 _ENVIRONMENTS_KEPT = 4
@@ -144,6 +147,9 @@ class ProbeCache:
             for path, found in entry[kind].items():
                 if path_kind(_status(path, link)) != found:
                     return None, f"{path} has changed"
+        for query, answer in entry["queries"].items():
+            if ask(query) != answer:
+                return None, f"{_asked(query)} has changed"
         # Thousands of files (6,600 on vllm-omni): one system call each, nothing more.
         for path, state in entry["files"].items():
             try:
@@ -211,6 +217,9 @@ class ProbeCache:
             for path, found in environment[kind].items():
                 if path_kind(_status(path, link)) != found:
                     return f"{path} changed during the run", None
+        for query, answer in environment["queries"].items():
+            if ask(query) != answer:
+                return f"{_asked(query)} changed during the run", None
         checked, checked_links, by_link = _implied_checks(environment, files, folders)
         entry = {
             "format": _FORMAT,
@@ -225,6 +234,7 @@ class ProbeCache:
             "checked": checked,
             "checked_links": checked_links,
             "by_link": by_link,
+            "queries": environment["queries"],
             "files": files,
             "run": {
                 "result": {k: v for k, v in run.result.items() if k != "environment"},
@@ -260,6 +270,12 @@ _THEN = "the probe runs again on the next check"
 def _stored(entry: dict[str, Any]) -> bytes:
     """Return the entry as its cache file holds it (without the mark of a refreshed entry)."""
     return json.dumps({key: value for key, value in entry.items() if key != "refreshed"}).encode()
+
+
+def _asked(query: str) -> str:
+    """A question noted by the probe as messages name it: `os.readlink(/usr/local/cuda)`."""
+    name, path, _ = json.loads(query)
+    return f"{name}({path})"
 
 
 def _status(path: str, link: bool = False) -> os.stat_result | None:
