@@ -37,7 +37,7 @@ RUNS = {
     "the fast loop in one process": ["-m", "not real_tree", "-n0"],
     "the version matrix's tests (one interpreter)": ["-m", "matrix and not real_tree"],
 }
-WHOLE = {"the whole suite": []}
+WHOLE: dict[str, list[str]] = {"the whole suite": []}
 
 
 @dataclass
