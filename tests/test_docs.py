@@ -19,10 +19,12 @@ from pathlib import Path
 
 import pytest
 import yaml
+from click.testing import CliRunner
 from importlinter.domain.contract import COMMON_CONTRACT_OPTIONS
 
 import importlinter_contracts
 from helpers import REPO
+from importlinter_contracts.cli import main
 from vllm_omni_tree import NEWEST, runtime_environment, tree
 
 DOCUMENTS = [REPO / "README.md", *sorted((REPO / "docs").rglob("*.md"))]
@@ -180,27 +182,39 @@ def test_the_docs_run_something_on_every_tree() -> None:
 
 
 NAMED_TEST = re.compile(r"`(test_\w+\.py)::(test_\w+)(?:\[([^\]`]+)\])?`")
+NAMED = {
+    match.groups() for document in DOCUMENTS for match in NAMED_TEST.finditer(document.read_text())
+}
+NAMED_FILES = {f"tests/{file}" for file, _, _ in NAMED}
+
+# Tests whose every case the evidence page must list: what is not followed, or taken loosely,
+# is what a user cannot see otherwise, and each case is a row of the eager-import rules.
+LISTED_WHOLE = (
+    "test_eager_calls.py::test_forms_documented_as_not_followed_are_not_followed",
+    "test_eager_calls.py::test_forms_taken_loosely_report_more_than_python_loads",
+)
 
 
-def test_the_tests_the_docs_name_exist() -> None:
-    named = {
-        match.groups()
-        for document in DOCUMENTS
-        for match in NAMED_TEST.finditer(document.read_text())
-    }
-    files = sorted({f"tests/{file}" for file, _, _ in named})
+@pytest.fixture(scope="module")
+def collected() -> list[str]:
+    """Return the lines of `pytest --collect-only -q` on the test files the docs name and
+    those of LISTED_WHOLE: one collection, for the tests below."""
+    listed = {f"tests/{test.partition('::')[0]}" for test in LISTED_WHOLE}
     collection = subprocess.run(
-        [sys.executable, "-m", "pytest", "--collect-only", "-q", *files],
+        [sys.executable, "-m", "pytest", "--collect-only", "-q", *sorted(NAMED_FILES | listed)],
         cwd=REPO,
         capture_output=True,
         text=True,
         check=False,
     )
     assert collection.returncode == 0, collection.stdout + collection.stderr
-    collected = collection.stdout.splitlines()
-    ids = {line.split("::", 1)[1] for line in collected if "::" in line}
+    return collection.stdout.splitlines()
+
+
+def test_the_tests_the_docs_name_exist(collected: list[str]) -> None:
+    ids = {line.split("::", 1)[1] for line in collected if line.partition("::")[0] in NAMED_FILES}
     missing = []
-    for file, function, case in sorted(named, key=str):
+    for file, function, case in sorted(NAMED, key=str):
         cases = {i.partition("[")[2].rstrip("]") for i in ids if i.startswith(function + "[")}
         if case is None:
             found = function in ids or bool(cases)
@@ -212,24 +226,11 @@ def test_the_tests_the_docs_name_exist() -> None:
     assert missing == []
 
 
-# Tests whose every case the evidence page must list: what is not followed, or taken loosely,
-# is what a user cannot see otherwise, and each case is a row of the eager-import rules.
-LISTED_WHOLE = (
-    "test_eager_calls.py::test_forms_documented_as_not_followed_are_not_followed",
-    "test_eager_calls.py::test_forms_taken_loosely_report_more_than_python_loads",
-)
-
-
 @pytest.mark.parametrize("test", LISTED_WHOLE)
-def test_the_rules_list_every_form_not_followed_or_taken_loosely(test: str) -> None:
-    collection = subprocess.run(
-        [sys.executable, "-m", "pytest", "--collect-only", "-q", f"tests/{test}"],
-        cwd=REPO,
-        capture_output=True,
-        text=True,
-        check=True,
-    )
-    cases = [line for line in collection.stdout.splitlines() if line.startswith("tests/")]
+def test_the_rules_list_every_form_not_followed_or_taken_loosely(
+    test: str, collected: list[str]
+) -> None:
+    cases = [line for line in collected if line.partition("[")[0] == f"tests/{test}"]
     assert cases
     evidence = (REPO / "docs" / "evidence.md").read_text()
     assert [case for case in cases if f"`{case.removeprefix('tests/')}`" not in evidence] == []
@@ -279,6 +280,30 @@ def options_of(text: str) -> set[str]:
     return set(re.findall(r"(?<![\w-])--[a-z][a-z-]*", text))
 
 
+def help_of(command: tuple[str, ...]) -> str:
+    """Return what `COMMAND --help` prints: for the console script, its click command's help,
+    made in this process (a process of its own would only start Python); for a tool, the
+    tool's, run by this Python."""
+    if command[0] == "importlinter-contracts":
+        # As wide as in a pipe: 80 columns (shutil.get_terminal_size's), less the 2 that
+        # click leaves; CliRunner would make it 80.
+        helped = CliRunner().invoke(
+            main,
+            [*command[1:], "--help"],
+            prog_name=command[0],
+            terminal_width=78,
+            catch_exceptions=False,
+        )
+        assert helped.exit_code == 0, helped.output
+        return helped.output
+    return subprocess.run(
+        [sys.executable, str(REPO / command[1]), "--help"],
+        capture_output=True,
+        text=True,
+        check=True,
+    ).stdout
+
+
 @pytest.mark.parametrize("block", checked("synopsis"), ids=str)
 def test_a_synopsis_has_the_options_of_the_command(block: Block) -> None:
     # Each usage on a line of its own, going on on indented lines; a command may have several.
@@ -288,17 +313,14 @@ def test_a_synopsis_has_the_options_of_the_command(block: Block) -> None:
             words = shlex.split(line)
             if words[0] == "importlinter-contracts":
                 sub = () if words[1].startswith("--") else (words[1],)
-                command: tuple[str, ...] = (str(Path(sys.executable).parent / words[0]), *sub)
+                command: tuple[str, ...] = (words[0], *sub)
             else:
-                command = (sys.executable, str(REPO / words[1]))
+                command = (words[0], words[1])
             usages.setdefault(command, set())
         usages[command] |= options_of(line)
     for command, shown in usages.items():
-        helped = subprocess.run(
-            [*command, "--help"], capture_output=True, text=True, check=True
-        ).stdout
         # --config FILE is written as CONFIG_FILE; --help, as always, left out.
-        assert shown == options_of(helped) - {"--help", "--config"}, " ".join(command)
+        assert shown == options_of(help_of(command)) - {"--help", "--config"}, " ".join(command)
 
 
 # The scenarios.

@@ -1,14 +1,18 @@
-"""The hooks of .pre-commit-hooks.yaml, run by the real pre-commit (`try-repo`, which installs
-this repository as pre-commit would) on a synthetic repository: a violation fails one hook,
-the contracts', with the violation; the allowlist hook fails on an inexact allowlist, a stale
-entry or an entry without its reason, and proposes no entry for a violation."""
+"""The hooks of .pre-commit-hooks.yaml, run by the real pre-commit (which installs this
+repository into a hook environment, as for a user whose configuration names it) on a synthetic
+repository: a violation fails one hook, the contracts', with the violation; the allowlist hook
+fails on an inexact allowlist, a stale entry or an entry without its reason, and proposes no
+entry for a violation."""
 
 from __future__ import annotations
 
+import json
 import re
+import shutil
 import subprocess
 import sys
 from collections.abc import Callable
+from pathlib import Path
 
 import pytest
 
@@ -53,50 +57,81 @@ def hook_output(output: str, name: str) -> str:
     return output[start:end]
 
 
+IDENTITY = {
+    "GIT_AUTHOR_NAME": "t",
+    "GIT_AUTHOR_EMAIL": "t@example.invalid",
+    "GIT_COMMITTER_NAME": "t",
+    "GIT_COMMITTER_EMAIL": "t@example.invalid",
+}
+
+
+def git(*args: str, cwd: Path) -> str:
+    """Run git in `cwd`; return what it printed."""
+    done = run(["git", *args], cwd=cwd, **IDENTITY)
+    assert done.returncode == 0, done.stderr
+    return done.stdout
+
+
+def hooks_repository(folder: Path) -> tuple[str, str]:
+    """Return a repository and a commit holding this one as it is: HEAD with the uncommitted
+    changes to tracked files (what `pre-commit try-repo` installs), committed in a clone."""
+    clone = folder / "hooks-repository"
+    git("clone", "--quiet", "--shared", str(REPO), str(clone), cwd=folder)
+    git("checkout", "--quiet", "--detach", git("rev-parse", "HEAD", cwd=REPO).strip(), cwd=clone)
+    changed = git("diff", "HEAD", "--name-only", "--no-renames", "-z", cwd=REPO)
+    for name in changed.split("\0")[:-1]:
+        if (REPO / name).exists():
+            (clone / name).parent.mkdir(parents=True, exist_ok=True)
+            shutil.copy2(REPO / name, clone / name)
+        else:
+            (clone / name).unlink()
+    git("add", "--all", cwd=clone)
+    git("commit", "--quiet", "--allow-empty", "-m", "the working tree", cwd=clone)
+    return str(clone), git("rev-parse", "HEAD", cwd=clone).strip()
+
+
 @pytest.fixture
-def try_repo(
+def run_hooks(
     project: Project, tmp_path_factory: pytest.TempPathFactory
 ) -> Callable[[], subprocess.CompletedProcess[str]]:
     if not (REPO / ".git").exists():
-        pytest.skip("try-repo needs this repository as a git repository (a clone)")
+        pytest.skip("the hooks' repository is this one as a git repository (a clone)")
     project.write(TREE)
     project.configure(CONTRACT)
-    identity = {
-        "GIT_AUTHOR_NAME": "t",
-        "GIT_AUTHOR_EMAIL": "t@example.invalid",
-        "GIT_COMMITTER_NAME": "t",
-        "GIT_COMMITTER_EMAIL": "t@example.invalid",
-    }
-    for command in (
-        ["git", "init", "--quiet"],
-        ["git", "add", "-A"],
-        ["git", "commit", "-qm", "v"],
-    ):
-        assert run(command, cwd=project.root, **identity).returncode == 0
-    # try-repo installs this repository (HEAD, plus uncommitted changes to tracked files) into
-    # an environment of its own, kept in PRE_COMMIT_HOME for the runs that follow.
-    command = [sys.executable, "-m", "pre_commit", "try-repo", str(REPO), "--all-files"]
-    home = {"PRE_COMMIT_HOME": str(tmp_path_factory.mktemp("pre-commit-home"))}
+    git("init", "--quiet", cwd=project.root)
+    git("add", "-A", cwd=project.root)
+    git("commit", "-qm", "v", cwd=project.root)
+    # `pre-commit try-repo` would install this repository anew at each run, into a store in a
+    # temporary folder of its own. A configuration naming it at a commit installs it once into
+    # PRE_COMMIT_HOME, where the runs that follow find it, as a user's runs do.
+    folder = tmp_path_factory.mktemp("pre-commit")
+    repository, commit = hooks_repository(folder)
+    hooks = [{"id": "importlinter-contracts"}, {"id": "importlinter-contracts-allowlist"}]
+    config = folder / "pre-commit-config.yaml"
+    # JSON, which YAML reads.
+    config.write_text(json.dumps({"repos": [{"repo": repository, "rev": commit, "hooks": hooks}]}))
+    command = [sys.executable, "-m", "pre_commit", "run", "--config", str(config), "--all-files"]
+    home = {"PRE_COMMIT_HOME": str(folder / "home")}
 
-    def run_hooks() -> subprocess.CompletedProcess[str]:
+    def one_run() -> subprocess.CompletedProcess[str]:
         return run(command, cwd=project.root, **home)
 
-    return run_hooks
+    return one_run
 
 
 def test_hooks_on_a_clean_tree_a_violation_a_stale_entry_and_a_missing_reason(
-    project: Project, try_repo: Callable[[], subprocess.CompletedProcess[str]]
+    project: Project, run_hooks: Callable[[], subprocess.CompletedProcess[str]]
 ) -> None:
     config = project.root / ".importlinter"
     shipped = config.read_text()
 
-    clean = try_repo()
+    clean = run_hooks()
     assert clean.returncode == 0, clean.stdout + clean.stderr
     assert hook_results(clean.stdout) == {CONTRACTS: "Passed", ALLOWLIST: "Passed"}
 
     # One violation: one hook fails, and shows it; no allowlist entry is proposed for it.
     project.write({"pkg/b.py": "import pkg.platforms.cuda.platform\n"})
-    violation = try_repo()
+    violation = run_hooks()
     assert violation.returncode == 1
     assert hook_results(violation.stdout) == {CONTRACTS: "Failed", ALLOWLIST: "Passed"}
     assert "pkg.b -> pkg.platforms.cuda.platform (l.1)" in hook_output(violation.stdout, CONTRACTS)
@@ -106,7 +141,7 @@ def test_hooks_on_a_clean_tree_a_violation_a_stale_entry_and_a_missing_reason(
     # A stale entry: the allowlist hook shows the diff that removes it. (The contracts' hook
     # fails too: a stale entry breaks its contract, so that the list only shrinks.)
     project.write({"pkg/a.py": ""})
-    stale = try_repo()
+    stale = run_hooks()
     assert hook_results(stale.stdout) == {CONTRACTS: "Failed", ALLOWLIST: "Failed"}
     assert (
         "--- a/.importlinter\n+++ b/.importlinter\n"
@@ -120,7 +155,7 @@ def test_hooks_on_a_clean_tree_a_violation_a_stale_entry_and_a_missing_reason(
 
     # An entry without its reason: the allowlist hook names it, at its line.
     config.write_text(shipped.replace("  # NPU group 1", ""))
-    unreasoned = try_repo()
+    unreasoned = run_hooks()
     # (The contracts' hook fails too: require_reasons makes the contract not configured
     # correctly.)
     assert hook_results(unreasoned.stdout) == {CONTRACTS: "Failed", ALLOWLIST: "Failed"}

@@ -22,8 +22,7 @@ pytestmark = pytest.mark.matrix
 R4 = "r4"
 
 
-@pytest.fixture
-def reach(project: Project, monkeypatch: pytest.MonkeyPatch) -> Project:
+def write_reach(project: Project, monkeypatch: pytest.MonkeyPatch) -> Project:
     """The benchmark's whole-package reach tree, small: importing a platform module runs
     every module, through class bodies, try, if and with blocks and calls at import time."""
     monkeypatch.syspath_prepend(str(REPO / "benchmarks"))
@@ -32,6 +31,23 @@ def reach(project: Project, monkeypatch: pytest.MonkeyPatch) -> Project:
     synthetic_tree.write_reach_tree(project.root, 300)
     (project.root / ".importlinter").write_text(synthetic_tree.reach_configuration())
     return project
+
+
+@pytest.fixture
+def reach(project: Project, monkeypatch: pytest.MonkeyPatch) -> Project:
+    return write_reach(project, monkeypatch)
+
+
+@pytest.fixture(scope="module")
+def alone(tmp_path_factory: pytest.TempPathFactory) -> str:
+    """The report of the walks without a second process on the reach tree as written: the
+    same in each test's tree, since it names files only inside it."""
+    root = tmp_path_factory.mktemp("reach")
+    with pytest.MonkeyPatch.context() as monkeypatch:
+        monkeypatch.chdir(root)
+        monkeypatch.syspath_prepend(str(root))
+        monkeypatch.setattr(read_ahead, "READ_AHEAD_FROM", 10**9)
+        return report(write_reach(Project(root), monkeypatch))
 
 
 def taken(monkeypatch: pytest.MonkeyPatch) -> dict[str, str]:
@@ -210,11 +226,10 @@ sys.stdout.buffer.write(len(data).to_bytes(4, "little") + data)
 )
 def test_a_second_process_that_fails_leaves_the_reading_to_the_walks(
     reach: Project,
+    alone: str,
     monkeypatch: pytest.MonkeyPatch,
     breaks: Callable[[pytest.MonkeyPatch], None],
 ) -> None:
-    monkeypatch.setattr(read_ahead, "READ_AHEAD_FROM", 10**9)
-    alone = report(reach)
     monkeypatch.setattr(read_ahead, "READ_AHEAD_FROM", 1)
     breaks(monkeypatch)
     modules = taken(monkeypatch)
