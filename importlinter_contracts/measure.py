@@ -254,7 +254,9 @@ def _failed(python: str, module: str, failure: list[Any]) -> str:
     text, missing, where = failure
     shown = ""
     if isinstance(where, list):
-        shown = f" ({display_path(Path(str(where[0])))}:{where[1]})"
+        path = display_path(Path(str(where[0])))
+        # A file of another environment is shown as it is, not by climbing out of this tree.
+        shown = f" ({where[0] if path.startswith(os.pardir + os.sep) else path}:{where[1]})"
     if isinstance(missing, str) and not within(missing, [module.partition(".")[0]]):
         return (
             f"{python} has no module {missing}, which importing {module} needs{shown}: install "
@@ -466,10 +468,13 @@ class MeasuredClosure:
         ranked = self.ranked()
         for found in ranked[:shown]:
             name = found["module"]
+            external = self.external.get(name, [])
             parts = [f"self {_ms(self.times[name][0])}"] + [
-                f"{e['module']} {_ms(e['cumulative_us'])} ({e['modules']} modules)"
-                for e in self.external.get(name, [])
+                f"{e['module']} {_ms(e['cumulative_us'])} ({_modules(e['modules'])})"
+                for e in external[:_EXTERNAL_SHOWN]
             ]
+            if len(external) > _EXTERNAL_SHOWN:
+                parts.append(f"{len(external) - _EXTERNAL_SHOWN} more external imports")
             lines.append(f"  {_ms(found['cost_us']):>10}  {name}  ({'; '.join(parts)})")
             lines.append(f"              {' -> '.join(found['chain'])}")
         if len(ranked) > shown:
@@ -486,6 +491,14 @@ class MeasuredClosure:
             lines.append("in the static closure, not loaded by the interpreter:")
             lines += [f"  {name}" for name in missed]
         return "\n".join(lines)
+
+
+# In text, the costliest external imports of each module; the JSON has them all.
+_EXTERNAL_SHOWN = 3
+
+
+def _modules(count: int) -> str:
+    return "1 module" if count == 1 else f"{count} modules"
 
 
 def _ms(microseconds: int) -> str:

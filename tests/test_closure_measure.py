@@ -13,7 +13,7 @@ import pytest
 
 from helpers import Project, run_cli
 from importlinter_contracts.errors import MeasureError
-from importlinter_contracts.measure import read_run
+from importlinter_contracts.measure import MeasuredClosure, MeasureRequest, Run, Timed, read_run
 
 # A module that sleeps at import: seconds of real time.
 pytestmark = pytest.mark.slow
@@ -106,7 +106,7 @@ def test_text_labels_the_numbers_as_measured_and_the_chains_as_static(tree: Proj
     )
     assert re.fullmatch(
         r" +2\d\d\.\d ms  pkg\.slow  \(self 2\d\d\.\d ms; decimal \d+\.\d ms \(\d+ modules\)"
-        r"(; time \d+\.\d ms \(1 modules\))?\)",
+        r"(; time \d+\.\d ms \(1 module\))?\)",
         measured[2],
     )
     assert measured[3] == "              pkg.a -> pkg.mid -> pkg.slow"
@@ -192,6 +192,42 @@ def test_read_run_takes_only_the_records_between_the_runs_lines() -> None:
     assert run.before == {"sys"}
 
 
+def timed(module: str, self_us: int, *children: Timed) -> Timed:
+    return Timed(module, self_us, self_us + sum(c.cumulative_us for c in children), list(children))
+
+
+def test_the_median_of_the_runs_and_the_costliest_external_imports_first() -> None:
+    def run(slow_us: int) -> Run:
+        externals = [timed(f"ext{i}", i * 1000, timed(f"ext{i}._inner", 500)) for i in (1, 2, 3, 4)]
+        root = timed("pkg.a", 100, timed("pkg", 100), timed("pkg.slow", slow_us, *externals))
+        return Run([root], frozenset({"pkg", "pkg.a", "pkg.slow"}), frozenset({"sys"}))
+
+    request = MeasureRequest("python", 3, 300)
+    reached_from = {"pkg.a": None, "pkg": "pkg.a", "pkg.slow": "pkg.a"}
+    runs = [run(9_000), run(1_000), run(5_000)]
+    measured = MeasuredClosure(request, "pkg.a", reached_from, runs, ["pkg"], {})
+    assert measured.module_data("pkg.slow") == {
+        "self_us": 5_000,
+        "cumulative_us": 5_000 + 10_000 + 2_000,
+        "external": [
+            {"module": f"ext{i}", "cumulative_us": i * 1000 + 500, "modules": 2}
+            for i in (4, 3, 2, 1)
+        ],
+    }
+    assert measured.text().splitlines() == [
+        "measured: importing pkg.a took 17.2 ms (python -X importtime, median of 3 runs)",
+        "costliest modules (measured: self time and the external packages each imported), "
+        "each with its static chain:",
+        "     17.0 ms  pkg.slow  (self 5.0 ms; ext4 4.5 ms (2 modules); ext3 3.5 ms (2 "
+        "modules); ext2 2.5 ms (2 modules); 1 more external imports)",
+        "              pkg.a -> pkg.slow",
+        "      0.1 ms  pkg  (self 0.1 ms)",
+        "              pkg.a -> pkg",
+        "      0.1 ms  pkg.a  (self 0.1 ms)",
+        "              pkg.a",
+    ]
+
+
 # Bad input: one line each on stderr, exit status 2, after the static closure on stdout.
 
 
@@ -216,6 +252,20 @@ def test_a_module_that_raises_on_import(project: Project) -> None:
     assert measured_failure() == (
         f"importlinter-contracts: importing pkg.a with {sys.executable} raised ValueError: "
         "boom (pkg/b.py:2).\n"
+    )
+
+
+def test_a_file_outside_the_working_directory_is_shown_whole(
+    project: Project, tmp_path_factory: pytest.TempPathFactory, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    deps = tmp_path_factory.mktemp("deps")
+    (deps / "brokendep.py").write_text("raise RuntimeError('no GPU')\n")
+    monkeypatch.setenv("PYTHONPATH", str(deps))
+    project.write({"pkg/a.py": "import brokendep\n"})
+    project.configure("")
+    assert measured_failure() == (
+        f"importlinter-contracts: importing pkg.a with {sys.executable} raised RuntimeError: "
+        f"no GPU ({deps / 'brokendep.py'}:1).\n"
     )
 
 
@@ -297,6 +347,7 @@ def test_measuring_options_that_do_not_go_together(
 
 
 def test_the_child_failure_line_is_not_taken_from_the_module_s_output() -> None:
-    output = "TOKEN start\nOTHER failed [\"x\", null, null]\n"
-    with pytest.raises(MeasureError, match="did not import pkg.a"):
+    output = 'TOKEN start\nOTHER failed ["x", null, null]\n'
+    with pytest.raises(MeasureError) as raised:
         read_run(output, "TOKEN", "pkg.a", "python")
+    assert str(raised.value) == "--python python did not import pkg.a: give a Python interpreter."
