@@ -134,14 +134,14 @@ class Measured(TypedDict):
 
 
 def request_of(
-    measure: bool, python: str | None, repeat: int | None, timeout: float | None, form: str
+    wanted: bool, python: str | None, repeat: int | None, timeout: float | None, form: str
 ) -> MeasureRequest | None:
     """Return what the command line asks to measure (None: nothing).
 
     Raises UsageError for a measuring option without --measure, or --measure with a format
     that cannot show numbers.
     """
-    if not measure:
+    if not wanted:
         options = {"--python": python, "--repeat": repeat, "--timeout": timeout}
         given = [name for name, value in options.items() if value is not None]
         if given:
@@ -165,16 +165,16 @@ class Run:
     before: frozenset[str]
 
 
-def read_run(output: str, token: str, module: str, python: str) -> Run:
-    """Return the run that one child's stderr reports.
+def read_run(output: str, token: str, module: str, python: str, status: int | None) -> Run:
+    """Return the run that one child's stderr reports (`status`: the child's exit status).
 
     Raises MeasureError for an import that failed, or a child that did not run it.
     """
     pending: dict[int, list[Timed]] = {}
-    timing = False
+    timing = started = False
     for line in output.splitlines():
         if line == f"{token} start":
-            timing = True
+            timing = started = True
         elif line == f"{token} stop":
             timing = False
         elif line.startswith(f"{token} failed "):
@@ -193,6 +193,11 @@ def read_run(output: str, token: str, module: str, python: str) -> Run:
             # Records come innermost first: those one level deeper are this one's imports.
             timed = Timed(name, int(self_us), int(cumulative_us), pending.pop(depth + 1, []))
             pending.setdefault(depth, []).append(timed)
+    if started:  # os._exit, a crash
+        raise MeasureError(
+            f"importing {module} with {python} ended its process (exit status {status}) before "
+            "the import finished."
+        )
     raise MeasureError(f"--python {python} did not import {module}: give a Python interpreter.")
 
 
@@ -236,7 +241,7 @@ def run_once(python: str, module: str, timeout: float) -> Run:
             )
         stderr.seek(0)
         output = stderr.read().decode("utf-8", errors="replace")
-    return read_run(output, token, module, python)
+    return read_run(output, token, module, python, child.returncode)
 
 
 def _wait(child: subprocess.Popen[bytes], timeout: float) -> bool:

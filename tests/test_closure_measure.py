@@ -181,7 +181,7 @@ def test_read_run_takes_only_the_records_between_the_runs_lines() -> None:
             'TOKEN loaded [["pkg", "pkg.a", "pkg.slow", "decimal"], ["sys"]]',
         ]
     )
-    run = read_run(output, "TOKEN", "pkg.a", "python")
+    run = read_run(output, "TOKEN", "pkg.a", "python", 0)
     (root,) = run.timed
     assert (root.module, root.self_us, root.cumulative_us) == ("pkg.a", 2, 17)
     assert [(c.module, [g.module for g in c.children]) for c in root.children] == [
@@ -269,6 +269,15 @@ def test_a_file_outside_the_working_directory_is_shown_whole(
     )
 
 
+def test_a_module_that_ends_the_process_on_import(project: Project) -> None:
+    project.write({"pkg/a.py": "import os\nos._exit(5)\n"})
+    project.configure("")
+    assert measured_failure() == (
+        f"importlinter-contracts: importing pkg.a with {sys.executable} ended its process (exit "
+        "status 5) before the import finished.\n"
+    )
+
+
 def test_a_python_that_does_not_exist(tree: Project) -> None:
     assert measured_failure("--python", "no/such/python") == (
         "importlinter-contracts: --python no/such/python cannot be run: No such file or "
@@ -349,5 +358,7 @@ def test_measuring_options_that_do_not_go_together(
 def test_the_child_failure_line_is_not_taken_from_the_module_s_output() -> None:
     output = 'TOKEN start\nOTHER failed ["x", null, null]\n'
     with pytest.raises(MeasureError) as raised:
-        read_run(output, "TOKEN", "pkg.a", "python")
-    assert str(raised.value) == "--python python did not import pkg.a: give a Python interpreter."
+        read_run(output, "TOKEN", "pkg.a", "python", 3)
+    assert str(raised.value) == (
+        "importing pkg.a with python ended its process (exit status 3) before the import finished."
+    )
