@@ -434,8 +434,12 @@ def review(
     the findings that the base revision's configuration reports on the current tree but the
     current configuration does not (loosened) or the other way round (tightened).
 
-    Exit status: 1 when an allowlist grew or the change stops reporting a finding, 0
-    otherwise, 2 on an error (not a git repository, an unknown revision).
+    Contracts that the change makes check less (removed, or a source, forbidden or followed
+    module removed) are named too, even where no finding is hidden by it today.
+
+    Exit status: 1 when an allowlist grew, the change stops reporting a finding or makes a
+    contract check less, 0 otherwise, 2 on an error (not a git repository, an unknown
+    revision).
     """
     if bool(base) == bool(revisions):
         raise UsageError("give either --base REF or --history REF (repeatable).")
@@ -461,7 +465,8 @@ def review(
             f"configuration, which cannot be checked: {found['base_error']}",
             err=True,
         )
-    sys.exit(EXIT_BROKEN if found["grew"] or found["loosened"] else EXIT_KEPT)
+    loosened = found["loosened"] or found["loosened_options"]
+    sys.exit(EXIT_BROKEN if found["grew"] or loosened else EXIT_KEPT)
 
 
 _graph_format = click.option(
