@@ -15,13 +15,13 @@ from typing import Any, NoReturn
 
 import click
 
-from . import __version__, _importlinter, explore
+from . import __version__, _importlinter, explore, measure
 from .allowlist.entries import PLACEHOLDER_REASON
 from .allowlist_sync import sync
 from .cache import DEFAULT_CACHE_DIR
 from .deferral import fix as deferral_fix
 from .deferral.edit import FORMS, IN_FUNCTIONS, KEYWORD, LAZY_MODULES
-from .errors import ImportlinterContractsError, UsageError
+from .errors import ImportlinterContractsError, MeasureError, UsageError
 from .files import write_atomically
 from .outputs import graphs
 from .outputs.github import github_annotations
@@ -434,8 +434,12 @@ def review(
     the findings that the base revision's configuration reports on the current tree but the
     current configuration does not (loosened) or the other way round (tightened).
 
-    Exit status: 1 when an allowlist grew or the change stops reporting a finding, 0
-    otherwise, 2 on an error (not a git repository, an unknown revision).
+    Contracts that the change makes check less (removed, or a source, forbidden or followed
+    module removed) are named too, even where no finding is hidden by it today.
+
+    Exit status: 1 when an allowlist grew, the change stops reporting a finding or makes a
+    contract check less, 0 otherwise, 2 on an error (not a git repository, an unknown
+    revision).
     """
     if bool(base) == bool(revisions):
         raise UsageError("give either --base REF or --history REF (repeatable).")
@@ -461,7 +465,8 @@ def review(
             f"configuration, which cannot be checked: {found['base_error']}",
             err=True,
         )
-    sys.exit(EXIT_BROKEN if found["grew"] or found["loosened"] else EXIT_KEPT)
+    loosened = found["loosened"] or found["loosened_options"]
+    sys.exit(EXIT_BROKEN if found["grew"] or loosened else EXIT_KEPT)
 
 
 _graph_format = click.option(
@@ -497,35 +502,95 @@ def _echo_found(
 @click.argument("module")
 @_graph_options
 @_graph_format
+@click.option(
+    "--measure",
+    "measure_import",
+    is_flag=True,
+    help="Also import MODULE in a fresh interpreter with -X importtime, which runs the "
+    "analysed code (the static contracts never do), and show each module's measured time, "
+    "the costliest chains and what it loaded outside the closure.",
+)
+@click.option(
+    "--python",
+    metavar="PATH",
+    help="With --measure: the interpreter to import MODULE with (default: the one running "
+    "this command).",
+)
+@click.option(
+    "--repeat",
+    type=click.IntRange(min=1),
+    metavar="N",
+    help="With --measure: import it N times, and show the median (default: 1).",
+)
+@click.option(
+    "--timeout",
+    type=click.FloatRange(min=0, min_open=True),
+    metavar="SECONDS",
+    help="With --measure: how long one import may take before it is killed (default: 300).",
+)
 def closure(
     config: str | None,
     cache: Path | None,
     verbose: bool,
     module: str,
     output_format: str,
+    measure_import: bool,
+    python: str | None,
+    repeat: int | None,
+    timeout: float | None,
 ) -> None:
-    """What importing MODULE runs: every module, with the chain of steps that loads it."""
+    """What importing MODULE runs: every module, with the chain of steps that loads it.
+
+    With --measure, what each module of it costs, measured: the static closure is printed
+    first, so that when the import cannot be measured (it raises, the interpreter cannot be
+    run or lacks a dependency, the timeout passes) it is still shown, followed by one line
+    on stderr and exit status 2.
+    """
+    request = measure.request_of(measure_import, python, repeat, timeout, output_format)
     with _quiet_stdout(verbose), _warnings_on_stderr():
         explorer = explore.load(config, cache)
         module = explorer.module(module)  # a file's path names its module
         found = explorer.eager_closure(module)
     steps = {name: found.step_to(name) for name in found}
+    data: dict[str, Any] = {
+        "module": module,
+        "modules": {
+            name: {
+                "reached_from": found.reached_from(name),
+                "hop": None if step is None else step.hop,
+            }
+            for name, step in steps.items()
+        },
+    }
+    measured, failure = None, None
+    if request is not None:
+        try:
+            measured = measure.MeasuredClosure(
+                request,
+                module,
+                {name: found.reached_from(name) for name in found},
+                measure.measure(request, module),
+                explorer.root_packages,
+                explorer.computed_imports(),
+            )
+        except MeasureError as error:
+            failure = error
+        for name, entry in data["modules"].items():
+            entry.update(measured.module_data(name) if measured else {})
+        data["measured"] = measured.as_data() if measured else None
+        if failure is not None:
+            data["measure_error"] = str(failure)
     _echo_found(
         output_format,
         f"importing {module}",
         [step.hop for step in steps.values() if step is not None],
-        {
-            "module": module,
-            "modules": {
-                name: {
-                    "reached_from": found.reached_from(name),
-                    "hop": None if step is None else step.hop,
-                }
-                for name, step in steps.items()
-            },
-        },
+        data,
         found,
     )
+    if measured is not None and output_format == "text":
+        click.echo(measured.text())
+    if failure is not None:
+        raise failure
 
 
 @main.command()

@@ -53,6 +53,11 @@ class FileWriteError(ImportlinterContractsError):
         self.reason = reason or message
 
 
+class MeasureError(ImportlinterContractsError):
+    """`closure --measure` could not time the import: the interpreter cannot be run, the
+    import raised or did not finish in time."""
+
+
 class RevisionError(ImportlinterContractsError):
     """A git revision cannot be read: not a git repository, or an unknown revision."""
 

@@ -254,6 +254,16 @@ class Explorer:
         self._save_scopes()
         return EagerClosure(module, reached)
 
+    @property
+    def root_packages(self) -> list[str]:
+        """The configuration's root packages."""
+        return list(self._session_options.get("root_packages", []))
+
+    def computed_imports(self) -> dict[str, list[tuple[int, str]]]:
+        """Return, by file, the dynamic imports that the walks so far found run at import time
+        with a module name computed at run time: each one's line and callee."""
+        return {path: sorted(found) for path, found in self._eager.dynamic_unread.items()}
+
     def why(self, importer: str, imported: str) -> Why:
         """Return the shortest chain of imports from `importer` to `imported`, each step with its
         lines and whether each runs at import time; and the shortest chain that does run at

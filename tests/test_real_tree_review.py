@@ -100,3 +100,25 @@ def test_adding_a_forbidden_module_exits_0_and_lists_what_it_newly_reports(
         (contract, imported, because) == (R4, "vllm_omni.data_entry_keys", ("forbidden_modules",))
         for contract, _, imported, because in newly
     )
+
+
+def test_removing_a_forbidden_module_that_hides_nothing_is_named_as_checking_less(
+    repository: Project,
+) -> None:
+    _edit(repository, "    vllm_omni.diffusion.layers\n", "")
+    code, data = _review()
+    assert code == 1
+    assert data["loosened"] == []  # no violation is hidden by it today
+    assert data["loosened_options"] == [
+        {
+            "contract": R4,
+            "name": "Importing a platform class loads no implementation body (R4)",
+            "option": "forbidden_modules",
+            "removed": ["vllm_omni.diffusion.layers"],
+        }
+    ]
+    markdown = run_cli("review", "--base", "HEAD", "--static").stdout
+    assert (
+        "| Importing a platform class loads no implementation body (R4) "
+        f"(`{R4}`) | forbidden_modules | `vllm_omni.diffusion.layers` |"
+    ) in markdown

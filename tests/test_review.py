@@ -381,6 +381,65 @@ def test_changing_a_built_in_contract_is_compared_too(project: Project) -> None:
     ]
 
 
+def test_a_contract_that_checks_less_is_named_though_it_hides_no_finding(
+    project: Project,
+) -> None:
+    committed(project)
+    # pkg.platforms.npu.models is forbidden and no platform imports it: nothing is hidden.
+    edit(project, "    pkg.models\n    pkg.platforms.npu.models\n", "    pkg.models\n")
+    code, data = review_data()
+    assert code == 1
+    assert (data["grew"], data["loosened"], data["tightened"]) == (False, [], [])
+    assert data["loosened_options"] == [
+        {
+            "contract": "r4",
+            "name": "R4",
+            "option": "forbidden_modules",
+            "removed": ["pkg.platforms.npu.models"],
+        }
+    ]
+    markdown = review().stdout
+    assert "**The configuration change makes 1 contract check less.**" in markdown
+    assert (
+        "#### Checks less: what the configuration change no longer checks\n\n"
+        "| contract | option | no longer checked |\n"
+        "| --- | --- | --- |\n"
+        "| R4 (`r4`) | forbidden_modules | `pkg.platforms.npu.models` |\n"
+    ) in markdown
+
+
+@pytest.mark.parametrize(
+    ("old", "new", "loosened"),
+    [
+        (
+            "follow_modules = pkg.platforms\n",
+            "follow_modules = pkg.platforms.npu\n",
+            [("r4", "follow_modules", ["pkg.platforms"])],
+        ),
+        ("follow_modules = pkg.platforms\n", "follow_modules = pkg\n", []),
+        ("[importlinter:contract:layers]", "[importlinter:contract:other]", [("layers", None, [])]),
+        (
+            "source_modules = pkg.platforms.*.platform\n",
+            "source_modules = pkg.platforms.cuda.platform\n",
+            [("r4", "source_modules", ["pkg.platforms.*.platform"])],
+        ),
+        ("name = R4\n", "name = R4, renamed\n", []),
+    ],
+    ids=["follow narrowed", "follow widened", "contract removed", "source narrowed", "renamed"],
+)
+def test_options_that_check_less_and_those_that_do_not(
+    project: Project, old: str, new: str, loosened: list[tuple[str, str | None, list[str]]]
+) -> None:
+    committed(project)
+    edit(project, old, new)
+    _, data = review_data()
+    assert [(f["contract"], f["option"], f["removed"]) for f in data["loosened_options"]] == (
+        loosened
+    )
+    if loosened and loosened[0][1] is None:
+        assert "| Built-in (`layers`) | contract removed | (all of it) |" in review().stdout
+
+
 def test_adding_a_forbidden_module_exits_0_and_lists_what_it_newly_reports(
     project: Project,
 ) -> None:

@@ -9,6 +9,7 @@ from ..rendering import describe_import, smallest_cut_heading
 from ..report import Finding, RuntimeFinding, contract_key, is_import_finding
 from ..review.allowlists import ContractAllowlists
 from ..review.effects import ChangedFinding
+from ..review.options import LoosenedOption
 from ..review.summary import ContractCut, HistoryPoint, ReviewReport
 
 
@@ -90,6 +91,27 @@ def _changed(title: str, findings: list[ChangedFinding]) -> list[str]:
     ]
 
 
+def _loosened_options(found: list[LoosenedOption]) -> list[str]:
+    if not found:
+        return []
+    return [
+        "",
+        "#### Checks less: what the configuration change no longer checks",
+        "",
+        "| contract | option | no longer checked |",
+        "| --- | --- | --- |",
+        *(
+            f"| {_cell(f['name'])} (`{f['contract']}`) | "
+            + (
+                "contract removed | (all of it) |"
+                if f["option"] is None
+                else f"{f['option']} | {', '.join(map(_code, f['removed']))} |"
+            )
+            for f in found
+        ),
+    ]
+
+
 def _smallest_cut(found: ContractCut) -> list[str]:
     rows = []
     for statement in found["cut"]["statements"]:
@@ -126,8 +148,8 @@ def _smallest_cut(found: ContractCut) -> list[str]:
 
 def review_markdown(report: ReviewReport) -> str:
     """Return the review: a summary line, a table of allowlists, then per contract its changed
-    entries (added first), then what the configuration change lets through, then what to
-    defer for each eager_imports contract with chains to cut."""
+    entries (added first), then what the configuration change lets through and what it no
+    longer checks, then what to defer for each eager_imports contract with chains to cut."""
     added = sum(len(change["added"]) for change in report["allowlists"])
     removed = sum(len(change["removed"]) for change in report["allowlists"])
     heading = (
@@ -142,6 +164,12 @@ def review_markdown(report: ReviewReport) -> str:
         summary.append(
             f"**The configuration change stops reporting {len(report['loosened'])} "
             f"finding{'s' if len(report['loosened']) != 1 else ''}.**"
+        )
+    if report["loosened_options"]:
+        count = len(report["loosened_options"])
+        summary.append(
+            f"**The configuration change makes {count} contract{'s' if count != 1 else ''} "
+            "check less.**"
         )
     if report["base_error"] is not None:
         added_all = "" if report["base_has_configuration"] else ", every entry counts as added,"
@@ -161,6 +189,7 @@ def review_markdown(report: ReviewReport) -> str:
     for change in report["allowlists"]:
         lines += _entries(change)
     lines += _changed("No longer reported because the configuration changed", report["loosened"])
+    lines += _loosened_options(report["loosened_options"])
     lines += _changed("Newly reported: the configuration change tightened", report["tightened"])
     for found in report["smallest_cuts"]:
         lines += _smallest_cut(found)

@@ -16,7 +16,7 @@ from ..configuration import (
 from ..errors import ConfigurationError
 from ..report import SkippedContract, SmallestCutData, contract_key
 from ..running import ContractSelection
-from . import allowlists, effects
+from . import allowlists, effects, options
 from .revisions import commit_of, file_at, repository_root
 
 
@@ -46,6 +46,8 @@ class ReviewReport(TypedDict):
     grew: bool  # an allowlist has an entry it did not have at the base
     loosened: list[effects.ChangedFinding]
     tightened: list[effects.ChangedFinding]
+    # Contracts that check less, whether or not a finding is hidden by it today.
+    loosened_options: list[options.LoosenedOption]
     smallest_cuts: list[ContractCut]
 
 
@@ -171,6 +173,9 @@ def review(
         grew=any(change["added"] for change in changes),
         loosened=found["loosened"],
         tightened=found["tightened"],
+        loosened_options=options.loosened_options(
+            base_configuration, current_configuration, contract_ids
+        ),
         smallest_cuts=[
             {
                 "id": contract_key(contract),

@@ -158,7 +158,7 @@ def run_probe(python: str, request: dict[str, Any], timeout: float) -> ProbeRun:
                         cwd=os.getcwd(),
                         start_new_session=True,  # its own process group, killed at the end
                     )
-                    watch.kill_with(functools.partial(_kill_group, child.pid))
+                    watch.kill_with(functools.partial(kill_group, child.pid))
             except OSError as error:
                 raise ProbeStartError(error.strerror or str(error)) from None
             finally:
@@ -172,7 +172,7 @@ def run_probe(python: str, request: dict[str, Any], timeout: float) -> ProbeRun:
                 finally:
                     # Kill the group while the child, even if it has exited, is not yet
                     # reaped: its process group id cannot have been reused.
-                    _kill_group(child.pid)
+                    kill_group(child.pid)
                     watch.forget()
                     child.wait()
         finally:
@@ -183,7 +183,9 @@ def run_probe(python: str, request: dict[str, Any], timeout: float) -> ProbeRun:
     )
 
 
-def _kill_group(group: int) -> None:
+def kill_group(group: int) -> None:
+    """Kill every process of the group, which may have ended (the probe's, or the import that
+    `closure --measure` times)."""
     with contextlib.suppress(ProcessLookupError, PermissionError):
         os.killpg(group, signal.SIGKILL)
 
@@ -209,7 +211,7 @@ def _exchange(
         selector.register(read_end, selectors.EVENT_READ)
         pending = memoryview(message)
         while not reader.done:
-            if _has_exited(child):
+            if has_exited(child):
                 _drain(read_end, reader.feed)
                 break
             remaining = deadline - time.monotonic()
@@ -232,8 +234,8 @@ def _exchange(
     return False
 
 
-def _has_exited(child: subprocess.Popen[bytes]) -> bool:
-    """Whether the child has exited, without reaping it where the platform allows (os.waitid
+def has_exited(child: subprocess.Popen[bytes]) -> bool:
+    """Return whether the child has exited, without reaping it where the platform allows (os.waitid
     is on macOS only from Python 3.13): its process group id then stays its own until the
     group is killed."""
     if not hasattr(os, "waitid"):
