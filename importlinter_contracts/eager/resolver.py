@@ -141,8 +141,13 @@ class CallResolver:
             bindings: tuple[Binding, ...],
             local: tuple[Binding, ...],
         ) -> None:
-            """Follow what code of `caller` runs: its calls, and the module `__getattr__`
-            that each of its `from` imports (`bindings`) may call."""
+            """Follow what code of `caller` runs: the module `__getattr__` that each of its
+            `from` imports (`bindings`) may call, and its calls. (In that order: a
+            `__getattr__` that a `from` import calls is cited at the import, not at a later
+            call of the name it binds, which would call it again.)"""
+            for binding in bindings:
+                call(caller, function, calls, binding.line, self._getattr_called(caller, binding))
+                call(caller, function, calls, binding.line, self._lazy_loaded(caller, binding))
             for found in made:
                 target = found.target
                 imported = dynamic_import(target)
@@ -159,16 +164,13 @@ class CallResolver:
                 else:
                     callees = self._resolve(caller, target, local)
                 call(caller, function, calls, found.line, callees)
-            for binding in bindings:
-                call(caller, function, calls, binding.line, self._getattr_called(caller, binding))
-                call(caller, function, calls, binding.line, self._lazy_loaded(caller, binding))
 
         lazy = target_python().lazy
+        for line, imported_from, key in getattr_calls:
+            call(module, None, (), line, [(imported_from, key)])
         reading = self._calls_of(module) if may_call else None
         if reading is not None:
             run(module, None, (), reading.calls, (), ())
-        for line, imported_from, key in getattr_calls:
-            call(module, None, (), line, [(imported_from, key)])
         yield from dynamic
         while queue:
             dynamic.clear()
