@@ -4,7 +4,8 @@ The contracts of this package store their part (`ContractFindings`) as their
 `ContractCheck.metadata`; `running.py` adds the built-in contracts' findings in the same shape
 and wraps each contract as a `ContractResult`; the JSON, GitHub and text outputs, the allowlist
 sync and `explore` read nothing else. `report.schema.json` beside this file is the same shape
-as a JSON Schema, for consumers of `check --format json`; a test keeps the two in step.
+as a JSON Schema, for consumers of `check --format json` (and, under `$defs`, of `closure` and
+`why`: `ClosureReport`, `WhyReport`); a test keeps the two in step.
 """
 
 # No `from __future__ import annotations` here: TypedDict must see `NotRequired` itself (as
@@ -230,6 +231,36 @@ class Report(TypedDict):
     contracts: list[ContractResult]
     skipped: list[SkippedContract]
     graph_build_ms: NotRequired[int]  # with --show-timings
+
+
+class ClosureEntry(TypedDict):
+    """A module that importing the closure's module runs: the hop that first reaches it, and
+    the module whose import runs that hop (its importer, or the module whose import-time
+    call runs an import inside a function); None, both, for the module imported itself."""
+
+    reached_from: str | None
+    hop: Hop | None
+
+
+class ClosureReport(TypedDict):
+    """What importing a module runs: `importlinter-contracts closure MODULE --format json`."""
+
+    module: str
+    modules: dict[str, ClosureEntry]
+    # What the walk could not read (a file whose calls, a dynamic import whose module name,
+    # it cannot follow) or a cache it could not write: the lines stderr shows.
+    warnings: list[str]
+
+
+class WhyReport(TypedDict):
+    """How a module comes to import another: `importlinter-contracts why IMPORTER IMPORTED
+    --format json`."""
+
+    importer: str
+    imported: str
+    shortest: list[Hop] | None  # the shortest chain; None where there is none
+    shortest_eager: list[Hop] | None  # the shortest that runs at import time
+    warnings: list[str]  # as `ClosureReport`'s
 
 
 def is_import_finding(finding: Finding) -> TypeGuard[ImportFinding]:
