@@ -97,18 +97,29 @@ class FindingKey(TypedDict):
     imported: str
 
 
+class CutCallData(TypedDict):
+    """A call at import time of a smallest cut: the function it calls, and where the imports
+    inside functions that it runs stand."""
+
+    function: str  # as `module:name`
+    imports: list[Location]
+
+
 class DeferredImportData(TypedDict):
-    """An import statement of a smallest cut: deferring it cuts the chains of `cuts`."""
+    """A statement of a smallest cut: deferring it cuts the chains of `cuts`. An import
+    statement; or, for imports inside a function called at import time, the call (`call`),
+    which is what to change."""
 
     importer: str  # the module whose file holds the statement
-    imported: list[str]  # the modules of the eager graph it imports
+    imported: list[str]  # the modules of the eager graph it imports (a call: its imports do)
     line: int
     location: Location | None
-    why: str  # why it runs at import time
+    why: str  # why it runs at import time (a call: why the imports it runs do)
     cuts: list[FindingKey]  # the findings (violations or ignored) whose chain it is on
     import_time_use: ImportTimeUseData | None
     not_lazy: str | None  # why it cannot be made lazy (None: it can, or that is not known)
     uses_unread: str | None  # why whether its names are used at import time is not known
+    call: CutCallData | None  # None for an import statement
 
 
 class SmallestCutData(TypedDict):

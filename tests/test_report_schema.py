@@ -30,6 +30,7 @@ DEFINITIONS = {
     "ContractResult": "ContractResult",
     "SmallestCutData": "SmallestCut",
     "DeferredImportData": "DeferredImport",
+    "CutCallData": "CutCall",
     "ImportTimeUseData": "ImportTimeUse",
     "FindingKey": "FindingKey",
     "SkippedContract": "SkippedContract",

@@ -601,8 +601,15 @@ def _step(hop: EagerHop) -> EagerStep:
     """A hop, as a step of the eager graph the smallest cut is found in."""
     from .smallest_cut import EagerStep, Statement  # (which `_walk`, the caller, imported)
 
-    statements = tuple(Statement(hop.importer, line) for line in hop.line_numbers)
-    return EagerStep(hop.runs_from, hop.imported, statements, hop.why if statements else ())
+    imports = tuple(Statement(hop.importer, line) for line in hop.line_numbers)
+    # An import inside a function is deferred by changing the call at import time that runs it.
+    statements = tuple(
+        Statement(calls[0].caller, calls[0].line, calls[0].called) if calls else statement
+        for statement, calls in zip(imports, hop.calls, strict=True)
+    )
+    return EagerStep(
+        hop.runs_from, hop.imported, statements, hop.why if statements else (), imports
+    )
 
 
 def _sorted(found: dict[tuple[str, str], _Found]) -> list[_Found]:

@@ -49,11 +49,16 @@ class Call(NamedTuple):
     module: str
     function: str
 
+    @property
+    def called(self) -> str:
+        """Return the function called, as reports name it: `module:name`."""
+        return f"{self.module}:{_shown(self.function)}"
+
     def as_data(self) -> CallSite:
         return {
             "module": self.caller,
             "line": self.line,
-            "function": f"{self.module}:{_shown(self.function)}",
+            "function": self.called,
             "location": location(self.caller, self.line),
         }
 
