@@ -255,9 +255,10 @@ class Explorer:
         return EagerClosure(module, reached)
 
     def why(self, importer: str, imported: str) -> Why:
-        """Return the shortest chain of imports from `importer` to `imported`, each step with its
-        lines and whether each runs at import time; and the shortest chain that does run at
-        import time, when that is another.
+        """Return the shortest chain of imports from `importer` to `imported` (through parent
+        packages too, which Python runs before their submodules), each step with its lines
+        and whether each runs at import time; and the shortest chain that does run at import
+        time, when that is another.
 
         Raises UsageError when `importer` and `imported` are the same module.
         """
