@@ -317,6 +317,35 @@ def test_the_cut_of_imports_called_at_import_time_names_the_call(project: Projec
     assert f"pkg/platforms/cuda/platform.py:2: not made lazy: {CALL_NOT_LAZY}." in result.output
 
 
+def test_the_cut_of_an_import_a_module_getattr_runs_names_the_from_import(
+    project: Project,
+) -> None:
+    project.write(
+        {
+            "pkg/platforms/cuda/platform.py": (
+                "from pkg.platforms.registry import MODELS\nMODELS.get('x')\n"
+            ),
+            "pkg/platforms/registry/__init__.py": (
+                "def __getattr__(name):\n    import pkg.models.a\n    return {}\n"
+            ),
+            "pkg/models/a.py": "",
+        }
+    )
+    project.configure(R4.format(options=""))
+    # The `from` import calls the `__getattr__`: it is the statement to defer, an import,
+    # whose name is used at import time.
+    output = project.check().output
+    assert output[output.index("To keep this contract") :].rstrip("\n").splitlines() == [
+        "To keep this contract, defer this import (the fewest that cut every chain):",
+        "",
+        "-   pkg.platforms.cuda.platform -> pkg.models.a (l.1, inside def __getattr__('MODELS'), "
+        "called at import time at l.1 of pkg.platforms.cuda.platform), on 1 chain; not "
+        "lazily: MODELS is used at import time (at module level)",
+        "    pkg/platforms/cuda/platform.py:1",
+        "    pkg/platforms/cuda/platform.py:2",
+    ]
+
+
 def test_a_call_at_import_time_is_one_statement_of_the_cut_for_every_import_it_runs() -> None:
     # m0 calls m1's `run` at l.5, which imports sink modules a (l.2) and b (l.3); m0 also
     # imports m2 (l.1), which imports a (l.1).

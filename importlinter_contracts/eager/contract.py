@@ -602,9 +602,14 @@ def _step(hop: EagerHop) -> EagerStep:
     from .smallest_cut import EagerStep, Statement  # (which `_walk`, the caller, imported)
 
     imports = tuple(Statement(hop.importer, line) for line in hop.line_numbers)
-    # An import inside a function is deferred by changing the call at import time that runs it.
+    # An import inside a function is deferred by changing what runs it at import time: a
+    # call, or a `from` import (that calls a module `__getattr__`), an import statement.
     statements = tuple(
-        Statement(calls[0].caller, calls[0].line, calls[0].called) if calls else statement
+        statement
+        if not calls
+        else Statement(calls[0].caller, calls[0].line)
+        if calls[0].by_import
+        else Statement(calls[0].caller, calls[0].line, calls[0].called)
         for statement, calls in zip(imports, hop.calls, strict=True)
     )
     return EagerStep(

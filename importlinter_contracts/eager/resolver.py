@@ -41,13 +41,16 @@ from .target import target_python
 
 class Call(NamedTuple):
     """A call that runs a function at import time: `caller` (a module, and the function of it
-    that makes the call, None at import time itself) calls `function` of `module` on `line`."""
+    that makes the call, None at import time itself) calls `function` of `module` on `line`;
+    `by_import` where the statement on that line is a `from` import (which calls a module
+    `__getattr__`, or loads a lazy import), not a call."""
 
     caller: str
     caller_function: str | None
     line: int
     module: str
     function: str
+    by_import: bool = False
 
     @property
     def called(self) -> str:
@@ -132,11 +135,12 @@ class CallResolver:
             calls: tuple[Call, ...],
             line: int,
             callees: Iterable[tuple[str, str]],
+            by_import: bool = False,
         ) -> None:
             for callee, name in callees:
                 if (callee, name) not in ran:
                     ran.add((callee, name))
-                    queue.append((*calls, Call(caller, function, line, callee, name)))
+                    queue.append((*calls, Call(caller, function, line, callee, name, by_import)))
 
         def run(
             caller: str,
@@ -151,8 +155,9 @@ class CallResolver:
             `__getattr__` that a `from` import calls is cited at the import, not at a later
             call of the name it binds, which would call it again.)"""
             for binding in bindings:
-                call(caller, function, calls, binding.line, self._getattr_called(caller, binding))
-                call(caller, function, calls, binding.line, self._lazy_loaded(caller, binding))
+                line = binding.line
+                call(caller, function, calls, line, self._getattr_called(caller, binding), True)
+                call(caller, function, calls, line, self._lazy_loaded(caller, binding), True)
             for found in made:
                 target = found.target
                 imported = dynamic_import(target)
@@ -172,7 +177,7 @@ class CallResolver:
 
         lazy = target_python().lazy
         for line, imported_from, key in getattr_calls:
-            call(module, None, (), line, [(imported_from, key)])
+            call(module, None, (), line, [(imported_from, key)], True)
         reading = self._calls_of(module) if may_call else None
         if reading is not None:
             run(module, None, (), reading.calls, (), ())

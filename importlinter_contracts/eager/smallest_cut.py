@@ -199,7 +199,7 @@ def smallest_cut(
     for finding in findings:
         key = (finding["importer"], finding["imported"])
         for hop in finding.get("chain", []):
-            for statement in _statements_of(hop):
+            for statement in chains.deferred_in(hop):
                 on_chains.setdefault(statement, []).append(key)
     statements = tuple(
         DeferredImport(
@@ -237,18 +237,6 @@ def smallest_cut(
             + (" it" if not others else " them")
         ),
     )
-
-
-def _statements_of(hop: Hop) -> list[Statement]:
-    """The statements to defer of a hop of a chain the report shows: each line's import,
-    or, for an import inside a function, the call at import time that runs it."""
-    calls = hop.get("calls") or [[]] * len(hop["line_numbers"])
-    return [
-        Statement(called[0]["module"], called[0]["line"], called[0]["function"])
-        if called
-        else Statement(hop["importer"], line)
-        for line, called in zip(hop["line_numbers"], calls, strict=True)
-    ]
 
 
 def uncut_finding(
@@ -298,6 +286,9 @@ class _Chains:
         self.why: dict[Statement, str] = {}
         self.imported: dict[Statement, set[str]] = {}
         self.runs: dict[Statement, dict[Statement, None]] = {}
+        # The statement to defer of each import, by what runs it at import time (the
+        # module and line of that call; None for the import itself).
+        self._deferred: dict[tuple[Statement, tuple[str, int] | None], Statement] = {}
         for step, target in _leading_to_sink(edges, _SINK):
             start = ("module", step.runs_from)
             if not step.statements:
@@ -308,8 +299,21 @@ class _Chains:
                 self.imported.setdefault(statement, set()).add(step.imported)
                 if statement.call:
                     self.runs.setdefault(statement, {})[ran] = None
+                by = None if statement == ran else (statement.module, statement.line)
+                self._deferred[ran, by] = statement
                 unbounded += [(start, ("in", statement)), (("out", statement), target)]
         self._unbounded = unbounded
+
+    def deferred_in(self, hop: Hop) -> list[Statement]:
+        """Return the statements to defer of a hop of a chain the report shows: each line's
+        import, or, for an import inside a function, what runs it at import time."""
+        calls = hop.get("calls") or [[]] * len(hop["line_numbers"])
+        found = []
+        for line, called in zip(hop["line_numbers"], calls, strict=True):
+            ran = Statement(hop["importer"], line)
+            by = (called[0]["module"], called[0]["line"]) if called else None
+            found.append(self._deferred.get((ran, by), ran))
+        return found
 
     def network_of(self, capacity: dict[Statement, int]) -> "_Network":
         network = _Network()
