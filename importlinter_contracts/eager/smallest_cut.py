@@ -61,8 +61,9 @@ class ChainEnd(NamedTuple):
 
 @dataclass(frozen=True)
 class DeferredImport:
-    """An import statement of a cut: deferring it (not running it while `importer` is
-    imported) cuts the chain of each finding of `cuts`."""
+    """A statement of a cut, an import or a call at import time that runs imports inside
+    functions (`call`): deferring it (not running it while `importer` is imported) cuts the
+    chain of each finding of `cuts`."""
 
     importer: str  # the module whose file holds the statement
     line: int
