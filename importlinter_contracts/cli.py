@@ -27,7 +27,7 @@ from .outputs import graphs
 from .outputs.github import github_annotations
 from .outputs.markdown import history_markdown, review_markdown
 from .outputs.sarif import sarif_log
-from .report import Hop, SkippedContract, contract_key
+from .report import ClosureReport, Hop, SkippedContract, WhyReport, contract_key
 from .review import summary
 from .review.revisions import source_root
 from .review.summary import history
@@ -162,14 +162,18 @@ def _reporting_errors(debug: bool) -> Iterator[None]:
 
 
 @contextlib.contextmanager
-def _warnings_on_stderr() -> Iterator[None]:
-    """Python warnings from the explorer (a file whose calls cannot be read, a cache that
-    cannot be written) as one line each on stderr, after the command's own output."""
+def _warnings_on_stderr() -> Iterator[list[str]]:
+    """Python warnings from the explorer (a file whose calls cannot be read, a dynamic import
+    whose module name is computed, a cache that cannot be written) as one line each on
+    stderr, after the command's own output; and, once the block has run, in the list it
+    gives (for the JSON output)."""
+    found: list[str] = []
     with warnings.catch_warnings(record=True) as caught:
         warnings.simplefilter("always")
-        yield
-    for warning in caught:
-        click.echo(f"importlinter-contracts: warning: {warning.message}", err=True)
+        yield found
+    found += [str(warning.message) for warning in caught]
+    for message in found:
+        click.echo(f"importlinter-contracts: warning: {message}", err=True)
 
 
 @contextlib.contextmanager
@@ -483,7 +487,11 @@ _graph_format = click.option(
 
 
 def _echo_found(
-    output_format: str, title: str, hops: list[Hop], data: dict[str, object], found: object
+    output_format: str,
+    title: str,
+    hops: list[Hop],
+    data: ClosureReport | WhyReport,
+    found: object,
 ) -> None:
     """Print what `closure` or `why` found: `data` as JSON, `hops` as a DOT or Mermaid graph
     titled `title`, or `found` as text."""
@@ -547,12 +555,12 @@ def closure(
     on stderr and exit status 2.
     """
     request = measure.request_of(measure_import, python, repeat, timeout, output_format)
-    with _quiet_stdout(verbose), _warnings_on_stderr():
+    with _quiet_stdout(verbose), _warnings_on_stderr() as warned:
         explorer = explore.load(config, cache)
         module = explorer.module(module)  # a file's path names its module
         found = explorer.eager_closure(module)
     steps = {name: found.step_to(name) for name in found}
-    data: dict[str, Any] = {
+    data: ClosureReport = {
         "module": module,
         "modules": {
             name: {
@@ -561,6 +569,7 @@ def closure(
             }
             for name, step in steps.items()
         },
+        "warnings": warned,
     }
     measured, failure = None, None
     if request is not None:
@@ -575,8 +584,9 @@ def closure(
             )
         except MeasureError as error:
             failure = error
-        for name, entry in data["modules"].items():
-            entry.update(measured.module_data(name) if measured else {})
+        if measured is not None:
+            for name, entry in data["modules"].items():
+                measured.add_to(name, entry)
         data["measured"] = measured.as_data() if measured else None
         if failure is not None:
             data["measure_error"] = str(failure)
@@ -611,17 +621,22 @@ def why(
 
     Exit status: 0 when a chain exists, 1 when none does, 2 on an error.
     """
-    with _quiet_stdout(verbose), _warnings_on_stderr():
+    with _quiet_stdout(verbose), _warnings_on_stderr() as warned:
         explorer = explore.load(config, cache)
         importer, imported = explorer.module(importer), explorer.module(imported)
         chains = explorer.why(importer, imported)
-    shortest = chains[0].hops if chains else None
-    eager = next((chain.hops for chain in chains if chain.eager), None)
+    data: WhyReport = {
+        "importer": importer,
+        "imported": imported,
+        "shortest": chains[0].hops if chains else None,
+        "shortest_eager": next((chain.hops for chain in chains if chain.eager), None),
+        "warnings": warned,
+    }
     _echo_found(
         output_format,
         f"{importer} to {imported}",
         [hop for chain in chains for hop in chain.hops],
-        {"importer": importer, "imported": imported, "shortest": shortest, "shortest_eager": eager},
+        data,
         chains,
     )
     sys.exit(EXIT_KEPT if chains else EXIT_BROKEN)

@@ -36,7 +36,7 @@ from .eager.walk import (
 )
 from .errors import UnknownModuleError, UsageError
 from .locations import link_text, locations, module_of_path
-from .modules import has_module
+from .modules import has_module, parents
 from .options import not_a_module_name
 from .rendering import smallest_cut_heading, smallest_cut_steps
 from .report import Hop, Location, Report, SmallestCutData
@@ -265,9 +265,10 @@ class Explorer:
         return {path: sorted(found) for path, found in self._eager.dynamic_unread.items()}
 
     def why(self, importer: str, imported: str) -> Why:
-        """Return the shortest chain of imports from `importer` to `imported`, each step with its
-        lines and whether each runs at import time; and the shortest chain that does run at
-        import time, when that is another.
+        """Return the shortest chain of imports from `importer` to `imported` (through parent
+        packages too, which Python runs before their submodules), each step with its lines
+        and whether each runs at import time; and the shortest chain that does run at import
+        time, when that is another.
 
         Raises UsageError when `importer` and `imported` are the same module.
         """
@@ -277,13 +278,48 @@ class Explorer:
                 f"{importer} is both the importer and the imported: give two different modules."
             )
         chains = []
-        shortest = self.graph.find_shortest_chain(importer, imported)
+        shortest = self._shortest_chain(importer, imported)
         if shortest:
-            chains.append(Chain(self._import_step(a, b) for a, b in itertools.pairwise(shortest)))
+            chains.append(Chain(shortest))
         closure = self.eager_closure(importer)
         if imported in closure and closure[imported] not in chains:
             chains.append(closure[imported])
         return Why(chains)
+
+    def _shortest_chain(self, importer: str, imported: str) -> list[Step]:
+        """The steps of the shortest chain from `importer` to `imported`: imports, and parent
+        packages, which Python runs before their submodules (grimp's chain of imports where
+        none through a parent package is shorter)."""
+        imports = self.graph.find_shortest_chain(importer, imported) or ()
+        # Breadth first, each module with the one it is reached from and whether as its
+        # parent package; no further than grimp's chain, less one step.
+        reached: dict[str, tuple[str, bool]] = {}
+        level, depth = [importer], 0
+        while level and imported not in reached and (not imports or depth + 2 < len(imports)):
+            depth += 1
+            following = []
+            for module in level:
+                parent = next((p for p in parents(module) if has_module(self.graph, p)), None)
+                targets = [(parent, True)] if parent is not None else []
+                found = self.graph.find_modules_directly_imported_by(module)
+                targets += [(target, False) for target in sorted(found)]
+                for target, is_parent in targets:
+                    if target not in reached and target != importer:
+                        reached[target] = (module, is_parent)
+                        following.append(target)
+            level = following
+        if imported not in reached:
+            return [self._import_step(a, b) for a, b in itertools.pairwise(imports)]
+        steps = []
+        module = imported
+        while module != importer:
+            before, is_parent = reached[module]
+            if is_parent:
+                steps.append(_eager_step(EagerHop(before, module)))
+            else:
+                steps.append(self._import_step(before, module))
+            module = before
+        return steps[::-1]
 
     def imports(self, module: str, as_package: bool = False) -> Steps:
         """Return what `module` (with `as_package`, any module in it) imports directly."""

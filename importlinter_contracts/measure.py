@@ -27,12 +27,13 @@ import time
 from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any, TypedDict
+from typing import Any
 
 from .errors import MeasureError, UsageError
 from .interrupts import processes_ended_on_signals
 from .locations import display_path, location
 from .modules import within
+from .report import ClosureEntry, ExternalImport, LoadedOutside, Measured, RankedChain
 from .runtime.process import has_exited, kill_group
 
 # Runs in the child: its own prints go nowhere (stdout is closed off and sys.stderr is sent
@@ -90,47 +91,6 @@ class MeasureRequest:
     python: str
     repeat: int
     timeout: float
-
-
-class ExternalImport(TypedDict):
-    """An external package that a module's import brought in: imported while it ran, not
-    through another module of the root packages (measured)."""
-
-    module: str
-    cumulative_us: int
-    modules: int  # how many modules its import loaded, itself included
-
-
-class RankedChain(TypedDict):
-    """A module of the closure, ranked by what it costs by itself (measured: its self time and
-    the external packages it brought in), with the static chain that reaches it."""
-
-    module: str
-    cost_us: int
-    chain: list[str]  # static: the module imported first, this module last
-
-
-class LoadedOutside(TypedDict):
-    """A module of the root packages that the interpreter loaded although the static closure
-    lacks it."""
-
-    module: str
-    imported_while: str | None  # the module whose import was running then
-    why: str
-    # None for a module that importlib loaded, which -X importtime does not time
-    self_us: int | None
-    cumulative_us: int | None
-
-
-class Measured(TypedDict):
-    """`closure --format json --measure`: how the numbers were measured, and what they say."""
-
-    python: str
-    runs: int
-    cumulative_us: int  # the module's import, all of it
-    ranked: list[RankedChain]
-    loaded_outside_closure: list[LoadedOutside]
-    not_loaded: list[str]  # modules of the closure (root packages) that no run loaded
 
 
 def request_of(
@@ -441,14 +401,10 @@ class MeasuredClosure:
             if self._internal(name) and name not in self.loaded | self.before
         )
 
-    def module_data(self, module: str) -> dict[str, object]:
-        """Return a module's measured numbers, for its entry of `closure`'s JSON."""
-        self_us, cumulative_us = self.times.get(module, (None, None))
-        return {
-            "self_us": self_us,
-            "cumulative_us": cumulative_us,
-            "external": self.external.get(module, []),
-        }
+    def add_to(self, module: str, entry: ClosureEntry) -> None:
+        """Add a module's measured numbers to its entry of `closure`'s JSON."""
+        entry["self_us"], entry["cumulative_us"] = self.times.get(module, (None, None))
+        entry["external"] = self.external.get(module, [])
 
     def as_data(self) -> Measured:
         """Return the measurement as `closure --format json` shows it under `measured`."""

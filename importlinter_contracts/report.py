@@ -4,7 +4,8 @@ The contracts of this package store their part (`ContractFindings`) as their
 `ContractCheck.metadata`; `running.py` adds the built-in contracts' findings in the same shape
 and wraps each contract as a `ContractResult`; the JSON, GitHub and text outputs, the allowlist
 sync and `explore` read nothing else. `report.schema.json` beside this file is the same shape
-as a JSON Schema, for consumers of `check --format json`; a test keeps the two in step.
+as a JSON Schema, for consumers of `check --format json` (and, under `$defs`, of `closure` and
+`why`: `ClosureReport`, `WhyReport`); a test keeps the two in step.
 """
 
 # No `from __future__ import annotations` here: TypedDict must see `NotRequired` itself (as
@@ -96,18 +97,29 @@ class FindingKey(TypedDict):
     imported: str
 
 
+class CutCallData(TypedDict):
+    """A call at import time of a smallest cut: the function it calls, and where the imports
+    inside functions that it runs stand."""
+
+    function: str  # as `module:name`
+    imports: list[Location]
+
+
 class DeferredImportData(TypedDict):
-    """An import statement of a smallest cut: deferring it cuts the chains of `cuts`."""
+    """A statement of a smallest cut: deferring it cuts the chains of `cuts`. An import
+    statement; or, for imports inside a function called at import time, the call (`call`),
+    which is what to change."""
 
     importer: str  # the module whose file holds the statement
-    imported: list[str]  # the modules of the eager graph it imports
+    imported: list[str]  # the modules of the eager graph it imports (a call: its imports do)
     line: int
     location: Location | None
-    why: str  # why it runs at import time
+    why: str  # why it runs at import time (a call: why the imports it runs do)
     cuts: list[FindingKey]  # the findings (violations or ignored) whose chain it is on
     import_time_use: ImportTimeUseData | None
     not_lazy: str | None  # why it cannot be made lazy (None: it can, or that is not known)
     uses_unread: str | None  # why whether its names are used at import time is not known
+    call: CutCallData | None  # None for an import statement
 
 
 class SmallestCutData(TypedDict):
@@ -230,6 +242,85 @@ class Report(TypedDict):
     contracts: list[ContractResult]
     skipped: list[SkippedContract]
     graph_build_ms: NotRequired[int]  # with --show-timings
+
+
+class ExternalImport(TypedDict):
+    """An external package that a module's import brought in: imported while it ran, not
+    through another module of the root packages (measured)."""
+
+    module: str
+    cumulative_us: int
+    modules: int  # how many modules its import loaded, itself included
+
+
+class RankedChain(TypedDict):
+    """A module of the closure, ranked by what it costs by itself (measured: its self time and
+    the external packages it brought in), with the static chain that reaches it."""
+
+    module: str
+    cost_us: int
+    chain: list[str]  # static: the module imported first, this module last
+
+
+class LoadedOutside(TypedDict):
+    """A module of the root packages that the interpreter loaded although the static closure
+    lacks it."""
+
+    module: str
+    imported_while: str | None  # the module whose import was running then
+    why: str
+    # None for a module that importlib loaded, which -X importtime does not time
+    self_us: int | None
+    cumulative_us: int | None
+
+
+class Measured(TypedDict):
+    """`closure --format json --measure`: how the numbers were measured, and what they say."""
+
+    python: str
+    runs: int
+    cumulative_us: int  # the module's import, all of it
+    ranked: list[RankedChain]
+    loaded_outside_closure: list[LoadedOutside]
+    not_loaded: list[str]  # modules of the closure (root packages) that no run loaded
+
+
+class ClosureEntry(TypedDict):
+    """A module that importing the closure's module runs: the hop that first reaches it, and
+    the module whose import runs that hop (its importer, or the module whose import-time
+    call runs an import inside a function); None, both, for the module imported itself."""
+
+    reached_from: str | None
+    hop: Hop | None
+    # With --measure: its import's time by itself and with what it imported (None where no
+    # run timed it), and the external packages it brought in.
+    self_us: NotRequired[int | None]
+    cumulative_us: NotRequired[int | None]
+    external: NotRequired[list[ExternalImport]]
+
+
+class ClosureReport(TypedDict):
+    """What importing a module runs: `importlinter-contracts closure MODULE --format json`."""
+
+    module: str
+    modules: dict[str, ClosureEntry]
+    # What the walk could not read (a file whose calls, a dynamic import whose module name,
+    # it cannot follow) or a cache it could not write: the lines stderr shows.
+    warnings: list[str]
+    # With --measure: the measurement (None where it failed, and then why).
+    measured: NotRequired[Measured | None]
+    measure_error: NotRequired[str]
+
+
+class WhyReport(TypedDict):
+    """How a module comes to import another: `importlinter-contracts why IMPORTER IMPORTED
+    --format json`."""
+
+    importer: str
+    imported: str
+    shortest: list[Hop] | None  # the shortest chain; None where there is none
+    shortest_eager: list[Hop] | None  # the shortest that runs at import time
+    warnings: list[str]  # as `ClosureReport`'s
 
 
 def is_import_finding(finding: Finding) -> TypeGuard[ImportFinding]:

@@ -8,12 +8,15 @@ import json
 import re
 import sys
 from pathlib import Path
+from typing import Any
 
 import pytest
+from jsonschema import Draft202012Validator
 
 from helpers import Project, run_cli
 from importlinter_contracts.errors import MeasureError
 from importlinter_contracts.measure import MeasuredClosure, MeasureRequest, Run, Timed, read_run
+from importlinter_contracts.report import SCHEMA_FILE, ClosureEntry
 
 # A module that sleeps at import: seconds of real time.
 pytestmark = pytest.mark.slow
@@ -41,6 +44,13 @@ def tree(project: Project) -> Project:
     return project
 
 
+def valid_closure(data: dict[str, Any]) -> list[str]:
+    """Return where the closure's JSON breaks the shipped schema (nothing, when it holds)."""
+    schema = json.loads(SCHEMA_FILE.read_text())
+    validator = Draft202012Validator({"$defs": schema["$defs"], "$ref": "#/$defs/Closure"})
+    return [f"{list(e.absolute_path)}: {e.message}" for e in validator.iter_errors(data)]
+
+
 def static_json(module: str = "pkg.a") -> dict[str, object]:
     result = run_cli("closure", "--no-cache", module, "--format", "json")
     assert result.exit_code == 0, result.output
@@ -55,6 +65,7 @@ def test_measure_gives_each_module_its_time_and_the_externals_its_hop_brought_in
     result = run_cli("closure", "--no-cache", "pkg.a", "--measure", "--format", "json")
     assert result.exit_code == 0, result.output
     data = json.loads(result.stdout)  # the JSON alone on stdout
+    assert valid_closure(data) == []
     modules = data["modules"]
     assert set(modules) == {"pkg", "pkg.a", "pkg.mid", "pkg.slow"}
     # The static part is the closure's, each entry with its measured numbers added.
@@ -206,7 +217,11 @@ def test_the_median_of_the_runs_and_the_costliest_external_imports_first() -> No
     reached_from = {"pkg.a": None, "pkg": "pkg.a", "pkg.slow": "pkg.a"}
     runs = [run(9_000), run(1_000), run(5_000)]
     measured = MeasuredClosure(request, "pkg.a", reached_from, runs, ["pkg"], {})
-    assert measured.module_data("pkg.slow") == {
+    entry: ClosureEntry = {"reached_from": "pkg.a", "hop": None}
+    measured.add_to("pkg.slow", entry)
+    assert entry == {
+        "reached_from": "pkg.a",
+        "hop": None,
         "self_us": 5_000,
         "cumulative_us": 5_000 + 10_000 + 2_000,
         "external": [
@@ -240,6 +255,7 @@ def measured_failure(*args: str, module: str = "pkg.a") -> tuple[str, str]:
     as_json = run_cli("closure", "--no-cache", module, "--measure", "--format", "json", *args)
     assert as_json.exit_code == 2
     data = json.loads(as_json.stdout)
+    assert valid_closure(data) == []
     assert (data["module"], data["measured"]) == (module, None)
     assert as_json.stderr == f"importlinter-contracts: {data['measure_error']}\n"
     assert result.stderr == as_json.stderr

@@ -99,6 +99,7 @@ def test_the_cut_of_chains_sharing_hops_is_in_the_json_report(project: Project) 
                 "import_time_use": None,
                 "not_lazy": None,
                 "uses_unread": None,
+                "call": None,
             },
             {
                 "importer": "pkg.platforms.cuda.platform",
@@ -110,6 +111,7 @@ def test_the_cut_of_chains_sharing_hops_is_in_the_json_report(project: Project) 
                 "import_time_use": None,
                 "not_lazy": None,
                 "uses_unread": None,
+                "call": None,
             },
         ],
         "exact": True,
@@ -258,11 +260,13 @@ def test_a_chain_through_parent_packages_alone_has_no_cut_and_says_so(project: P
 
 
 CALLED = "inside def run, called at import time at l.2 of pkg.platforms.cuda.platform"
+CALL_NOT_LAZY = (
+    "it is a call, which fix does not edit: the imports it runs stand in a function, which "
+    "runs them only when called; make the call where its result is first needed"
+)
 
 
-def test_the_cut_of_imports_called_at_import_time_names_the_import_in_the_function(
-    project: Project,
-) -> None:
+def test_the_cut_of_imports_called_at_import_time_names_the_call(project: Project) -> None:
     project.write(
         {
             "pkg/platforms/cuda/platform.py": "from pkg.platforms.setup import run\nrun()\n",
@@ -273,10 +277,107 @@ def test_the_cut_of_imports_called_at_import_time_names_the_import_in_the_functi
     )
     project.configure(R4.format(options=""))
     cut = project.contract("r4")["smallest_cut"]
-    # (Deferring the import of `run` would not do: `run()` is called at import time.)
-    assert [(s["importer"], s["line"], s["why"]) for s in cut["statements"]] == [
-        ("pkg.platforms.setup", line, CALLED) for line in (2, 3)
+    # The call is the statement to change (one, for both imports it runs); deferring the
+    # import of `run` would not do, and the imports in `run` run only when it is called.
+    assert cut["statements"] == [
+        {
+            "importer": "pkg.platforms.cuda.platform",
+            "imported": ["pkg.models.a", "pkg.models.b"],
+            "line": 2,
+            "location": {"path": "pkg/platforms/cuda/platform.py", "line": 2},
+            "why": CALLED,
+            "call": {
+                "function": "pkg.platforms.setup:run",
+                "imports": [
+                    {"path": "pkg/platforms/setup.py", "line": 2},
+                    {"path": "pkg/platforms/setup.py", "line": 3},
+                ],
+            },
+            "cuts": [
+                {"importer": "pkg.platforms.setup", "imported": "pkg.models.a"},
+                {"importer": "pkg.platforms.setup", "imported": "pkg.models.b"},
+            ],
+            "import_time_use": None,
+            "not_lazy": CALL_NOT_LAZY,
+            "uses_unread": None,
+        }
     ]
+    output = project.check().output
+    assert output[output.index("To keep this contract") :].rstrip("\n").splitlines() == [
+        "To keep this contract, defer this import (the fewest that cut every chain):",
+        "",
+        "-   pkg.platforms.cuda.platform calls pkg.platforms.setup:run (l.2, at import time), "
+        f"which imports pkg.models.a, pkg.models.b, on 2 chains; not lazily: {CALL_NOT_LAZY}",
+        "    pkg/platforms/cuda/platform.py:2",
+        "    pkg/platforms/setup.py:2",
+        "    pkg/platforms/setup.py:3",
+    ]
+    # fix refuses the call with the same reason, and edits nothing.
+    result = CliRunner().invoke(main, ["fix", "--no-cache"], catch_exceptions=False)
+    assert f"pkg/platforms/cuda/platform.py:2: not made lazy: {CALL_NOT_LAZY}." in result.output
+
+
+def test_the_cut_of_an_import_a_module_getattr_runs_names_the_from_import(
+    project: Project,
+) -> None:
+    project.write(
+        {
+            "pkg/platforms/cuda/platform.py": (
+                "from pkg.platforms.registry import MODELS\nMODELS.get('x')\n"
+            ),
+            "pkg/platforms/registry/__init__.py": (
+                "def __getattr__(name):\n    import pkg.models.a\n    return {}\n"
+            ),
+            "pkg/models/a.py": "",
+        }
+    )
+    project.configure(R4.format(options=""))
+    # The `from` import calls the `__getattr__`: it is the statement to defer, an import,
+    # whose name is used at import time.
+    output = project.check().output
+    assert output[output.index("To keep this contract") :].rstrip("\n").splitlines() == [
+        "To keep this contract, defer this import (the fewest that cut every chain):",
+        "",
+        "-   pkg.platforms.cuda.platform -> pkg.models.a (l.1, inside def __getattr__('MODELS'), "
+        "called at import time at l.1 of pkg.platforms.cuda.platform), on 1 chain; not "
+        "lazily: MODELS is used at import time (at module level)",
+        "    pkg/platforms/cuda/platform.py:1",
+        "    pkg/platforms/cuda/platform.py:2",
+    ]
+
+
+def test_a_call_at_import_time_is_one_statement_of_the_cut_for_every_import_it_runs() -> None:
+    # m0 calls m1's `run` at l.5, which imports sink modules a (l.2) and b (l.3); m0 also
+    # imports m2 (l.1), which imports a (l.1).
+    call = Statement("m0", 5, "m1:run")
+    ends = [
+        ChainEnd(
+            "m1", "a", EagerStep("m0", "a", (call,), ("inside def run",), (Statement("m1", 2),))
+        ),
+        ChainEnd(
+            "m1", "b", EagerStep("m0", "b", (call,), ("inside def run",), (Statement("m1", 3),))
+        ),
+        ChainEnd("m2", "a", EagerStep("m2", "a", (Statement("m2", 1),), ("module level",))),
+    ]
+    found = smallest_cut(
+        ["m0"],
+        [EagerStep("m0", "m2", (Statement("m0", 1),), ("module level",))],
+        ends,
+        [],
+        why_not_lazy=per_file(lambda statement: None),
+    )
+    assert isinstance(found, SmallestCut)
+    # Two statements: the call, and an import (the nearest the ends, m2's); the call is
+    # never asked whether it can be made lazy: it cannot.
+    assert [(s.importer, s.line, s.call, s.not_lazy) for s in found.statements] == [
+        ("m0", 5, "m1:run", CALL_NOT_LAZY),
+        ("m2", 1, None, None),
+    ]
+    assert smallest_cut_steps(found.as_data())[0] == (
+        f"m0 calls m1:run (l.5, at import time), which imports a, b, on 0 chains; not lazily: "
+        f"{CALL_NOT_LAZY}",
+        [],
+    )
 
 
 def test_an_import_whose_names_are_used_at_import_time_is_cut_only_where_it_must_be(
@@ -347,13 +448,6 @@ IN_TRY = (
             IN_TRY,
         ),
         ("import pkg.models.a\n", 1, "module level", SIDE_EFFECT),
-        (
-            "def f():\n    import pkg.models.a\n    return pkg.models.a\nf()\n",
-            2,
-            "inside def f, called at import time at l.4",
-            "it is inside `def f`, which runs it only when called: the call that runs it at "
-            "import time is what to defer (fix does not edit calls)",
-        ),
         (
             "class C:\n    import pkg.models.a as a\n",
             2,
@@ -469,6 +563,16 @@ def test_the_review_markdown_says_what_to_defer(project: Project) -> None:
         "| module level | 1 | no: no name it binds is used in the file or listed in its "
         "__all__: an import made for what importing the module does, which deferred would "
         "never run |"
+    )
+    # A call at import time that runs an import inside a function: the call.
+    project.write(
+        {"pkg/platforms/cuda/platform.py": "def load():\n    import pkg.models\nload()\n"}
+    )
+    lines = review("--format", "markdown").stdout.splitlines()
+    assert lines[-1] == (
+        "| `pkg.platforms.cuda.platform calls pkg.platforms.cuda.platform:load -> pkg.models` "
+        "| `pkg/platforms/cuda/platform.py:3` | inside def load, called at import time at l.3 "
+        f"| 1 | no: {CALL_NOT_LAZY} |"
     )
 
 

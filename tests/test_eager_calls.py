@@ -993,3 +993,45 @@ def test_a_module_getattr_is_followed_by_cached_runs_and_an_edit_to_it_is_seen(
     assert heavy() == set()
     edit({"pkg/values.py": "def __getattr__(name):\n    import pkg.heavy.a\n"})
     assert heavy() == {"pkg.heavy.a"}
+
+
+# `from … import A` calls the module `__getattr__` (l.3); `A.get` looks the name up again.
+GETATTR_THEN_USED = "import os\n\nfrom pkg.lazynames import A\n\nA.get('x')\n"
+GETATTR_IN_FUNCTION = (
+    "import os\n\n\ndef load():\n    from pkg.lazynames import A\n    A.get('x')\n\n\nload()\n"
+)
+
+
+@pytest.mark.parametrize(
+    ("source", "why", "calls"),
+    [
+        (
+            GETATTR_THEN_USED,
+            "inside def __getattr__('A'), called at import time at l.3 of pkg.source",
+            [("pkg.source", 3, "pkg.lazynames:__getattr__('A')")],
+        ),
+        (
+            GETATTR_IN_FUNCTION,
+            "inside def __getattr__('A'), called by def load at l.5 of pkg.source, "
+            "called at import time at l.9 of pkg.source",
+            [
+                ("pkg.source", 9, "pkg.source:load"),
+                ("pkg.source", 5, "pkg.lazynames:__getattr__('A')"),
+            ],
+        ),
+    ],
+    ids=["module level", "in a function"],
+)
+def test_a_module_getattr_is_cited_at_the_from_import_that_calls_it(
+    project: Project, source: str, why: str, calls: list[tuple[str, int, str]]
+) -> None:
+    project.write({**LIBRARY, "pkg/source.py": source})
+    project.configure(R4)
+    (violation,) = project.contract("r4")["violations"]
+    assert violation["why"] == [why]
+    (hop,) = violation["chain"]
+    assert [(c["module"], c["line"], c["function"]) for c in hop["calls"][0]] == calls
+    step = f"pkg.lazynames -> pkg.heavy.a: l.7 eager, {why} (pkg/lazynames/__init__.py:7)"
+    explorer = explore.load(cache_dir=None)
+    assert repr(explorer.eager_closure("pkg.source")["pkg.heavy.a"][-1]) == step
+    assert repr(explorer.why("pkg.source", "pkg.heavy.a")[-1][-1]) == step

@@ -116,6 +116,46 @@ def test_why_adds_the_eager_chain_when_the_shortest_is_not_eager(project: Projec
     ]
 
 
+def test_why_follows_parent_packages_in_a_deferred_chain(project: Project) -> None:
+    # Importing the platform module runs its package's `__init__` first.
+    project.write(
+        {
+            "mypkg/core/engine.py": "def start():\n    import mypkg.platforms.cuda.platform\n",
+            "mypkg/platforms/cuda/platform.py": "",
+        }
+    )
+    project.configure("", root_package="mypkg")
+    result = run_cli("why", "--no-cache", "mypkg.core.engine", "mypkg.platforms.cuda")
+    assert result.exit_code == 0, result.output
+    assert result.stdout.splitlines() == [
+        "chain (not all at import time):",
+        "  mypkg.core.engine -> mypkg.platforms.cuda.platform: l.2 deferred, inside def start "
+        "(mypkg/core/engine.py:2)",
+        "  mypkg.platforms.cuda.platform -> mypkg.platforms.cuda (its parent package runs first)",
+    ]
+    # Shorter than the chain of imports alone, which the eager chain is.
+    project.write(
+        {
+            "mypkg/core/engine.py": (
+                "import mypkg.core.a\ndef start():\n    import mypkg.platforms.cuda.platform\n"
+            ),
+            "mypkg/core/a.py": "import mypkg.core.b\n",
+            "mypkg/core/b.py": "import mypkg.platforms.cuda\n",
+        }
+    )
+    shortest, eager = explore.load(cache_dir=None).why("mypkg.core.engine", "mypkg.platforms.cuda")
+    assert [(step.importer, step.imported, step.is_parent) for step in shortest] == [
+        ("mypkg.core.engine", "mypkg.platforms.cuda.platform", False),
+        ("mypkg.platforms.cuda.platform", "mypkg.platforms.cuda", True),
+    ]
+    assert not shortest.eager
+    assert eager.eager and [step.imported for step in eager] == [
+        "mypkg.core.a",
+        "mypkg.core.b",
+        "mypkg.platforms.cuda",
+    ]
+
+
 def test_imports_and_importers_with_per_line_detail(explorer: explore.Explorer) -> None:
     assert repr(explorer.imports("pkg.util")) == (
         "pkg.util -> pkg.models.big: l.1 deferred, lazy import, not used at import time "

@@ -150,6 +150,7 @@ def test_why_without_a_chain_exits_1(tree: Project) -> None:
         "imported": "pkg.util",
         "shortest": None,
         "shortest_eager": None,
+        "warnings": [],
     }
 
 
@@ -195,3 +196,25 @@ def test_dot_renders_with_graphviz(tree: Project, args: list[str]) -> None:
     assert rendered.returncode == 0, rendered.stderr
     assert rendered.stderr == ""
     assert "<svg" in rendered.stdout and "pkg.platforms.cuda.platform" in rendered.stdout
+
+
+def test_closure_and_why_json_hold_the_warnings_stderr_shows(project: Project) -> None:
+    project.write(
+        {
+            "pkg/source.py": (
+                "import importlib\nimport pkg.heavy\n"
+                "importlib.import_module('pkg.heavy.A'.lower())\n"
+            ),
+            "pkg/heavy/a.py": "",
+        }
+    )
+    project.configure("")
+    warning = (
+        "pkg/source.py:3: importlib.import_module runs at import time with a module name "
+        "computed at run time: the modules it imports are not seen."
+    )
+    for command in (["closure", "pkg.source"], ["why", "pkg.source", "pkg.heavy"]):
+        result = run_cli(*command, "--no-cache", "--format", "json")
+        assert result.exit_code == 0, result.output
+        assert json.loads(result.stdout)["warnings"] == [warning]
+        assert result.stderr == f"importlinter-contracts: warning: {warning}\n"

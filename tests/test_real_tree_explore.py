@@ -59,7 +59,7 @@ def test_why_shows_the_detector_imports_xpu_inside_a_function_that_a_registry_ru
         True,
         "inside def xpu_omni_platform_plugin, called by def "
         "resolve_current_omni_platform_cls_qualname at l.162, called by def "
-        "__getattr__('current_omni_platform') at l.183, called at import time at l.22 of "
+        "__getattr__('current_omni_platform') at l.183, called at import time at l.20 of "
         "vllm_omni.model_executor.layers.rotary_embedding.mrope",
     )
 

@@ -11,7 +11,7 @@ from jsonschema import Draft202012Validator
 from test_builtin_contracts import BUILT_IN_TYPES, CONTRACTS
 from test_builtin_contracts import TREE as BUILT_IN_TREE
 
-from helpers import Project
+from helpers import Project, run_cli
 from importlinter_contracts import report as schema_types
 from importlinter_contracts.report import SCHEMA_FILE, SCHEMA_VERSION
 
@@ -30,10 +30,18 @@ DEFINITIONS = {
     "ContractResult": "ContractResult",
     "SmallestCutData": "SmallestCut",
     "DeferredImportData": "DeferredImport",
+    "CutCallData": "CutCall",
     "ImportTimeUseData": "ImportTimeUse",
     "FindingKey": "FindingKey",
     "SkippedContract": "SkippedContract",
     "Report": None,  # the schema's root
+    "ClosureEntry": "ClosureEntry",
+    "ClosureReport": "Closure",
+    "ExternalImport": "ExternalImport",
+    "RankedChain": "RankedChain",
+    "LoadedOutside": "LoadedOutside",
+    "Measured": "Measured",
+    "WhyReport": "Why",
 }
 
 
@@ -219,3 +227,35 @@ def test_static_run_with_timings_validates(project: Project) -> None:
     ]
     assert report["graph_build_ms"] >= 0
     assert all(c["check_ms"] >= 0 for c in report["contracts"])
+
+
+@pytest.mark.parametrize(
+    ("command", "definition"),
+    [
+        (["closure", "pkg.source"], "Closure"),
+        (["why", "pkg.source", "pkg.heavy.a"], "Why"),
+        # (Its walk, from pkg.heavy.a, reads no dynamic import: no warning.)
+        (["why", "pkg.heavy.a", "pkg.source"], "Why"),
+    ],
+    ids=["closure", "why", "why without a chain"],
+)
+def test_closure_and_why_json_validate(
+    project: Project, command: list[str], definition: str
+) -> None:
+    project.write(
+        {
+            "pkg/source.py": (
+                "import importlib\nimport pkg.heavy\n"
+                "importlib.import_module('pkg.heavy.A'.lower())\n"
+                "def load():\n    import pkg.heavy.a\n"
+            ),
+            "pkg/heavy/a.py": "",
+        }
+    )
+    project.configure("")
+    result = run_cli(*command, "--no-cache", "--format", "json")
+    data = json.loads(result.stdout)
+    assert len(data["warnings"]) == (command[1] == "pkg.source")
+    validator = Draft202012Validator({"$defs": SCHEMA["$defs"], "$ref": f"#/$defs/{definition}"})
+    errors = [f"{list(e.absolute_path)}: {e.message}" for e in validator.iter_errors(data)]
+    assert errors == []

@@ -18,6 +18,7 @@ from typing import NamedTuple
 from importlinter import Contract
 
 from ..eager.contract import EagerImportContract
+from ..eager.smallest_cut import CALL_NOT_LAZY
 from ..eager.target import RUNNING, Target, target_python
 from ..errors import FileWriteError, UsageError
 from ..files import write_atomically
@@ -98,7 +99,11 @@ def plan(result: RunResult, form: str | None) -> FixPlan:
     for contract in result.contracts:
         for deferred in contract.get("smallest_cut", {}).get("statements", []):
             location = deferred["location"]
-            if location is None:
+            if deferred["call"] is not None:
+                # (A call, not an import: what to change, which fix does not edit.)
+                where = location["path"] if location else deferred["importer"]
+                refused.append(Refusal(where, deferred["line"], CALL_NOT_LAZY))
+            elif location is None:
                 refused.append(
                     Refusal(deferred["importer"], deferred["line"], "its file is not known")
                 )

@@ -25,8 +25,9 @@ Terms:
 - *read in part*: a short file read only around the imports asked about, and for the
   names its text calls (`module_files.ReadingLevel.IN_PART`);
 - *hop*: one step by which importing a module runs another (`walk.EagerHop`);
-- *smallest cut*: the fewest import statements whose deferral leaves no eager chain from a
-  source module to a forbidden one (`smallest_cut.SmallestCut`);
+- *smallest cut*: the fewest import statements (or, for imports inside functions, the
+  calls at import time that run them) whose deferral leaves no eager chain from a source
+  module to a forbidden one (`smallest_cut.SmallestCut`);
 - *question*, *answer*: what a walk asks of a module (a method of
   `questions.ModuleQuestions`) and what its file or grimp answers; a walk's verdict is a
   function of its answers;

@@ -601,8 +601,20 @@ def _step(hop: EagerHop) -> EagerStep:
     """A hop, as a step of the eager graph the smallest cut is found in."""
     from .smallest_cut import EagerStep, Statement  # (which `_walk`, the caller, imported)
 
-    statements = tuple(Statement(hop.importer, line) for line in hop.line_numbers)
-    return EagerStep(hop.runs_from, hop.imported, statements, hop.why if statements else ())
+    imports = tuple(Statement(hop.importer, line) for line in hop.line_numbers)
+    # An import inside a function is deferred by changing what runs it at import time: a
+    # call, or a `from` import (that calls a module `__getattr__`), an import statement.
+    statements = tuple(
+        statement
+        if not calls
+        else Statement(calls[0].caller, calls[0].line)
+        if calls[0].by_import
+        else Statement(calls[0].caller, calls[0].line, calls[0].called)
+        for statement, calls in zip(imports, hop.calls, strict=True)
+    )
+    return EagerStep(
+        hop.runs_from, hop.imported, statements, hop.why if statements else (), imports
+    )
 
 
 def _sorted(found: dict[tuple[str, str], _Found]) -> list[_Found]:

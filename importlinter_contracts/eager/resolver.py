@@ -41,19 +41,27 @@ from .target import target_python
 
 class Call(NamedTuple):
     """A call that runs a function at import time: `caller` (a module, and the function of it
-    that makes the call, None at import time itself) calls `function` of `module` on `line`."""
+    that makes the call, None at import time itself) calls `function` of `module` on `line`;
+    `by_import` where the statement on that line is a `from` import (which calls a module
+    `__getattr__`, or loads a lazy import), not a call."""
 
     caller: str
     caller_function: str | None
     line: int
     module: str
     function: str
+    by_import: bool = False
+
+    @property
+    def called(self) -> str:
+        """Return the function called, as reports name it: `module:name`."""
+        return f"{self.module}:{_shown(self.function)}"
 
     def as_data(self) -> CallSite:
         return {
             "module": self.caller,
             "line": self.line,
-            "function": f"{self.module}:{_shown(self.function)}",
+            "function": self.called,
             "location": location(self.caller, self.line),
         }
 
@@ -127,11 +135,12 @@ class CallResolver:
             calls: tuple[Call, ...],
             line: int,
             callees: Iterable[tuple[str, str]],
+            by_import: bool = False,
         ) -> None:
             for callee, name in callees:
                 if (callee, name) not in ran:
                     ran.add((callee, name))
-                    queue.append((*calls, Call(caller, function, line, callee, name)))
+                    queue.append((*calls, Call(caller, function, line, callee, name, by_import)))
 
         def run(
             caller: str,
@@ -141,8 +150,14 @@ class CallResolver:
             bindings: tuple[Binding, ...],
             local: tuple[Binding, ...],
         ) -> None:
-            """Follow what code of `caller` runs: its calls, and the module `__getattr__`
-            that each of its `from` imports (`bindings`) may call."""
+            """Follow what code of `caller` runs: the module `__getattr__` that each of its
+            `from` imports (`bindings`) may call, and its calls. (In that order: a
+            `__getattr__` that a `from` import calls is cited at the import, not at a later
+            call of the name it binds, which would call it again.)"""
+            for binding in bindings:
+                line = binding.line
+                call(caller, function, calls, line, self._getattr_called(caller, binding), True)
+                call(caller, function, calls, line, self._lazy_loaded(caller, binding), True)
             for found in made:
                 target = found.target
                 imported = dynamic_import(target)
@@ -159,16 +174,13 @@ class CallResolver:
                 else:
                     callees = self._resolve(caller, target, local)
                 call(caller, function, calls, found.line, callees)
-            for binding in bindings:
-                call(caller, function, calls, binding.line, self._getattr_called(caller, binding))
-                call(caller, function, calls, binding.line, self._lazy_loaded(caller, binding))
 
         lazy = target_python().lazy
+        for line, imported_from, key in getattr_calls:
+            call(module, None, (), line, [(imported_from, key)], True)
         reading = self._calls_of(module) if may_call else None
         if reading is not None:
             run(module, None, (), reading.calls, (), ())
-        for line, imported_from, key in getattr_calls:
-            call(module, None, (), line, [(imported_from, key)])
         yield from dynamic
         while queue:
             dynamic.clear()

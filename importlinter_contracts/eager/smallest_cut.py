@@ -9,7 +9,7 @@ from typing import NamedTuple
 
 from ..errors import UnreadableSourceError
 from ..locations import location
-from ..report import DeferredImportData, ImportFinding, Location, SmallestCutData
+from ..report import DeferredImportData, Hop, ImportFinding, Location, SmallestCutData
 
 TYPE_CHECKING = False  # (not typing's: the contract types are imported on every run)
 if TYPE_CHECKING:
@@ -18,24 +18,36 @@ if TYPE_CHECKING:
 
 
 class Statement(NamedTuple):
-    """An import statement: its module (the file it stands in) and line."""
+    """A statement to defer: an import statement, by its module (the file it stands in) and
+    line; or a call made at import time, by the module and line of the call and the
+    function it calls (`call`, `module:name`), which runs imports inside functions."""
 
     module: str
     line: int
+    call: str = ""
+
+
+# Why a call at import time cannot be made lazy (`fix` edits imports alone).
+CALL_NOT_LAZY = (
+    "it is a call, which fix does not edit: the imports it runs stand in a function, which "
+    "runs them only when called; make the call where its result is first needed"
+)
 
 
 class EagerStep(NamedTuple):
     """One step of the eager graph the walks followed: importing `runs_from` runs
-    `statements` (in their modules; a function that `runs_from` calls at import time may
-    stand in another), each of which imports `imported`, for the reason of `why` (one per
-    statement). No statements: `imported` is a parent package, which Python runs first,
-    and no deferral cuts it. Any one of the statements runs the step: deferring it takes
-    all of them."""
+    `statements`, each of which imports `imported`, for the reason of `why` (one per
+    statement): an import statement of `runs_from`, or a call that `runs_from` makes at
+    import time, which runs an import inside a function (`imports`: the import statement
+    each statement runs, where that is not itself). No statements: `imported` is a parent
+    package, which Python runs first, and no deferral cuts it. Any one of the statements
+    runs the step: deferring it takes all of them."""
 
     runs_from: str
     imported: str
     statements: tuple[Statement, ...]
     why: tuple[str, ...]
+    imports: tuple[Statement, ...] = ()
 
 
 class ChainEnd(NamedTuple):
@@ -49,8 +61,9 @@ class ChainEnd(NamedTuple):
 
 @dataclass(frozen=True)
 class DeferredImport:
-    """An import statement of a cut: deferring it (not running it while `importer` is
-    imported) cuts the chain of each finding of `cuts`."""
+    """A statement of a cut, an import or a call at import time that runs imports inside
+    functions (`call`): deferring it (not running it while `importer` is imported) cuts the
+    chain of each finding of `cuts`."""
 
     importer: str  # the module whose file holds the statement
     line: int
@@ -63,6 +76,10 @@ class DeferredImport:
     not_lazy: str | None = None
     # Why whether its names are used at import time is not known (None when it is).
     uses_unread: str | None = None
+    # Of a call at import time: the function it calls (`module:name`; None for an import
+    # statement), and where the imports it runs stand.
+    call: str | None = None
+    runs: tuple[Location, ...] = ()
 
     def as_data(self) -> DeferredImportData:
         """Return the statement as the report holds it."""
@@ -79,6 +96,9 @@ class DeferredImport:
             else {"path": use.path, "line": use.line, "name": use.name, "how": use.how},
             "not_lazy": self.not_lazy,
             "uses_unread": self.uses_unread,
+            "call": None
+            if self.call is None
+            else {"function": self.call, "imports": list(self.runs)},
         }
 
 
@@ -149,7 +169,8 @@ def smallest_cut(
     unread: dict[Statement, str] = {}
     asked: dict[str, list[int]] = {}
     for statement in why:
-        if network.filled(("in", statement), ("out", statement)):
+        # (A call is not an import: it cannot be made lazy, and is not asked.)
+        if not statement.call and network.filled(("in", statement), ("out", statement)):
             asked.setdefault(statement.module, []).append(statement.line)
     for module, lines in asked.items():
         try:
@@ -165,7 +186,8 @@ def smallest_cut(
     weight = len(why) + 1
     network = network_of(
         {
-            statement: weight + (refused[statement] is not None or statement in unread)
+            statement: weight
+            + (refused[statement] is not None or statement in unread or bool(statement.call))
             for statement in why
         }
     )
@@ -178,8 +200,8 @@ def smallest_cut(
     for finding in findings:
         key = (finding["importer"], finding["imported"])
         for hop in finding.get("chain", []):
-            for line in hop["line_numbers"]:
-                on_chains.setdefault(Statement(hop["importer"], line), []).append(key)
+            for statement in chains.deferred_in(hop):
+                on_chains.setdefault(statement, []).append(key)
     statements = tuple(
         DeferredImport(
             importer=statement.module,
@@ -189,8 +211,14 @@ def smallest_cut(
             why=why[statement],
             cuts=tuple(dict.fromkeys(on_chains.get(statement, []))),
             import_time_use=_use(refused[statement]),
-            not_lazy=_reason(refused[statement]),
+            not_lazy=CALL_NOT_LAZY if statement.call else _reason(refused[statement]),
             uses_unread=unread.get(statement),
+            call=statement.call or None,
+            runs=tuple(
+                where
+                for ran in sorted(chains.runs.get(statement, ()))
+                if (where := location(ran.module, ran.line)) is not None
+            ),
         )
         for statement in cut
     )
@@ -243,7 +271,8 @@ class _Chains:
     """The eager graph of the chains to the ends, as a flow network: a module by its name,
     the ends as one sink, a statement as its two ends (the capacity between them is the
     statement's). `why`: the statements on a chain, with why each runs; `imported`: the
-    modules each imports; `uncut`: a finding no statement is on the chains to (or None)."""
+    modules each imports; `runs`: the imports inside functions that each call runs;
+    `uncut`: a finding no statement is on the chains to (or None)."""
 
     def __init__(
         self, sources: Sequence[str], steps: Iterable[EagerStep], ends: Sequence[ChainEnd]
@@ -257,15 +286,35 @@ class _Chains:
         unbounded: list[tuple[object, object]] = [(_ROOT, ("module", source)) for source in sources]
         self.why: dict[Statement, str] = {}
         self.imported: dict[Statement, set[str]] = {}
+        self.runs: dict[Statement, dict[Statement, None]] = {}
+        # The statement to defer of each import, by what runs it at import time (the
+        # module and line of that call; None for the import itself).
+        self._deferred: dict[tuple[Statement, tuple[str, int] | None], Statement] = {}
         for step, target in _leading_to_sink(edges, _SINK):
             start = ("module", step.runs_from)
             if not step.statements:
                 unbounded.append((start, target))
-            for statement, reason in zip(step.statements, step.why, strict=True):
+            imports = step.imports or step.statements
+            for statement, reason, ran in zip(step.statements, step.why, imports, strict=True):
                 self.why.setdefault(statement, reason)
                 self.imported.setdefault(statement, set()).add(step.imported)
+                if statement.call:
+                    self.runs.setdefault(statement, {})[ran] = None
+                by = None if statement == ran else (statement.module, statement.line)
+                self._deferred[ran, by] = statement
                 unbounded += [(start, ("in", statement)), (("out", statement), target)]
         self._unbounded = unbounded
+
+    def deferred_in(self, hop: Hop) -> list[Statement]:
+        """Return the statements to defer of a hop of a chain the report shows: each line's
+        import, or, for an import inside a function, what runs it at import time."""
+        calls = hop.get("calls") or [[]] * len(hop["line_numbers"])
+        found = []
+        for line, called in zip(hop["line_numbers"], calls, strict=True):
+            ran = Statement(hop["importer"], line)
+            by = (called[0]["module"], called[0]["line"]) if called else None
+            found.append(self._deferred.get((ran, by), ran))
+        return found
 
     def network_of(self, capacity: dict[Statement, int]) -> "_Network":
         network = _Network()

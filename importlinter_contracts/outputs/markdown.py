@@ -130,8 +130,10 @@ def _smallest_cut(found: ContractCut) -> list[str]:
             )
         elif statement["not_lazy"] is not None:
             lazy = f"no: {_cell(statement['not_lazy'])}"
+        call = statement["call"]
+        calls = f" calls {call['function']}" if call is not None else ""
         rows.append(
-            f"| {_code(statement['importer'] + ' -> ' + imported)} | {_code(shown)} "
+            f"| {_code(statement['importer'] + calls + ' -> ' + imported)} | {_code(shown)} "
             f"| {_cell(statement['why'])} | {len(statement['cuts'])} | {lazy} |"
         )
     return [
