@@ -15,23 +15,19 @@ from typing import Any, NoReturn
 
 import click
 
-from . import __version__, _importlinter, explore, measure
+from . import __version__, _importlinter
 from .allowlist.entries import PLACEHOLDER_REASON
-from .allowlist_sync import sync
 from .cache import DEFAULT_CACHE_DIR
-from .deferral import fix as deferral_fix
 from .deferral.edit import FORMS, IN_FUNCTIONS, KEYWORD, LAZY_MODULES
 from .errors import ImportlinterContractsError, MeasureError, UsageError
 from .files import write_atomically
-from .outputs import graphs
-from .outputs.github import github_annotations
-from .outputs.markdown import history_markdown, review_markdown
-from .outputs.sarif import sarif_log
 from .report import ClosureReport, Hop, SkippedContract, WhyReport, contract_key
-from .review import summary
-from .review.revisions import source_root
-from .review.summary import history
 from .running import named, run_contracts, static_only
+
+# Each command imports what only it needs when it runs (explore, measure, review, fix, the
+# allowlist's sync, the report formats other than text): every start of the console script
+# pays for what this module imports, and `check`, which a hook runs on every commit, needs
+# none of them.
 
 EXIT_KEPT = 0
 EXIT_BROKEN = 1
@@ -251,9 +247,15 @@ def check(
     if output_format == "json":
         click.echo(json.dumps(result.as_data(), indent=2))
     elif output_format == "github":
+        from .outputs.github import github_annotations
+        from .review.revisions import source_root
+
         for command in github_annotations(result.as_data(), result.configuration, source_root()):
             click.echo(command)
     elif output_format == "sarif":
+        from .outputs.sarif import sarif_log
+        from .review.revisions import source_root
+
         log = sarif_log(result.as_data(), result.configuration, source_root())
         click.echo(json.dumps(log, indent=2))
     else:
@@ -293,6 +295,8 @@ def allowlist(
     gives its reason), 1 when a change is shown or an entry lacks its reason, 2 on a
     configuration or usage error.
     """
+    from .allowlist_sync import sync
+
     with _quiet_stdout(verbose):
         found = sync(config, contracts, cache, verbose, static, add_violations)
     _say_skipped(found.skipped)
@@ -356,6 +360,8 @@ def fix(
     contract is still broken after the edit; 2 on a configuration or usage error, or when a
     file cannot be written.
     """
+    from .deferral import fix as deferral_fix
+
     deferral_fix.check_form(form, write)
     with _quiet_stdout(verbose):
         found = deferral_fix.plan(deferral_fix.check_eager(config, contracts, cache), form)
@@ -447,8 +453,11 @@ def review(
     """
     if bool(base) == bool(revisions):
         raise UsageError("give either --base REF or --history REF (repeatable).")
+    from .outputs.markdown import history_markdown, review_markdown
+    from .review import summary
+
     if revisions:
-        points = history(config, list(revisions), contracts)
+        points = summary.history(config, list(revisions), contracts)
         if output_format == "json":
             click.echo(json.dumps(points, indent=2))
         else:
@@ -497,10 +506,11 @@ def _echo_found(
     titled `title`, or `found` as text."""
     if output_format == "json":
         click.echo(json.dumps(data, indent=2))
-    elif output_format == "dot":
-        click.echo(graphs.dot(title, hops), nl=False)
-    elif output_format == "mermaid":
-        click.echo(graphs.mermaid(title, hops), nl=False)
+    elif output_format in ("dot", "mermaid"):
+        from .outputs import graphs
+
+        graph = graphs.dot if output_format == "dot" else graphs.mermaid
+        click.echo(graph(title, hops), nl=False)
     else:
         click.echo(repr(found))
 
@@ -554,6 +564,8 @@ def closure(
     run or lacks a dependency, the timeout passes) it is still shown, followed by one line
     on stderr and exit status 2.
     """
+    from . import explore, measure
+
     request = measure.request_of(measure_import, python, repeat, timeout, output_format)
     with _quiet_stdout(verbose), _warnings_on_stderr() as warned:
         explorer = explore.load(config, cache)
@@ -621,6 +633,8 @@ def why(
 
     Exit status: 0 when a chain exists, 1 when none does, 2 on an error.
     """
+    from . import explore
+
     with _quiet_stdout(verbose), _warnings_on_stderr() as warned:
         explorer = explore.load(config, cache)
         importer, imported = explorer.module(importer), explorer.module(imported)
