@@ -69,10 +69,10 @@ def test_the_import_moves_into_each_function_after_its_docstring(project: Projec
             """A class."""
             def m(self, x):
                 """A method."""
-                from pkg.heavy import twice as double
+                from pkg.heavy import twice as double  # both
                 return double(x)
         def f(x):
-            from pkg.heavy import twice as double, twice
+            from pkg.heavy import twice as double, twice  # both
             return twice(x), double(x), os.sep
         def g():
             """Only a docstring."""
@@ -85,6 +85,13 @@ def test_a_dotted_import_and_line_ends_are_kept(project: Project) -> None:
     assert (
         moved(project, source, [1])
         == "\r\ndef f(x):\r\n\timport pkg.heavy\r\n\treturn pkg.heavy.twice(x)\r\n"
+    )
+
+
+def test_the_comment_that_ends_a_multi_line_import_goes_with_it(project: Project) -> None:
+    source = "from pkg.heavy import (\r\n    twice,\r\n)\t#  é, kept\r\ndef f(x):\r\n    return twice(x)\r\n"
+    assert moved(project, source, [1]) == (
+        "def f(x):\r\n    from pkg.heavy import twice\t#  é, kept\r\n    return twice(x)\r\n"
     )
 
 
