@@ -69,10 +69,10 @@ def test_the_import_moves_into_each_function_after_its_docstring(project: Projec
             """A class."""
             def m(self, x):
                 """A method."""
-                from pkg.heavy import twice as double
+                from pkg.heavy import twice as double  # both
                 return double(x)
         def f(x):
-            from pkg.heavy import twice as double, twice
+            from pkg.heavy import twice as double, twice  # both
             return twice(x), double(x), os.sep
         def g():
             """Only a docstring."""
@@ -85,6 +85,13 @@ def test_a_dotted_import_and_line_ends_are_kept(project: Project) -> None:
     assert (
         moved(project, source, [1])
         == "\r\ndef f(x):\r\n\timport pkg.heavy\r\n\treturn pkg.heavy.twice(x)\r\n"
+    )
+
+
+def test_the_comment_that_ends_a_multi_line_import_goes_with_it(project: Project) -> None:
+    source = "from pkg.heavy import (\r\n    twice,\r\n)\t#  é, kept\r\ndef f(x):\r\n    return twice(x)\r\n"
+    assert moved(project, source, [1]) == (
+        "def f(x):\r\n    from pkg.heavy import twice\t#  é, kept\r\n    return twice(x)\r\n"
     )
 
 
@@ -256,6 +263,52 @@ def test_the_names_go_into_the_file_s_own_getattr(project: Project) -> None:
     )
 
 
+# A package's own __dir__, its return spanning lines with a comment and a non-ASCII string.
+OWN_DIR = (
+    "def __dir__():\n"
+    '    """Its own."""\n'
+    "    return [*globals(),  # the module's names\n"
+    '            "é"]\n'
+)
+
+
+def test_the_names_join_what_the_file_s_own_dir_returns(project: Project) -> None:
+    project.write(
+        {"pkg/__init__.py": INIT + OWN_DIR, "pkg/heavy/models.py": "class Model:\n    pass\n"}
+    )
+    (done,) = lazy_edits([("pkg/__init__.py", 3)], IN_FUNCTIONS).edits
+    getattr_only = SERVED.removesuffix(
+        '\n\ndef __dir__():\n    return sorted({*globals(), "Model", "heavy"})\n'
+    )
+    assert done.edited == (
+        INIT.replace("from .heavy.models import Model\n", "")
+        + OWN_DIR.replace("return [", "return sorted({*([").replace(
+            '"é"]\n', '"é"]), "Model", "heavy"})\n'
+        )
+        + getattr_only.removeprefix(INIT.replace("from .heavy.models import Model\n", ""))
+    )
+
+
+def test_a_file_s_own_getattr_and_dir_both_take_the_names(project: Project) -> None:
+    own = "def __getattr__(name):\n    raise AttributeError(name)\n"
+    project.write(
+        {"pkg/__init__.py": INIT + OWN_DIR + own, "pkg/heavy/models.py": "class Model: ...\n"}
+    )
+    (done,) = lazy_edits([("pkg/__init__.py", 3)], IN_FUNCTIONS).edits
+    assert done.edited.endswith(
+        '"é"]), "Model", "heavy"})\n'
+        "def __getattr__(name):\n"
+        '    if name == "Model":\n'
+        "        from .heavy.models import Model\n\n"
+        '        globals()["Model"] = Model\n'
+        "        return Model\n"
+        '    if name == "heavy":\n'
+        "        from . import heavy\n\n"
+        "        return heavy\n"
+        "    raise AttributeError(name)\n"
+    )
+
+
 # Each re-export left, and the exact reason.
 NOT_SERVED = {
     "an import statement": (
@@ -272,9 +325,19 @@ NOT_SERVED = {
         INIT.replace('"VERSION"]', '"VERSION"] + []'),
         "`Model` is not in the file's __all__, so `from package import *` would no longer bind it",
     ),
-    "a __dir__ already": (
-        INIT + "def __dir__():\n    return []\n",
-        "the file defines __dir__ already (l.5)",
+    "a __dir__ of two returns": (
+        INIT + "def __dir__():\n    if VERSION:\n        return []\n    return [1]\n",
+        "the file's __dir__ (l.5) is not one plain def of no parameter ending in its only "
+        "return, which fix would add to",
+    ),
+    "a __dir__ of a parameter": (
+        INIT + "def __dir__(extra=()):\n    return [*extra]\n",
+        "the file's __dir__ (l.5) is not one plain def of no parameter ending in its only "
+        "return, which fix would add to",
+    ),
+    "a __dir__ assigned": (
+        INIT + "__dir__ = list\n",
+        "the file binds __dir__ already (l.5)",
     ),
     "a __getattr__ of two parameters": (
         INIT + "def __getattr__(name, default=None):\n    return default\n",
@@ -356,6 +419,7 @@ print(json.dumps([
     cuda.helper(4),
     [pkg.Model.__name__, Model is pkg.Model, star["Model"] is Model, star["VERSION"]],
     sorted(name for name in star if not name.startswith("__")),
+    [name for name in dir(pkg) if not name.startswith("__")],
 ]))
 """
 
@@ -399,14 +463,16 @@ def run_on(version: str, root: Path) -> list[object]:
     return result
 
 
+@pytest.mark.parametrize("own_dir", [False, True], ids=["a new __dir__", "its own __dir__"])
 @pytest.mark.parametrize("version", ["3.10", "3.11", "3.12", "3.13"])
 def test_after_fix_write_every_python_loads_no_kernel_and_runs_as_before(
-    project: Project, version: str
+    project: Project, version: str, own_dir: bool
 ) -> None:
-    project.write(PLATFORM)
+    project.write({**PLATFORM, "pkg/__init__.py": INIT + OWN_DIR if own_dir else INIT})
     project.configure(R4, session="python_version = 3.11\n")
     before = run_on(version, project.root)
-    served = [["Model", True, True, 1], ["Model", "VERSION"]]
+    listed = ["Model", "VERSION", "heavy", "kernels", "platforms"]
+    served = [["Model", True, True, 1], ["Model", "VERSION"], listed + ["é"] * own_dir]
     loaded = ["pkg.heavy", "pkg.heavy.models", "pkg.kernels", "pkg.kernels.attention"]
     assert before == [loaded, 7, 8, *served]
     result = CliRunner().invoke(main, ["fix", "--no-cache", "--write"], catch_exceptions=False)
@@ -416,7 +482,8 @@ def test_after_fix_write_every_python_loads_no_kernel_and_runs_as_before(
         "pkg/platforms/cuda.py: written.\n"
         "importlinter-contracts: after the edit, contract r4 is KEPT.\n"
     )
-    assert (project.root / "pkg/__init__.py").read_text() == SERVED
+    if not own_dir:
+        assert (project.root / "pkg/__init__.py").read_text() == SERVED
     assert run_on(version, project.root) == [[], 7, 8, *served]
 
 

@@ -468,3 +468,89 @@ def test_an_allowlist_entry_the_edit_leaves_stale_is_named(project: Project) -> 
         "pkg.config -> pkg.hub and pkg.registry -> pkg.heavy.models excuse no import now: "
         "importlinter-contracts allowlist --write removes them."
     )
+
+
+# Two sources, two smallest cuts of two statements: {hub.py:1, used.py:1} and {hub.py:1,
+# mid2.py:2}. used.py uses pkg.bad3 at import time, so only the second can be deferred.
+TWO_SOURCES = {
+    "pkg/__init__.py": "",
+    "pkg/bad1.py": "ONE = 1\n",
+    "pkg/bad2.py": "TWO = 2\n",
+    "pkg/bad3.py": "THREE = 3\n",
+    "pkg/core.py": "import pkg.bad1\nimport pkg.bad2\nTOTAL = pkg.bad1.ONE + pkg.bad2.TWO\n",
+    "pkg/hub.py": "import pkg.core\ndef total():\n    return pkg.core.TOTAL\n",
+    "pkg/used.py": "import pkg.bad3\nTHREE = pkg.bad3.THREE\n",
+    "pkg/mid2.py": (
+        '"""The middle."""\nimport pkg.used\ndef three():\n    return pkg.used.THREE\n'
+    ),
+    "pkg/src_a.py": "import pkg.hub\n",
+    "pkg/src_b.py": "import pkg.hub\nimport pkg.mid2\n",
+}
+
+TWO_SOURCES_R4 = """\
+[importlinter:contract:r4]
+name = Sources load nothing bad
+type = eager_imports
+source_modules =
+    pkg.src_a
+    pkg.src_b
+follow_modules =
+    pkg
+forbidden_modules =
+    pkg.bad1
+    pkg.bad2
+    pkg.bad3
+"""
+
+TWO_SOURCES_DIFF = """\
+--- a/pkg/hub.py
++++ b/pkg/hub.py
+@@ -1,3 +1,4 @@
++__lazy_modules__ = ["pkg.core"]
+ import pkg.core
+ def total():
+     return pkg.core.TOTAL
+--- a/pkg/mid2.py
++++ b/pkg/mid2.py
+@@ -1,4 +1,5 @@
+ \"\"\"The middle.\"\"\"
++__lazy_modules__ = ["pkg.used"]
+ import pkg.used
+ def three():
+     return pkg.used.THREE
+"""
+
+
+def test_the_cut_prefers_the_statements_the_form_can_defer(project: Project) -> None:
+    project.write(TWO_SOURCES)
+    project.configure(TWO_SOURCES_R4, session="python_version = 3.15\n")
+    cut = project.report()["contracts"][0]["smallest_cut"]
+    assert [(s["importer"], s["line"], s["not_lazy"]) for s in cut["statements"]] == [
+        ("pkg.hub", 1, None),
+        ("pkg.mid2", 2, None),
+    ]
+    result = fix("--form", "lazy-modules", "--write")
+    assert (result.exit_code, result.stdout) == (0, TWO_SOURCES_DIFF)
+    assert result.stderr == (
+        "pkg/hub.py: written.\n"
+        "pkg/mid2.py: written.\n"
+        "importlinter-contracts: after the edit, contract r4 is KEPT.\n"
+    )
+    assert project.check().exit_code == 0
+    code = textwrap.dedent(
+        f"""\
+        import importlib, json, sys
+        sys.path.insert(0, {str(project.root)!r})
+        for source in ("pkg.src_a", "pkg.src_b"):
+            importlib.import_module(source)
+        import pkg.hub, pkg.mid2
+        loaded = sorted(m for m in sys.modules if m.startswith("pkg.bad"))
+        print(json.dumps([sys.version_info[:2], loaded, pkg.hub.total(), pkg.mid2.three()]))
+        """
+    )
+    completed = subprocess.run(
+        [*interpreter((3, 15)), "-c", code], cwd=project.root, capture_output=True, text=True
+    )
+    assert completed.returncode == 0, completed.stderr
+    # Nothing forbidden at import; each function still reaches its module when called.
+    assert completed.stdout.splitlines()[-1] == json.dumps([[3, 15], [], 3, 3])

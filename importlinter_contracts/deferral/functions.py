@@ -1,6 +1,7 @@
 """The edit that defers an import on every Python: the statement moves from the module body
 into each function (or method) that uses the names it binds, keeping its aliases, so that it
-runs when one of them is called, not when the module is imported.
+runs when one of them is called, not when the module is imported. A comment that ends the
+import's last line goes with it.
 
 Where that cannot be proven safe the import is left, with why: a statement inside a block
 (`if`, `with`, ...); a name it binds that code outside a function uses (a lambda, a
@@ -57,10 +58,13 @@ def moved_into_functions(
     removed: set[int] = set()
     for node, owners in moves:
         removed.update(range(node.lineno - 1, node.end_lineno or node.lineno))
+        comment = _trailing_comment(lines, node)
         for function, names in owners.values():
             at, indentation = _insertion(lines, function)
             copied = with_names(node, names)
-            inserted.setdefault(at, []).append(f"{indentation}{ast.unparse(copied)}{ending}")
+            inserted.setdefault(at, []).append(
+                f"{indentation}{ast.unparse(copied)}{comment}{ending}"
+            )
     edited: list[str] = []
     for index, line in enumerate(lines):
         edited += inserted.get(index, [])
@@ -259,6 +263,15 @@ def _is_docstring(node: ast.stmt) -> bool:
         and isinstance(node.value, ast.Constant)
         and isinstance(node.value.value, str)
     )
+
+
+def _trailing_comment(lines: list[str], node: ast.stmt) -> str:
+    """Return the comment that ends the last line of `node`, with the blanks before it, as
+    written ("" where the line ends with none)."""
+    line = lines[(node.end_lineno or node.lineno) - 1]
+    # (The offset counts UTF-8 bytes.)
+    tail = line.encode()[node.end_col_offset or 0 :].decode().rstrip("\r\n")
+    return tail if tail.lstrip(" \t").startswith("#") else ""
 
 
 def _insertion(lines: list[str], function: _Def) -> tuple[int, str]:

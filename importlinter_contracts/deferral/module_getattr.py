@@ -7,9 +7,10 @@ submodule the import used to bind as an attribute of the package (`pkg.models`).
 Where that cannot be proven safe the import is left, with why: a statement inside a block; an
 `import` statement (it binds a package, not a name to serve); a name the file itself uses or
 binds again (a module's own code does not go through its `__getattr__`); a name its `__all__`
-does not list (`from pkg import *` would no longer bind it); and a file that defines
-`__dir__`, or a `__getattr__` other than one plain def of one parameter (the served names go
-at the start of such a one, after its docstring).
+does not list (`from pkg import *` would no longer bind it); and a file whose `__getattr__`
+is other than one plain def of one parameter (the served names go at the start of such a
+one, after its docstring), or whose `__dir__` is other than one plain def of none that ends in
+its only `return` (the served names join what that returns: `sorted({*(value), "Name"})`).
 """
 
 from __future__ import annotations
@@ -33,6 +34,8 @@ def served_by_getattr(
     listed = _all_names(module)
     package = module_name(Path(path))
     existing, problem = _existing(module)
+    own_dir, dir_problem = _existing_dir(module)
+    problem = problem or dir_problem
     refused: dict[int, str] = {}
     served: list[ast.ImportFrom] = []
     for node in nodes:
@@ -48,17 +51,19 @@ def served_by_getattr(
     parameter = existing.args.args[0].arg if existing is not None else "name"
     branches, names = _branches(served, package, parameter)
     if existing is None:
-        appended = _new_getattr(branches, names)
+        appended = _new_getattr(branches, names, own_dir is None)
         inserted: list[str] = []
         at = len(lines)
     else:
-        appended = _dir(names)
+        appended = _dir(names) if own_dir is None else []
         # (After the docstring, else before the first statement and the comments over it.)
         first = existing.body[0]
         at = (first.end_lineno or first.lineno) if _docstring(existing) else first.lineno - 1
         start = lines[first.lineno - 1]
         indentation = start[: len(start) - len(start.lstrip(" \t"))]
         inserted = [f"{indentation}{line}" if line else "" for line in branches]
+    if own_dir is not None:
+        lines = _joined(lines, own_dir, names)
     removed = {index for node in served for index in range(node.lineno - 1, node.end_lineno or 0)}
     edited: list[str] = []
     for index, line in enumerate(lines):
@@ -70,7 +75,7 @@ def served_by_getattr(
         edited[-1] += ending
     text = "".join(edited) + "".join(f"{line}{ending}" for line in appended)
     made = tuple(node.lineno for node in served)
-    if not _reads_back(text, module, served, existing, branches, appended):
+    if not _reads_back(text, module, served, existing, own_dir, names, branches, appended):
         why = "the served import does not read back as the same syntax tree, moved"
         return Moved(None, (), {**refused, **dict.fromkeys(made, why)})
     return Moved(text, made, refused)
@@ -84,7 +89,7 @@ def _existing(module: ast.Module) -> tuple[ast.FunctionDef | None, str]:
         node
         for node in ast.walk(module)
         if isinstance(node, ast.FunctionDef | ast.AsyncFunctionDef | ast.ClassDef)
-        and node.name in _SERVED
+        and node.name == "__getattr__"
     ]
     bound = [
         node
@@ -93,9 +98,6 @@ def _existing(module: ast.Module) -> tuple[ast.FunctionDef | None, str]:
     ]
     if bound:
         return None, f"the file binds {bound[0].id} already (l.{bound[0].lineno})"
-    for node in defined:
-        if node.name == "__dir__":
-            return None, f"the file defines __dir__ already (l.{node.lineno})"
     if not defined:
         return None, ""
     node = defined[0]
@@ -114,6 +116,70 @@ def _existing(module: ast.Module) -> tuple[ast.FunctionDef | None, str]:
             "which fix would add to"
         )
     return node, ""
+
+
+def _existing_dir(module: ast.Module) -> tuple[ast.Return | None, str]:
+    """The `return` of the file's module `__dir__`, where it has one the served names can
+    join (a plain def of no parameter whose only `return` ends it, the only definition of
+    the name), and why the edit cannot be made ("" where it can)."""
+    defined = [
+        node
+        for node in ast.walk(module)
+        if isinstance(node, ast.FunctionDef | ast.AsyncFunctionDef | ast.ClassDef)
+        and node.name == "__dir__"
+    ]
+    if not defined:
+        return None, ""
+    node = defined[0]
+    returns = [each for each in ast.walk(node) if isinstance(each, ast.Return)]
+    if (
+        len(defined) > 1
+        or not isinstance(node, ast.FunctionDef)
+        or node not in module.body
+        or node.decorator_list
+        or _parameters(node.args)
+        or len(returns) != 1
+        or returns[0] is not node.body[-1]
+        or returns[0].value is None
+        or any(
+            isinstance(each, ast.FunctionDef | ast.Lambda)
+            for each in ast.walk(node)
+            if each is not node
+        )
+    ):
+        return None, (
+            f"the file's __dir__ (l.{node.lineno}) is not one plain def of no parameter "
+            "ending in its only return, which fix would add to"
+        )
+    return returns[0], ""
+
+
+def _parameters(arguments: ast.arguments) -> bool:
+    """Whether `arguments` declare any parameter."""
+    return bool(
+        arguments.posonlyargs
+        or arguments.args
+        or arguments.vararg
+        or arguments.kwonlyargs
+        or arguments.kwarg
+    )
+
+
+def _joined(lines: list[str], returned: ast.Return, names: list[str]) -> list[str]:
+    """Return `lines` with the value of `returned` wrapped so that it also lists `names`:
+    `sorted({*(value), "Name"})`, every byte of the value kept."""
+    value = returned.value
+    assert value is not None and value.end_lineno is not None and value.end_col_offset is not None
+    listed = "".join(f', "{name}"' for name in names)
+    joined = list(lines)
+    # (Offsets count UTF-8 bytes; the end first, so that the start stays where it is.)
+    for index, offset, text in (
+        (value.end_lineno - 1, value.end_col_offset, f"){listed}}})"),
+        (value.lineno - 1, value.col_offset, "sorted({*("),
+    ):
+        encoded = joined[index].encode()
+        joined[index] = (encoded[:offset] + text.encode() + encoded[offset:]).decode()
+    return joined
 
 
 def _docstring(node: ast.FunctionDef) -> bool:
@@ -203,8 +269,9 @@ def _branches(
     return lines, names
 
 
-def _new_getattr(branches: list[str], names: list[str]) -> list[str]:
-    """The lines of a new module `__getattr__` of `branches`, and of its `__dir__`."""
+def _new_getattr(branches: list[str], names: list[str], with_dir: bool) -> list[str]:
+    """The lines of a new module `__getattr__` of `branches`, and of its `__dir__` where
+    `with_dir`."""
     return [
         "",
         "",
@@ -212,7 +279,7 @@ def _new_getattr(branches: list[str], names: list[str]) -> list[str]:
         '    """Import, at its first use, a name whose import fix deferred (PEP 562)."""',
         *(f"    {line}" if line else "" for line in branches),
         '    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")',
-        *_dir(names),
+        *(_dir(names) if with_dir else []),
     ]
 
 
@@ -237,12 +304,15 @@ def _reads_back(
     module: ast.Module,
     served: list[ast.ImportFrom],
     existing: ast.FunctionDef | None,
+    own_dir: ast.Return | None,
+    names: list[str],
     branches: list[str],
     appended: list[str],
 ) -> bool:
     """Whether the edited `text` parses to the original's syntax tree without the served
     imports, with the branches at the start of the existing `__getattr__` (after its
-    docstring), followed by what was appended."""
+    docstring), `names` joined to what the existing `__dir__` returns, followed by what was
+    appended."""
     try:
         edited = ast.parse(text.lstrip("\ufeff"))
         added = ast.parse("\n".join(appended))
@@ -263,5 +333,24 @@ def _reads_back(
         )
         at = 1 if _docstring(function) else 0
         function.body[at:at] = branched.body
+    if own_dir is not None:
+        returned = next(
+            node.body[-1]
+            for node in expected.body
+            if isinstance(node, ast.FunctionDef) and node.name == "__dir__"
+        )
+        assert isinstance(returned, ast.Return) and returned.value is not None
+        returned.value = ast.Call(
+            ast.Name("sorted", ast.Load()),
+            [
+                ast.Set(
+                    [
+                        ast.Starred(returned.value, ast.Load()),
+                        *(ast.Constant(name) for name in names),
+                    ]
+                )
+            ],
+            [],
+        )
     expected.body += added.body
     return ast.dump(edited) == ast.dump(expected)
