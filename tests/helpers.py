@@ -107,6 +107,33 @@ container = pkg.platforms
 """
 
 
+def installed_python(version: str) -> str | None:
+    """Return the interpreter of CPython `version` (`3.12`): this one, one on PATH that runs,
+    or the newest that pyenv has installed; None where there is none."""
+    if version == f"{sys.version_info.major}.{sys.version_info.minor}":
+        return sys.executable
+    found = shutil.which(f"python{version}")
+    # A pyenv shim of a version that is not set runs nothing.
+    if found and subprocess.run([found, "-c", ""], capture_output=True).returncode == 0:
+        return found
+    if not shutil.which("pyenv"):
+        return None
+    listed = subprocess.run(
+        ["pyenv", "versions", "--bare"], capture_output=True, text=True, check=False
+    ).stdout.split()
+    installed = [each for each in listed if each.startswith(f"{version}.")]
+    if not installed:
+        return None
+    where = subprocess.run(
+        ["pyenv", "which", f"python{version}"],
+        capture_output=True,
+        text=True,
+        check=False,
+        env={**os.environ, "PYENV_VERSION": installed[-1]},
+    )
+    return where.stdout.strip() if where.returncode == 0 else None
+
+
 def run_cli(*args: str) -> Result:
     """Run `importlinter-contracts ARGS` in the working directory."""
     return CliRunner().invoke(main, list(args), catch_exceptions=False)

@@ -5,10 +5,7 @@ the result is bounded, and options mean what they say."""
 from __future__ import annotations
 
 import json
-import os
 import re
-import shutil
-import subprocess
 import tempfile
 import textwrap
 import time
@@ -17,7 +14,7 @@ from pathlib import Path
 import pytest
 from test_runtime_isolation import TREE, configure
 
-from helpers import Project
+from helpers import Project, installed_python
 from importlinter_contracts.runtime import process
 
 CLEAN_LOOKING = json.dumps(
@@ -265,30 +262,7 @@ def test_the_probe_leaves_nothing_in_argv_for_the_code_to_find(tree: Project) ->
     assert tree.contract("runtime")["kept"]
 
 
-def _python(version: str) -> str | None:
-    """The interpreter of a Python version, on PATH or one pyenv manages; None if neither."""
-    found = shutil.which(f"python{version}")
-    # (A pyenv shim of a version that is not set runs nothing.)
-    if found and subprocess.run([found, "-c", ""], capture_output=True).returncode != 0:
-        found = None
-    if found is None and shutil.which("pyenv"):
-        listed = subprocess.run(
-            ["pyenv", "versions", "--bare"], capture_output=True, text=True, check=False
-        ).stdout.split()
-        installed = [v for v in listed if v.startswith(f"{version}.")]
-        if installed:
-            where = subprocess.run(
-                ["pyenv", "which", f"python{version}"],
-                capture_output=True,
-                text=True,
-                check=False,
-                env={**os.environ, "PYENV_VERSION": installed[-1]},
-            )
-            found = where.stdout.strip() if where.returncode == 0 else None
-    return found
-
-
-PYTHON_3_10 = _python("3.10")
+PYTHON_3_10 = installed_python("3.10")
 
 
 @pytest.mark.skipif(PYTHON_3_10 is None, reason="needs a Python 3.10 (on PATH or pyenv)")

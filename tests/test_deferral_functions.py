@@ -6,10 +6,7 @@ module is not loaded, and the functions return what they returned."""
 from __future__ import annotations
 
 import json
-import os
-import shutil
 import subprocess
-import sys
 import textwrap
 from collections.abc import Iterator
 from pathlib import Path
@@ -18,7 +15,7 @@ import pytest
 from click.testing import CliRunner
 from test_deferral_uses import project_in_repository
 
-from helpers import Project
+from helpers import Project, installed_python
 from importlinter_contracts.cli import main
 from importlinter_contracts.deferral.edit import IN_FUNCTIONS, Refusal, lazy_edits
 
@@ -425,28 +422,11 @@ print(json.dumps([
 
 
 def python(version: str) -> str:
-    """The command of CPython `version`: this one, or the newest pyenv has installed."""
-    if version == f"{sys.version_info[0]}.{sys.version_info[1]}":
-        return sys.executable
-    listed = (
-        subprocess.run(
-            ["pyenv", "versions", "--bare"], capture_output=True, text=True, check=False
-        ).stdout.split()
-        if shutil.which("pyenv")
-        else []
-    )
-    installed = [each for each in listed if each.startswith(f"{version}.")]
-    if installed:
-        where = subprocess.run(
-            ["pyenv", "which", f"python{version}"],
-            capture_output=True,
-            text=True,
-            check=False,
-            env={**os.environ, "PYENV_VERSION": installed[-1]},
-        )
-        if where.returncode == 0:
-            return where.stdout.strip()
-    pytest.skip(f"CPython {version} is not to be had here (pyenv has none)")
+    """The command of CPython `version`, or the test skips saying it is not to be had."""
+    found = installed_python(version)
+    if found is None:
+        pytest.skip(f"CPython {version} is not to be had here (pyenv has none)")
+    return found
 
 
 def run_on(version: str, root: Path) -> list[object]:

@@ -3,15 +3,13 @@
 from __future__ import annotations
 
 import os
-import shutil
-import subprocess
 import sys
 import textwrap
 
 import pytest
 from click.testing import CliRunner
 
-from helpers import Project
+from helpers import Project, installed_python
 from importlinter_contracts.cli import main
 
 pytestmark = pytest.mark.matrix
@@ -437,29 +435,9 @@ def test_without_a_detector_no_backend_platform_module_may_load(tree: Project) -
 
 def _another_python() -> str | None:
     """An installed Python of another version: on PATH, or one pyenv manages."""
-    for version in ("3.13", "3.12", "3.11"):
-        if version == f"{sys.version_info.major}.{sys.version_info.minor}":
-            continue
-        found = shutil.which(f"python{version}")
-        probe = [found, "-c", ""] if found else None
-        if probe and subprocess.run(probe, capture_output=True, check=False).returncode == 0:
-            return found
-        if shutil.which("pyenv"):
-            listed = subprocess.run(
-                ["pyenv", "versions", "--bare"], capture_output=True, text=True, check=False
-            ).stdout.split()
-            installed = [v for v in listed if v.startswith(f"{version}.")]
-            if installed:
-                where = subprocess.run(
-                    ["pyenv", "which", f"python{version}"],
-                    capture_output=True,
-                    text=True,
-                    check=False,
-                    env={**os.environ, "PYENV_VERSION": installed[-1]},
-                )
-                if where.returncode == 0:
-                    return where.stdout.strip()
-    return None
+    running = f"{sys.version_info.major}.{sys.version_info.minor}"
+    others = (installed_python(v) for v in ("3.13", "3.12", "3.11") if v != running)
+    return next((found for found in others if found), None)
 
 
 OTHER_PYTHON = _another_python()
