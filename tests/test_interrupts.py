@@ -23,9 +23,11 @@ import uuid
 from collections.abc import Callable
 from pathlib import Path
 
+import click
 import pytest
 
 from helpers import CONTRACT_TYPES
+from importlinter_contracts.interrupts import processes_ended_on_signals
 
 pytestmark = [
     pytest.mark.slow,
@@ -333,13 +335,44 @@ def test_signals_before_the_handlers_end_the_run_without_a_traceback(
 
 @pytest.mark.parametrize("signal_number", SIGNALS)
 def test_lint_imports_ends_the_probe(runtime_tree: Path, signal_number: int) -> None:
-    """lint-imports sets no handler: SIGTERM and SIGHUP end it as they would have, SIGINT
-    as import-linter handles it; the probe ends first."""
+    """lint-imports sets no handler: SIGTERM and SIGHUP end it as they would have (a shell
+    says 143 and 129), SIGINT with 130 and one line, not click's "Aborted!" and 1, the status
+    of a broken contract; the probe ends first."""
     lint = [str(BIN / "lint-imports"), "--no-logo", "--no-cache"]
     for delay in moments("lint-imports", signal_number, 0.5):
-        status, _ = run(lint, runtime_tree, signal_number, delay, probe_started(runtime_tree))
-        assert status == (1 if signal_number == signal.SIGINT else -signal_number)
+        ended = run(lint, runtime_tree, signal_number, delay, probe_started(runtime_tree))
+        assert ended == (
+            (130, "importlinter-contracts: interrupted by SIGINT.\n")
+            if signal_number == signal.SIGINT
+            else (-signal_number, "")
+        )
         assert_probe_gone(runtime_tree)
+
+
+def _ending_of_sigint_while_a_process_is_watched() -> str:
+    """Return how SIGINT ends a block that watches a process: the exception, and its code."""
+    try:
+        with processes_ended_on_signals():
+            os.kill(os.getpid(), signal.SIGINT)
+            time.sleep(5)
+    except (KeyboardInterrupt, SystemExit) as ended:
+        return f"{type(ended).__name__}({ended})"
+    return "nothing"
+
+
+def test_sigint_while_a_probe_runs_exits_130_in_a_click_command_only(
+    capsys: pytest.CaptureFixture[str],
+) -> None:
+    """Inside a click command, as in lint-imports, SIGINT exits with 130 and one line; in a
+    Python session it stops the statement, as it always does."""
+    assert _ending_of_sigint_while_a_process_is_watched() == "KeyboardInterrupt()"
+    assert capsys.readouterr().err == ""
+    with click.Context(click.Command("lint-imports")):
+        ending = _ending_of_sigint_while_a_process_is_watched()
+    assert (ending, capsys.readouterr().err) == (
+        "SystemExit(130)",
+        "importlinter-contracts: interrupted by SIGINT.\n",
+    )
 
 
 ALLOWLIST = """\
