@@ -56,7 +56,15 @@ def _print_version(context: click.Context, _: click.Parameter, value: bool) -> N
     context.exit()
 
 
-@click.group()
+def _exit_status(statuses: str) -> str:
+    """Return the end of a command's help: its exit statuses, the signals' ones last."""
+    return (
+        f"Exit status: {statuses} A run that SIGINT (Ctrl-C), SIGTERM or SIGHUP ends exits "
+        "with 128 + the signal's number: 130, 143 or 129."
+    )
+
+
+@click.group(context_settings={"help_option_names": ["-h", "--help"]})
 @click.option(
     "--version",
     is_flag=True,
@@ -199,7 +207,12 @@ def _say_skipped(skipped: list[SkippedContract]) -> None:
         )
 
 
-@main.command()
+@main.command(
+    epilog=_exit_status(
+        "0 when every contract checked is kept, 1 when any is broken, 2 on a configuration or "
+        "usage error (the message goes to stderr)."
+    )
+)
 @_session_options
 @_static_option
 @click.option(
@@ -225,11 +238,7 @@ def check(
     show_timings: bool,
     output_format: str,
 ) -> None:
-    """Check the contracts, built-in ones included, as lint-imports does.
-
-    Exit status: 0 when every contract checked is kept, 1 when any is broken, 2 on a
-    configuration or usage error (the message goes to stderr).
-    """
+    """Check the contracts, built-in ones included, as lint-imports does."""
     with _quiet_stdout(verbose) as printed:
         result = run_contracts(
             config,
@@ -265,7 +274,13 @@ def check(
     sys.exit(EXIT_KEPT if result.kept else EXIT_BROKEN)
 
 
-@main.command()
+@main.command(
+    epilog=_exit_status(
+        "0 when the allowlists are exact (or the diff was written and every entry gives its "
+        "reason), 1 when a change is shown or an entry lacks its reason, 2 on a configuration or "
+        "usage error."
+    )
+)
 @_session_options
 @_static_option
 @click.option("--write", is_flag=True, help="Apply the change to the configuration file.")
@@ -290,10 +305,6 @@ def allowlist(
     A violation is left to fix (check shows it); with --add-violations, an entry is added
     for it. With --write, apply the diff; nothing else in the file changes. Only the
     contracts that have an allowlist are checked.
-
-    Exit status: 0 when the allowlists are exact (or the diff was written and every entry
-    gives its reason), 1 when a change is shown or an entry lacks its reason, 2 on a
-    configuration or usage error.
     """
     from .allowlist_sync import sync
 
@@ -324,7 +335,14 @@ def allowlist(
     sys.exit(EXIT_BROKEN if found.unreasoned or (found.diff and not write) else EXIT_KEPT)
 
 
-@main.command()
+@main.command(
+    epilog=_exit_status(
+        "0 when there is nothing to change, or the edit was written and every contract is kept; 1 "
+        "when a change is shown and not written, an import is left as it is, a broken contract has"
+        " nothing to defer (a stale allowlist entry, say), or a contract is still broken after the"
+        " edit; 2 on a configuration or usage error, or when a file cannot be written."
+    )
+)
 @_session_options
 @click.option(
     "--form",
@@ -353,12 +371,6 @@ def fix(
     is used at import time, it sits in a try statement, ...) is left as it is, with why,
     on stderr. With --write, apply the diff (each file replaced atomically, after every
     file reads back as it must and is found writable) and check the contracts again.
-
-    Exit status: 0 when there is nothing to change, or the edit was written and every
-    contract is kept; 1 when a change is shown and not written, an import is left as it
-    is, a broken contract has nothing to defer (a stale allowlist entry, say), or a
-    contract is still broken after the edit; 2 on a configuration or usage error, or when a
-    file cannot be written.
     """
     from .deferral import fix as deferral_fix
 
@@ -402,7 +414,12 @@ def fix(
     sys.exit(EXIT_KEPT if again.kept and not found.refused else EXIT_BROKEN)
 
 
-@main.command()
+@main.command(
+    epilog=_exit_status(
+        "1 when an allowlist grew, the change stops reporting a finding or makes a contract check "
+        "less, 0 otherwise, 2 on an error (not a git repository, an unknown revision)."
+    )
+)
 @_session_options
 @click.option(
     "--base",
@@ -446,10 +463,6 @@ def review(
 
     Contracts that the change makes check less (removed, or a source, forbidden or followed
     module removed) are named too, even where no finding is hidden by it today.
-
-    Exit status: 1 when an allowlist grew, the change stops reporting a finding or makes a
-    contract check less, 0 otherwise, 2 on an error (not a git repository, an unknown
-    revision).
     """
     if bool(base) == bool(revisions):
         raise UsageError("give either --base REF or --history REF (repeatable).")
@@ -516,7 +529,12 @@ def _echo_found(
 
 
 # The module arguments come before the session options' optional CONFIG_FILE.
-@main.command()
+@main.command(
+    epilog=_exit_status(
+        "0 when the closure is shown (and, with --measure, measured), 2 on an error or when "
+        "the import cannot be measured."
+    )
+)
 @click.argument("module")
 @_graph_options
 @_graph_format
@@ -615,7 +633,7 @@ def closure(
         raise failure
 
 
-@main.command()
+@main.command(epilog=_exit_status("0 when a chain exists, 1 when none does, 2 on an error."))
 @click.argument("importer")
 @click.argument("imported")
 @_graph_options
@@ -630,8 +648,6 @@ def why(
 ) -> None:
     """How IMPORTER comes to import IMPORTED: the shortest chain of imports, and the
     shortest that runs at import time when that is another.
-
-    Exit status: 0 when a chain exists, 1 when none does, 2 on an error.
     """
     from . import explore
 

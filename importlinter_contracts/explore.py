@@ -6,11 +6,14 @@
 >>> x.why("vllm_omni.platforms", "vllm_omni.platforms.xpu")  # how, and whether eagerly
 >>> x.imports("vllm_omni.platforms"), x.importers("vllm_omni.platforms.xpu")
 >>> x.check()                               # the contracts' findings, as the JSON report
+>>> explore.load(static=True).check()       # as check --static: no contract runs the code
 >>> x.smallest_cut("r4")                    # the fewest imports to defer to keep it
 """
 
 from __future__ import annotations
 
+import contextlib
+import io
 import itertools
 import os
 import sys
@@ -40,7 +43,7 @@ from .modules import has_module, parents
 from .options import not_a_module_name
 from .rendering import smallest_cut_heading, smallest_cut_steps
 from .report import Hop, Location, Report, SmallestCutData
-from .running import run_contracts
+from .running import run_contracts, static_only
 from .unseen import unseen_folders
 
 
@@ -224,10 +227,12 @@ class Explorer:
         cache_dir: Path | None,
         session_options: Mapping[str, Any] | None = None,
         grimp_cache: Path | None = None,
+        static: bool = False,
     ) -> None:
         self.graph = graph
         self._config = config
         self._cache_dir = cache_dir
+        self._static = static
         self._session_options = session_options or {}
         self._scopes = ScopeIndex(cache_dir, self._session_options, grimp_cache)
         self._eager = EagerImports(graph, self._scopes)
@@ -341,9 +346,16 @@ class Explorer:
 
     def check(self, contract_id: str | None = None) -> Report:
         """Return the contracts' findings (of `contract_id` alone, where given), as
-        `importlinter-contracts check --format json` gives them."""
+        `importlinter-contracts check --format json` gives them (with --static, where the
+        explorer was loaded with `static`). Prints nothing: what a contract prints while it
+        checks (the runtime contract's summary) is in the findings.
+
+        Raises NothingToCheckError when `static` leaves no contract to check.
+        """
         ids = (contract_id,) if contract_id else ()
-        return run_contracts(self._config, ids, self._cache_dir).as_data()
+        select = static_only if self._static else None
+        with contextlib.redirect_stdout(io.StringIO()):
+            return run_contracts(self._config, ids, self._cache_dir, select=select).as_data()
 
     def smallest_cut(self, contract_id: str) -> Cut:
         """Return the fewest import statements to defer for the eager_imports contract
@@ -444,10 +456,13 @@ def _eager_step(hop: EagerHop) -> Step:
     return Step(data)
 
 
-def load(config: str | None = None, cache_dir: Path | None = DEFAULT_CACHE_DIR) -> Explorer:
+def load(
+    config: str | None = None, cache_dir: Path | None = DEFAULT_CACHE_DIR, static: bool = False
+) -> Explorer:
     """Return an explorer of the configuration, read as lint-imports reads it (the same file
     discovery and session options), with its graph built once, with the same cache (None: no
-    cache).
+    cache). With `static`, its `check` leaves out the contracts that run the analysed code,
+    as `check --static` does.
 
     Raises ConfigurationError when there is no configuration or it cannot be read.
     """
@@ -468,7 +483,9 @@ def load(config: str | None = None, cache_dir: Path | None = DEFAULT_CACHE_DIR) 
         _warn(warning)
     if cache_warnings:  # the caches beside grimp's go by the times it read: none to go by
         cache_dir = grimp_cache = None
-    return Explorer(graph, config, cache_dir, user_options.session_options, grimp_cache)
+    return Explorer(
+        graph, config, cache_dir, user_options.session_options, grimp_cache, static=static
+    )
 
 
 def _warn(message: str) -> None:

@@ -4,7 +4,8 @@ and systemd send) and SIGHUP (a closed terminal).
 Two promises rest on this module. Every process a run starts ends with it: while one runs,
 `processes_ended_on_signals` has each of these signals kill it first, and then do what the
 handler before did (under lint-imports, whose SIGTERM and SIGHUP end the process at once and
-run no `finally`, the signal then ends it as it would have; SIGINT raises KeyboardInterrupt).
+run no `finally`, the signal then ends it as it would have; SIGINT, whose KeyboardInterrupt
+click would turn into "Aborted!" and status 1, a broken contract's, exits with 130 instead).
 And the console script (`exiting_on_signals`) turns each into `Interrupted`, which unwinds
 the run, every `finally` included (files are written atomically: a write cut short leaves the
 old file), and exits with 128 + the signal's number, printing one line and no traceback.
@@ -209,9 +210,22 @@ def _handle(signal_number: int, frame: FrameType | None) -> None:
         with suppress(OSError):
             kill()
     previous = _previous.get(signal_number)
+    if previous is signal.default_int_handler and _in_click_command():
+        interrupted = Interrupted(signal_number)
+        with suppress(OSError):
+            print(f"importlinter-contracts: {interrupted}.", file=sys.stderr, flush=True)
+        # SystemExit, which click lets through, unwinds the run, every `finally` included.
+        raise SystemExit(interrupted.exit_status)
     if callable(previous):
         previous(signal_number, frame)
     elif previous != signal.SIG_IGN:
         # The default (or a handler not set from Python): end as the signal would have.
         signal.signal(signal_number, signal.SIG_DFL)
         os.kill(os.getpid(), signal_number)
+
+
+def _in_click_command() -> bool:
+    """Whether a click command runs (lint-imports does), which would end a KeyboardInterrupt
+    with status 1, not a Python session, where it stops the statement only."""
+    click = sys.modules.get("click")
+    return click is not None and click.get_current_context(silent=True) is not None

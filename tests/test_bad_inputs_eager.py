@@ -6,6 +6,7 @@ from __future__ import annotations
 import json
 import marshal
 import os
+import shutil
 import stat
 import subprocess
 import sys
@@ -329,8 +330,11 @@ def read_only_cache_folder(tree: Project) -> Iterator[Path]:
     folder.mkdir(parents=True)
     folder.chmod(stat.S_IRUSR | stat.S_IXUSR)
     # root writes into a read-only folder; an immutable one stops it too, where chattr works.
-    immutable = os.geteuid() == 0 and (
-        subprocess.run(["chattr", "+i", str(folder)], capture_output=True).returncode == 0
+    chattr = shutil.which("chattr")
+    immutable = (
+        os.geteuid() == 0
+        and chattr is not None
+        and subprocess.run([chattr, "+i", str(folder)], capture_output=True).returncode == 0
     )
     try:
         probe = folder / "probe"
@@ -340,10 +344,13 @@ def read_only_cache_folder(tree: Project) -> Iterator[Path]:
             yield folder
         else:
             probe.unlink()
-            pytest.skip("this user can write into a read-only folder here")
+            pytest.skip(
+                "this user can write into a read-only folder here"
+                + ("" if chattr else ", and chattr (e2fsprogs), to make it immutable, is missing")
+            )
     finally:
         if immutable:
-            subprocess.run(["chattr", "-i", str(folder)], check=True)
+            subprocess.run([chattr, "-i", str(folder)], check=True)
         folder.chmod(stat.S_IRWXU)
 
 
@@ -356,6 +363,31 @@ def test_a_read_only_cache_folder_gives_a_warning_and_the_run_goes_on(
         for reason in ("Permission denied", "Operation not permitted")
     )
     assert list(read_only_cache_folder.iterdir()) == []
+
+
+@pytest.mark.skipif(os.geteuid() != 0, reason="only root needs chattr to make a folder unwritable")
+def test_without_chattr_root_skips_the_read_only_folder_test_saying_why(tmp_path: Path) -> None:
+    """Where e2fsprogs is missing, as in slim containers: a skip with its reason, not an error."""
+    test = f"{__file__}::test_a_read_only_cache_folder_gives_a_warning_and_the_run_goes_on"
+    inner = str(tmp_path / "inner")
+    pytest_options = ["-q", "-n0", "-rs", "-p", "no:cacheprovider", "--basetemp", inner]
+    without_chattr = tmp_path / "bin"
+    without_chattr.mkdir()
+    result = subprocess.run(
+        [sys.executable, "-m", "pytest", *pytest_options, test],
+        capture_output=True,
+        text=True,
+        cwd=Path(__file__).parent.parent,
+        env={**os.environ, "PATH": str(without_chattr)},
+    )
+    skipped = [line for line in result.stdout.splitlines() if line.startswith("SKIPPED")]
+    assert (result.returncode, [line.partition(": ")[2] for line in skipped]) == (
+        0,
+        [
+            "this user can write into a read-only folder here, and chattr (e2fsprogs), to make "
+            "it immutable, is missing"
+        ],
+    )
 
 
 def eager_lines_cached_and_fresh(

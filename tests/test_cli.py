@@ -219,3 +219,46 @@ def test_allowlist_checks_only_the_contracts_that_have_an_allowlist(tree: Projec
     assert not (tree.root / "probe-ran").exists()
     assert run("allowlist", "--no-cache", "--add-violations").exit_code == 1
     assert (tree.root / "probe-ran").exists()
+
+
+SIGNALS_STATUS = (
+    "A run that SIGINT (Ctrl-C), SIGTERM or SIGHUP ends exits with 128 + the signal's number: "
+    "130, 143 or 129."
+)
+
+
+def _last_paragraph(help_text: str) -> str:
+    return " ".join(help_text.rstrip("\n").split("\n\n")[-1].split())
+
+
+@pytest.mark.parametrize("command", sorted(main.commands))
+def test_every_commands_help_ends_with_its_exit_statuses_and_h_is_help(command: str) -> None:
+    """Walks the group, so that a new command without its exit statuses fails here."""
+    result = run(command, "-h")
+    assert (result.exit_code, result.stdout) == (0, run(command, "--help").stdout)
+    last = _last_paragraph(result.stdout)
+    assert last.startswith("Exit status: ")
+    assert last.endswith(SIGNALS_STATUS)
+
+
+@pytest.mark.parametrize(
+    ("command", "statuses"),
+    [
+        (
+            "closure",
+            "0 when the closure is shown (and, with --measure, measured), 2 on an error or "
+            "when the import cannot be measured.",
+        ),
+        ("why", "0 when a chain exists, 1 when none does, 2 on an error."),
+    ],
+)
+def test_closure_and_why_help_end_with_their_exit_statuses(command: str, statuses: str) -> None:
+    assert _last_paragraph(run(command, "--help").stdout) == (
+        f"Exit status: {statuses} {SIGNALS_STATUS}"
+    )
+
+
+def test_h_is_help_for_the_group() -> None:
+    result = run("-h")
+    assert (result.exit_code, result.stdout) == (0, run("--help").stdout)
+    assert result.stdout.startswith("Usage: main [OPTIONS] COMMAND [ARGS]...\n")

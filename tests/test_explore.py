@@ -203,3 +203,57 @@ def test_load_takes_a_config_file_elsewhere(project: Project, tmp_path: Path) ->
     )
     (project.root / ".importlinter").rename(project.root / "rules.ini")
     assert explore.load("rules.ini", cache_dir=None).check()["kept"] is True
+
+
+R2_AND_RUNTIME = """\
+[importlinter:contract:r2]
+name = R2
+type = backend_isolation
+container = pkg.platforms
+
+[importlinter:contract:runtime]
+name = Runtime
+type = runtime_isolation
+blocked_modules = fakesdk
+probe_modules = pkg.probe
+"""
+# The probe's module leaves a file behind: it shows whether the analysed code ran.
+PROBED = {
+    **TREE,
+    "pkg/probe.py": "import pathlib\npathlib.Path('probe-ran').touch()\n",
+    "fakesdk/__init__.py": "",
+}
+
+
+def test_check_returns_the_report_and_prints_nothing(
+    project: Project, capsys: pytest.CaptureFixture[str]
+) -> None:
+    project.write(PROBED)
+    project.configure(R2_AND_RUNTIME, session=LAZY_TARGET)
+    report = explore.load(cache_dir=None).check()
+    assert [(c["id"], c["kept"]) for c in report["contracts"]] == [
+        ("r2", True),
+        ("runtime", True),
+    ]
+    assert (project.root / "probe-ran").exists()
+    assert capsys.readouterr().out == ""
+
+
+def test_static_leaves_out_the_contracts_that_run_the_code_as_check_static_does(
+    project: Project,
+) -> None:
+    project.write(PROBED)
+    project.configure(R2_AND_RUNTIME, session=LAZY_TARGET)
+    report = explore.load(cache_dir=None, static=True).check()
+    assert [c["id"] for c in report["contracts"]] == ["r2"]
+    assert report["skipped"] == [
+        {
+            "id": "runtime",
+            "name": "Runtime",
+            "type": "runtime_isolation",
+            "reason": "runs the code it checks, which --static skips",
+        }
+    ]
+    assert not (project.root / "probe-ran").exists()
+    cli = run_cli("check", "--no-cache", "--static", "--format", "json")
+    assert report == json.loads(cli.stdout)

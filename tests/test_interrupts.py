@@ -23,9 +23,11 @@ import uuid
 from collections.abc import Callable
 from pathlib import Path
 
+import click
 import pytest
 
 from helpers import CONTRACT_TYPES
+from importlinter_contracts.interrupts import processes_ended_on_signals
 
 pytestmark = [
     pytest.mark.slow,
@@ -35,7 +37,27 @@ pytestmark = [
 BIN = Path(sys.executable).parent
 SEED = 28
 MOMENTS = 3  # per command and signal
-SIGNALS = [signal.SIGTERM, signal.SIGHUP, signal.SIGINT]
+# Under nohup (and on some CI runners) this process, and every run it starts, inherits SIGHUP
+# ignored: a run then rightly goes on, so a test that SIGHUP should end it cannot hold.
+SIGHUP_IGNORED = pytest.mark.skipif(
+    signal.getsignal(signal.SIGHUP) == signal.SIG_IGN,
+    reason="SIGHUP is ignored by this test process (as under nohup), so by every run it starts",
+)
+
+
+def signals(*numbers: int) -> list[object]:
+    """Return pytest parameters of the signals, named, SIGHUP's skipped where it is ignored."""
+    return [
+        pytest.param(
+            number,
+            id=signal.Signals(number).name,
+            marks=[SIGHUP_IGNORED] if number == signal.SIGHUP else [],
+        )
+        for number in numbers
+    ]
+
+
+SIGNALS = signals(signal.SIGTERM, signal.SIGHUP, signal.SIGINT)
 MARK = "IMPORTLINTER_CONTRACTS_TEST_RUN"
 CHAIN = 600  # modules the eager walks may reach: more than read_ahead.READ_AHEAD_FROM
 
@@ -219,7 +241,7 @@ def timed(args: list[str], cwd: Path) -> tuple[int | None, float]:
     return status, time.monotonic() - started
 
 
-@pytest.mark.parametrize("signal_number", SIGNALS, ids=lambda n: signal.Signals(n).name)
+@pytest.mark.parametrize("signal_number", SIGNALS)
 def test_check_of_static_contracts(
     static_tree: Path, uncached_report: tuple[dict[str, object], float], signal_number: int
 ) -> None:
@@ -281,7 +303,7 @@ def assert_probe_gone(root: Path) -> None:
     (root / "probe.pids").unlink()
 
 
-@pytest.mark.parametrize("signal_number", SIGNALS, ids=lambda n: signal.Signals(n).name)
+@pytest.mark.parametrize("signal_number", SIGNALS)
 def test_check_during_the_runtime_probe(runtime_tree: Path, signal_number: int) -> None:
     check = [str(BIN / "importlinter-contracts"), "check", "--no-cache"]
     for delay in moments("probe", signal_number, 0.5):
@@ -290,7 +312,7 @@ def test_check_during_the_runtime_probe(runtime_tree: Path, signal_number: int) 
         assert_probe_gone(runtime_tree)
 
 
-@pytest.mark.parametrize("signal_number", SIGNALS, ids=lambda n: signal.Signals(n).name)
+@pytest.mark.parametrize("signal_number", SIGNALS)
 def test_check_before_and_while_the_probe_starts(runtime_tree: Path, signal_number: int) -> None:
     """From the handlers on: building the graph, starting the probe, reading its result."""
     check = [str(BIN / "importlinter-contracts"), "check", "--no-cache"]
@@ -301,7 +323,7 @@ def test_check_before_and_while_the_probe_starts(runtime_tree: Path, signal_numb
             assert_probe_gone(runtime_tree)
 
 
-@pytest.mark.parametrize("signal_number", [signal.SIGTERM, signal.SIGHUP])
+@pytest.mark.parametrize("signal_number", signals(signal.SIGTERM, signal.SIGHUP))
 def test_signals_before_the_handlers_end_the_run_without_a_traceback(
     static_tree: Path, signal_number: int
 ) -> None:
@@ -311,15 +333,50 @@ def test_signals_before_the_handlers_end_the_run_without_a_traceback(
     assert (status, stderr) == (-signal_number, "")
 
 
-@pytest.mark.parametrize("signal_number", SIGNALS, ids=lambda n: signal.Signals(n).name)
+@pytest.mark.parametrize("signal_number", SIGNALS)
 def test_lint_imports_ends_the_probe(runtime_tree: Path, signal_number: int) -> None:
-    """lint-imports sets no handler: SIGTERM and SIGHUP end it as they would have, SIGINT
-    as import-linter handles it; the probe ends first."""
+    """lint-imports sets no handler: SIGTERM and SIGHUP end it as they would have (a shell
+    says 143 and 129), SIGINT with 130 and one line, not click's "Aborted!" and 1, the status
+    of a broken contract; the probe ends first."""
     lint = [str(BIN / "lint-imports"), "--no-logo", "--no-cache"]
     for delay in moments("lint-imports", signal_number, 0.5):
-        status, _ = run(lint, runtime_tree, signal_number, delay, probe_started(runtime_tree))
-        assert status == (1 if signal_number == signal.SIGINT else -signal_number)
+        ended = run(lint, runtime_tree, signal_number, delay, probe_started(runtime_tree))
+        assert ended == (
+            (130, "importlinter-contracts: interrupted by SIGINT.\n")
+            if signal_number == signal.SIGINT
+            else (-signal_number, "")
+        )
         assert_probe_gone(runtime_tree)
+
+
+def _ending_of_sigint_while_a_process_is_watched() -> str:
+    """Return how SIGINT ends a block that watches a process: the exception, and its code."""
+    try:
+        with processes_ended_on_signals():
+            os.kill(os.getpid(), signal.SIGINT)
+            time.sleep(5)
+    except (KeyboardInterrupt, SystemExit) as ended:
+        return f"{type(ended).__name__}({ended})"
+    return "nothing"
+
+
+@pytest.mark.skipif(
+    signal.getsignal(signal.SIGINT) == signal.SIG_IGN,
+    reason="SIGINT is ignored by this test process (a shell's background job), so by the block",
+)
+def test_sigint_while_a_probe_runs_exits_130_in_a_click_command_only(
+    capsys: pytest.CaptureFixture[str],
+) -> None:
+    """Inside a click command, as in lint-imports, SIGINT exits with 130 and one line; in a
+    Python session it stops the statement, as it always does."""
+    assert _ending_of_sigint_while_a_process_is_watched() == "KeyboardInterrupt()"
+    assert capsys.readouterr().err == ""
+    with click.Context(click.Command("lint-imports")):
+        ending = _ending_of_sigint_while_a_process_is_watched()
+    assert (ending, capsys.readouterr().err) == (
+        "SystemExit(130)",
+        "importlinter-contracts: interrupted by SIGINT.\n",
+    )
 
 
 ALLOWLIST = """\
@@ -357,7 +414,7 @@ def allowlist_written(
     return root, edited, longest
 
 
-@pytest.mark.parametrize("signal_number", SIGNALS, ids=lambda n: signal.Signals(n).name)
+@pytest.mark.parametrize("signal_number", SIGNALS)
 def test_allowlist_write(
     allowlist_written: tuple[Path, str, float], tmp_path: Path, signal_number: int
 ) -> None:
@@ -407,7 +464,12 @@ def test_a_signal_the_run_was_started_ignoring_stays_ignored(runtime_tree: Path)
     assert _survivors(mark) == []
 
 
-@pytest.mark.parametrize("signal_number", SIGNALS, ids=lambda n: signal.Signals(n).name)
+# (Ignored from the start, a signal leaves the ending as it is too.)
+@pytest.mark.parametrize(
+    "signal_number",
+    [signal.SIGTERM, signal.SIGHUP, signal.SIGINT],
+    ids=lambda n: signal.Signals(n).name,
+)
 def test_a_signal_once_the_run_has_ended_leaves_its_ending(signal_number: int) -> None:
     """While Python exits (here, in an atexit callback, which runs Python code after the
     run's), a signal is ignored: it neither changes the status nor prints a traceback."""
@@ -421,3 +483,32 @@ def test_a_signal_once_the_run_has_ended_leaves_its_ending(signal_number: int) -
     ended = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True)
     assert (ended.returncode, ended.stderr) == (0, "")
     assert ended.stdout.startswith("importlinter-contracts ")
+
+
+def test_the_sighup_tests_skip_saying_why_when_sighup_is_ignored(tmp_path: Path) -> None:
+    """As under nohup: the test process inherits SIGHUP ignored, as its runs would."""
+    ignoring = (
+        "import signal, sys, pytest; signal.signal(signal.SIGHUP, signal.SIG_IGN); "
+        "sys.exit(pytest.main(sys.argv[1:]))"
+    )
+    test = f"{__file__}::test_signals_before_the_handlers_end_the_run_without_a_traceback[SIGHUP]"
+    pytest_options = [
+        "-q",
+        "-n0",
+        "-rs",
+        "-p",
+        "no:cacheprovider",
+        "--basetemp",
+        str(tmp_path / "inner"),
+    ]
+    result = subprocess.run(
+        [sys.executable, "-c", ignoring, *pytest_options, test],
+        capture_output=True,
+        text=True,
+        cwd=Path(__file__).parent.parent,
+    )
+    skipped = [line for line in result.stdout.splitlines() if line.startswith("SKIPPED")]
+    assert (result.returncode, [line.partition(": ")[2] for line in skipped]) == (
+        0,
+        ["SIGHUP is ignored by this test process (as under nohup), so by every run it starts"],
+    )
