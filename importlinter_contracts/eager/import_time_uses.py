@@ -155,19 +155,9 @@ def _module_level(node: ast.stmt) -> Iterator[ast.Import | ast.ImportFrom]:
 def _definitions(module: ast.Module) -> dict[str, list[ast.FunctionDef | ast.AsyncFunctionDef]]:
     """The functions defined at import time, by the engine's keys (`f`, `C.f`)."""
     found: dict[str, list[ast.FunctionDef | ast.AsyncFunctionDef]] = {}
-    waiting: list[tuple[ast.stmt, str]] = [(node, "") for node in module.body]
-    while waiting:
-        node, prefix = waiting.pop()
+    for node, key in _bindings(module):
         if isinstance(node, ast.FunctionDef | ast.AsyncFunctionDef):
-            found.setdefault(prefix + node.name, []).append(node)
-        elif isinstance(node, ast.ClassDef):
-            waiting += [(statement, f"{prefix}{node.name}.") for statement in node.body]
-        else:
-            for child in ast.iter_child_nodes(node):
-                if isinstance(child, ast.stmt):
-                    waiting.append((child, prefix))
-                elif isinstance(child, ast.ExceptHandler | ast.match_case):
-                    waiting += [(statement, prefix) for statement in child.body]
+            found.setdefault(key, []).append(node)
     return found
 
 
