@@ -293,13 +293,21 @@ def probe_started(root: Path) -> Callable[[int], bool]:
 
 
 def assert_probe_gone(root: Path) -> None:
-    """The probe's process and the one it started (both also carry the run's mark)."""
+    """The probe's process and the one it started (both also carry the run's mark) are ended.
+    The run sends their group SIGKILL before it ends itself; the kernel carries it out when
+    the process is next scheduled, which on a loaded machine may come a moment after the
+    run has exited, so each is given a second to be gone."""
     for pid in map(int, (root / "probe.pids").read_text().split()):
-        try:
-            state = Path(f"/proc/{pid}/stat").read_text().rpartition(")")[2].split()[0]
-        except OSError:
-            continue
-        assert state in ("Z", "X"), pid
+        deadline = time.monotonic() + 1.0
+        while True:
+            try:
+                state = Path(f"/proc/{pid}/stat").read_text().rpartition(")")[2].split()[0]
+            except OSError:
+                state = "X"  # gone, and reaped
+            if state in ("Z", "X") or time.monotonic() > deadline:
+                break
+            time.sleep(0.01)
+        assert state in ("Z", "X"), (pid, state)
     (root / "probe.pids").unlink()
 
 
