@@ -601,6 +601,8 @@ def closure(
         },
         "warnings": warned,
     }
+    for name in found.conditional:
+        data["modules"][name]["conditional"] = True
     measured, failure = None, None
     if request is not None:
         try:

@@ -28,6 +28,7 @@ if TYPE_CHECKING:
 # and importing one compiled module loads every one.
 COMPILED_MODULES = (
     "importlinter_contracts.eager.parsing",
+    "importlinter_contracts.eager.conditions",
     "importlinter_contracts.eager.lazy",
     "importlinter_contracts.eager.calls",
     "importlinter_contracts.eager.scopes",

@@ -103,7 +103,7 @@ IMPORTLINTER_KEYS = (
     "contract_types",
     "show_timings",
 )
-OWN_KEYS = ("python_version", "lazy_imports")
+OWN_KEYS = ("python_version", "lazy_imports", "assume_false")
 # The contract types whose session keys are known: import-linter's and this package's.
 _KNOWN_PACKAGES = ("importlinter", "importlinter_contracts")
 

@@ -41,7 +41,7 @@ from .errors import UnknownModuleError, UsageError
 from .locations import link_text, locations, module_of_path
 from .modules import has_module, parents
 from .options import not_a_module_name
-from .rendering import smallest_cut_heading, smallest_cut_steps
+from .rendering import only_if, smallest_cut_heading, smallest_cut_steps
 from .report import Hop, Location, Report, SmallestCutData
 from .running import run_contracts, static_only
 from .unseen import unseen_folders
@@ -96,6 +96,11 @@ class Step:
         """Whether this step happens when `importer` is imported."""
         return self.is_parent or any(line.eager for line in self.lines)
 
+    @property
+    def conditional(self) -> bool:
+        """Whether this step happens only where a test holds that the tool cannot decide."""
+        return bool(self.hop.get("conditions"))
+
     def __eq__(self, other: object) -> bool:
         return isinstance(other, Step) and self.hop == other.hop
 
@@ -105,7 +110,9 @@ class Step:
     def __repr__(self) -> str:
         if self.is_parent:
             return f"{self.importer} -> {self.imported} ({PARENT_PACKAGE})"
-        return f"{self.importer} -> {self.imported}: " + "; ".join(map(repr, self.lines))
+        shown = f"{self.importer} -> {self.imported}: " + "; ".join(map(repr, self.lines))
+        conditions = self.hop.get("conditions")
+        return f"{shown}\n    {only_if(conditions)}" if conditions else shown
 
 
 class Steps(tuple[Step, ...]):
@@ -127,8 +134,16 @@ class Chain(tuple[Step, ...]):
     def eager(self) -> bool:
         return all(step.eager for step in self)
 
+    @property
+    def conditional(self) -> bool:
+        """Whether a step of the chain happens only where a test holds that the tool cannot
+        decide."""
+        return any(step.conditional for step in self)
+
     def __repr__(self) -> str:
         heading = "eager chain" if self.eager else "chain (not all at import time)"
+        if self.eager and self.conditional:
+            heading = "eager chain, conditional"
         return "\n".join([f"{heading}:", *(f"  {step!r}" for step in self)])
 
 
@@ -167,10 +182,17 @@ class EagerClosure(Mapping[str, Chain]):
     chains' lengths (on a chain of 1,000 modules, half a million steps).
     """
 
-    def __init__(self, module: str, reached: dict[str, EagerHop | None]) -> None:
+    def __init__(
+        self,
+        module: str,
+        reached: dict[str, EagerHop | None],
+        conditional: frozenset[str] = frozenset(),
+    ) -> None:
         self.module = module
         self._reached = reached
         self._steps: dict[str, Step] = {}
+        # The modules that every chain reaches across a test the tool cannot decide.
+        self.conditional = conditional
 
     def step_to(self, module: str) -> Step | None:
         """Return the step that reaches `module` (None for the module imported itself)."""
@@ -213,7 +235,15 @@ class EagerClosure(Mapping[str, Chain]):
                 lines.append(f"  {module}  (parent package of {step.importer})")
             else:
                 found = step.hop["locations"]
-                lines.append(f"  {module}  ({link_text(found[0]) if found else step.importer})")
+                where = link_text(found[0]) if found else step.importer
+                if module in self.conditional:
+                    where += ", conditional"
+                lines.append(f"  {module}  ({where})")
+        if self.conditional:
+            lines.append(
+                f"{len(self.conditional)} of them only where a test holds that the tool cannot "
+                "decide (conditional: `why` shows the test)"
+            )
         return "\n".join(lines)
 
 
@@ -239,25 +269,36 @@ class Explorer:
         self._warned: set[str] = set()
         # One object for every walk, which keeps what each hop's target is (`walk`).
         self._enter = self._enter_unless_external
+        self._enter_certain = self._enter_unless_conditional
 
     def _enter_unless_external(self, hop: EagerHop) -> object:
         """An eager closure follows every hop, into every module but external packages."""
         return _EXTERNAL if self.graph.is_module_squashed(hop.imported) else True
 
+    def _enter_unless_conditional(self, hop: EagerHop) -> object:
+        """The part of a closure that every machine runs follows no conditional hop."""
+        return False if hop.conditional else self._enter_unless_external(hop)
+
     def eager_closure(self, module: str) -> EagerClosure:
         """Return every module of the graph that runs when `module` is imported: the module, its
         parent packages, and what their eager imports (and the functions called at import
-        time) run, followed everywhere."""
+        time) run, followed everywhere; each reached by a chain of no conditional hop where
+        one exists, and conditional where none does."""
         module = self.module(module)
         reached, stops = walk(module, self._eager, self._enter, include_parents=True)
         for hop, _ in stops:  # an external package runs, but its file is not read
             reached.setdefault(hop.imported, hop)
+        certain, stops = walk(module, self._eager, self._enter_certain, include_parents=True)
+        for hop, _ in stops:
+            certain.setdefault(hop.imported, hop)
+        conditional = frozenset(reached.keys() - certain.keys())
+        reached.update(certain)
         for warning in calls_unread_warnings(self._eager) + dynamic_import_warnings(self._eager):
             if warning not in self._warned:
                 self._warned.add(warning)
                 _warn(warning)
         self._save_scopes()
-        return EagerClosure(module, reached)
+        return EagerClosure(module, reached, conditional)
 
     @property
     def root_packages(self) -> list[str]:

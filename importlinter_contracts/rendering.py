@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from . import _importlinter
 from .locations import link_text
-from .report import Hop, Location, SmallestCutData
+from .report import Condition, Hop, Location, SmallestCutData
 
 
 def print_finding(text: str, *, indent: int = 0, bold: bool = False) -> None:
@@ -57,18 +57,42 @@ def chain_steps(hop: Hop) -> list[tuple[str, list[Location]]]:
                     )
                 )
             caller = call["function"]
-    steps.append((describe_hop(hop), list(hop["locations"])))
+    conditions = hop.get("conditions")
+    steps.append((describe_hop(hop, tested=False), list(hop["locations"])))
+    if conditions:
+        # (The tests on a line of their own, with where each stands.)
+        where = [found for c in conditions if (found := c["location"]) is not None]
+        steps.append((only_if(conditions, places=False), where))
     return steps
 
 
-def describe_hop(hop: Hop) -> str:
-    """Return a hop as one line: `a -> b (l.3, module level)`, or `a.b -> a (why)` for a parent."""
+def describe_hop(hop: Hop, *, tested: bool = True) -> str:
+    """Return a hop as one line: `a -> b (l.3, module level)`, or `a.b -> a (why)` for a parent;
+    a conditional hop with its tests after it (`only if ...`) where `tested`."""
     if not hop["line_numbers"]:
         return f"{hop['importer']} -> {hop['imported']} ({hop['why'][0]})"
     lines = "; ".join(
         f"l.{line}, {why}" for line, why in zip(hop["line_numbers"], hop["why"], strict=True)
     )
-    return f"{hop['importer']} -> {hop['imported']} ({lines})"
+    conditions = hop.get("conditions")
+    tests = f" {only_if(conditions)}" if conditions and tested else ""
+    return f"{hop['importer']} -> {hop['imported']} ({lines}){tests}"
+
+
+def only_if(conditions: list[Condition], *, places: bool = True) -> str:
+    """Return the tests a hop runs under: `only if A and not (B)`; with `places`, each with
+    where it stands (`only if A (path:6) and not (B) (path:9)`)."""
+    return "only if " + " and ".join(
+        condition["shown"] if not places else f"{condition['shown']} ({_place(condition)})"
+        for condition in conditions
+    )
+
+
+def _place(condition: Condition) -> str:
+    where = condition["location"]
+    return (
+        link_text(where) if where is not None else f"{condition['module']}, l.{condition['line']}"
+    )
 
 
 def smallest_cut_heading(cut: SmallestCutData, excused: int) -> str:

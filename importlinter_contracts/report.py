@@ -38,6 +38,20 @@ class CallSite(TypedDict):
     location: Location | None  # where the call stands; None when the file is not known
 
 
+class Condition(TypedDict):
+    """An undecided test that a hop runs under, where it stands: `kind` is if (the test holds),
+    else (it does not), except (the `try` raised the exception named) or unless (an earlier
+    `if` of the function, whose body leaves it, did not hold); `shown`, the test as it holds
+    for the hop (`not (A)`, `except ImportError`)."""
+
+    module: str
+    line: int
+    kind: str
+    test: str
+    shown: str
+    location: Location | None
+
+
 class Hop(TypedDict):
     """One step of a chain: a direct import with its lines, or (for an eager chain, with no
     lines) a parent package that Python runs before its submodule."""
@@ -53,6 +67,9 @@ class Hop(TypedDict):
     # eager_imports, per line: the calls that run an import inside a function at import
     # time, the call at import time first; empty for a line that runs by itself.
     calls: NotRequired[list[list[CallSite]]]
+    # Of a hop that runs only where a test the tool cannot decide holds (every line of it
+    # does): the tests its first line runs under, outermost first.
+    conditions: NotRequired[list[Condition]]
 
 
 class ImportFinding(TypedDict):
@@ -67,6 +84,8 @@ class ImportFinding(TypedDict):
     why: NotRequired[list[str]]  # eager_imports: per line, why it runs at import time
     sources: NotRequired[list[str]]  # eager_imports: the source modules that reach it
     chain: NotRequired[list[Hop]]  # a chain of several imports, first to last
+    # eager_imports: true where every chain to it crosses a test the tool cannot decide.
+    conditional: NotRequired[bool]
     # Built-in contracts: other imports that stand in for the chain's first or last hop.
     extra_firsts: NotRequired[list[Hop]]
     extra_lasts: NotRequired[list[Hop]]
@@ -292,6 +311,8 @@ class ClosureEntry(TypedDict):
 
     reached_from: str | None
     hop: Hop | None
+    # True where every chain that reaches it crosses a test the tool cannot decide.
+    conditional: NotRequired[bool]
     # With --measure: its import's time by itself and with what it imported (None where no
     # run timed it), and the external packages it brought in.
     self_us: NotRequired[int | None]

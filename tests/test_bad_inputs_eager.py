@@ -418,7 +418,7 @@ def test_an_entry_kept_from_before_the_graph_changed_is_checked_against_the_new_
     eager_lines_cached_and_fresh(tmp_path / "cache", ["pkg.a"])  # pkg.b's entry not used
     cached, fresh = eager_lines_cached_and_fresh(tmp_path / "cache", ["pkg.a", "pkg.b"])
     assert cached == fresh
-    assert cached["pkg.b"] == (("pkg.x", (1,), ("module level",)),)
+    assert cached["pkg.b"] == (("pkg.x", (1,), ("module level",), ((),)),)
 
 
 def test_a_cache_shared_by_two_checkouts_keeps_neither_ones_files_for_the_other(
@@ -432,7 +432,7 @@ def test_a_cache_shared_by_two_checkouts_keeps_neither_ones_files_for_the_other(
     path = list(sys.path)
     monkeypatch.setattr(sys, "path", [str(tmp_path / "one"), *path])
     cached, _ = eager_lines_cached_and_fresh(tmp_path / "cache", ["pkg.a"])
-    assert cached["pkg.a"] == (("pkg.c", (1,), ("module level",)),)
+    assert cached["pkg.a"] == (("pkg.c", (1,), ("module level",), ((),)),)
     monkeypatch.setattr(sys, "path", [str(tmp_path / "two"), *path])
     cached, fresh = eager_lines_cached_and_fresh(tmp_path / "cache", ["pkg.a"])
     assert cached == fresh == {"pkg.a": ()}

@@ -28,8 +28,8 @@ from importlinter_contracts.errors import ConfigurationError
 
 SESSION = {"root_packages": ["pkg"]}
 KNOWN = (
-    "contract_types, exclude_type_checking_imports, include_external_packages, lazy_imports, "
-    "python_version, root_package, root_packages, show_timings"
+    "assume_false, contract_types, exclude_type_checking_imports, include_external_packages, "
+    "lazy_imports, python_version, root_package, root_packages, show_timings"
 )
 OURS = ["backend_isolation: importlinter_contracts.BackendIsolationContract"]
 

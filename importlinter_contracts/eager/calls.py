@@ -38,6 +38,8 @@ from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from typing import NamedTuple, cast
 
 from ..errors import UnreadableSourceError
+from .conditions import ELSE, EXCEPT, IF, UNLESS, Conditions, SourceLines, is_condition
+from .conditions import source_text as _source_text
 from .lazy import LazyNames
 from .parsing import parse, parse_error
 from .target import target_python
@@ -58,10 +60,12 @@ class Binding(NamedTuple):
 
 
 class CalledName(NamedTuple):
-    """A call of a dotted name (`f`, `m.f`, `a.b.f`) on a line."""
+    """A call of a dotted name (`f`, `m.f`, `a.b.f`) on a line, and the undecided tests of its
+    function (or of the module's code) that it runs under."""
 
     line: int
     target: str
+    conditions: Conditions = ()
 
 
 class Function(NamedTuple):
@@ -72,6 +76,15 @@ class Function(NamedTuple):
     imports: tuple[int, ...]
     calls: tuple[CalledName, ...]
     bindings: tuple[Binding, ...]
+    # The undecided tests of the function that each import (by line) runs under, where any.
+    conditions: tuple[tuple[int, Conditions], ...] = ()
+
+    def conditions_of(self, line: int) -> Conditions:
+        """Return the undecided tests the import on `line` runs under."""
+        for found, conditions in self.conditions:
+            if found == line:
+                return conditions
+        return ()
 
 
 class CallReading(NamedTuple):
@@ -514,11 +527,11 @@ def _through_method(
     for call in calls:
         head, dot, rest = call.target.partition(".")
         if first is not None and dot and head == first:
-            found.append(CalledName(call.line, CLASS_CALL + rest))
+            found.append(call._replace(target=CLASS_CALL + rest))
             continue
         found.append(call)
         for alternative in aliases.get(head, ()):
-            found.append(CalledName(call.line, alternative + dot + rest))
+            found.append(call._replace(target=alternative + dot + rest))
     return found
 
 
@@ -574,6 +587,7 @@ def read_calls(
         lazy_annotations(module, text),
         lazy_names or {},
         _read_module_tables(module.body),
+        SourceLines(text),
     )
     calls, defined, bindings = reader.read(module)
     # (Only a file whose text says `global` declares a name global.)
@@ -947,7 +961,7 @@ def read_calls_outlined(
     module = parse("\n".join(kept))
     lazy = lazy_annotations(module, "\n".join(lines))
     tables = _read_module_tables(module.body)
-    reader = _Reader(never_runs, lazy, {}, tables)
+    reader = _Reader(never_runs, lazy, {}, tables, SourceLines(lambda: lines))
     calls, defined, bindings = reader.read(module)
     by_line = {body[0]: body for body in bodies}
     functions = FunctionBodies(
@@ -1006,7 +1020,9 @@ class FunctionBodies(Mapping[str, Function]):
         found = self.read.get(name)
         if found is None:
             lines = self._lines()
-            reader = _Reader(self._never_runs, self.lazy_annotations, {}, self.tables)
+            reader = _Reader(
+                self._never_runs, self.lazy_annotations, {}, self.tables, SourceLines(self._lines)
+            )
             # (What a function returns, called, is read from the function's lines.)
             own = name.removesuffix(RETURNED)
             read = (
@@ -1070,8 +1086,15 @@ class _Reader:
         lazy_annotations: bool | None,
         lazy_names: LazyNames,
         tables: ModuleTables | None = None,
+        lines: SourceLines | None = None,
     ) -> None:
         self.never_runs = never_runs
+        # The file's lines, for the text of a test; the undecided tests of the function (or
+        # the module's code) being read that the statement read now runs under; and the
+        # tests of each import statement of the function, by line.
+        self.lines = lines or SourceLines("")
+        self.conditions: Conditions = ()
+        self.import_conditions: dict[int, Conditions] = {}
         # Whether annotations are evaluated where they stand (`lazy_annotations`).
         self.policy = lazy_annotations
         self.lazy_names = lazy_names
@@ -1120,7 +1143,30 @@ class _Reader:
         return _in_order(calls), functions, tuple(bindings)
 
     def _calls(self, nodes: Iterable[ast.AST]) -> Iterator[CalledName]:
-        return _calls(nodes, self.tables, self.loops)
+        return self._tested(_calls(nodes, self.tables, self.loops))
+
+    def _tested(self, calls: Iterable[CalledName]) -> Iterator[CalledName]:
+        """The calls, each with the tests it runs under."""
+        conditions = self.conditions
+        if not conditions:
+            return iter(calls)
+        return (call._replace(conditions=conditions) for call in calls)
+
+    def _under(self, kind: str, test: ast.expr | None, line: int) -> Conditions:
+        """The tests a block runs under: those of the blocks around it, then its own."""
+        text = "" if test is None else _source_text(self.lines, test)
+        return (*self.conditions, (kind, text, line))
+
+    def _undecided(self, test: ast.expr) -> bool:
+        """Whether a test is one that no reading decides: not a true constant, nor `not` a
+        test that never runs."""
+        if isinstance(test, ast.Constant):
+            return not test.value
+        return not (
+            isinstance(test, ast.UnaryOp)
+            and isinstance(test.op, ast.Not)
+            and self.never_runs(test.operand)
+        )
 
     def _bind_strings(self, node: ast.Assign) -> None:
         """Keep the strings a variable is assigned where the text spells them out
@@ -1162,13 +1208,32 @@ class _Reader:
         """Record what `statements` do when they run: their calls, the names their imports
         bind, the lines of their imports (`imports`, inside a function), and (`functions`)
         the functions they define; `annotations`: whether a variable's annotation is
-        evaluated here (at module level and in a class body, not in a function's)."""
+        evaluated here (at module level and in a class body, not in a function's). Each
+        call and import is kept with the undecided tests it runs under."""
+        outer = self.conditions
+        try:
+            self._run(statements, calls, bindings, functions, imports, annotations=annotations)
+        finally:
+            self.conditions = outer
+
+    def _run(
+        self,
+        statements: list[ast.stmt],
+        calls: list[CalledName],
+        bindings: list[Binding],
+        functions: dict[str, list[ast.FunctionDef]] | None,
+        imports: list[int] | None,
+        *,
+        annotations: bool,
+    ) -> None:
         for node in statements:
             self._note(node)
             if isinstance(node, ast.Import | ast.ImportFrom):
                 bindings.extend(_bindings(node))
                 if imports is not None:
                     imports.append(node.lineno)
+                    if self.conditions:
+                        self.import_conditions.setdefault(node.lineno, self.conditions)
             elif isinstance(node, ast.FunctionDef | ast.AsyncFunctionDef):
                 # Decorators, defaults and annotations run where the def stands; the body
                 # when called. Calling an async def only makes a coroutine: its body is not
@@ -1179,12 +1244,12 @@ class _Reader:
                 if annotations_run(self.policy, node):
                     run += _annotations(node)
                 calls.extend(self._calls(run))
-                calls.extend(_decorators(node.decorator_list))
+                calls.extend(self._tested(_decorators(node.decorator_list)))
                 if functions is not None and isinstance(node, ast.FunctionDef):
                     functions.setdefault(node.name, []).append(node)
             elif isinstance(node, ast.ClassDef):
                 calls.extend(self._calls([*node.decorator_list, *node.bases, *node.keywords]))
-                calls.extend(_decorators(node.decorator_list))
+                calls.extend(self._tested(_decorators(node.decorator_list)))
                 # A class body runs where it stands; its functions run only when called, by
                 # their name in the body or as `C.f`. A name in the body is looked up in the
                 # class as it stands then, else in the module (and a nested class or a
@@ -1211,7 +1276,7 @@ class _Reader:
                 )
                 calls.extend(body_calls)
                 calls.extend(
-                    CalledName(call.line, f"{node.name}.{call.target}")
+                    call._replace(target=f"{node.name}.{call.target}")
                     for call in body_calls
                     if call.target in own
                 )
@@ -1221,17 +1286,31 @@ class _Reader:
             elif isinstance(node, ast.If):
                 calls.extend(self._calls([node.test]))
                 decided = self._decided(node.test)
-                if decided is not False and not self.never_runs(node.test):
+                never = self.never_runs(node.test)
+                undecided = decided is None and not never and self._undecided(node.test)
+                around = self.conditions
+                if decided is not False and not never:
+                    if undecided:
+                        self.conditions = self._under(IF, node.test, node.lineno)
                     self.run(
                         node.body, calls, bindings, functions, imports, annotations=annotations
                     )
+                self.conditions = around
                 if decided is not True:
+                    if undecided:
+                        self.conditions = self._under(ELSE, node.test, node.lineno)
                     self.run(
                         node.orelse, calls, bindings, functions, imports, annotations=annotations
                     )
+                self.conditions = around
                 taken = node.body if decided else node.orelse
                 if decided is not None and taken and isinstance(taken[-1], ast.Return | ast.Raise):
                     return  # (the branch taken leaves the function: nothing after it runs)
+                if undecided and _leaves(node.body) and not _leaves(node.orelse):
+                    # What follows runs only where the test is false.
+                    self.conditions = self._under(UNLESS, node.test, node.lineno)
+                elif undecided and _leaves(node.orelse) and not _leaves(node.body):
+                    self.conditions = self._under(IF, node.test, node.lineno)
             elif isinstance(node, ast.For) and (
                 taken_by := _iterated(node.target, node.iter, self.tables, self.loops)
             ):
@@ -1260,8 +1339,12 @@ class _Reader:
                     calls.extend(self._calls([node.target] + ([node.value] if node.value else [])))
                 else:
                     calls.extend(self._calls(_expressions(node)))
-                for block in _blocks(node):
+                around = self.conditions
+                for block, kind, test, line in _clauses(node):
+                    if kind:
+                        self.conditions = self._under(kind, test, line)
                     self.run(block, calls, bindings, functions, imports, annotations=annotations)
+                    self.conditions = around
             if isinstance(node, ast.Assign):
                 self._bind_strings(node)  # (after its value, which runs first)
 
@@ -1291,7 +1374,10 @@ class _Reader:
             return Function((), (), ())
         found = self.function(inner) if inner else Function((), (), ())
         return Function(
-            found.imports, _in_order([*found.calls, *calls]), (*found.bindings, *bindings)
+            found.imports,
+            _in_order([*found.calls, *calls]),
+            (*found.bindings, *bindings),
+            found.conditions,
         )
 
     def _decided(self, test: ast.expr) -> bool | None:
@@ -1347,6 +1433,8 @@ class _Reader:
         calls: list[CalledName] = []
         bindings: list[Binding] = []
         imports: list[int] = []
+        outer_tests, self.conditions = self.conditions, ()
+        outer_imports, self.import_conditions = self.import_conditions, {}
         for node in nodes:
             # (Each definition's own: a name one defines inside itself is another's module
             # function.)
@@ -1370,17 +1458,34 @@ class _Reader:
             )
             body_calls.extend(_decorated(node))
             ran: set[str] = set()
-            while called := [c.target for c in body_calls if c.target in own.keys() - ran]:
-                ran.update(called)
-                for name in called:
-                    inner = self.function(own[name])
-                    imports.extend(inner.imports)
-                    body_calls.extend(inner.calls)
-                    bindings.extend(inner.bindings)
+            while called := [c for c in body_calls if c.target in own.keys() - ran]:
+                ran.update(c.target for c in called)
+                for name in dict.fromkeys(c.target for c in called):
+                    under = next(c.conditions for c in called if c.target == name)
+                    found = self._inner(own[name], under)
+                    imports.extend(found.imports)
+                    body_calls.extend(found.calls)
+                    bindings.extend(found.bindings)
             calls.extend(call for call in body_calls if call.target not in own)
             if self.lazy_names:
                 imports.extend(self._lazy_imports_loaded(node, self.lazy_names))
-        return Function(tuple(sorted(set(imports))), _in_order(calls), tuple(bindings))
+        tested = tuple(sorted(self.import_conditions.items()))
+        self.conditions, self.import_conditions = outer_tests, outer_imports
+        return Function(tuple(sorted(set(imports))), _in_order(calls), tuple(bindings), tested)
+
+    def _inner(self, nodes: list[ast.FunctionDef], under: Conditions) -> Function:
+        """What a function that a function defines and calls runs, its imports and calls under
+        the tests of that call (`under`) too; its imports' tests join the caller's."""
+        found = self.function(nodes)
+        if under:
+            found = found._replace(
+                calls=tuple(c._replace(conditions=(*under, *c.conditions)) for c in found.calls)
+            )
+        for line in found.imports:
+            tests = (*under, *found.conditions_of(line))
+            if tests:
+                self.import_conditions.setdefault(line, tests)
+        return found
 
     def _lazy_imports_loaded(
         self, node: ast.FunctionDef, lazy_names: dict[str, tuple[int, ...]]
@@ -1452,6 +1557,29 @@ def _expressions(node: ast.stmt) -> Iterator[ast.AST]:
     for case in getattr(node, "cases", []):
         if case.guard is not None:
             yield case.guard
+
+
+def _leaves(block: list[ast.stmt]) -> bool:
+    """Whether a block ends by leaving its function (`return`, `raise`)."""
+    return bool(block) and isinstance(block[-1], ast.Return | ast.Raise)
+
+
+def _clauses(node: ast.stmt) -> Iterator[tuple[list[ast.stmt], str, ast.expr | None, int]]:
+    """The blocks of a compound statement that is not a def, class or `if`, each with the kind
+    of test it runs under beyond the statement's own ("" for none), the test and its line: a
+    `while` body its test, an `except` handler its exception type."""
+    test = node.test if isinstance(node, ast.While) else None
+    for field in ("body", "orelse", "finalbody"):
+        block = getattr(node, field, None)
+        if isinstance(block, list):
+            if field == "body" and test is not None:
+                yield block, IF, test, node.lineno
+            else:
+                yield block, "", None, 0
+    for handler in getattr(node, "handlers", []):
+        yield handler.body, EXCEPT, handler.type, handler.lineno
+    for case in getattr(node, "cases", []):
+        yield case.body, "", None, 0
 
 
 def _blocks(node: ast.stmt) -> Iterator[list[ast.stmt]]:
@@ -1661,16 +1789,23 @@ def function_to_tuple(function: Function) -> Stored:
         function.imports,
         tuple(tuple(call) for call in function.calls),
         tuple(tuple(binding) for binding in function.bindings),
+        function.conditions,
     )
 
 
 def _function_from_tuple(data: object) -> Function:
-    imports, calls, bindings = _tuple(data, 3)
+    imports, calls, bindings, conditions = _tuple(data, 4)
     return Function(
         cast(tuple[int, ...], _tuple(imports)),
         _calls_from_tuples(calls),
         _bindings_from_tuples(bindings),
+        tuple(_line_conditions(item) for item in _tuple(conditions)),
     )
+
+
+def _line_conditions(data: object) -> tuple[int, Conditions]:
+    line, tests = _tuple(data, 2)
+    return _int(line), _conditions(tests)
 
 
 # The cache is sealed (`scope_cache`): what it holds was written by this version, and only
@@ -1682,7 +1817,18 @@ def _bindings_from_tuples(data: object) -> tuple[Binding, ...]:
 
 
 def _calls_from_tuples(data: object) -> tuple[CalledName, ...]:
-    return tuple(CalledName._make(_tuple(call, 2)) for call in _tuple(data))
+    found = []
+    for call in _tuple(data):
+        line, target, conditions = _tuple(call, 3)
+        found.append(CalledName(_int(line), _str(target), _conditions(conditions)))
+    return tuple(found)
+
+
+def _conditions(data: object) -> Conditions:
+    found = _tuple(data)
+    if not all(is_condition(condition) for condition in found):
+        raise ValueError("not a condition")
+    return cast(Conditions, found)
 
 
 def _tuple(value: object, length: int | None = None) -> Stored:

@@ -5,7 +5,7 @@ from __future__ import annotations
 import functools
 import gc
 import os
-from collections.abc import Callable, Iterator
+from collections.abc import Callable, Iterator, Mapping
 from contextlib import contextmanager
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, TypeVar, cast
@@ -303,6 +303,15 @@ class EagerImportContract(AllowlistedContract):
                             chain,
                             lambda finding: ignored_import(finding, entry),  # noqa: B023
                         )
+            if any(_crosses_a_test(finding) for finding in [*findings.values(), *ignored.values()]):
+                self._mark_conditional(
+                    sources,
+                    eager_imports,
+                    decide,
+                    [findings, ignored],
+                    chain_to,
+                    walk,
+                )
         warnings = calls_unread_warnings(eager_imports) + dynamic_import_warnings(eager_imports)
         cut: SmallestCutData | str | None = None
         if ends:
@@ -335,6 +344,41 @@ class EagerImportContract(AllowlistedContract):
             elif found_cut is not None:
                 cut = found_cut.as_data()
         return WalksFound(_sorted(findings), _sorted(ignored), warnings, cut), eager_imports.answers
+
+    def _mark_conditional(
+        self,
+        sources: list[str],
+        eager_imports: EagerImports,
+        decide: Callable[[EagerHop], object],
+        found: list[Mapping[tuple[str, str], ImportFinding]],
+        chain_to: Callable[[dict[str, EagerHop | None], str], list[EagerHop]],
+        walk: Callable[..., tuple[dict[str, EagerHop | None], list[tuple[EagerHop, object]]]],
+    ) -> None:
+        """Of each finding whose chain crosses a test the tool cannot decide: give it the
+        shortest chain that crosses none where one exists, else mark it conditional (every
+        chain to it crosses one). Walks that take no conditional hop tell which."""
+
+        def decide_certain(hop: EagerHop) -> object:
+            return False if hop.conditional else decide(hop)
+
+        certain: dict[tuple[str, str], list[EagerHop]] = {}
+        for source in sources:
+            reached, stops = walk(
+                source, eager_imports, decide_certain, include_parents=self.include_ancestors
+            )
+            for hop, _ in stops:
+                chain = [*chain_to(reached, hop.runs_from), hop]
+                key = (hop.importer, hop.imported)
+                if key not in certain or len(chain) < len(certain[key]):
+                    certain[key] = chain
+        for findings in found:
+            for key, finding in findings.items():
+                if not _crosses_a_test(finding):
+                    continue
+                if key in certain:
+                    finding["chain"] = [link.as_data() for link in certain[key]]
+                else:
+                    finding["conditional"] = True
 
     def _steps(
         self, graph: ImportGraph, entered: set[str], eager_imports: EagerImports | None = None
@@ -436,8 +480,13 @@ class EagerImportContract(AllowlistedContract):
     def render_broken_contract(self, check: ContractCheck) -> None:
         findings = cast(ContractFindings, check.metadata)
         for violation in cast(list[ImportFinding], findings["violations"]):
+            when = (
+                "runs at import time where a test holds that the tool cannot decide (conditional)"
+                if violation.get("conditional")
+                else "runs at import time"
+            )
             print_finding(
-                f"{violation['importer']} -> {violation['imported']} runs at import time, "
+                f"{violation['importer']} -> {violation['imported']} {when}, "
                 f"reached from {', '.join(violation['sources'])}:",
                 bold=True,
             )
@@ -563,6 +612,11 @@ def _may_reach(
                 seen.add(imported)
                 found.append(imported)
     return found
+
+
+def _crosses_a_test(finding: ImportFinding) -> bool:
+    """Whether a finding's chain has a hop that runs only where an undecided test holds."""
+    return any("conditions" in hop for hop in finding.get("chain", ()))
 
 
 def _add_source(

@@ -18,6 +18,7 @@ from ..errors import UnreadableSourceError
 from ..locations import display_path
 from . import calls as call_reading
 from .calls import GETATTR, Body, CallReading
+from .conditions import Conditions, is_condition
 from .outline import (
     calls_beyond_names,
     never_runs,
@@ -30,9 +31,9 @@ from .outline import (
 from .scopes import ImportScope, SourceReading, read_source
 from .target import target_python
 
-# The modules a module imports at import time, each with the lines that do and why each
-# runs then.
-EagerLines = tuple[tuple[str, tuple[int, ...], tuple[str, ...]], ...]
+# The modules a module imports at import time, each with the lines that do, why each runs
+# then and the undecided tests it runs under.
+EagerLines = tuple[tuple[str, tuple[int, ...], tuple[str, ...], tuple[Conditions, ...]], ...]
 
 
 class ReadingLevel(enum.Enum):
@@ -458,10 +459,12 @@ def _lines_of(path: str) -> Callable[[], list[str]]:
     return read
 
 
-def stored_scopes_table(table: Iterable[ImportScope]) -> tuple[tuple[bool, str], ...]:
+def stored_scopes_table(
+    table: Iterable[ImportScope],
+) -> tuple[tuple[bool, str, Conditions], ...]:
     """Return the scopes that entries are numbered in, as the cache keeps them (`marshal`
     keeps plain tuples)."""
-    return tuple((scope.eager, scope.reason) for scope in table)
+    return tuple(tuple(scope) for scope in table)  # type: ignore[misc]
 
 
 def scopes_from_table(stored: object) -> list[ImportScope]:
@@ -473,12 +476,14 @@ def scopes_from_table(stored: object) -> list[ImportScope]:
     for scope in stored:
         if not (
             type(scope) is tuple
-            and len(scope) == 2
+            and len(scope) == 3
             and type(scope[0]) is bool
             and type(scope[1]) is str
+            and type(scope[2]) is tuple
+            and all(is_condition(condition) for condition in scope[2])
         ):
             raise ValueError("not a scope")
-        scopes.append(ImportScope(eager=scope[0], reason=scope[1]))
+        scopes.append(ImportScope._make(scope))
     return scopes
 
 

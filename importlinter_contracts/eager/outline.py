@@ -293,6 +293,12 @@ class _Outliner:
             if keyword == "import" or keyword == "from":
                 if current is None:
                     current = _scope_of(tuple(self._block(entry) for _, entry in stack))
+                    if current.eager and any(
+                        entry is _MATCH or self._block(entry).label in _CONDITIONAL
+                        for _, entry in stack
+                    ):
+                        # (The `ast` reading has the tests it runs under, and reads `match`.)
+                        raise _Unread
                 scopes[line] = current
                 imports.append(start + indent)
                 # (What a class body imports, a call through the class may run.)
@@ -328,8 +334,6 @@ class _Outliner:
                 # (an import in a match statement is left to the `ast` reading).
                 stack.append((indent, _CLAUSES[keyword]))
                 current = None
-        if any(_MATCH.label in scope.reason for scope in scopes.values()):
-            raise _Unread
         # An import that does not start its line (`if x: import y`, `x = 1; import y`, or on
         # a line a backslash continues) is not read here.
         if len(_IMPORT_KEYWORD.findall(code)) != len(scopes):
@@ -509,6 +513,8 @@ _CLAUSES = {
     for keyword in ("if", "elif", "else", "try", "except", "finally", "with", "for", "while")
 }
 _CLAUSES["match"] = _CLAUSES["case"] = _MATCH
+# The clauses whose statements may not run, by a test these readers leave to `ast`.
+_CONDITIONAL = frozenset({"if", "elif", "else", "while", "except"})
 # What a function's body is read for.
 _IN_BODY = frozenset({"import", "from", "lazy"})
 
@@ -693,7 +699,10 @@ def scope_of_line(lines: list[bytes], number: int) -> ImportScope | None:
             return None
         blocks.append(block)
         indent = len(line) - len(code)
-    return _scope_of(tuple(reversed(blocks)))
+    scope = _scope_of(tuple(reversed(blocks)))
+    if scope.eager and any(block.label in _CONDITIONAL for block in blocks):
+        return None  # (the tests it runs under are the `ast` reading's)
+    return scope
 
 
 def _unbalanced(code: bytes) -> bool:

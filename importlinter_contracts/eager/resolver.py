@@ -33,6 +33,7 @@ from .calls import (
     lazy_key,
     through_class,
 )
+from .conditions import Conditions, LocatedCondition, located
 from .lazy import reason_of_call
 from .module_files import EagerLines
 from .questions import ImportTimeCalls, ModuleQuestions
@@ -51,6 +52,7 @@ class Call(NamedTuple):
     module: str
     function: str
     by_import: bool = False
+    conditions: Conditions = ()  # the undecided tests of the caller that the call runs under
 
     @property
     def called(self) -> str:
@@ -92,9 +94,17 @@ def _defined(function: str) -> str:
 _Name = tuple[str, tuple[str, ...]]
 
 # An import statement that code run at import time runs: its module, line, why it runs, the
-# calls that run it, and the modules it imports (None for an import statement: grimp's; those
-# of a dynamic import, `importlib.import_module("m")`).
-CalledImport = tuple[str, int, str, tuple[Call, ...], tuple[str, ...] | None]
+# calls that run it, the modules it imports (None for an import statement: grimp's; those
+# of a dynamic import, `importlib.import_module("m")`), and the undecided tests it runs under
+# (of each call, then of its own function).
+CalledImport = tuple[
+    str, int, str, tuple[Call, ...], tuple[str, ...] | None, tuple[LocatedCondition, ...]
+]
+
+
+def _tests_of(calls: tuple[Call, ...]) -> tuple[LocatedCondition, ...]:
+    """The undecided tests that a chain of calls runs under, each where it stands."""
+    return tuple(found for call in calls for found in located(call.caller, call.conditions))
 
 
 class CallResolver:
@@ -108,7 +118,7 @@ class CallResolver:
         # Files whose calls `ast` cannot read here: their path and why.
         self.calls_unread: dict[str, str] = {}
         self._functions_of_name: dict[_Name, tuple[tuple[str, str], ...]] = {}
-        self._getattr_calls_of: dict[str, list[tuple[int, str, str]]] = {}
+        self._getattr_calls_of: dict[str, list[tuple[int, str, str, Conditions]]] = {}
         self._getattr_defined: dict[str, bool] = {}
         self._lazy_bound_of: dict[str, tuple[str, ...]] = {}
         # The dynamic imports (`importlib.import_module(name)`) run at import time whose
@@ -117,7 +127,10 @@ class CallResolver:
         self._classes_of_name: dict[_Name, tuple[tuple[str, str], ...]] = {}
 
     def called_imports(
-        self, module: str, may_call: bool, getattr_calls: list[tuple[int, str, str]]
+        self,
+        module: str,
+        may_call: bool,
+        getattr_calls: list[tuple[int, str, str, Conditions]],
     ) -> Iterator[CalledImport]:
         """Return the import statements that the functions `module` calls at import time run (where
         it `may_call` one, and the module `__getattr__`s its `from` imports call), in the
@@ -127,7 +140,7 @@ class CallResolver:
         statement: grimp's)."""
         queue: deque[tuple[Call, ...]] = deque()
         ran: set[tuple[str, str]] = set()
-        dynamic: list[tuple[str, int, str, tuple[Call, ...], tuple[str, ...]]] = []
+        dynamic: list[CalledImport] = []
 
         def call(
             caller: str,
@@ -136,11 +149,13 @@ class CallResolver:
             line: int,
             callees: Iterable[tuple[str, str]],
             by_import: bool = False,
+            conditions: Conditions = (),
         ) -> None:
             for callee, name in callees:
                 if (callee, name) not in ran:
                     ran.add((callee, name))
-                    queue.append((*calls, Call(caller, function, line, callee, name, by_import)))
+                    made = Call(caller, function, line, callee, name, by_import, conditions)
+                    queue.append((*calls, made))
 
         def run(
             caller: str,
@@ -156,8 +171,10 @@ class CallResolver:
             call of the name it binds, which would call it again.)"""
             for binding in bindings:
                 line = binding.line
-                call(caller, function, calls, line, self._getattr_called(caller, binding), True)
-                call(caller, function, calls, line, self._lazy_loaded(caller, binding), True)
+                tests = tested(caller, function, line)
+                getattrs = self._getattr_called(caller, binding)
+                call(caller, function, calls, line, getattrs, True, tests)
+                call(caller, function, calls, line, self._lazy_loaded(caller, binding), True, tests)
             for found in made:
                 target = found.target
                 imported = dynamic_import(target)
@@ -167,17 +184,25 @@ class CallResolver:
                         why = f"{imported.callee} at l.{found.line}"
                         if calls:
                             why += f", {_why(caller, calls)}"
-                        dynamic.append((caller, found.line, why, calls, modules))
+                        under = (*_tests_of(calls), *located(caller, found.conditions))
+                        dynamic.append((caller, found.line, why, calls, modules, under))
                     continue
                 if target.startswith((CLASS_CALL, SUPER_CALL)):
                     callees = self._through_class(caller, function, target)
                 else:
                     callees = self._resolve(caller, target, local)
-                call(caller, function, calls, found.line, callees)
+                call(caller, function, calls, found.line, callees, False, found.conditions)
+
+        def tested(caller: str, function: str | None, line: int) -> Conditions:
+            """The tests the import statement on `line` of `caller`'s function runs under."""
+            if function is None:
+                return ()  # (of a module's own import: `getattr_calls` has them)
+            found = self._function(caller, function.partition(THROUGH)[0])
+            return () if found is None else found.conditions_of(line)
 
         lazy = target_python().lazy
-        for line, imported_from, key in getattr_calls:
-            call(module, None, (), line, [(imported_from, key)], True)
+        for line, imported_from, key, tests in getattr_calls:
+            call(module, None, (), line, [(imported_from, key)], True, tests)
         reading = self._calls_of(module) if may_call else None
         if reading is not None:
             run(module, None, (), reading.calls, (), ())
@@ -202,7 +227,11 @@ class CallResolver:
                     scope = self._ask.scope(last.module, line)
                     if not scope.eager:
                         why = reason_of_call(scope.reason, line, why) or why
-                yield last.module, line, why, calls, None
+                own = function.conditions_of(line)
+                under = _tests_of(calls)
+                if own:
+                    under = (*under, *located(last.module, own))
+                yield last.module, line, why, calls, None, under
             run(
                 last.module,
                 last.function,
@@ -609,21 +638,27 @@ class CallResolver:
             leads += [(module, (*base.split("."), names[-1])) for base in reading.classes[owner]]
         return leads
 
-    def getattr_calls(self, module: str, eager: EagerLines) -> list[tuple[int, str, str]]:
+    def getattr_calls(
+        self, module: str, eager: EagerLines
+    ) -> list[tuple[int, str, str, Conditions]]:
         """Return the module `__getattr__`s that the `from` imports of `module` that run at import
-        time (its `eager` lines) call: each with the import's line, the module imported from
-        and the key of the reading of its `__getattr__` (`_getattr_called`). (The line grimp
-        reports for an import says whether it is a `from` import: only those are read.)"""
+        time (its `eager` lines) call: each with the import's line, the module imported from,
+        the key of the reading of its `__getattr__` (`_getattr_called`) and the tests the
+        import runs under. (The line grimp reports for an import says whether it is a `from`
+        import: only those are read.)"""
         found = self._getattr_calls_of.get(module)
         if found is None:
             found = []
             texts = self._ask.from_import_lines(module)
-            for imported, lines, _ in eager:
-                for line in lines if self.has_code(imported) else ():
+            for imported, lines, _, tests in eager:
+                if not self.has_code(imported):
+                    continue
+                for line, under in zip(lines, tests, strict=True):
                     if line in texts:
                         for binding in self._from_import_bindings(module, line):
-                            found += [(line, *c) for c in self._getattr_called(module, binding)]
-                            found += [(line, *c) for c in self._lazy_loaded(module, binding)]
+                            getattrs = self._getattr_called(module, binding)
+                            found += [(line, *c, under) for c in getattrs]
+                            found += [(line, *c, under) for c in self._lazy_loaded(module, binding)]
             found = self._getattr_calls_of[module] = list(dict.fromkeys(found))
         return found
 

@@ -73,7 +73,7 @@ from .target import set_target, target_of, target_python
 # Raised whenever what is kept, or how a file is read, changes, so that older caches are not
 # reused. (Nor is a cache that other code wrote, `cache_format`: another version of this
 # package, or another Python or grimp.)
-_CACHE_FORMAT = 17
+_CACHE_FORMAT = 18
 
 
 def cache_format() -> tuple[object, ...]:
@@ -295,11 +295,13 @@ class ScopeIndex:
             lines = tuple(line for line, scope in scopes if scope.eager)
             if lines:
                 reasons = tuple(scope.reason for _, scope in scopes if scope.eager)
+                tests = tuple(scope.conditions for _, scope in scopes if scope.eager)
                 eager.append(
                     (
                         sys.intern(target),
                         shared.setdefault(lines, lines),
                         shared.setdefault(reasons, reasons),
+                        shared.setdefault(tests, tests),
                     )
                 )
         found = tuple(eager)

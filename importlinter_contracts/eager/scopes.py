@@ -18,7 +18,6 @@ grimp numbers it.
 from __future__ import annotations
 
 import ast
-import contextlib
 import io
 import re
 import tokenize
@@ -29,6 +28,7 @@ from typing import NamedTuple
 
 from ..errors import UnreadableSourceError
 from .calls import CallReading, annotations_run, lazy_annotations, read_calls
+from .conditions import ELSE, EXCEPT, IF, Condition, Conditions, SourceLines, source_text
 from .lazy import read_lazy
 from .parsing import parse, parse_error
 from .target import RUNNING, target_python
@@ -43,15 +43,20 @@ _CLOSING = frozenset(")]}")
 
 
 class ImportScope(NamedTuple):
-    """Whether an import statement runs at import time, and why."""
+    """Whether an import statement runs at import time, and why; of one that does, the
+    undecided tests of the blocks around it (outermost first)."""
 
     eager: bool
     reason: str
+    conditions: Conditions = ()
 
 
 class Block(NamedTuple):
     label: str  # "try", "class body of C", "def f", ...
     deferred: bool
+    # The tests its statements run under, beyond those of the blocks around it: of an `elif`,
+    # the earlier tests false, then its own.
+    conditions: Conditions = ()
 
 
 class SourceReading(NamedTuple):
@@ -78,8 +83,8 @@ def read_source(source: bytes) -> SourceReading:
         return SourceReading(import_scopes_from_tokens(source), None, parse_error(error))
     scopes: dict[int, ImportScope] = {}
     aliases: set[str] = set()
-    _visit(module.body, [], scopes, aliases)
     text = source.decode("utf-8", "replace")
+    _visit(module.body, [], scopes, aliases, SourceLines(text))
     chosen = target_python()
     lazy_names = None
     if chosen.lazy and (b"lazy" in source or chosen.lazy_imports != "normal"):
@@ -117,9 +122,12 @@ def _visit(
     blocks: list[Block],
     scopes: dict[int, ImportScope],
     aliases: set[str],
+    lines: SourceLines,
 ) -> None:
     """Record the scope of each import in `statements`; `aliases` collects the names that
     `from typing import TYPE_CHECKING as NAME` binds, in the order Python runs them."""
+    # (The tests of a deferred block's statements are not read: its imports carry none.)
+    tested = not any(block.deferred for block in blocks)
     for node in statements:
         if isinstance(node, ast.Import | ast.ImportFrom):
             _add(scopes, node.lineno, scope_in(blocks))
@@ -128,39 +136,65 @@ def _visit(
         elif isinstance(node, ast.FunctionDef | ast.AsyncFunctionDef):
             prefix = "async " if isinstance(node, ast.AsyncFunctionDef) else ""
             function = Block(f"{prefix}def {node.name}", deferred=True)
-            _visit(node.body, [*blocks, function], scopes, aliases)
+            _visit(node.body, [*blocks, function], scopes, aliases, lines)
         elif isinstance(node, ast.ClassDef):
             class_body = Block(f"class body of {node.name}", deferred=False)
-            _visit(node.body, [*blocks, class_body], scopes, aliases)
+            _visit(node.body, [*blocks, class_body], scopes, aliases, lines)
         elif isinstance(node, ast.If):
-            _visit_if(node, "if", blocks, scopes, aliases)
+            _visit_if(node, "if", (), blocks, scopes, aliases, lines)
         elif isinstance(node, ast.Try | ast.TryStar):
-            _visit(node.body, [*blocks, Block("try", deferred=False)], scopes, aliases)
+            _visit(node.body, [*blocks, Block("try", deferred=False)], scopes, aliases, lines)
             for handler in node.handlers:
-                _visit(handler.body, [*blocks, Block("except", deferred=False)], scopes, aliases)
-            _visit(node.orelse, [*blocks, Block("else", deferred=False)], scopes, aliases)
-            _visit(node.finalbody, [*blocks, Block("finally", deferred=False)], scopes, aliases)
+                block = Block("except", deferred=False)
+                if tested:
+                    test = "" if handler.type is None else source_text(lines, handler.type)
+                    block = Block("except", False, ((EXCEPT, test, handler.lineno),))
+                _visit(handler.body, [*blocks, block], scopes, aliases, lines)
+            _visit(node.orelse, [*blocks, Block("else", deferred=False)], scopes, aliases, lines)
+            finally_block = Block("finally", deferred=False)
+            _visit(node.finalbody, [*blocks, finally_block], scopes, aliases, lines)
         elif isinstance(node, ast.Match):
             match = Block("match", deferred=False)
             for case in node.cases:
-                _visit(case.body, [*blocks, match, Block("case", deferred=False)], scopes, aliases)
+                case_block = Block("case", deferred=False)
+                _visit(case.body, [*blocks, match, case_block], scopes, aliases, lines)
         elif isinstance(node, ast.For | ast.AsyncFor | ast.While | ast.With | ast.AsyncWith):
             keyword = _COMPOUND_KEYWORDS[type(node)]
-            _visit(node.body, [*blocks, Block(keyword, deferred=False)], scopes, aliases)
+            loop: Conditions = ()
+            if tested and isinstance(node, ast.While):
+                loop = ((IF, source_text(lines, node.test), node.lineno),)
+            block = Block(keyword, False, loop)
+            _visit(node.body, [*blocks, block], scopes, aliases, lines)
             orelse = getattr(node, "orelse", [])
-            _visit(orelse, [*blocks, Block("else", deferred=False)], scopes, aliases)
+            _visit(orelse, [*blocks, Block("else", deferred=False)], scopes, aliases, lines)
 
 
 def _visit_if(
     node: ast.If,
     keyword: str,
+    earlier: Conditions,
     blocks: list[Block],
     scopes: dict[int, ImportScope],
     aliases: set[str],
+    lines: SourceLines,
 ) -> None:
+    """Record the scopes of an `if` (or `elif`, after the `earlier` tests of its chain, each
+    false) and its branches."""
     never = never_runs_label(node.test, aliases) if keyword == "if" else None
-    body = Block(never, deferred=True) if never else Block(keyword, deferred=False)
-    _visit(node.body, [*blocks, body], scopes, aliases)
+    if never:
+        body = Block(never, deferred=True)
+        otherwise: Conditions = earlier
+    elif always_runs(node.test, aliases):
+        body = Block(keyword, False, earlier)
+        otherwise = (*earlier, (ELSE, source_text(lines, node.test), node.lineno))
+    elif any(block.deferred for block in blocks):
+        body = Block(keyword, deferred=False)
+        otherwise = ()
+    else:
+        test: Condition = (IF, source_text(lines, node.test), node.lineno)
+        body = Block(keyword, False, (*earlier, test))
+        otherwise = (*earlier, (ELSE, test[1], test[2]))
+    _visit(node.body, [*blocks, body], scopes, aliases, lines)
     orelse = node.orelse
     # `elif` is an `if` alone in the else branch, starting where its `if` does.
     if (
@@ -168,24 +202,47 @@ def _visit_if(
         and isinstance(orelse[0], ast.If)
         and orelse[0].col_offset == node.col_offset
     ):
-        _visit_if(orelse[0], "elif", blocks, scopes, aliases)
+        _visit_if(orelse[0], "elif", otherwise, blocks, scopes, aliases, lines)
     else:
-        _visit(orelse, [*blocks, Block("else", deferred=False)], scopes, aliases)
+        else_block = Block("else", False, otherwise)
+        _visit(orelse, [*blocks, else_block], scopes, aliases, lines)
 
 
 def never_runs_label(test: ast.expr, aliases: set[str]) -> str | None:
     """Return the label of an `if` whose body never runs on import, or None: `if TYPE_CHECKING:`
-    (an alias of it, or `<name>.TYPE_CHECKING`), `if __name__ == "__main__":`, `if False:`
-    and `if 0:`."""
-    if (isinstance(test, ast.Name) and (test.id == TC or test.id in aliases)) or (
-        isinstance(test, ast.Attribute) and test.attr == TC and isinstance(test.value, ast.Name)
-    ):
-        return "if TYPE_CHECKING"
+    (an alias of it, or `<name>.TYPE_CHECKING`), `if __name__ == "__main__":`, `if False:`,
+    `if 0:`, a name that `assume_false` lists (or `<name>.NAME`), and an `or` of such tests
+    (`if TYPE_CHECKING or DIFFUSERS_SLOW_IMPORT:`)."""
+    name = test.id if isinstance(test, ast.Name) else None
+    if isinstance(test, ast.Attribute) and isinstance(test.value, ast.Name):
+        name = test.attr
+    if name is not None:
+        if name == TC or (name in aliases and isinstance(test, ast.Name)):
+            return "if TYPE_CHECKING"
+        if name in target_python().assume_false:
+            return f"if {name}"
+        return None
     if _is_main_test(test):
         return _MAIN
     if isinstance(test, ast.Constant) and (test.value is False or _is_int_zero(test.value)):
         return f"if {test.value!r}"
+    if isinstance(test, ast.BoolOp) and isinstance(test.op, ast.Or):
+        labels = [never_runs_label(value, aliases) for value in test.values]
+        if all(labels):
+            return "if " + " or ".join(str(label).removeprefix("if ") for label in labels)
     return None
+
+
+def always_runs(test: ast.expr, aliases: set[str]) -> bool:
+    """Return whether an `if` body always runs on import: its test a true constant (`True`,
+    `1`), or `not` a test that `never_runs_label` decides."""
+    if isinstance(test, ast.Constant):
+        return bool(test.value)
+    return (
+        isinstance(test, ast.UnaryOp)
+        and isinstance(test.op, ast.Not)
+        and never_runs_label(test.operand, aliases) is not None
+    )
 
 
 def _is_int_zero(value: object) -> bool:
@@ -229,6 +286,7 @@ def import_scopes_from_tokens(source: bytes) -> dict[int, ImportScope]:
     pending: Block | None = None  # a header whose indented body has not started yet
     aliases: set[str] = set()  # names bound by `from typing import TYPE_CHECKING as NAME`
     lazy: list[tuple[int, list[str], Counter[str]]] = []  # each lazy import: line, names bound
+    chains: dict[int, Conditions] = {}
     try:
         for kind, tokens in _lines(source):
             if kind == tokenize.INDENT:
@@ -242,7 +300,7 @@ def import_scopes_from_tokens(source: bytes) -> dict[int, ImportScope]:
                     stack.pop()
             else:
                 blocks = [block for _, block in stack]
-                pending = _record_statements(tokens, blocks, scopes, aliases, lazy)
+                pending = _record_statements(tokens, blocks, scopes, aliases, lazy, chains)
     except UnreadableSourceError:
         raise
     except (tokenize.TokenError, SyntaxError, UnicodeDecodeError) as error:
@@ -338,20 +396,25 @@ def _record_statements(
     scopes: dict[int, ImportScope],
     aliases: set[str],
     lazy: list[tuple[int, list[str], Counter[str]]],
+    chains: dict[int, Conditions],
 ) -> Block | None:
-    """Record the imports of one logical line; return the block its header opens, if any."""
+    """Record the imports of one logical line; return the block its header opens, if any.
+    `chains`: by nesting, the tests of the `if` (and its `elif`s) whose branch ended last,
+    each false, which an `else` or `elif` there runs under."""
     start = 0
     while start < len(tokens):
         first = tokens[start]
         if first.string == "@" and first.type == tokenize.OP:
             return None  # a decorator: an expression, never an import
-        header = _header(tokens, start, blocks, aliases)
+        header = _header(tokens, start, blocks, aliases, chains)
         if header is not None:
             block, colon = header
             if colon + 1 == len(tokens):
                 return block
             # A body on the header's own line: `if x: import y`.
-            return _record_statements(tokens[colon + 1 :], [*blocks, block], scopes, aliases, lazy)
+            inner = [*blocks, block]
+            return _record_statements(tokens[colon + 1 :], inner, scopes, aliases, lazy, chains)
+        chains.pop(len(blocks), None)
         end = _statement_end(tokens, start)
         _record(tokens[start:end], blocks, scopes, aliases, lazy)
         start = end + 1
@@ -359,7 +422,11 @@ def _record_statements(
 
 
 def _header(
-    tokens: list[TokenInfo], start: int, blocks: list[Block], aliases: set[str]
+    tokens: list[TokenInfo],
+    start: int,
+    blocks: list[Block],
+    aliases: set[str],
+    chains: dict[int, Conditions],
 ) -> tuple[Block, int] | None:
     """The block a compound statement's header opens and the index of its colon, or None."""
     first = tokens[start]
@@ -385,10 +452,92 @@ def _header(
     if word == "class":
         name = following.string if following is not None else "?"
         return Block(f"class body of {name}", deferred=False), colon
-    never = _never_runs_tokens(tokens[start + 1 : colon], aliases) if word == "if" else None
+    test = tokens[start + 1 : colon]
+    nesting = len(blocks)
+    earlier = chains.pop(nesting, ()) if word in ("elif", "else") else ()
+    chains.pop(nesting, None)
+    never = _never_runs_tokens(test, aliases) if word == "if" else None
     if never:
+        chains[nesting] = ()
         return Block(never, deferred=True), colon
-    return Block(word, deferred=False), colon
+    if any(block.deferred for block in blocks):
+        return Block(word, deferred=False), colon  # (its tests are not read)
+    conditions: Conditions = ()
+    if word in ("if", "elif", "while"):
+        condition: Condition = (IF, _test_text(test), first.start[0])
+        always = word == "if" and _always_runs_tokens(test, aliases)
+        conditions = earlier if always else (*earlier, condition)
+        if word != "while":
+            chains[nesting] = (*earlier, (ELSE, condition[1], condition[2]))
+    elif word == "else":
+        conditions = earlier
+    elif word == "except":
+        conditions = ((EXCEPT, _handler_text(test), first.start[0]),)
+    return Block(word, False, conditions), colon
+
+
+def _test_text(test: list[TokenInfo]) -> str:
+    """A test's source text as `conditions.source_text` gives it from `ast`: from its first
+    token to its last, its whitespace collapsed, without brackets around the whole (those of a
+    tuple are its own)."""
+    while len(test) > 2 and test[0].string == "(" and _closing(test) == len(test) - 1:
+        inner = test[1:-1]
+        if _top_level_comma(inner):
+            break
+        test = inner
+    if not test:
+        return ""
+    first, last = test[0], test[-1]
+    rows = {token.start[0]: token.line for token in test}
+    if first.start[0] == last.end[0]:
+        text = first.line[first.start[1] : last.end[1]]
+    else:
+        parts = [first.line[first.start[1] :]]
+        parts += [rows[row] for row in sorted(rows) if first.start[0] < row < last.start[0]]
+        parts.append(last.line[: last.end[1]])
+        text = "\n".join(parts)
+    return " ".join(text.split())
+
+
+def _closing(tokens: list[TokenInfo]) -> int:
+    """The index of the bracket that closes the one `tokens` starts with."""
+    depth = 0
+    for index, token in enumerate(tokens):
+        if token.type == tokenize.OP and token.string in _OPENING:
+            depth += 1
+        elif token.type == tokenize.OP and token.string in _CLOSING:
+            depth -= 1
+            if depth == 0:
+                return index
+    return -1
+
+
+def _top_level_comma(tokens: list[TokenInfo]) -> bool:
+    depth = 0
+    for token in tokens:
+        if token.type == tokenize.OP and token.string in _OPENING:
+            depth += 1
+        elif token.type == tokenize.OP and token.string in _CLOSING:
+            depth -= 1
+        elif depth == 0 and token.string == ",":
+            return True
+    return False
+
+
+def _handler_text(test: list[TokenInfo]) -> str:
+    """The exception type of an `except` (or `except*`) header's tokens, without `as NAME`."""
+    if test and test[0].string == "*":
+        test = test[1:]
+    depth = 0
+    for index, token in enumerate(test):
+        if token.type == tokenize.OP and token.string in _OPENING:
+            depth += 1
+        elif token.type == tokenize.OP and token.string in _CLOSING:
+            depth -= 1
+        elif depth == 0 and token.type == tokenize.NAME and token.string == "as":
+            test = test[:index]
+            break
+    return _test_text(test)
 
 
 def _is_match_statement(tokens: list[TokenInfo], start: int) -> bool:
@@ -403,33 +552,23 @@ def _is_match_statement(tokens: list[TokenInfo], start: int) -> bool:
     )
 
 
+def _always_runs_tokens(test: list[TokenInfo], aliases: set[str]) -> bool:
+    """`always_runs`, read from the tokens of an `if` header's test."""
+    parsed = _parsed_test(test)
+    return parsed is not None and always_runs(parsed, aliases)
+
+
+def _parsed_test(test: list[TokenInfo]) -> ast.expr | None:
+    try:
+        return parse(" ".join(token.string for token in test), mode="eval").body
+    except (SyntaxError, ValueError, RecursionError):
+        return None  # (syntax this Python cannot read: no test it decides)
+
+
 def _never_runs_tokens(test: list[TokenInfo], aliases: set[str]) -> str | None:
     """`never_runs_label`, read from the tokens of an `if` header's test."""
-    while len(test) > 2 and test[0].string == "(" and test[-1].string == ")":
-        test = test[1:-1]
-    words = [token.string for token in test]
-    if (len(words) == 1 and (words[0] == TC or words[0] in aliases)) or (
-        len(words) == 3 and words[1] == "." and words[2] == TC
-    ):
-        return "if TYPE_CHECKING"
-    if _is_main(test):
-        return _MAIN
-    if words == ["False"]:
-        return "if False"
-    if len(test) == 1 and test[0].type == tokenize.NUMBER:
-        with contextlib.suppress(ValueError, SyntaxError):
-            if _is_int_zero(ast.literal_eval(words[0])):
-                return "if 0"
-    return None
-
-
-def _is_main(test: list[TokenInfo]) -> bool:
-    """`__name__ == "__main__"`, either way round, with either quotes."""
-    words = [
-        token.string.strip("'\"") if token.type == tokenize.STRING else token.string
-        for token in test
-    ]
-    return words in (["__name__", "==", "__main__"], ["__main__", "==", "__name__"])
+    parsed = _parsed_test(test)
+    return None if parsed is None else never_runs_label(parsed, aliases)
 
 
 def _header_colon(tokens: list[TokenInfo], start: int) -> int:
@@ -538,7 +677,8 @@ def _add(scopes: dict[int, ImportScope], line: int, scope: ImportScope) -> None:
 
 def scope_in(blocks: list[Block]) -> ImportScope:
     """Return the scope of an import statement inside `blocks` (outermost first): deferred
-    by the first block that defers it, else at import time by the innermost."""
+    by the first block that defers it, else at import time by the innermost, under the tests
+    of the blocks."""
     for block in blocks:
         if block.deferred:
             where = "inside " if block.label.startswith(("def ", "async def ")) else "under "
@@ -548,4 +688,5 @@ def scope_in(blocks: list[Block]) -> ImportScope:
     labels = [block.label for block in blocks]
     if not labels[0].startswith("class "):
         labels[0] = f"module-level {labels[0]}"
-    return ImportScope(eager=True, reason=" > ".join(labels))
+    conditions = tuple(condition for block in blocks for condition in block.conditions)
+    return ImportScope(eager=True, reason=" > ".join(labels), conditions=conditions)

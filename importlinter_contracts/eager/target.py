@@ -5,7 +5,9 @@ interpreter running the linter. From 3.14 annotations are deferred (PEP 649/749)
 annotation runs only where something at import time asks for it. From 3.15 imports may be
 lazy (PEP 810): `lazy import`, `__lazy_modules__`, and the global mode `lazy_imports`
 (`normal` or `all`, as `-X lazy_imports` names them). Before 3.15, `__lazy_modules__` is an
-ordinary variable and `lazy import` a syntax error.
+ordinary variable and `lazy import` a syntax error. `assume_false` names the variables the
+analysed code's tests may read that are false where it runs (`DIFFUSERS_SLOW_IMPORT`), as
+`TYPE_CHECKING` always is: a block under such a test never runs on import.
 
 The target is a setting of the process, as the running interpreter's version is: the
 readers (`scopes`, `calls`, `outline`, and the process that reads files ahead) all read
@@ -23,10 +25,12 @@ LAZY_MODES = ("normal", "all")
 
 
 class Target(NamedTuple):
-    """The Python version the analysed code runs on, and its global lazy-imports mode."""
+    """The Python version the analysed code runs on, its global lazy-imports mode, and the
+    names assumed false where it runs."""
 
     version: tuple[int, int]
     lazy_imports: str = "normal"
+    assume_false: tuple[str, ...] = ()
 
     @property
     def deferred_annotations(self) -> bool:
@@ -87,10 +91,41 @@ def target_of(session_options: Mapping[str, Any]) -> Target:
         raise ConfigurationError(
             f"[importlinter] lazy_imports = {mode!r}: not a mode; use normal or all{hint}."
         )
-    chosen = Target(version, mode.strip())
+    chosen = Target(version, mode.strip(), _assumed_false(session_options.get("assume_false")))
     if chosen.lazy_imports != "normal" and not chosen.lazy:
         raise ConfigurationError(
             f"[importlinter] lazy_imports = {chosen.lazy_imports}: lazy imports need Python "
             f"3.15, and python_version is {chosen.shown}."
         )
     return chosen
+
+
+def _assumed_false(given: object) -> tuple[str, ...]:
+    """The names `assume_false` lists (one per line in INI, a list in TOML), sorted.
+
+    Raises ConfigurationError for an empty list, a name given twice, or one that is not an
+    identifier.
+    """
+    if given is None:
+        return ()
+    names = [given] if isinstance(given, str) else given
+    if not isinstance(names, list) or not all(isinstance(name, str) for name in names):
+        raise ConfigurationError(
+            f"[importlinter] assume_false = {given!r}: not a list of names; give one name per "
+            "line (a list of strings in TOML)."
+        )
+    names = [name.strip() for name in names if name.strip()]
+    if not names:
+        raise ConfigurationError(
+            "[importlinter] assume_false is empty: name the variables that are false where "
+            "the code runs, one per line, or leave the key out."
+        )
+    for name in names:
+        if not name.isidentifier():
+            hint = " (one name per line)" if len(name.split()) > 1 else ""
+            raise ConfigurationError(
+                f"[importlinter] assume_false: {name!r} is not a variable name{hint}."
+            )
+        if names.count(name) > 1:
+            raise ConfigurationError(f"[importlinter] assume_false: {name} is given twice.")
+    return tuple(sorted(names))

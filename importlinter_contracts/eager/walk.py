@@ -9,9 +9,10 @@ from typing import Any, NamedTuple, TypeVar, cast
 from grimp import ImportGraph
 
 from ..errors import UnreadableSourceError
-from ..locations import locations
+from ..locations import location, locations
 from ..modules import parents
-from ..report import Hop
+from ..report import Condition, Hop
+from .conditions import Conditions, LocatedCondition, located, shown
 from .module_files import EagerLines
 from .outcomes import Answers
 from .questions import FileAnswers, ModuleQuestions, RecordedAnswers
@@ -39,10 +40,23 @@ class EagerHop(NamedTuple):
     why: tuple[str, ...] = ()
     calls: tuple[tuple[Call, ...], ...] = ()
     origin: str = ""
+    # Per line, the undecided tests it runs under, each where it stands (none: empty).
+    conditions: tuple[tuple[LocatedCondition, ...], ...] = ()
 
     @property
     def is_import(self) -> bool:
         return bool(self.line_numbers)
+
+    @property
+    def conditional(self) -> bool:
+        """Return whether the hop runs only where a test the tool cannot decide holds: every
+        line of it runs under one."""
+        return bool(self.conditions) and all(self.conditions)
+
+    @property
+    def tests(self) -> tuple[LocatedCondition, ...]:
+        """Return the tests a conditional hop runs under (its first line's); none for another."""
+        return self.conditions[0] if self.conditional else ()
 
     @property
     def runs_from(self) -> str:
@@ -59,7 +73,22 @@ class EagerHop(NamedTuple):
         }
         if any(self.calls):
             hop["calls"] = [[call.as_data() for call in calls] for calls in self.calls]
+        if self.conditional:
+            hop["conditions"] = [condition_data(condition) for condition in self.tests]
         return hop
+
+
+def condition_data(condition: LocatedCondition) -> Condition:
+    """Return a test a hop runs under, as reports give it."""
+    module, kind, test, line = condition
+    return {
+        "module": module,
+        "line": line,
+        "kind": kind,
+        "test": test,
+        "shown": shown((kind, test, line)),
+        "location": location(module, line),
+    }
 
 
 # What a walk's `decide` says of a hop: enter its target (True), do not (False), or stop
@@ -73,6 +102,19 @@ _NO_CALLS = [((),) * count for count in range(64)]
 
 def _no_calls(count: int) -> tuple[tuple[Call, ...], ...]:
     return _NO_CALLS[count] if count < len(_NO_CALLS) else ((),) * count
+
+
+# One line of a hop: its number, why it runs, the calls that run it and the tests it runs under.
+_Line = tuple[int, str, tuple[Call, ...], tuple[LocatedCondition, ...]]
+
+
+def _located(
+    module: str, tests: tuple[Conditions, ...]
+) -> tuple[tuple[LocatedCondition, ...], ...]:
+    """The `conditions` field of a hop of `module`'s own lines, whose tests are `tests`."""
+    if not any(tests):
+        return ()
+    return tuple(located(module, line) for line in tests)
 
 
 class Offer:
@@ -89,7 +131,7 @@ class Offer:
         target: str,
         hop: EagerHop | None,
         importer: str | None = None,
-        eager: tuple[str, tuple[int, ...], tuple[str, ...]] | None = None,
+        eager: tuple[str, tuple[int, ...], tuple[str, ...], tuple[Conditions, ...]] | None = None,
     ) -> None:
         self.target = target
         self.hop = hop
@@ -103,9 +145,15 @@ class Offer:
         hop = self.hop
         if hop is None:
             assert self.eager is not None
-            _, lines, reasons = self.eager
-            hop = self.hop = EagerHop._make(
-                (module, self.target, lines, reasons, _no_calls(len(lines)), module)
+            _, lines, reasons, tests = self.eager
+            hop = self.hop = EagerHop(
+                module,
+                self.target,
+                lines,
+                reasons,
+                _no_calls(len(lines)),
+                module,
+                _located(module, tests),
             )
         return hop
 
@@ -217,17 +265,17 @@ class EagerImports:
         new = EagerHop._make
         if eager is None:
             eager = self._ask.eager_lines(module)
-        for imported, line_numbers, reasons in eager:
-            hops.append(
-                new((module, imported, line_numbers, reasons, _no_calls(len(line_numbers)), module))
-            )
+        for imported, line_numbers, reasons, tests in eager:
+            none = _no_calls(len(line_numbers))
+            tested = _located(module, tests)
+            hops.append(new((module, imported, line_numbers, reasons, none, module, tested)))
         if may_call is None:
             may_call = self._ask.may_call(module)
         getattr_calls = self._resolver.getattr_calls(module, eager)
         if not (may_call or getattr_calls):
             return hops
-        called: dict[tuple[str, str], list[tuple[int, str, tuple[Call, ...]]]] = {}
-        for importer, line, why, calls, modules in self._resolver.called_imports(
+        called: dict[tuple[str, str], list[_Line]] = {}
+        for importer, line, why, calls, modules, under in self._resolver.called_imports(
             module, may_call, getattr_calls
         ):
             if modules is None:
@@ -236,14 +284,20 @@ class EagerImports:
                 found = called.setdefault((importer, imported), [])
                 # (A method run for two classes runs its imports once for each: the first
                 # found, by the shortest chain of calls, says why.)
-                if all(line != other for other, _, _ in found):
-                    found.append((line, why, calls))
+                if all(line != other[0] for other in found):
+                    found.append((line, why, calls, under))
         if not called:
             return hops
         # The lines that calls run join those of the same import, in line order.
-        lines = {
+        lines: dict[tuple[str, str], list[_Line]] = {
             (hop.importer, hop.imported): list(
-                zip(hop.line_numbers, hop.why, hop.calls, strict=True)
+                zip(
+                    hop.line_numbers,
+                    hop.why,
+                    hop.calls,
+                    hop.conditions or ((),) * len(hop.line_numbers),
+                    strict=True,
+                )
             )
             for hop in hops
         }
@@ -252,14 +306,16 @@ class EagerImports:
         hops = []
         for (importer, imported), found in lines.items():
             found.sort(key=lambda item: item[0])
+            conditions = tuple(tests for _, _, _, tests in found)
             hops.append(
                 EagerHop(
                     importer=importer,
                     imported=imported,
-                    line_numbers=tuple(line for line, _, _ in found),
-                    why=tuple(why for _, why, _ in found),
-                    calls=tuple(calls for _, _, calls in found),
+                    line_numbers=tuple(line for line, _, _, _ in found),
+                    why=tuple(why for _, why, _, _ in found),
+                    calls=tuple(calls for _, _, calls, _ in found),
                     origin=module,
+                    conditions=conditions if any(conditions) else (),
                 )
             )
         return hops

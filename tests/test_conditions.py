@@ -1,0 +1,318 @@
+"""The tests a hop runs under: read from in-memory sources, carried on the hops of `closure`,
+`why` and a broken contract's chains, and decided by `assume_false`."""
+
+from __future__ import annotations
+
+import json
+import textwrap
+from typing import Any
+
+import pytest
+
+from helpers import Project, run_cli
+from importlinter_contracts import explore
+from importlinter_contracts.eager import calls as call_reading
+from importlinter_contracts.eager.conditions import shown
+from importlinter_contracts.eager.outline import never_runs
+from importlinter_contracts.eager.scopes import ImportScope, read_source
+from importlinter_contracts.eager.target import Target, set_target, target_of
+from importlinter_contracts.errors import ConfigurationError
+
+pytestmark = pytest.mark.matrix
+
+
+def reading(source: str) -> call_reading.CallReading:
+    found = read_source(textwrap.dedent(source).encode()).calls
+    assert found is not None
+    return found
+
+
+# What `detect`, called at import time, runs: each import by line, with the tests of the
+# function it runs under.
+DETECT = """\
+import os
+
+
+def detect():
+    try:
+        if hasattr(os, "xpu") and os.xpu():
+            import xpu
+        elif os.name == "nt":
+            import win
+        else:
+            import other
+    except ImportError as error:
+        import fallback
+    while os.environ.get("WAIT"):
+        import waiting
+    if not os.environ.get("X"):
+        return None
+    import late
+
+
+detect()
+"""
+
+
+def test_the_imports_of_a_function_carry_the_tests_of_the_function_they_run_under() -> None:
+    function = reading(DETECT).functions["detect"]
+    assert dict(function.conditions) == {
+        7: (("if", 'hasattr(os, "xpu") and os.xpu()', 6),),
+        9: (("else", 'hasattr(os, "xpu") and os.xpu()', 6), ("if", 'os.name == "nt"', 8)),
+        11: (
+            ("else", 'hasattr(os, "xpu") and os.xpu()', 6),
+            ("else", 'os.name == "nt"', 8),
+        ),
+        13: (("except", "ImportError", 12),),
+        15: (("if", 'os.environ.get("WAIT")', 14),),
+        18: (("unless", 'not os.environ.get("X")', 16),),
+    }
+
+
+def test_a_call_carries_the_tests_of_the_code_it_runs_in() -> None:
+    found = reading(
+        """\
+        import sys
+        if sys.platform == "linux":
+            setup()
+        else:
+            other()
+        always()
+        """
+    )
+    assert {call.target: call.conditions for call in found.calls} == {
+        "setup": (("if", 'sys.platform == "linux"', 2),),
+        "other": (("else", 'sys.platform == "linux"', 2),),
+        "always": (),
+    }
+
+
+@pytest.mark.parametrize(
+    "source",
+    [
+        "def f():\n    if True:\n        import a\n",
+        "def f():\n    if not TYPE_CHECKING:\n        import a\n",
+        "def f():\n    for x in y:\n        import a\n",
+        "def f():\n    with x:\n        import a\n",
+    ],
+    ids=["if True", "not TYPE_CHECKING", "for", "with"],
+)
+def test_a_block_that_always_runs_carries_no_test(source: str) -> None:
+    assert reading(source).functions["f"].conditions == ()
+
+
+def test_the_tests_are_kept_in_the_cache_as_read() -> None:
+    found = reading(DETECT + "if os.name:\n    detect()\n")
+    again = call_reading.from_tuples(
+        call_reading.to_tuples(found), lambda: DETECT.splitlines(), never_runs
+    )
+    assert again.functions["detect"].conditions == found.functions["detect"].conditions
+    assert again.calls == found.calls
+    assert again.calls[-1].conditions == (("if", "os.name", 22),)
+
+
+@pytest.mark.parametrize(
+    ("condition", "text"),
+    [
+        (("if", "a and b", 1), "a and b"),
+        (("else", "a and b", 1), "not (a and b)"),
+        (("unless", "not x", 1), "x"),
+        (("unless", "not a or b", 1), "not (not a or b)"),
+        (("except", "(ImportError, OSError)", 1), "except (ImportError, OSError)"),
+        (("except", "", 1), "except"),
+    ],
+)
+def test_a_condition_is_shown_as_the_test_that_holds(
+    condition: tuple[str, str, int], text: str
+) -> None:
+    assert shown(condition) == text
+
+
+DIFFUSERS_INIT = """\
+from typing import TYPE_CHECKING
+from .utils import DIFFUSERS_SLOW_IMPORT
+if TYPE_CHECKING or DIFFUSERS_SLOW_IMPORT:
+    from .models import Model
+else:
+    from .utils import lazy_module
+"""
+
+
+def test_assume_false_decides_a_test_of_the_names_it_lists() -> None:
+    scopes = read_source(DIFFUSERS_INIT.encode()).scopes
+    test = ("if", "TYPE_CHECKING or DIFFUSERS_SLOW_IMPORT", 3)
+    assert scopes[4] == ImportScope(True, "module-level if", (test,))
+    assert scopes[6] == ImportScope(True, "module-level else", (("else", *test[1:]),))
+    set_target(Target((3, 11), assume_false=("DIFFUSERS_SLOW_IMPORT",)))
+    scopes = read_source(DIFFUSERS_INIT.encode()).scopes
+    assert scopes[4] == ImportScope(False, "under if TYPE_CHECKING or DIFFUSERS_SLOW_IMPORT")
+    assert scopes[6] == ImportScope(True, "module-level else")
+
+
+def test_assume_false_decides_the_functions_tests_too() -> None:
+    source = "def f():\n    if FLAG:\n        import a\n    import b\nf()\n"
+    assert reading(source).functions["f"].imports == (3, 4)
+    set_target(Target((3, 11), assume_false=("FLAG",)))
+    assert reading(source).functions["f"].imports == (4,)
+
+
+@pytest.mark.parametrize(
+    ("given", "message"),
+    [
+        (
+            [],
+            "[importlinter] assume_false is empty: name the variables that are false where "
+            "the code runs, one per line, or leave the key out.",
+        ),
+        (["A B"], "[importlinter] assume_false: 'A B' is not a variable name (one name per line)."),
+        (["a-b"], "[importlinter] assume_false: 'a-b' is not a variable name."),
+        (["A", "A"], "[importlinter] assume_false: A is given twice."),
+        (
+            3,
+            "[importlinter] assume_false = 3: not a list of names; give one name per line (a "
+            "list of strings in TOML).",
+        ),
+    ],
+    ids=["empty", "two on a line", "not a name", "twice", "a number"],
+)
+def test_a_bad_assume_false_is_one_line_saying_what_to_do(given: object, message: str) -> None:
+    with pytest.raises(ConfigurationError) as raised:
+        target_of({"assume_false": given})
+    assert str(raised.value) == message
+
+
+def test_assume_false_is_read_one_name_per_line() -> None:
+    assert target_of({"assume_false": ["B", "A"]}).assume_false == ("A", "B")
+    assert target_of({"assume_false": "A"}).assume_false == ("A",)
+
+
+# A package whose platform module detects the device at import time.
+TREE = {
+    "pkg/__init__.py": "from pkg import platforms\n",
+    "pkg/platforms/__init__.py": (
+        "import os\n"
+        "from pkg.platforms import cpu\n"
+        "def detect():\n"
+        "    if hasattr(os, 'xpu') and os.xpu():\n"
+        "        from pkg.platforms import xpu\n"
+        "detect()\n"
+    ),
+    "pkg/platforms/cpu.py": "",
+    "pkg/platforms/xpu.py": "import pkg.heavy\n",
+    "pkg/heavy.py": "",
+}
+XPU_TEST = {
+    "module": "pkg.platforms",
+    "line": 4,
+    "kind": "if",
+    "test": "hasattr(os, 'xpu') and os.xpu()",
+    "shown": "hasattr(os, 'xpu') and os.xpu()",
+    "location": {"path": "pkg/platforms/__init__.py", "line": 4},
+}
+
+
+@pytest.fixture
+def platforms(project: Project) -> Project:
+    project.write(TREE)
+    project.configure(
+        "[importlinter:contract:r4]\nname = R4\ntype = eager_imports\n"
+        "source_modules = pkg\nfollow_modules = pkg\nforbidden_modules = pkg.heavy\n"
+    )
+    return project
+
+
+def closure_of(module: str) -> dict[str, Any]:
+    result = run_cli("closure", module, "--format", "json")
+    assert result.exit_code == 0, result.output
+    found: dict[str, Any] = json.loads(result.output)["modules"]
+    return found
+
+
+@pytest.mark.usefixtures("platforms")
+def test_a_module_that_every_chain_reaches_across_a_test_is_conditional() -> None:
+    modules = closure_of("pkg")
+    assert {name for name, entry in modules.items() if entry.get("conditional")} == {
+        "pkg.heavy",
+        "pkg.platforms.xpu",
+    }
+    assert modules["pkg.platforms.xpu"]["hop"]["conditions"] == [XPU_TEST]
+    assert "conditions" not in modules["pkg.heavy"]["hop"]
+    assert "conditions" not in modules["pkg.platforms.cpu"]["hop"]
+
+
+@pytest.mark.usefixtures("platforms")
+def test_a_closure_shows_a_chain_that_crosses_no_test_where_one_exists(project: Project) -> None:
+    project.write({"pkg/platforms/cpu.py": "import pkg.heavy\n"})
+    modules = closure_of("pkg")
+    assert "conditional" not in modules["pkg.heavy"]
+    assert modules["pkg.heavy"]["reached_from"] == "pkg.platforms.cpu"
+
+
+@pytest.mark.usefixtures("platforms")
+def test_why_shows_the_test_under_the_hop() -> None:
+    result = run_cli("why", "pkg", "pkg.platforms.xpu")
+    assert result.output.splitlines()[-2:] == [
+        "  pkg.platforms -> pkg.platforms.xpu: l.5 eager, inside def detect, called at import "
+        "time at l.6 (pkg/platforms/__init__.py:5)",
+        "    only if hasattr(os, 'xpu') and os.xpu() (pkg/platforms/__init__.py:4)",
+    ]
+    assert "eager chain, conditional:" in result.output
+
+
+def test_the_explorer_marks_conditional_modules(platforms: Project) -> None:
+    closure = explore.load(cache_dir=None).eager_closure("pkg")
+    assert closure.conditional == {"pkg.heavy", "pkg.platforms.xpu"}
+    assert closure["pkg.heavy"].conditional
+
+
+def test_a_violation_every_chain_to_which_crosses_a_test_is_conditional_and_breaks(
+    platforms: Project,
+) -> None:
+    result = platforms.check()
+    assert result.exit_code == 1
+    assert (
+        "pkg.platforms.xpu -> pkg.heavy runs at import time where a test holds that the tool "
+        "cannot decide (conditional), reached from pkg:"
+    ) in result.output
+    assert "-   only if hasattr(os, 'xpu') and os.xpu()\n    pkg/platforms/__init__.py:4\n" in (
+        result.output
+    )
+    (violation,) = platforms.contract("r4")["violations"]
+    assert violation["conditional"] is True
+    assert violation["chain"][-2]["conditions"] == [XPU_TEST]
+
+
+def test_a_violation_with_a_chain_that_crosses_no_test_shows_that_chain(
+    platforms: Project,
+) -> None:
+    platforms.write({"pkg/platforms/cpu.py": "import pkg.platforms.xpu\n"})
+    (violation,) = platforms.contract("r4")["violations"]
+    assert "conditional" not in violation
+    assert [hop["importer"] for hop in violation["chain"]] == [
+        "pkg",
+        "pkg.platforms",
+        "pkg.platforms.cpu",
+        "pkg.platforms.xpu",
+    ]
+
+
+def test_assume_false_in_the_configuration_leaves_the_block_out(project: Project) -> None:
+    project.write(
+        {
+            "pkg/__init__.py": (
+                "from typing import TYPE_CHECKING\nSLOW = False\n"
+                "if TYPE_CHECKING or SLOW:\n    import pkg.heavy\n"
+            ),
+            "pkg/heavy.py": "",
+        }
+    )
+    contract = (
+        "[importlinter:contract:r4]\nname = R4\ntype = eager_imports\n"
+        "source_modules = pkg\nfollow_modules = pkg\nforbidden_modules = pkg.heavy\n"
+    )
+    project.configure(contract)
+    (violation,) = project.contract("r4")["violations"]
+    assert violation["conditional"] is True
+    project.configure(contract, session="assume_false =\n    SLOW\n")
+    assert project.contract("r4")["violations"] == []
+    assert "pkg.heavy" not in closure_of("pkg")
