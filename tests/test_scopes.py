@@ -197,7 +197,7 @@ def for_315() -> None:
 @pytest.mark.parametrize("source", LAZY_DEFERRED.values(), ids=LAZY_DEFERRED.keys())
 def test_unused_lazy_imports_are_deferred(read: Reader, source: str) -> None:
     reason = "lazy import, not used at import time"
-    assert scope_of_marked(read, source) == ImportScope(eager=False, reason=reason)
+    assert scope_of_marked(read, source) == ImportScope(False, reason, lazy="lazy import")
 
 
 @pytest.mark.usefixtures("for_315")

@@ -479,7 +479,7 @@ def check_edited(edit: FileEdit, form: str) -> str | None:
     shift = len(source_lines(edit.edited)) - len(source_lines(edit.original))
     for line in edit.lines:
         scope = scopes.get(line + shift)
-        if scope is None or scope.eager or not scope.reason.startswith("lazy"):
+        if scope is None or scope.eager or not scope.lazy:
             return f"l.{line + shift}, an edited import, does not read as lazy"
     return None
 

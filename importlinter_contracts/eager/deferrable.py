@@ -212,7 +212,7 @@ def _why_not(
         return NotLazy("it is lazy already")
     scope = scopes.get(node.lineno)
     if scope is not None and not scope.eager:
-        if scope.reason.startswith("lazy"):  # (as the engine reads it for the target)
+        if scope.lazy:  # (as the engine reads it for the target)
             return NotLazy(f"it is lazy already ({scope.reason})")
         return NotLazy(f"it does not run at import time already ({scope.reason})")
     found = uses.get(node.lineno, ())

@@ -97,22 +97,15 @@ def read_lazy(
         if used:
             first = min(after or used)
             reason = f"{how} at l.{node.lineno}, first used at import time at l.{first}"
-            scopes[node.lineno] = scopes[node.lineno]._replace(eager=True, reason=reason)
+            scopes[node.lineno] = scopes[node.lineno]._replace(eager=True, reason=reason, lazy=how)
         else:
             reason = f"{how}, {_UNUSED}"
-            scopes[node.lineno] = scopes[node.lineno]._replace(eager=False, reason=reason)
+            scopes[node.lineno] = scopes[node.lineno]._replace(
+                eager=False, reason=reason, conditions=(), lazy=how
+            )
             for name in bound_names(node):
                 names[name] = (*names.get(name, ()), node.lineno)
     return names
-
-
-def reason_of_call(reason: str, line: int, why: str) -> str | None:
-    """Return the reason of a lazy import run by a function called at import time, from the reason
-    of its (deferred) scope and why the function runs; None for an import that is not lazy."""
-    how, _, rest = reason.partition(", ")
-    if rest != _UNUSED:
-        return None
-    return f"{how} at l.{line}, first used {why}"
 
 
 def _keys(node: ast.Import | ast.ImportFrom) -> list[str]:

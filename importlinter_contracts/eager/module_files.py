@@ -461,7 +461,7 @@ def _lines_of(path: str) -> Callable[[], list[str]]:
 
 def stored_scopes_table(
     table: Iterable[ImportScope],
-) -> tuple[tuple[bool, str, Conditions], ...]:
+) -> tuple[tuple[bool, str, Conditions, str], ...]:
     """Return the scopes that entries are numbered in, as the cache keeps them (`marshal`
     keeps plain tuples)."""
     return tuple(tuple(scope) for scope in table)  # type: ignore[misc]
@@ -476,11 +476,12 @@ def scopes_from_table(stored: object) -> list[ImportScope]:
     for scope in stored:
         if not (
             type(scope) is tuple
-            and len(scope) == 3
+            and len(scope) == 4
             and type(scope[0]) is bool
             and type(scope[1]) is str
             and type(scope[2]) is tuple
             and all(is_condition(condition) for condition in scope[2])
+            and type(scope[3]) is str
         ):
             raise ValueError("not a scope")
         scopes.append(ImportScope._make(scope))

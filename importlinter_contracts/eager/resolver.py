@@ -34,7 +34,6 @@ from .calls import (
     through_class,
 )
 from .conditions import Conditions, LocatedCondition, located
-from .lazy import reason_of_call
 from .module_files import EagerLines
 from .questions import ImportTimeCalls, ModuleQuestions
 from .target import target_python
@@ -225,8 +224,8 @@ class CallResolver:
                     why = _why(last.module, calls)
                 if lazy:  # (a lazy import that the function's use of its name runs)
                     scope = self._ask.scope(last.module, line)
-                    if not scope.eager:
-                        why = reason_of_call(scope.reason, line, why) or why
+                    if not scope.eager and scope.lazy:
+                        why = f"{scope.lazy} at l.{line}, first used {why}"
                 own = function.conditions_of(line)
                 under = _tests_of(calls)
                 if own:

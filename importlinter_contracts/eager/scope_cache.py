@@ -54,7 +54,6 @@ from ..locations import (
 from . import calls as call_reading
 from . import read_ahead
 from .calls import GETATTR
-from .lazy import reason_of_call
 from .module_files import (
     EagerLines,
     FileReading,
@@ -194,7 +193,7 @@ class ScopeIndex:
         """Return whether `module`'s file has a lazy import (PEP 810) that its code at import time
         does not use, which another module's `from` import of its name would load."""
         return any(
-            not scope.eager and reason_of_call(scope.reason, 0, "") is not None
+            not scope.eager and scope.lazy
             for scope in self._module(module).unpack_scopes(self._table).values()
         )
 

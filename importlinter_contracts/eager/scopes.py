@@ -49,6 +49,9 @@ class ImportScope(NamedTuple):
     eager: bool
     reason: str
     conditions: Conditions = ()
+    # Of a lazy import (PEP 810): what makes it lazy ("lazy import", "lazy by lazy_imports =
+    # all"), which a function that uses its names says when it runs it.
+    lazy: str = ""
 
 
 class Block(NamedTuple):
@@ -647,7 +650,7 @@ def _record(
                 Counter(token.string for token in statement if token.type == tokenize.NAME),
             )
         )
-        scope = ImportScope(eager=False, reason="lazy import, not used at import time")
+        scope = ImportScope(False, "lazy import, not used at import time", lazy="lazy import")
     else:
         return
     _add(scopes, statement[0].start[0], scope)
