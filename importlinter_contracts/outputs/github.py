@@ -12,10 +12,11 @@ from ..allowlist.config_text import entry_lines
 from ..allowlist.contract import STALE_ENTRY_ADVICE, stale_warning
 from ..allowlist.entries import ENTRY_KINDS, IMPORT_ENTRIES, EntryKind
 from ..configuration import is_toml, read_configuration_text
-from ..rendering import describe_hop, describe_import
+from ..rendering import chain_locations, describe_hop, describe_import
 from ..report import (
     ContractResult,
     Finding,
+    Hop,
     Location,
     Report,
     RuntimeFinding,
@@ -74,9 +75,17 @@ def _describe(hop: Mapping[str, Any]) -> str:
 
 
 def _where(finding: Finding) -> Location | None:
-    if is_import_finding(finding) and finding["locations"]:
-        return finding["locations"][0]
-    return None
+    if not is_import_finding(finding):
+        return None
+    if "sources" in finding:  # an eager chain: where it starts, in the source module
+        return chain_start(finding["chain"])
+    return finding["locations"][0] if finding["locations"] else None
+
+
+def chain_start(chain: list[Hop]) -> Location | None:
+    """Return where an eager chain starts: its first line, in the source module's file (None
+    for a chain of parent packages alone)."""
+    return next(iter(chain_locations(chain)), None)
 
 
 def stale_entries(
