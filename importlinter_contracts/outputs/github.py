@@ -1,5 +1,5 @@
-"""GitHub Actions workflow commands for the findings of a report, so that they show on the
-changed lines of a pull request."""
+"""GitHub Actions workflow commands for the findings of a report, and for what a change adds
+to import time (`review`), so that they show on the changed lines of a pull request."""
 
 from __future__ import annotations
 
@@ -14,6 +14,7 @@ from ..allowlist.entries import ENTRY_KINDS, IMPORT_ENTRIES, EntryKind
 from ..configuration import is_toml, read_configuration_text
 from ..rendering import chain_locations, describe_hop, describe_import
 from ..report import (
+    ClosureChange,
     ContractResult,
     Finding,
     Hop,
@@ -86,6 +87,29 @@ def chain_start(chain: list[Hop]) -> Location | None:
     """Return where an eager chain starts: its first line, in the source module's file (None
     for a chain of parent packages alone)."""
     return next(iter(chain_locations(chain)), None)
+
+
+def closure_annotations(changes: list[ClosureChange], root: Path) -> list[str]:
+    """Return one `::notice` command per module that importing a watched module runs now and
+    did not at the base (`review`'s `closure_changes`): on the line of its chain that the
+    change added or altered, else where the chain starts; paths relative to `root`, the
+    repository's root."""
+    commands = []
+    for change in changes:
+        for gained in change["gained"]:
+            chain = gained["chain"]
+            text = f"importing {change['module']} now runs {gained['module']}"
+            text += ", by way of " + " then ".join(map(describe_hop, chain))
+            commands.append(
+                _command(
+                    text,
+                    f"Import time: {change['module']}",
+                    gained["changed"] or chain_start(chain),
+                    root,
+                    kind="notice",
+                )
+            )
+    return commands
 
 
 def stale_entries(

@@ -1,0 +1,150 @@
+"""What a change adds to import time: for each module watched (each eager_imports contract's
+source modules, and those `review --closure` names), the modules its import-time closure gained
+and lost between the base revision and the working tree.
+
+Each closure is the one `closure` computes (`Explorer.eager_closure`), of the working tree and
+of the base revision's files as git holds them, both read with the current configuration: what
+differs is what the change of code did. Each gained module comes with the chain that now reaches
+it and the first line of that chain that the change added or altered.
+"""
+
+from __future__ import annotations
+
+import warnings
+from collections.abc import Iterator, Mapping
+from contextlib import contextmanager
+from pathlib import Path
+
+from .. import explore
+from ..errors import ImportlinterContractsError, RevisionError, UnknownModuleError
+from ..modules import has_module
+from ..rendering import chain_locations
+from ..report import ClosureChange, Hop, Location, Report, contract_key
+from .revisions import added_lines, standing_in, tree_at
+
+
+def watched_modules(report: Report, named: tuple[str, ...]) -> dict[str, list[str]]:
+    """Return the modules whose closures a review compares, each with the eager_imports
+    contracts of `report` it is a source module of: those contracts' source modules, and the
+    modules `named` (by `review --closure`)."""
+    found: dict[str, list[str]] = {name: [] for name in named}
+    for contract in report["contracts"]:
+        for source in contract.get("sources", []):  # (only eager_imports has sources)
+            found.setdefault(source, []).append(contract_key(contract))
+    return found
+
+
+class _ChangedLines:
+    """Which lines of the working tree's files the change from a commit added or altered,
+    asked of git once per file."""
+
+    def __init__(self, commit: str, root: Path) -> None:
+        self._commit = commit
+        self._root = root
+        self._lines: dict[str, set[int] | None] = {}
+
+    def first_on(self, chain: list[Hop]) -> Location | None:
+        """Return the first line of `chain` that the change added or altered, None for none."""
+        for where in chain_locations(chain):
+            if where["line"] is None:
+                continue
+            if where["path"] not in self._lines:
+                self._lines[where["path"]] = added_lines(
+                    self._commit, Path(where["path"]), self._root
+                )
+            lines = self._lines[where["path"]]
+            if lines is None or where["line"] in lines:
+                return where
+        return None
+
+
+def closure_changes(
+    config: Path,
+    config_text: str,
+    watched: Mapping[str, list[str]],
+    base: str,
+    commit: str,
+    root: Path,
+    cache_dir: Path | None,
+) -> list[ClosureChange]:
+    """Return, for each module of `watched` whose closure changed, what it gained (each with its
+    chain) and lost between `commit` (the revision `base` names) and the working tree, both read
+    with the configuration `config_text` (the working tree's file `config`).
+
+    Raises UnknownModuleError for a watched module that the working tree does not have,
+    RevisionError when the base revision's files cannot be written or read.
+    """
+    if not watched:
+        return []
+    head = explore.load(str(config), cache_dir)
+    modules: dict[str, list[str]] = {}
+    for name, contracts in watched.items():
+        try:
+            module = head.module(name)
+        except UnknownModuleError as error:  # only --closure names one that may not be
+            raise UnknownModuleError(f"--closure {name}: {error}") from None
+        modules.setdefault(module, []).extend(contracts)
+    now = {module: head.eager_closure(module) for module in modules}
+    before = _closures_at(base, commit, root, config, config_text, modules)
+    changed = _ChangedLines(commit, root)
+    found: list[ClosureChange] = []
+    for module, contracts in sorted(modules.items()):
+        closure = now[module]
+        gained = sorted(closure.keys() - before[module])
+        lost = sorted(before[module] - closure.keys())
+        if not gained and not lost:
+            continue
+        found.append(
+            {
+                "module": module,
+                "contracts": sorted(set(contracts)),
+                "gained": [
+                    {
+                        "module": name,
+                        "chain": (chain := closure[name].hops),
+                        "changed": changed.first_on(chain),
+                    }
+                    for name in gained
+                ],
+                "lost": lost,
+            }
+        )
+    return found
+
+
+def _closures_at(
+    base: str,
+    commit: str,
+    root: Path,
+    config: Path,
+    config_text: str,
+    modules: Mapping[str, object],
+) -> dict[str, set[str]]:
+    """The closure of each module in the files of `commit`, read with the configuration
+    `config_text`: empty for a module that the base does not have."""
+    relative = config.resolve().relative_to(root.resolve())
+    with tree_at(commit, root) as tree, standing_in(tree, root), _at_base(base):
+        copy = tree / relative
+        copy.parent.mkdir(parents=True, exist_ok=True)
+        copy.write_text(config_text, encoding="utf-8")
+        try:
+            # No cache: the base's files are written anew for each review.
+            explorer = explore.load(str(copy), None)
+            return {
+                module: set(explorer.eager_closure(module))
+                if has_module(explorer.graph, module)
+                else set()
+                for module in modules
+            }
+        except ImportlinterContractsError as error:
+            raise RevisionError(f"at {base}: {error}") from error
+
+
+@contextmanager
+def _at_base(base: str) -> Iterator[None]:
+    """What the walks of the base's files warn of, said to be the base's."""
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        yield
+    for warning in caught:
+        warnings.warn(f"at {base}: {warning.message}", stacklevel=3)
