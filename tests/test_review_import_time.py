@@ -306,6 +306,25 @@ def test_a_base_whose_files_cannot_be_read_says_so_and_compares_no_closure(
     )
 
 
+def test_what_the_base_cannot_read_is_said_once_and_as_the_base_s(project: Project) -> None:
+    dynamic = "import importlib\nimport os\nimportlib.import_module(os.environ['X'])\n"
+    committed(
+        project,
+        files={"pkg/platforms/interface.py": dynamic + "import pkg.old\n", "pkg/old.py": dynamic},
+    )
+    project.write({"pkg/platforms/interface.py": dynamic})
+    result = run_cli("review", "--no-cache", "--base", "HEAD", "--format", "json")
+    assert result.exit_code == 0
+    unseen = (
+        ":3: importlib.import_module runs at import time with a module name computed at run "
+        "time: the modules it imports are not seen."
+    )
+    assert result.stderr.splitlines() == [
+        f"importlinter-contracts: warning: pkg/platforms/interface.py{unseen}",
+        f"importlinter-contracts: warning: at HEAD: pkg/old.py{unseen}",
+    ]
+
+
 def test_an_unknown_closure_module_is_one_line_and_exit_2(project: Project) -> None:
     committed(project)
     result = run_cli("review", "--no-cache", "--base", "HEAD", "--closure", "pkg.nothing")

@@ -11,7 +11,7 @@ it and the first line of that chain that the change added or altered.
 from __future__ import annotations
 
 import warnings
-from collections.abc import Iterator, Mapping
+from collections.abc import Iterable, Iterator, Mapping
 from contextlib import contextmanager
 from pathlib import Path
 
@@ -76,16 +76,18 @@ def closure_changes(
     """
     if not watched:
         return []
-    head = explore.load(str(config), cache_dir)
-    modules: dict[str, list[str]] = {}
-    for name, contracts in watched.items():
-        try:
-            module = head.module(name)
-        except UnknownModuleError as error:  # only --closure names one that may not be
-            raise UnknownModuleError(f"--closure {name}: {error}") from None
-        modules.setdefault(module, []).extend(contracts)
-    now = {module: head.eager_closure(module) for module in modules}
-    before = _closures_at(base, commit, root, config, config_text, modules)
+    with _warnings_said() as said:
+        head = explore.load(str(config), cache_dir)
+        modules: dict[str, list[str]] = {}
+        for name, contracts in watched.items():
+            try:
+                module = head.module(name)
+            except UnknownModuleError as error:  # only --closure names one that may not be
+                raise UnknownModuleError(f"--closure {name}: {error}") from None
+            modules.setdefault(module, []).extend(contracts)
+        now = {module: head.eager_closure(module) for module in modules}
+    with _warnings_said(f"at {base}: ", but=said):
+        before = _closures_at(base, commit, root, config, config_text, modules)
     changed = _ChangedLines(commit, root)
     found: list[ClosureChange] = []
     for module, contracts in sorted(modules.items()):
@@ -123,7 +125,7 @@ def _closures_at(
     """The closure of each module in the files of `commit`, read with the configuration
     `config_text`: empty for a module that the base does not have."""
     relative = config.resolve().relative_to(root.resolve())
-    with tree_at(commit, root) as tree, standing_in(tree, root), _at_base(base):
+    with tree_at(commit, root) as tree, standing_in(tree, root):
         copy = tree / relative
         copy.parent.mkdir(parents=True, exist_ok=True)
         copy.write_text(config_text, encoding="utf-8")
@@ -141,10 +143,15 @@ def _closures_at(
 
 
 @contextmanager
-def _at_base(base: str) -> Iterator[None]:
-    """What the walks of the base's files warn of, said to be the base's."""
+def _warnings_said(prefix: str = "", but: Iterable[str] = ()) -> Iterator[list[str]]:
+    """Collect the warnings of the block, and warn of each after it, after `prefix`, but of
+    those in `but`: the base's walks warn, said to be the base's, only of what the working
+    tree's did not, so that a file unread on both sides is said once."""
+    said: list[str] = []
     with warnings.catch_warnings(record=True) as caught:
         warnings.simplefilter("always")
-        yield
-    for warning in caught:
-        warnings.warn(f"at {base}: {warning.message}", stacklevel=3)
+        yield said
+    said += [str(warning.message) for warning in caught]
+    for message in said:
+        if message not in but:
+            warnings.warn(prefix + message, stacklevel=3)
