@@ -417,7 +417,8 @@ def fix(
 @main.command(
     epilog=_exit_status(
         "1 when an allowlist grew, the change stops reporting a finding or makes a contract check "
-        "less, 0 otherwise, 2 on an error (not a git repository, an unknown revision)."
+        "less, or an import now runs a module that it did not and that a contract forbids; 0 "
+        "otherwise; 2 on an error (not a git repository, an unknown revision)."
     )
 )
 @_session_options
@@ -477,13 +478,12 @@ def review(
 
     What importing each eager_imports source module (and each --closure MODULE) runs now and
     did not at the base, each with the chain that reaches it, or no longer runs: information,
-    which changes no exit status (a forbidden module it reaches breaks its contract, which
-    check reports).
+    unless a module it now runs is forbidden, which breaks its contract.
     """
     if bool(base) == bool(revisions):
         raise UsageError("give either --base REF or --history REF (repeatable).")
     from .outputs.markdown import history_markdown, review_markdown
-    from .review import summary
+    from .review import closures, summary
 
     if revisions:
         if closures_of or output_format == "github":
@@ -530,7 +530,8 @@ def review(
             err=True,
         )
     loosened = found["loosened"] or found["loosened_options"]
-    sys.exit(EXIT_BROKEN if found["grew"] or loosened else EXIT_KEPT)
+    breaks = closures.contracts_broken(found["closure_changes"])
+    sys.exit(EXIT_BROKEN if found["grew"] or loosened or breaks else EXIT_KEPT)
 
 
 _graph_format = click.option(

@@ -332,6 +332,9 @@ class GainedModule(TypedDict):
     # Where the change touched the chain: its first line that the change added or altered
     # (None where none is: the chain was there, and the change made it run otherwise).
     changed: Location | None
+    # The eager_imports contracts that it breaks, being forbidden: a violation of theirs is
+    # the import that runs it (none where it is allowed, or an allowlist entry excuses it).
+    breaks: list[str]
 
 
 class ClosureChange(TypedDict):

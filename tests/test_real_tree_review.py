@@ -150,7 +150,11 @@ def test_an_import_added_to_the_platform_interface_is_named_with_its_chain(
     for change in changes:
         assert (change["contracts"], change["lost"]) == ([R4], [])
         (gained,) = change["gained"]
-        assert (gained["module"], gained["changed"]) == ("vllm_omni.heavy_probe", added)
+        assert (gained["module"], gained["changed"], gained["breaks"]) == (
+            "vllm_omni.heavy_probe",
+            added,
+            [],
+        )
         last = gained["chain"][-1]
         assert (last["importer"], last["imported"], last["line_numbers"]) == (
             "vllm_omni.platforms.interface",

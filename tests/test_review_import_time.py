@@ -107,7 +107,12 @@ def test_an_added_import_names_each_module_gained_with_its_chain_and_the_added_l
             "module": "pkg.platforms.cuda.platform",
             "contracts": ["r4"],
             "gained": [
-                {"module": "pkg.heavy", "chain": [TO_INTERFACE, TO_HEAVY], "changed": ADDED_LINE},
+                {
+                    "module": "pkg.heavy",
+                    "chain": [TO_INTERFACE, TO_HEAVY],
+                    "changed": ADDED_LINE,
+                    "breaks": [],
+                },
                 {
                     "module": "pkg.more",
                     "chain": [
@@ -116,6 +121,7 @@ def test_an_added_import_names_each_module_gained_with_its_chain_and_the_added_l
                         hop("pkg.heavy", "pkg.more", 1, "pkg/heavy.py"),
                     ],
                     "changed": ADDED_LINE,
+                    "breaks": [],
                 },
             ],
             "lost": ["pkg.old"],
@@ -208,6 +214,50 @@ def test_the_github_annotations_stand_on_the_added_line(project: Project) -> Non
     ]
 
 
+def test_a_forbidden_module_gained_breaks_its_contract_and_review_exits_1(
+    project: Project,
+) -> None:
+    committed(project)
+    project.write({"pkg/platforms/interface.py": "import os\nimport pkg.models\n"})
+    code, out = review("--format", "json")
+    assert code == 1
+    (change,) = json.loads(out)["closure_changes"]
+    assert [(g["module"], g["breaks"]) for g in change["gained"]] == [("pkg.models", ["r4"])]
+    code, markdown = review()
+    assert code == 1
+    assert markdown.splitlines()[2].endswith("**A module that an import now runs breaks `r4`.**")
+    assert (
+        "| `pkg.models` (**breaks** `r4`) | `pkg.platforms.cuda.platform -> "
+        "pkg.platforms.interface (l.1, module level)` then `pkg.platforms.interface -> "
+        "pkg.models (l.2, module level)` | `pkg/platforms/interface.py:2` |"
+    ) in markdown.splitlines()
+    assert review("--format", "github") == (
+        1,
+        "::error file=pkg/platforms/interface.py,line=2,title=Import time%3A "
+        "pkg.platforms.cuda.platform::importing pkg.platforms.cuda.platform now runs "
+        "pkg.models, which breaks r4, by way of pkg.platforms.cuda.platform -> "
+        "pkg.platforms.interface (l.1, module level) then pkg.platforms.interface -> "
+        "pkg.models (l.2, module level)\n",
+    )
+
+
+def test_a_forbidden_module_gained_that_the_allowlist_excuses_breaks_nothing(
+    project: Project,
+) -> None:
+    committed(project)
+    project.write({"pkg/platforms/interface.py": "import os\nimport pkg.models\n"})
+    config = project.root / ".importlinter"
+    config.write_text(
+        config.read_text()
+        + "ignore_imports =\n    pkg.platforms.interface -> pkg.models  # moves in step 2\n"
+    )
+    code, out = review("--format", "json")
+    (change,) = json.loads(out)["closure_changes"]
+    assert [(g["module"], g["breaks"]) for g in change["gained"]] == [("pkg.models", [])]
+    assert code == 1  # the allowlist grew
+    assert "breaks" not in review()[1]
+
+
 def test_a_chain_the_change_did_not_touch_is_annotated_where_it_starts(
     project: Project,
 ) -> None:
@@ -267,6 +317,7 @@ def test_closure_names_another_module_to_compare(project: Project) -> None:
                     "module": "pkg.models",
                     "chain": [hop("pkg.tool", "pkg.models", 1, "pkg/tool.py")],
                     "changed": {"path": "pkg/tool.py", "line": 1},
+                    "breaks": [],
                 }
             ],
             "lost": [],

@@ -90,15 +90,17 @@ def chain_start(chain: list[Hop]) -> Location | None:
 
 
 def closure_annotations(changes: list[ClosureChange], root: Path) -> list[str]:
-    """Return one `::notice` command per module that importing a watched module runs now and
-    did not at the base (`review`'s `closure_changes`): on the line of its chain that the
-    change added or altered, else where the chain starts; paths relative to `root`, the
-    repository's root."""
+    """Return one command per module that importing a watched module runs now and did not at
+    the base (`review`'s `closure_changes`), `::error` for one that breaks a contract, else
+    `::notice`: on the line of its chain that the change added or altered, else where the
+    chain starts; paths relative to `root`, the repository's root."""
     commands = []
     for change in changes:
         for gained in change["gained"]:
             chain = gained["chain"]
             text = f"importing {change['module']} now runs {gained['module']}"
+            if gained["breaks"]:
+                text += f", which breaks {', '.join(gained['breaks'])}"
             text += ", by way of " + " then ".join(map(describe_hop, chain))
             commands.append(
                 _command(
@@ -106,7 +108,7 @@ def closure_annotations(changes: list[ClosureChange], root: Path) -> list[str]:
                     f"Import time: {change['module']}",
                     gained["changed"] or chain_start(chain),
                     root,
-                    kind="notice",
+                    kind="error" if gained["breaks"] else "notice",
                 )
             )
     return commands

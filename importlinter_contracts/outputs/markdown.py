@@ -7,6 +7,7 @@ from typing import cast
 from ..locations import link_text
 from ..rendering import describe_hop, describe_import, smallest_cut_heading
 from ..report import ClosureChange, Finding, RuntimeFinding, contract_key, is_import_finding
+from ..review import closures
 from ..review.allowlists import ContractAllowlists
 from ..review.effects import ChangedFinding
 from ..review.options import LoosenedOption
@@ -148,6 +149,10 @@ def _smallest_cut(found: ContractCut) -> list[str]:
     ]
 
 
+def _breaks(contracts: list[str]) -> str:
+    return f" (**breaks** {', '.join(map(_code, contracts))})" if contracts else ""
+
+
 def _closure_changes(changes: list[ClosureChange]) -> list[str]:
     if not changes:
         return []
@@ -165,7 +170,7 @@ def _closure_changes(changes: list[ClosureChange]) -> list[str]:
                 "| now runs | by way of | the change's line |",
                 "| --- | --- | --- |",
                 *(
-                    f"| `{found['module']}` | "
+                    f"| `{found['module']}`{_breaks(found['breaks'])} | "
                     + " then ".join(_code(describe_hop(hop)) for hop in found["chain"])
                     + f" | {_code(link_text(found['changed'])) if found['changed'] else '(none)'} |"
                     for found in change["gained"]
@@ -223,6 +228,11 @@ def review_markdown(report: ReviewReport) -> str:
         summary.append(
             f"Importing {count} module{'s' if count != 1 else ''} runs other modules than at "
             f"`{report['base']}` (import time, below)."
+        )
+    broken = closures.contracts_broken(report["closure_changes"])
+    if broken:
+        summary.append(
+            f"**A module that an import now runs breaks {', '.join(map(_code, broken))}.**"
         )
     lines = [heading, "", " ".join(summary)]
     if report["allowlists"]:

@@ -19,7 +19,7 @@ from .. import explore
 from ..errors import ImportlinterContractsError, RevisionError, UnknownModuleError
 from ..modules import has_module
 from ..rendering import chain_locations
-from ..report import ClosureChange, Hop, Location, Report, contract_key
+from ..report import ClosureChange, Hop, Location, Report, contract_key, is_import_finding
 from .revisions import added_lines, standing_in, tree_at
 
 
@@ -29,9 +29,29 @@ def watched_modules(report: Report, named: tuple[str, ...]) -> dict[str, list[st
     modules `named` (by `review --closure`)."""
     found: dict[str, list[str]] = {name: [] for name in named}
     for contract in report["contracts"]:
-        for source in contract.get("sources", []):  # (only eager_imports has sources)
+        for source in contract.get("sources", []):  # only eager_imports has sources
             found.setdefault(source, []).append(contract_key(contract))
     return found
+
+
+def forbidden_reached(report: Report) -> dict[tuple[str, str], list[str]]:
+    """Return, by source module and module, the eager_imports contracts of `report` that
+    importing the source module breaks by running the module: their violations, not what
+    their allowlists excuse."""
+    found: dict[tuple[str, str], list[str]] = {}
+    for contract in report["contracts"]:
+        for finding in contract["violations"]:
+            if is_import_finding(finding):
+                for source in finding.get("sources", []):
+                    key = (source, finding["imported"])
+                    found.setdefault(key, []).append(contract_key(contract))
+    return found
+
+
+def contracts_broken(changes: list[ClosureChange]) -> list[str]:
+    """Return the contracts that a module gained in `changes` breaks."""
+    gained = [found for change in changes for found in change["gained"]]
+    return sorted({contract for found in gained for contract in found["breaks"]})
 
 
 class _ChangedLines:
@@ -61,21 +81,26 @@ class _ChangedLines:
 def closure_changes(
     config: Path,
     config_text: str,
-    watched: Mapping[str, list[str]],
+    report: Report,
+    closures_of: tuple[str, ...],
     base: str,
     commit: str,
     root: Path,
     cache_dir: Path | None,
 ) -> list[ClosureChange]:
-    """Return, for each module of `watched` whose closure changed, what it gained (each with its
-    chain) and lost between `commit` (the revision `base` names) and the working tree, both read
-    with the configuration `config_text` (the working tree's file `config`).
+    """Return, for each source module of the eager_imports contracts of `report` and each module
+    of `closures_of` whose closure changed, what it gained (each with its chain, and the
+    contracts it breaks) and lost between `commit` (the revision `base` names) and the working
+    tree, both read with the configuration `config_text` (the working tree's file `config`,
+    which `report` checked).
 
     Raises UnknownModuleError for a watched module that the working tree does not have,
     RevisionError when the base revision's files cannot be written or read.
     """
+    watched = watched_modules(report, closures_of)
     if not watched:
         return []
+    breaks = forbidden_reached(report)
     with _warnings_said() as said:
         head = explore.load(str(config), cache_dir)
         modules: dict[str, list[str]] = {}
@@ -105,6 +130,7 @@ def closure_changes(
                         "module": name,
                         "chain": (chain := closure[name].hops),
                         "changed": changed.first_on(chain),
+                        "breaks": sorted(set(breaks.get((module, name), []))),
                     }
                     for name in gained
                 ],

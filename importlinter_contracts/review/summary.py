@@ -175,7 +175,8 @@ def review(
         closure_changes = closures.closure_changes(
             path,
             current_text,
-            closures.watched_modules(current_report, closures_of),
+            current_report,
+            closures_of,
             base,
             commit,
             root,
