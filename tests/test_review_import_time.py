@@ -336,6 +336,34 @@ def test_a_module_new_since_the_base_gains_its_whole_closure(project: Project) -
     ]
 
 
+def test_a_base_without_the_root_package_is_one_where_nothing_ran(project: Project) -> None:
+    project.configure(CONFIG)
+    git(project.root, "init", "-q", "-b", "main")
+    git(project.root, "add", ".")
+    git(project.root, "commit", "-q", "-m", "configuration first")
+    project.write(TREE)
+    found = changes()
+    assert [(c["module"], [g["module"] for g in c["gained"]], c["lost"]) for c in found] == [
+        (
+            "pkg.platforms.cuda.platform",
+            [
+                "pkg",
+                "pkg.old",
+                "pkg.platforms",
+                "pkg.platforms.cuda",
+                "pkg.platforms.cuda.platform",
+                "pkg.platforms.interface",
+            ],
+            [],
+        ),
+        (
+            "pkg.platforms.npu.platform",
+            ["pkg", "pkg.platforms", "pkg.platforms.npu", "pkg.platforms.npu.platform"],
+            [],
+        ),
+    ]
+
+
 def test_a_base_whose_files_cannot_be_read_says_so_and_compares_no_closure(
     project: Project,
 ) -> None:

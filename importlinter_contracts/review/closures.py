@@ -17,6 +17,7 @@ from pathlib import Path
 
 from .. import explore
 from ..errors import ImportlinterContractsError, RevisionError, UnknownModuleError
+from ..locations import package_directories
 from ..modules import has_module
 from ..rendering import chain_locations
 from ..report import ClosureChange, Hop, Location, Report, contract_key, is_import_finding
@@ -112,7 +113,7 @@ def closure_changes(
             modules.setdefault(module, []).extend(contracts)
         now = {module: head.eager_closure(module) for module in modules}
     with _warnings_said(f"at {base}: ", but=said):
-        before = _closures_at(base, commit, root, config, config_text, modules)
+        before = _closures_at(base, commit, root, config, config_text, modules, head.root_packages)
     changed = _ChangedLines(commit, root)
     found: list[ClosureChange] = []
     for module, contracts in sorted(modules.items()):
@@ -147,9 +148,11 @@ def _closures_at(
     config: Path,
     config_text: str,
     modules: Mapping[str, object],
+    root_packages: list[str],
 ) -> dict[str, set[str]]:
     """The closure of each module in the files of `commit`, read with the configuration
-    `config_text`: empty for a module that the base does not have."""
+    `config_text`: empty for a module that the base does not have, every one where it has
+    none of the `root_packages`."""
     relative = config.resolve().relative_to(root.resolve())
     with tree_at(commit, root) as tree, standing_in(tree, root):
         copy = tree / relative
@@ -165,6 +168,9 @@ def _closures_at(
                 for module in modules
             }
         except ImportlinterContractsError as error:
+            # Looked for where `load` looked: it put the working directory on sys.path.
+            if not any(package_directories(package) for package in root_packages):
+                return {module: set() for module in modules}  # a change that adds them
             raise RevisionError(f"at {base}: {error}") from error
 
 

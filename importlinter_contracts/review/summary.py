@@ -53,7 +53,7 @@ class ReviewReport(TypedDict):
     # now and did not at the base, or no longer runs: only the modules whose closure changed.
     closure_changes: list[ClosureChange]
     # Why they cannot be told (None when they can): the base's files cannot be read as a
-    # graph (a file that does not parse, no root package), or git cannot write them.
+    # graph, a file of them does not parse say, or git cannot write them.
     closure_error: str | None
 
 
