@@ -277,6 +277,27 @@ def test_a_chain_the_change_did_not_touch_is_annotated_where_it_starts(
     )
 
 
+def test_a_review_run_outside_the_repository_finds_the_added_line(
+    project: Project, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Its locations are shown relative to the folder on sys.path that holds the package, not
+    to the working directory."""
+    outside = project.root
+    project.root = outside / "repository"
+    project.root.mkdir()
+    monkeypatch.chdir(project.root)
+    monkeypatch.syspath_prepend(str(project.root))
+    committed(project)
+    heavy_import(project)
+    (outside / "elsewhere").mkdir()
+    monkeypatch.chdir(outside / "elsewhere")
+    config = str(project.root / ".importlinter")
+    result = run_cli("review", "--no-cache", "--base", "HEAD", "--format", "json", config)
+    assert result.exit_code == 0, result.output
+    (change,) = json.loads(result.stdout)["closure_changes"]
+    assert [g["changed"] for g in change["gained"]] == [ADDED_LINE, ADDED_LINE]
+
+
 def test_a_committed_change_is_compared_with_the_revision_named(project: Project) -> None:
     committed(project)
     heavy_import(project)

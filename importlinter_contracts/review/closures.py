@@ -17,7 +17,7 @@ from pathlib import Path
 
 from .. import explore
 from ..errors import ImportlinterContractsError, RevisionError, UnknownModuleError
-from ..locations import package_directories
+from ..locations import display_path, package_directories, source_file
 from ..modules import has_module
 from ..rendering import chain_locations
 from ..report import ClosureChange, Hop, Location, Report, contract_key, is_import_finding
@@ -61,19 +61,28 @@ class _ChangedLines:
 
     def __init__(self, commit: str, root: Path) -> None:
         self._commit = commit
-        self._root = root
-        self._lines: dict[str, set[int] | None] = {}
+        self._root = root.resolve()
+        self._lines: dict[Path, set[int] | None] = {}
 
     def first_on(self, chain: list[Hop]) -> Location | None:
         """Return the first line of `chain` that the change added or altered, None for none."""
+        # Each location's file, found again: its path is shown relative to the working
+        # directory, or to the folder on sys.path that holds it, which may be another.
+        modules = [hop["importer"] for hop in chain]
+        modules += [
+            call["module"] for hop in chain for calls in hop.get("calls", []) for call in calls
+        ]
+        files = {display_path(file): file for file in map(source_file, modules) if file}
         for where in chain_locations(chain):
-            if where["line"] is None:
+            file = files.get(where["path"])
+            if where["line"] is None or file is None:
                 continue
-            if where["path"] not in self._lines:
-                self._lines[where["path"]] = added_lines(
-                    self._commit, Path(where["path"]), self._root
-                )
-            lines = self._lines[where["path"]]
+            file = file.resolve()
+            if not file.is_relative_to(self._root):
+                continue  # not the repository's: the change did not touch it
+            if file not in self._lines:
+                self._lines[file] = added_lines(self._commit, file, self._root)
+            lines = self._lines[file]
             if lines is None or where["line"] in lines:
                 return where
         return None
