@@ -417,7 +417,8 @@ def fix(
 @main.command(
     epilog=_exit_status(
         "1 when an allowlist grew, the change stops reporting a finding or makes a contract check "
-        "less, 0 otherwise, 2 on an error (not a git repository, an unknown revision)."
+        "less, or an import now runs a module that it did not and that a contract forbids; 0 "
+        "otherwise; 2 on an error (not a git repository, an unknown revision)."
     )
 )
 @_session_options
@@ -439,12 +440,22 @@ def fix(
     help="Skip the contracts that run the code they check, on both sides.",
 )
 @click.option(
+    "--closure",
+    "closures_of",
+    metavar="MODULE",
+    multiple=True,
+    help="Also compare what importing MODULE runs, at the base and now (as the eager_imports "
+    "contracts' source modules are); may be repeated.",
+)
+@click.option(
     "--format",
     "output_format",
-    type=click.Choice(["markdown", "json"]),
+    type=click.Choice(["markdown", "json", "github"]),
     default="markdown",
     show_default=True,
-    help="markdown: a summary to post as a pull-request comment; json: the same as data.",
+    help="markdown: a summary to post as a pull-request comment; json: the same as data; "
+    "github: a GitHub Actions annotation per module that an import now runs, on the line "
+    "the change added.",
 )
 def review(
     config: str | None,
@@ -454,22 +465,32 @@ def review(
     base: str | None,
     revisions: tuple[str, ...],
     static: bool,
+    closures_of: tuple[str, ...],
     output_format: str,
 ) -> None:
-    """Review a configuration change against a git revision: per contract, the allowlist
-    entries added (with their reasons), removed and re-reasoned, the contracts' verdicts, and
-    the findings that the base revision's configuration reports on the current tree but the
-    current configuration does not (loosened) or the other way round (tightened).
+    """Review a change against a git revision: per contract, the allowlist entries added
+    (with their reasons), removed and re-reasoned, the contracts' verdicts, and the findings
+    that the base revision's configuration reports on the current tree but the current
+    configuration does not (loosened) or the other way round (tightened).
 
     Contracts that the change makes check less (removed, or a source, forbidden or followed
     module removed) are named too, even where no finding is hidden by it today.
+
+    What importing each eager_imports source module (and each --closure MODULE) runs now and
+    did not at the base, each with the chain that reaches it, or no longer runs: information,
+    unless a module it now runs is forbidden, which breaks its contract.
     """
     if bool(base) == bool(revisions):
         raise UsageError("give either --base REF or --history REF (repeatable).")
     from .outputs.markdown import history_markdown, review_markdown
-    from .review import summary
+    from .review import closures, summary
 
     if revisions:
+        if closures_of or output_format == "github":
+            raise UsageError(
+                "--history gives allowlist sizes as markdown or json: --closure and --format "
+                "github go with --base REF."
+            )
         points = summary.history(config, list(revisions), contracts)
         if output_format == "json":
             click.echo(json.dumps(points, indent=2))
@@ -477,12 +498,23 @@ def review(
             click.echo(history_markdown(points), nl=False)
         sys.exit(EXIT_KEPT)
     assert base is not None
-    with _quiet_stdout(verbose):
+    with _quiet_stdout(verbose), _warnings_on_stderr():
         found = summary.review(
-            config, base, contracts, cache, select=static_only if static else None
+            config,
+            base,
+            contracts,
+            cache,
+            select=static_only if static else None,
+            closures_of=closures_of,
         )
     if output_format == "json":
         click.echo(json.dumps(found, indent=2))
+    elif output_format == "github":
+        from .outputs.github import closure_annotations
+        from .review.revisions import source_root
+
+        for command in closure_annotations(found["closure_changes"], source_root()):
+            click.echo(command)
     else:
         click.echo(review_markdown(found), nl=False)
     if found["base_error"] is not None:
@@ -491,8 +523,15 @@ def review(
             f"configuration, which cannot be checked: {found['base_error']}",
             err=True,
         )
+    if found["closure_error"] is not None:
+        click.echo(
+            "importlinter-contracts: warning: what the change adds to import time cannot be "
+            f"told: {found['closure_error']}",
+            err=True,
+        )
     loosened = found["loosened"] or found["loosened_options"]
-    sys.exit(EXIT_BROKEN if found["grew"] or loosened else EXIT_KEPT)
+    breaks = closures.contracts_broken(found["closure_changes"])
+    sys.exit(EXIT_BROKEN if found["grew"] or loosened or breaks else EXIT_KEPT)
 
 
 _graph_format = click.option(

@@ -66,6 +66,12 @@ def chain_steps(hop: Hop) -> list[tuple[str, list[Location]]]:
     return steps
 
 
+def chain_locations(chain: list[Hop]) -> list[Location]:
+    """Return where each line of a chain stands, first to last, as `chain_steps` shows them: per
+    hop, the calls that run its import lines, then the import lines."""
+    return [where for hop in chain for _, found in chain_steps(hop) for where in found]
+
+
 def describe_hop(hop: Hop, *, tested: bool = True) -> str:
     """Return a hop as one line: `a -> b (l.3, module level)`, or `a.b -> a (why)` for a parent;
     a conditional hop with its tests after it (`only if ...`) where `tested`."""

@@ -5,7 +5,8 @@ The contracts of this package store their part (`ContractFindings`) as their
 and wraps each contract as a `ContractResult`; the JSON, GitHub and text outputs, the allowlist
 sync and `explore` read nothing else. `report.schema.json` beside this file is the same shape
 as a JSON Schema, for consumers of `check --format json` (and, under `$defs`, of `closure` and
-`why`: `ClosureReport`, `WhyReport`); a test keeps the two in step.
+`why`: `ClosureReport`, `WhyReport`, and of `review`'s `closure_changes`: `ClosureChange`); a
+test keeps the two in step.
 """
 
 # No `from __future__ import annotations` here: TypedDict must see `NotRequired` itself (as
@@ -342,6 +343,32 @@ class WhyReport(TypedDict):
     shortest: list[Hop] | None  # the shortest chain; None where there is none
     shortest_eager: list[Hop] | None  # the shortest that runs at import time
     warnings: list[str]  # as `ClosureReport`'s
+
+
+class GainedModule(TypedDict):
+    """A module that importing a module runs now and did not at the base revision."""
+
+    module: str
+    chain: list[Hop]  # the chain that now reaches it, as `closure` finds it, first hop first
+    # Where the change touched the chain: its first line that the change added or altered
+    # (None where none is: the chain was there, and the change made it run otherwise).
+    changed: Location | None
+    # The eager_imports contracts that it breaks, being forbidden: a violation of theirs is
+    # the import that runs it (none where it is allowed, or an allowlist entry excuses it).
+    breaks: list[str]
+
+
+class ClosureChange(TypedDict):
+    """`review`: what importing a module runs now that it did not at the base revision, and
+    what it no longer runs: its import-time closure, as `closure` computes it, on the working
+    tree and on the base revision's files, both read with the current configuration."""
+
+    module: str
+    # The eager_imports contracts it is a source module of; none for a module that only
+    # `review --closure` names.
+    contracts: list[str]
+    gained: list[GainedModule]
+    lost: list[str]
 
 
 def is_import_finding(finding: Finding) -> TypeGuard[ImportFinding]:

@@ -91,3 +91,26 @@ def test_a_stale_entry_that_only_warns_points_at_its_line_too(project: Project) 
         "No import matches ignored import pkg.gone -> pkg.platforms.npu # 100%25 retired: "
         "remove this stale entry.",
     ]
+
+
+def test_an_eager_chain_is_annotated_where_it_starts_in_the_source_module(
+    project: Project,
+) -> None:
+    """Not on the last hop's file, which the change may not have touched: `check` does not know
+    the change (`review --format github` does), so on the source module's first hop."""
+    project.write(
+        {
+            **TREE,
+            "pkg/platforms/cuda/platform.py": "\nimport pkg.platforms.interface\n",
+            "pkg/platforms/interface.py": "import pkg.platforms.npu.models\n",
+        }
+    )
+    project.configure(CONFIG)
+    result = project.check("--format", "github", "--contract", "r4")
+    assert result.exit_code == 1
+    assert result.stdout.splitlines() == [
+        "::error file=pkg/platforms/cuda/platform.py,line=2,title=R4 (r4)::"
+        "pkg.platforms.interface -> pkg.platforms.npu.models (l.1, module level), runs when "
+        "importing pkg.platforms.cuda.platform by way of pkg.platforms.cuda.platform -> "
+        "pkg.platforms.interface (l.2, module level)",
+    ]

@@ -122,3 +122,51 @@ def test_removing_a_forbidden_module_that_hides_nothing_is_named_as_checking_les
         "| Importing a platform class loads no implementation body (R4) "
         f"(`{R4}`) | forbidden_modules | `vllm_omni.diffusion.layers` |"
     ) in markdown
+
+
+def test_an_import_added_to_the_platform_interface_is_named_with_its_chain(
+    repository: Project,
+) -> None:
+    """The done-when of issue 45: a head commit that makes every platform class also load a new
+    module, which breaks no contract, is named with the chain through `interface.py`."""
+    interface = repository.root / "vllm_omni/platforms/interface.py"
+    text = interface.read_text()
+    line = text.count("\n", 0, text.index("import torch\n")) + 1
+    interface.write_text(
+        text.replace("import torch\n", "import vllm_omni.heavy_probe\nimport torch\n", 1)
+    )
+    (repository.root / "vllm_omni/heavy_probe.py").write_text("")
+    _git(repository.root, "add", ".")
+    _git(repository.root, "commit", "-q", "-m", "head")
+    result = run_cli("review", "--base", "HEAD~1", "--static", "--format", "json")
+    assert result.exit_code == 0, result.output
+    changes = json.loads(result.stdout)["closure_changes"]
+    sources = [
+        f"vllm_omni.platforms.{backend}.platform"
+        for backend in ("cuda", "musa", "npu", "rocm", "xpu")
+    ]
+    assert [change["module"] for change in changes] == sources
+    added = {"path": "vllm_omni/platforms/interface.py", "line": line}
+    for change in changes:
+        assert (change["contracts"], change["lost"]) == ([R4], [])
+        (gained,) = change["gained"]
+        assert (gained["module"], gained["changed"], gained["breaks"]) == (
+            "vllm_omni.heavy_probe",
+            added,
+            [],
+        )
+        last = gained["chain"][-1]
+        assert (last["importer"], last["imported"], last["line_numbers"]) == (
+            "vllm_omni.platforms.interface",
+            "vllm_omni.heavy_probe",
+            [line],
+        )
+    markdown = run_cli("review", "--base", "HEAD~1", "--static").stdout
+    assert (
+        "Importing `vllm_omni.platforms.cuda.platform` (a source module of "
+        f"`{R4}`) now runs 1 more module."
+    ) in markdown
+    assert (
+        f"`vllm_omni.platforms.interface -> vllm_omni.heavy_probe (l.{line}, module level)` "
+        f"| `vllm_omni/platforms/interface.py:{line}` |"
+    ) in markdown

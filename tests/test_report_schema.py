@@ -42,6 +42,8 @@ DEFINITIONS = {
     "LoadedOutside": "LoadedOutside",
     "Measured": "Measured",
     "WhyReport": "Why",
+    "ClosureChange": "ClosureChange",
+    "GainedModule": "GainedModule",
 }
 
 

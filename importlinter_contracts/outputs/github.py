@@ -1,5 +1,5 @@
-"""GitHub Actions workflow commands for the findings of a report, so that they show on the
-changed lines of a pull request."""
+"""GitHub Actions workflow commands for the findings of a report, and for what a change adds
+to import time (`review`), so that they show on the changed lines of a pull request."""
 
 from __future__ import annotations
 
@@ -12,10 +12,12 @@ from ..allowlist.config_text import entry_lines
 from ..allowlist.contract import STALE_ENTRY_ADVICE, stale_warning
 from ..allowlist.entries import ENTRY_KINDS, IMPORT_ENTRIES, EntryKind
 from ..configuration import is_toml, read_configuration_text
-from ..rendering import describe_hop, describe_import
+from ..rendering import chain_locations, describe_hop, describe_import
 from ..report import (
+    ClosureChange,
     ContractResult,
     Finding,
+    Hop,
     Location,
     Report,
     RuntimeFinding,
@@ -74,9 +76,42 @@ def _describe(hop: Mapping[str, Any]) -> str:
 
 
 def _where(finding: Finding) -> Location | None:
-    if is_import_finding(finding) and finding["locations"]:
-        return finding["locations"][0]
-    return None
+    if not is_import_finding(finding):
+        return None
+    if "sources" in finding:  # an eager chain: where it starts, in the source module
+        return chain_start(finding["chain"])
+    return finding["locations"][0] if finding["locations"] else None
+
+
+def chain_start(chain: list[Hop]) -> Location | None:
+    """Return where an eager chain starts: its first line, in the source module's file (None
+    for a chain of parent packages alone)."""
+    return next(iter(chain_locations(chain)), None)
+
+
+def closure_annotations(changes: list[ClosureChange], root: Path) -> list[str]:
+    """Return one command per module that importing a watched module runs now and did not at
+    the base (`review`'s `closure_changes`), `::error` for one that breaks a contract, else
+    `::notice`: on the line of its chain that the change added or altered, else where the
+    chain starts; paths relative to `root`, the repository's root."""
+    commands = []
+    for change in changes:
+        for gained in change["gained"]:
+            chain = gained["chain"]
+            text = f"importing {change['module']} now runs {gained['module']}"
+            if gained["breaks"]:
+                text += f", which breaks {', '.join(gained['breaks'])}"
+            text += ", by way of " + " then ".join(map(describe_hop, chain))
+            commands.append(
+                _command(
+                    text,
+                    f"Import time: {change['module']}",
+                    gained["changed"] or chain_start(chain),
+                    root,
+                    kind="error" if gained["breaks"] else "notice",
+                )
+            )
+    return commands
 
 
 def stale_entries(

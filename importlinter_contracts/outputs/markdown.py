@@ -5,8 +5,9 @@ from __future__ import annotations
 from typing import cast
 
 from ..locations import link_text
-from ..rendering import describe_import, smallest_cut_heading
-from ..report import Finding, RuntimeFinding, contract_key, is_import_finding
+from ..rendering import describe_hop, describe_import, smallest_cut_heading
+from ..report import ClosureChange, Finding, RuntimeFinding, contract_key, is_import_finding
+from ..review import closures
 from ..review.allowlists import ContractAllowlists
 from ..review.effects import ChangedFinding
 from ..review.options import LoosenedOption
@@ -148,10 +149,43 @@ def _smallest_cut(found: ContractCut) -> list[str]:
     ]
 
 
+def _breaks(contracts: list[str]) -> str:
+    return f" (**breaks** {', '.join(map(_code, contracts))})" if contracts else ""
+
+
+def _closure_changes(changes: list[ClosureChange]) -> list[str]:
+    if not changes:
+        return []
+    lines = ["", "#### Import time: what importing a module runs now, and no longer runs"]
+    for change in changes:
+        contracts = ", ".join(f"`{_cell(c)}`" for c in change["contracts"])
+        source = f" (a source module of {contracts})" if contracts else ""
+        gained, lost = len(change["gained"]), len(change["lost"])
+        what = [f"now runs {gained} more module{'s' if gained != 1 else ''}"] if gained else []
+        what += [f"no longer runs {lost} module{'s' if lost != 1 else ''}"] if lost else []
+        lines += ["", f"Importing `{change['module']}`{source} {' and '.join(what)}."]
+        if change["gained"]:
+            lines += [
+                "",
+                "| now runs | by way of | the change's line |",
+                "| --- | --- | --- |",
+                *(
+                    f"| `{found['module']}`{_breaks(found['breaks'])} | "
+                    + " then ".join(_code(describe_hop(hop)) for hop in found["chain"])
+                    + f" | {_code(link_text(found['changed'])) if found['changed'] else '(none)'} |"
+                    for found in change["gained"]
+                ),
+            ]
+        if change["lost"]:
+            lines += ["", "No longer runs: " + ", ".join(map(_code, change["lost"])) + "."]
+    return lines
+
+
 def review_markdown(report: ReviewReport) -> str:
     """Return the review: a summary line, a table of allowlists, then per contract its changed
     entries (added first), then what the configuration change lets through and what it no
-    longer checks, then what to defer for each eager_imports contract with chains to cut."""
+    longer checks, then what to defer for each eager_imports contract with chains to cut, then
+    what importing each module watched runs now and did not, and no longer runs."""
     added = sum(len(change["added"]) for change in report["allowlists"])
     removed = sum(len(change["removed"]) for change in report["allowlists"])
     heading = (
@@ -184,6 +218,22 @@ def review_markdown(report: ReviewReport) -> str:
             f"`{report['base']}` has no {report['configuration']}: every entry counts as added, "
             "and there is no earlier configuration to compare findings with."
         )
+    if report["closure_error"] is not None:
+        summary.append(
+            "**What the change adds to import time cannot be told**: "
+            f"{_cell(report['closure_error'])}"
+        )
+    if report["closure_changes"]:
+        count = len(report["closure_changes"])
+        summary.append(
+            f"Importing {count} module{'s' if count != 1 else ''} runs other modules than at "
+            f"`{report['base']}` (import time, below)."
+        )
+    broken = closures.contracts_broken(report["closure_changes"])
+    if broken:
+        summary.append(
+            f"**A module that an import now runs breaks {', '.join(map(_code, broken))}.**"
+        )
     lines = [heading, "", " ".join(summary)]
     if report["allowlists"]:
         skipped = {contract_key(c) for c in report["skipped"]}
@@ -195,6 +245,7 @@ def review_markdown(report: ReviewReport) -> str:
     lines += _changed("Newly reported: the configuration change tightened", report["tightened"])
     for found in report["smallest_cuts"]:
         lines += _smallest_cut(found)
+    lines += _closure_changes(report["closure_changes"])
     return "\n".join(lines) + "\n"
 
 

@@ -1,5 +1,5 @@
-"""The review of a configuration change against a base revision: allowlists, verdicts, and
-what the change lets through."""
+"""The review of a change against a base revision: allowlists, verdicts, what the change of
+configuration lets through, and what the change of code adds to import time."""
 
 from __future__ import annotations
 
@@ -13,10 +13,10 @@ from ..configuration import (
     selected_contract_ids,
     universal_newlines,
 )
-from ..errors import ConfigurationError
-from ..report import SkippedContract, SmallestCutData, contract_key
+from ..errors import ConfigurationError, RevisionError
+from ..report import ClosureChange, SkippedContract, SmallestCutData, contract_key
 from ..running import ContractSelection
-from . import allowlists, effects, options
+from . import allowlists, closures, effects, options
 from .revisions import commit_of, file_at, repository_root
 
 
@@ -49,6 +49,12 @@ class ReviewReport(TypedDict):
     # Contracts that check less, whether or not a finding is hidden by it today.
     loosened_options: list[options.LoosenedOption]
     smallest_cuts: list[ContractCut]
+    # What importing each eager_imports source module, and each module `--closure` names, runs
+    # now and did not at the base, or no longer runs: only the modules whose closure changed.
+    closure_changes: list[ClosureChange]
+    # Why they cannot be told (None when they can): the base's files cannot be read as a
+    # graph, a file of them does not parse say, or git cannot write them.
+    closure_error: str | None
 
 
 class HistoryPoint(TypedDict):
@@ -105,14 +111,18 @@ def review(
     contract_ids: tuple[str, ...],
     cache_dir: Path | None,
     select: ContractSelection | None = None,
+    closures_of: tuple[str, ...] = (),
 ) -> ReviewReport:
     """Return the review of the configuration at `base` against the working tree's, both
     checked on the current tree (only the contracts `contract_ids` names, when it names any,
-    and `select` keeps).
+    and `select` keeps); and how the import-time closure of each source module of the
+    eager_imports contracts checked, and of each module of `closures_of`, changed between the
+    files of `base` and the working tree.
 
     Raises ConfigurationError when the working tree's configuration cannot be read or
     checked, RevisionError when `base` or the repository cannot be read, UsageError for a
-    contract id that neither configuration has.
+    contract id that neither configuration has, UnknownModuleError for a module of
+    `closures_of` that the working tree does not have.
     """
     path = find_configuration(config)
     root = repository_root(path.resolve().parent)
@@ -159,6 +169,21 @@ def review(
             [(change["id"], entry) for change in changes for entry in change["added"]],
             [(change["id"], entry) for change in changes for entry in change["removed"]],
         )
+    closure_changes: list[ClosureChange] = []
+    closure_error = None
+    try:
+        closure_changes = closures.closure_changes(
+            path,
+            current_text,
+            current_report,
+            closures_of,
+            base,
+            commit,
+            root,
+            cache_dir,
+        )
+    except RevisionError as error:
+        closure_error = str(error)
     return ReviewReport(
         base=base,
         base_commit=commit,
@@ -186,6 +211,8 @@ def review(
             for contract in current_report["contracts"]
             if "smallest_cut" in contract
         ],
+        closure_changes=closure_changes,
+        closure_error=closure_error,
     )
 
 
