@@ -7,7 +7,7 @@ import os
 import re
 import sys
 from collections.abc import Callable
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, cast
 
@@ -17,7 +17,7 @@ from importlinter.domain.contract import NoSuchContractType, registry
 
 from . import _importlinter
 from .allowlist.entries import ENTRY_KINDS
-from .cache import DEFAULT_CACHE_DIR, grimp_cache_folder, using_cache_directory
+from .cache import DEFAULT_CACHE_DIR, using_caches
 from .configuration import (
     find_configuration,
     is_toml,
@@ -84,8 +84,6 @@ class RunResult:
     skipped: list[SkippedContract]
     configuration: Path  # the file read
     show_timings: bool = False
-    # Why a cache could not be used (the run went on without it).
-    cache_warnings: list[str] = field(default_factory=list)
 
     @property
     def kept(self) -> bool:
@@ -170,22 +168,12 @@ def _run_contracts(
             raise NothingToCheckError(
                 "Nothing to check: " + "; ".join(f"{named(c)} {c['reason']}" for c in skipped) + "."
             )
-        grimp_cache = (
-            None
-            if cache_dir is None
-            else grimp_cache_folder(
-                cache_dir, user_options.session_options.get("root_packages", [])
-            )
-        )
-        cache_warnings: list[str] = []
-        with using_cache_directory(cache_dir, grimp_cache):
+        with using_caches(cache_dir, user_options.session_options.get("root_packages", [])):
             report = _importlinter.create_report(
                 user_options,
                 limit_to_contracts=contract_ids,
-                cache_dir=None if grimp_cache is None else str(grimp_cache),
                 show_timings=show_timings,
                 verbose=verbose,
-                cache_warnings=cache_warnings,
             )
     except ImportlinterContractsError:
         raise
@@ -220,7 +208,7 @@ def _run_contracts(
         contract_result(contract, check, report.get_duration(contract) if show_timings else None)
         for contract, check in report.get_contracts_and_checks()
     ]
-    return RunResult(report, results, skipped, configuration, show_timings, cache_warnings)
+    return RunResult(report, results, skipped, configuration, show_timings)
 
 
 def _entry_line(
