@@ -133,10 +133,15 @@ class _WithoutAnUnusableCache:
             raise
         except Exception as error:
             if cache_dir is None:
+                raise _unreadable_file(error) from error
+            try:
+                graph = self.builder.build(
+                    root_package_names=root_package_names, cache_dir=None, **options
+                )
+            except SourceSyntaxError:
                 raise
-            graph = self.builder.build(
-                root_package_names=root_package_names, cache_dir=None, **options
-            )
+            except Exception as uncached_error:
+                raise _unreadable_file(uncached_error) from uncached_error
             without_caches()
             reason = " ".join(str(error).split()) or type(error).__name__
             warn(
@@ -146,6 +151,18 @@ class _WithoutAnUnusableCache:
                 CacheWarning,
             )
             return graph
+
+
+def _unreadable_file(error: Exception) -> Exception:
+    """Return grimp's error for a file of the tree that cannot be read (a symbolic link to
+    nothing, say) as ours, which names the file as every report does and says what to do;
+    any other error as it is."""
+    if not isinstance(error, OSError) or error.filename is None:
+        return error
+    return UnreadableSourceError(
+        f"{display_path(Path(error.filename))} cannot be read ({error.strerror}): fix it or "
+        "remove it (Python could not import it either)."
+    )
 
 
 def register_contract_types(user_options: UserOptions) -> None:
@@ -195,6 +212,11 @@ def plugin_contract_types(user_options: UserOptions) -> dict[str, type[Contract]
             raise ConfigurationError(
                 f"contract_types: '{entry}' cannot be loaded: {type(error).__name__}: {error}"
             ) from error
+        if name in registered:
+            raise ConfigurationError(
+                f"contract_types: '{name}' is registered twice, the second time as '{entry}': "
+                "give each contract type a name of its own."
+            )
         registered[name] = contract_class
     return registered
 

@@ -152,7 +152,7 @@ def _run_contracts(
         # Read first by us, so that a file that cannot be parsed is named with its line.
         configuration = find_configuration(config)
         user_options = read_user_options(config, configuration)
-        _check_name_and_type(user_options)
+        _check_contracts(user_options, configuration)
         contract_ids = selected_contract_ids(
             contract_ids, user_options.contracts_options, configuration
         )
@@ -232,10 +232,21 @@ def _entry_line(
     return "" if line is None else f"{configuration}:{line}: "
 
 
-def _check_name_and_type(user_options: _importlinter.UserOptions) -> None:
-    """Raises ConfigurationError, naming the contract and the option, for a contract whose
-    name or type is missing or not a string: import-linter reads them unchecked, and a
-    missing one fails as a bare KeyError."""
+def _check_contracts(user_options: _importlinter.UserOptions, configuration: Path) -> None:
+    """Raises ConfigurationError for a configuration without contracts (which would check
+    nothing and pass), and, naming the contract and the option, for a contract whose name or
+    type is missing or not a string, or whose id is not a string: import-linter reads them
+    unchecked, and a missing one fails as a bare KeyError."""
+    if not user_options.contracts_options:
+        where = (
+            "a table of [[tool.importlinter.contracts]]"
+            if is_toml(configuration)
+            else "an [importlinter:contract:ID] section"
+        )
+        raise ConfigurationError(
+            f"{configuration} has no contracts, so nothing would be checked: give each "
+            f"contract {where}."
+        )
     for number, options in enumerate(user_options.contracts_options, 1):
         name = options.get("name")
         if not isinstance(name, str):
@@ -244,6 +255,11 @@ def _check_name_and_type(user_options: _importlinter.UserOptions) -> None:
             raise ConfigurationError(
                 f"Contract {contract} is not configured correctly: name: {found}; give the "
                 "name that reports show for it."
+            )
+        contract_id = options.get("id")
+        if contract_id is not None and not isinstance(contract_id, str):
+            raise ContractConfigurationError(
+                name, "id", f"found {describe(contract_id)}; give the id as a string."
             )
         contract_type = options.get("type")
         if not isinstance(contract_type, str):

@@ -1,8 +1,8 @@
 """Expected mistakes on the command line, each one clear line on stderr and exit 2 (never an
 "unexpected error" with an exception's name): no configuration, a folder given as the
-configuration, a file of the tree that does not parse, `why` of one module to itself, a base
-configuration that is not UTF-8, a misspelt module, a file's path given as a module, a module
-in a folder without `__init__.py`, an option's misspelling."""
+configuration, a file of the tree that does not parse or cannot be read, `why` of one module
+to itself, a base configuration that is not UTF-8, a misspelt module, a file's path given as
+a module, a module in a folder without `__init__.py`, an option's misspelling."""
 
 from __future__ import annotations
 
@@ -70,6 +70,18 @@ def test_a_file_that_does_not_parse_is_named_with_its_line(tree: Project, args: 
     tree.write({"pkg/broken.py": "x = 1\ndef f(:\n"})
     assert error_line(run_cli(*args, "--no-cache")) == (
         "importlinter-contracts: Syntax error in pkg/broken.py, line 2: def f(:\n"
+    )
+
+
+@pytest.mark.parametrize("cache", [["--no-cache"], []], ids=["no-cache", "cache"])
+@pytest.mark.parametrize("args", EVERY_COMMAND, ids=lambda args: args[0])
+def test_a_file_that_cannot_be_read_is_named_with_what_to_do(
+    tree: Project, args: list[str], cache: list[str]
+) -> None:
+    (tree.root / "pkg" / "ghost.py").symlink_to(tree.root / "nowhere.py")
+    assert error_line(run_cli(*args, *cache)) == (
+        "importlinter-contracts: pkg/ghost.py cannot be read (No such file or directory): fix "
+        "it or remove it (Python could not import it either).\n"
     )
 
 
