@@ -36,6 +36,10 @@ def find_configuration(config: str | None) -> Path:
             raise ConfigurationError(
                 f"{config} is a folder: give the configuration file ({_LOOKED_FOR} or another)."
             )
+        if path.exists() and not path.is_file():
+            raise ConfigurationError(
+                f"{config} is not a file: give the configuration file ({_LOOKED_FOR} or another)."
+            )
         if not path.is_file():
             raise ConfigurationError(f"Could not find {config}.")
         (_has_toml_table if is_toml(path) else _has_ini_section)(path)  # parses, or says why not
@@ -155,9 +159,16 @@ def check_session_options(session_options: Mapping[str, Any], section: str) -> N
     for key in session_options:
         if key in known:
             continue
-        nearest = difflib.get_close_matches(key, known, n=1)
+        # (`contracts` is TOML's array of contracts, which import-linter takes out before.)
+        nearest = difflib.get_close_matches(key, (*known, "contracts"), n=1)
         if foreign and not nearest:
             continue
+        if nearest == ["contracts"]:
+            raise ConfigurationError(
+                f"{section}: {key} is not an option; each contract is a table of "
+                "[[tool.importlinter.contracts]] in TOML, an [importlinter:contract:ID] section "
+                "in INI."
+            )
         guess = f" (did you mean '{nearest[0]}'?)" if nearest else ""
         raise ConfigurationError(
             f"{section}: {key} is not an option{guess}; the options: {', '.join(sorted(known))}."

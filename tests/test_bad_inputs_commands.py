@@ -1,8 +1,8 @@
 """Expected mistakes on the command line, each one clear line on stderr and exit 2 (never an
-"unexpected error" with an exception's name): no configuration, a folder given as the
-configuration, a file of the tree that does not parse or cannot be read, `why` of one module
-to itself, a base configuration that is not UTF-8, a misspelt module, a file's path given as
-a module, a module in a folder without `__init__.py`, an option's misspelling."""
+"unexpected error" with an exception's name): no configuration, a folder or device given as
+the configuration, a file of the tree that does not parse or cannot be read, `why` of one
+module to itself, a base configuration that is not UTF-8, a misspelt module, a file's path
+given as a module, a module in a folder without `__init__.py`, an option's misspelling."""
 
 from __future__ import annotations
 
@@ -62,6 +62,14 @@ def test_a_folder_given_as_the_configuration_is_one_line(tree: Project, args: li
     assert error_line(run_cli(*args, "--no-cache", "--config", "pkg")) == (
         "importlinter-contracts: pkg is a folder: give the configuration file (setup.cfg, "
         ".importlinter, pyproject.toml or another).\n"
+    )
+
+
+@pytest.mark.parametrize("args", EVERY_COMMAND, ids=lambda args: args[0])
+def test_a_configuration_that_is_not_a_file_is_one_line(tree: Project, args: list[str]) -> None:
+    assert error_line(run_cli(*args, "--no-cache", "--config", "/dev/null")) == (
+        "importlinter-contracts: /dev/null is not a file: give the configuration file "
+        "(setup.cfg, .importlinter, pyproject.toml or another).\n"
     )
 
 

@@ -51,6 +51,11 @@ UNKNOWN_KEYS = {
         {**SESSION, "colour": "yes", "contract_types": OURS},
         f"[importlinter]: colour is not an option; the options: {KNOWN}.",
     ),
+    "toml-contract-singular": (
+        {**SESSION, "contract": [{"name": "R2"}]},
+        "[importlinter]: contract is not an option; each contract is a table of "
+        "[[tool.importlinter.contracts]] in TOML, an [importlinter:contract:ID] section in INI.",
+    ),
     "misspelt-beside-another-packages-type": (
         {**SESSION, "root_pakages": ["x"], "contract_types": ["other: otherpkg.Contract"]},
         "[importlinter]: root_pakages is not an option (did you mean 'root_packages'?); "
