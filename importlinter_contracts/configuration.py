@@ -126,9 +126,9 @@ def check_session_options(session_options: Mapping[str, Any], section: str) -> N
     configuration registers a contract type of another package, which may read keys of its
     own: then only a key near a known one is (a misspelling).
 
-    Raises ConfigurationError naming the key, with the nearest known one; or for
+    Raises ConfigurationError naming the key, with the nearest known one; for
     `root_packages` given as one string (one INI line), which import-linter reads letter by
-    letter.
+    letter; for a root package that no module can be, or a boolean other than true or false.
     """
     roots = session_options.get("root_packages")
     if isinstance(roots, str):

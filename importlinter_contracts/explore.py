@@ -26,7 +26,6 @@ from grimp import ImportGraph
 
 from . import _importlinter
 from .cache import DEFAULT_CACHE_DIR, cache_directory, grimp_cache_directory, using_caches
-from .configuration import find_configuration, read_user_options
 from .eager.scope_cache import ScopeIndex
 from .eager.walk import (
     PARENT_PACKAGE,
@@ -42,7 +41,7 @@ from .modules import has_module, parents
 from .options import not_a_module_name
 from .rendering import smallest_cut_heading, smallest_cut_steps
 from .report import Hop, Location, Report, SmallestCutData
-from .running import run_contracts, static_only
+from .running import read_configuration, run_contracts, static_only
 from .unseen import unseen_folders
 
 
@@ -468,7 +467,7 @@ def load(
     if os.getcwd() not in sys.path:
         sys.path.insert(0, os.getcwd())
     # There is one, and it parses: or one line that says why not.
-    user_options = read_user_options(config, find_configuration(config))
+    _, user_options = read_configuration(config)
     with using_caches(cache_dir, user_options.session_options.get("root_packages", [])):
         graph = _importlinter.build_graph(user_options)
         # (None where the graph's cache could not be used: `_importlinter.build_graph`.)

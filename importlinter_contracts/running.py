@@ -26,6 +26,7 @@ from .configuration import (
     selected_contract_ids,
 )
 from .eager.cut_request import asked_for
+from .eager.target import target_of
 from .errors import (
     ConfigurationError,
     ContractConfigurationError,
@@ -102,6 +103,20 @@ class RunResult:
         return data
 
 
+def read_configuration(config: str | None) -> tuple[Path, _importlinter.UserOptions]:
+    """Return the file that `config` names or lint-imports finds, and its options as
+    lint-imports reads them, checked (`configuration.read_user_options`), and the target
+    Python with them, whichever contracts read it: every command reads the configuration
+    here, first, so that a file that cannot be parsed is named with its line.
+
+    Raises ConfigurationError for a configuration that cannot be read or checked.
+    """
+    configuration = find_configuration(config)
+    user_options = read_user_options(config, configuration)
+    target_of(user_options.session_options)  # (read by eager_imports and runtime_isolation)
+    return configuration, user_options
+
+
 def run_contracts(
     config: str | None = None,
     contract_ids: tuple[str, ...] = (),
@@ -149,9 +164,7 @@ def _run_contracts(
     verbose: bool,
 ) -> RunResult:
     try:
-        # Read first by us, so that a file that cannot be parsed is named with its line.
-        configuration = find_configuration(config)
-        user_options = read_user_options(config, configuration)
+        configuration, user_options = read_configuration(config)
         _check_contracts(user_options, configuration)
         contract_ids = selected_contract_ids(
             contract_ids, user_options.contracts_options, configuration
@@ -234,9 +247,9 @@ def _entry_line(
 
 def _check_contracts(user_options: _importlinter.UserOptions, configuration: Path) -> None:
     """Raises ConfigurationError for a configuration without contracts (which would check
-    nothing and pass), and, naming the contract and the option, for a contract whose name or
-    type is missing or not a string, or whose id is not a string: import-linter reads them
-    unchecked, and a missing one fails as a bare KeyError."""
+    nothing and pass), and, naming the contract and the option, for a contract whose name is
+    missing, empty or not a string, whose type is missing or not a string, or whose id is not
+    a string: import-linter reads them unchecked, and a missing one fails as a bare KeyError."""
     if not user_options.contracts_options:
         where = (
             "a table of [[tool.importlinter.contracts]]"
@@ -249,9 +262,12 @@ def _check_contracts(user_options: _importlinter.UserOptions, configuration: Pat
         )
     for number, options in enumerate(user_options.contracts_options, 1):
         name = options.get("name")
-        if not isinstance(name, str):
+        if not isinstance(name, str) or not name.strip():
             contract = f'with id "{options["id"]}"' if "id" in options else f"number {number}"
-            found = "missing" if name is None else f"found {describe(name)}"
+            if name is None:
+                found = "missing"
+            else:
+                found = "empty" if isinstance(name, str) else f"found {describe(name)}"
             raise ConfigurationError(
                 f"Contract {contract} is not configured correctly: name: {found}; give the "
                 "name that reports show for it."

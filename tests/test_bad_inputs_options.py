@@ -557,3 +557,42 @@ def test_a_pattern_in_backends_is_told_the_children(tree: Project) -> None:
         'importlinter-contracts: Contract "Backends are private" is not configured correctly: '
         "backends: 'cu*' is not a child of 'pkg.platforms'; its children are: cuda, npu.\n",
     )
+
+
+@pytest.mark.parametrize(
+    ("session", "message"),
+    [
+        (
+            "python_version = 3\n",
+            "[importlinter] python_version = '3': not a Python 3 version; write it as mypy "
+            'does, as a string such as "3.15".',
+        ),
+        (
+            "lazy_imports = some\n",
+            "[importlinter] lazy_imports = 'some': not a mode; use normal or all.",
+        ),
+    ],
+    ids=["python_version", "lazy_imports"],
+)
+def test_a_target_python_that_is_not_one_is_an_error_without_eager_contracts(
+    tree: Project, session: str, message: str
+) -> None:
+    configure_r2(tree, session=session)
+    result = run_cli("check", "--no-cache")
+    assert (result.exit_code, result.stdout, result.stderr) == (
+        2,
+        "",
+        f"importlinter-contracts: {message}\n",
+    )
+
+
+def test_an_empty_contract_name_is_an_error(tree: Project) -> None:
+    configure_r2(tree)
+    config = tree.root / ".importlinter"
+    config.write_text(config.read_text().replace("name = Backends are private", "name ="))
+    result = run_cli("check", "--no-cache")
+    assert (result.exit_code, result.stderr) == (
+        2,
+        'importlinter-contracts: Contract with id "r2" is not configured correctly: name: '
+        "empty; give the name that reports show for it.\n",
+    )
