@@ -153,16 +153,27 @@ class _WithoutAnUnusableCache:
             return graph
 
 
+# grimp's message for a file that is not UTF-8 (nor declares its encoding).
+_NOT_UTF_8 = re.compile(r"Failed to decode file (.+) as UTF-8: (.+)")
+
+
 def _unreadable_file(error: Exception) -> Exception:
     """Return grimp's error for a file of the tree that cannot be read (a symbolic link to
-    nothing, say) as ours, which names the file as every report does and says what to do;
-    any other error as it is."""
-    if not isinstance(error, OSError) or error.filename is None:
-        return error
-    return UnreadableSourceError(
-        f"{display_path(Path(error.filename))} cannot be read ({error.strerror}): fix it or "
-        "remove it (Python could not import it either)."
-    )
+    nothing, bytes that are not UTF-8) as ours, which names the file as every report does
+    and says what to do; any other error as it is."""
+    if isinstance(error, OSError) and error.filename is not None:
+        return UnreadableSourceError(
+            f"{display_path(Path(error.filename))} cannot be read ({error.strerror}): fix it "
+            "or remove it (Python could not import it either)."
+        )
+    not_utf_8 = _NOT_UTF_8.fullmatch(str(error)) if isinstance(error, UnicodeError) else None
+    if not_utf_8 is not None:
+        return UnreadableSourceError(
+            f"{display_path(Path(not_utf_8[1]))} is not UTF-8 ({not_utf_8[2]}): save it as "
+            "UTF-8, or declare its encoding on its first or second line "
+            "(# -*- coding: latin-1 -*-)."
+        )
+    return error
 
 
 def register_contract_types(user_options: UserOptions) -> None:
