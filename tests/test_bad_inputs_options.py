@@ -18,6 +18,7 @@ from importlinter_contracts import (
     EagerImportContract,
     RuntimeIsolationContract,
 )
+from importlinter_contracts.allowlist.entries import entry_text
 from importlinter_contracts.configuration import (
     IMPORTLINTER_KEYS,
     OWN_KEYS,
@@ -370,6 +371,27 @@ def test_an_entry_with_a_wrong_arrow_names_its_file_and_line_in_ini(
         2,
         f"importlinter-contracts: .importlinter:{line + 1}: "
         f"{WRONG_ARROW.format(name='Backends are private')}\n",
+    )
+
+
+@pytest.mark.parametrize(
+    "entry",
+    ["pkg.my-mod -> pkg.platforms.cuda  # a pip name", "pkg.b -> pkg.platforms.cuda ; why"],
+    ids=["hyphen", "semicolon"],
+)
+@pytest.mark.parametrize("command", ["check", "allowlist"])
+def test_an_entry_whose_module_is_not_a_name_names_its_file_and_line(
+    tree: Project, command: str, entry: str
+) -> None:
+    configure_r2(tree, f"ignore_imports =\n    {entry}\n")
+    line = (tree.root / ".importlinter").read_text().splitlines().index(f"    {entry}")
+    result = run_cli(command, "--no-cache")
+    assert (result.exit_code, result.stderr) == (
+        2,
+        f'importlinter-contracts: .importlinter:{line + 1}: Contract "Backends are private" '
+        f"is not configured correctly: ignore_imports: Entry '{entry_text(entry)}' is not an "
+        "import expression (a module on either side is not a dotted name, * or ** standing "
+        'for a name): write it as "package.importer -> package.imported  # reason".\n',
     )
 
 
