@@ -111,6 +111,8 @@ def _graph_options(command: Callable[..., None]) -> Callable[..., None]:
     ) -> None:
         cache = None if no_cache else Path(cache_dir) if cache_dir else DEFAULT_CACHE_DIR
         with _reporting_errors(debug), _cache_warnings_on_stderr():
+            if cache_dir is not None and not cache_dir.strip():
+                raise UsageError("--cache-dir is empty: give a folder, or --no-cache for none.")
             if config_file and config and config_file != config:
                 raise UsageError(
                     f"Two configuration files given, {config_file} and --config {config}: give one."

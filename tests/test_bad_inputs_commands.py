@@ -3,7 +3,7 @@
 the configuration, a file of the tree that does not parse, cannot be read or is not UTF-8,
 `why` of one module to itself, a base configuration that is not UTF-8, a misspelt module, a
 file's path given as a module, a module in a folder without `__init__.py`, an option's
-misspelling."""
+misspelling, an empty --cache-dir."""
 
 from __future__ import annotations
 
@@ -63,6 +63,13 @@ def test_a_folder_given_as_the_configuration_is_one_line(tree: Project, args: li
     assert error_line(run_cli(*args, "--no-cache", "--config", "pkg")) == (
         "importlinter-contracts: pkg is a folder: give the configuration file (setup.cfg, "
         ".importlinter, pyproject.toml or another).\n"
+    )
+
+
+@pytest.mark.parametrize("args", EVERY_COMMAND, ids=lambda args: args[0])
+def test_an_empty_cache_folder_is_one_line(tree: Project, args: list[str]) -> None:
+    assert error_line(run_cli(*args, "--cache-dir", "")) == (
+        "importlinter-contracts: --cache-dir is empty: give a folder, or --no-cache for none.\n"
     )
 
 
