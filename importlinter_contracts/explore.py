@@ -459,8 +459,9 @@ def load(
 ) -> Explorer:
     """Return an explorer of the configuration, read as lint-imports reads it (the same file
     discovery and session options), with its graph built once, with the same cache (None: no
-    cache). With `static`, its `check` leaves out the contracts that run the analysed code,
-    as `check --static` does.
+    cache; a graph cache that cannot be used gives a CacheWarning, and then none is used).
+    With `static`, its `check` leaves out the contracts that run the analysed code, as
+    `check --static` does.
 
     Raises ConfigurationError when there is no configuration or it cannot be read.
     """
