@@ -51,7 +51,8 @@ from importlinter.application.user_options import UserOptions
 from importlinter.contracts import _common
 from importlinter.domain import contract as _contract
 
-from .errors import ConfigurationError, UnreadableSourceError
+from .cache import grimp_cache_directory, without_caches
+from .errors import CacheWarning, ConfigurationError, UnreadableSourceError, warn
 from .locations import display_path
 from .options import describe
 
@@ -87,20 +88,18 @@ read_user_options = _use_cases.read_user_options
 def create_report(
     user_options: UserOptions,
     limit_to_contracts: tuple[str, ...],
-    cache_dir: str | None,
     show_timings: bool,
     verbose: bool,
-    cache_warnings: list[str],
 ) -> Report:
-    """Return lint-imports' report of the configuration; where grimp's cache in `cache_dir`
-    cannot be used, the graph is built without it, and `cache_warnings` gets why."""
+    """Return lint-imports' report of the configuration, with the graph built as `build_graph`
+    builds it (with the caches that `cache.using_caches` chose)."""
     builder = _settings.GRAPH_BUILDER
-    _settings.configure(GRAPH_BUILDER=_WithoutAnUnusableCache(builder, cache_warnings))
+    _settings.configure(GRAPH_BUILDER=_WithoutAnUnusableCache(builder))
     try:
         report: Report = _use_cases.create_report(
             user_options,
             limit_to_contracts=limit_to_contracts,
-            cache_dir=cache_dir,
+            cache_dir=_graph_cache(),
             show_timings=show_timings,
             verbose=verbose,
         )
@@ -109,15 +108,21 @@ def create_report(
     return report
 
 
+def _graph_cache() -> str | None:
+    """grimp's cache folder of the run (`cache.using_caches`), as lint-imports passes it."""
+    folder = grimp_cache_directory()
+    return None if folder is None else str(folder)
+
+
 class _WithoutAnUnusableCache:
     """lint-imports' graph builder, which builds the graph again without grimp's cache where
     the build with it fails: a cache file of another shape (`null`), a folder where a file
     should be, a folder that cannot be written. grimp's message names no file, and the cache
-    only saves time: the graph without it is the same."""
+    only saves time: the graph without it is the same. The rest of the run uses no cache
+    either (`cache.without_caches`), and one warning (`CacheWarning`) names the folder."""
 
-    def __init__(self, builder: Any, cache_warnings: list[str]) -> None:
+    def __init__(self, builder: Any) -> None:
         self.builder = builder
-        self.cache_warnings = cache_warnings
 
     def build(self, root_package_names: list[str], cache_dir: str | None, **options: Any) -> Any:
         try:
@@ -128,17 +133,47 @@ class _WithoutAnUnusableCache:
             raise
         except Exception as error:
             if cache_dir is None:
+                raise _unreadable_file(error) from error
+            try:
+                graph = self.builder.build(
+                    root_package_names=root_package_names, cache_dir=None, **options
+                )
+            except SourceSyntaxError:
                 raise
-            graph = self.builder.build(
-                root_package_names=root_package_names, cache_dir=None, **options
-            )
+            except Exception as uncached_error:
+                raise _unreadable_file(uncached_error) from uncached_error
+            without_caches()
             reason = " ".join(str(error).split()) or type(error).__name__
-            self.cache_warnings.append(
+            warn(
                 f"The graph cache {display_path(Path(cache_dir))} cannot be used ({reason}): "
-                "the graph was built without it (--no-cache does so; delete the folder to "
-                "start it afresh)."
+                "this run uses no cache, as with --no-cache; delete the folder to start it "
+                "afresh.",
+                CacheWarning,
             )
             return graph
+
+
+# grimp's message for a file that is not UTF-8 (nor declares its encoding).
+_NOT_UTF_8 = re.compile(r"Failed to decode file (.+) as UTF-8: (.+)")
+
+
+def _unreadable_file(error: Exception) -> Exception:
+    """Return grimp's error for a file of the tree that cannot be read (a symbolic link to
+    nothing, bytes that are not UTF-8) as ours, which names the file as every report does
+    and says what to do; any other error as it is."""
+    if isinstance(error, OSError) and error.filename is not None:
+        return UnreadableSourceError(
+            f"{display_path(Path(error.filename))} cannot be read ({error.strerror}): fix it "
+            "or remove it (Python could not import it either)."
+        )
+    not_utf_8 = _NOT_UTF_8.fullmatch(str(error)) if isinstance(error, UnicodeError) else None
+    if not_utf_8 is not None:
+        return UnreadableSourceError(
+            f"{display_path(Path(not_utf_8[1]))} is not UTF-8 ({not_utf_8[2]}): save it as "
+            "UTF-8, or declare its encoding on its first or second line "
+            "(# -*- coding: latin-1 -*-)."
+        )
+    return error
 
 
 def register_contract_types(user_options: UserOptions) -> None:
@@ -188,6 +223,11 @@ def plugin_contract_types(user_options: UserOptions) -> dict[str, type[Contract]
             raise ConfigurationError(
                 f"contract_types: '{entry}' cannot be loaded: {type(error).__name__}: {error}"
             ) from error
+        if name in registered:
+            raise ConfigurationError(
+                f"contract_types: '{name}' is registered twice, the second time as '{entry}': "
+                "give each contract type a name of its own."
+            )
         registered[name] = contract_class
     return registered
 
@@ -210,20 +250,17 @@ def option_errors(errors: Mapping[str, str]) -> dict[str, str]:
     }
 
 
-def build_graph(
-    user_options: UserOptions, cache_dir: str | None, cache_warnings: list[str] | None = None
-) -> ImportGraph:
-    """Return the graph lint-imports would build for this configuration (without grimp's cache
-    where it cannot be used, as `create_report` does, saying why in `cache_warnings`).
+def build_graph(user_options: UserOptions) -> ImportGraph:
+    """Return the graph lint-imports would build for this configuration, with grimp's cache
+    that `cache.using_caches` chose; where that cannot be used, built without it, as
+    `create_report` builds it.
 
     Raises UnreadableSourceError for a file of the tree that does not parse.
     """
     try:
-        graph: ImportGraph = _WithoutAnUnusableCache(
-            _settings.GRAPH_BUILDER, [] if cache_warnings is None else cache_warnings
-        ).build(
+        graph: ImportGraph = _WithoutAnUnusableCache(_settings.GRAPH_BUILDER).build(
             root_package_names=user_options.session_options["root_packages"],
-            cache_dir=cache_dir,
+            cache_dir=_graph_cache(),
             include_external_packages=_use_cases._get_include_external_packages(user_options),
             exclude_type_checking_imports=_use_cases._get_exclude_type_checking_imports(
                 user_options

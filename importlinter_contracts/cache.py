@@ -61,6 +61,24 @@ def using_cache_directory(
         _chosen.reset(token)
 
 
+@contextmanager
+def using_caches(cache_dir: Path | None, root_packages: Iterable[str]) -> Iterator[None]:
+    """Run with `cache_dir` as the cache directory (None: no cache), and grimp's cache in the
+    folder of it for the tree of these root packages (`grimp_cache_folder`), as every command
+    of this package does."""
+    grimp_cache = None if cache_dir is None else grimp_cache_folder(cache_dir, root_packages)
+    with using_cache_directory(cache_dir, grimp_cache):
+        yield
+
+
+def without_caches() -> None:
+    """Use no cache for the rest of the run that `using_caches` (or `using_cache_directory`)
+    chose the caches of, as `--no-cache` does: the run's graph was built without grimp's
+    cache, and the caches beside it go by the modification times grimp read."""
+    _chosen.set((None,))
+    _chosen_for_grimp.set(None)
+
+
 def grimp_cache_directory() -> Path | None:
     """Return the folder of grimp's cache in the current run: the one `using_cache_directory`
     chose, or else the cache directory itself (where lint-imports has grimp keep it)."""

@@ -19,7 +19,7 @@ from . import __version__, _importlinter
 from .allowlist.entries import PLACEHOLDER_REASON
 from .cache import DEFAULT_CACHE_DIR
 from .deferral.edit import FORMS, IN_FUNCTIONS, KEYWORD, LAZY_MODULES
-from .errors import ImportlinterContractsError, MeasureError, UsageError
+from .errors import CacheWarning, ImportlinterContractsError, MeasureError, UsageError
 from .files import write_atomically
 from .report import ClosureReport, Hop, SkippedContract, WhyReport, contract_key
 from .running import named, run_contracts, static_only
@@ -110,7 +110,9 @@ def _graph_options(command: Callable[..., None]) -> Callable[..., None]:
         **kwargs: Any,
     ) -> None:
         cache = None if no_cache else Path(cache_dir) if cache_dir else DEFAULT_CACHE_DIR
-        with _reporting_errors(debug):
+        with _reporting_errors(debug), _cache_warnings_on_stderr():
+            if cache_dir is not None and not cache_dir.strip():
+                raise UsageError("--cache-dir is empty: give a folder, or --no-cache for none.")
             if config_file and config and config_file != config:
                 raise UsageError(
                     f"Two configuration files given, {config_file} and --config {config}: give one."
@@ -163,6 +165,27 @@ def _reporting_errors(debug: bool) -> Iterator[None]:
         if isinstance(error, ImportlinterContractsError):
             _fail(str(error))
         _fail(f"unexpected error: {type(error).__name__}: {error} (--debug shows where)")
+
+
+@contextlib.contextmanager
+def _cache_warnings_on_stderr() -> Iterator[None]:
+    """Each warning that a cache cannot be used (`CacheWarning`: every command that builds
+    the graph may give one), as one line on stderr when it comes, once however often the
+    command builds the graph (review and fix --write build it twice)."""
+    shown: set[str] = set()
+    show_other = warnings.showwarning
+
+    def show(message: Warning | str, category: type[Warning], *args: Any, **kwargs: Any) -> None:
+        if not issubclass(category, CacheWarning):
+            show_other(message, category, *args, **kwargs)
+        elif str(message) not in shown:
+            shown.add(str(message))
+            click.echo(f"importlinter-contracts: warning: {message}", err=True)
+
+    with warnings.catch_warnings():
+        warnings.simplefilter("always", CacheWarning)
+        warnings.showwarning = show
+        yield
 
 
 @contextlib.contextmanager
@@ -250,8 +273,6 @@ def check(
             # (Only the json report shows a kept contract's.)
             smallest_cuts=output_format == "json",
         )
-    for warning in result.cache_warnings:
-        click.echo(f"importlinter-contracts: warning: {warning}", err=True)
     _say_skipped(result.skipped)
     if output_format == "json":
         click.echo(json.dumps(result.as_data(), indent=2))

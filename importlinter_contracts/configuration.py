@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import codecs
 import configparser
 import difflib
 import importlib.util
@@ -14,6 +15,7 @@ from typing import Any
 
 from . import _importlinter
 from .errors import ConfigurationError, UsageError
+from .options import describe, not_a_module_name
 
 _INI_CANDIDATES = ("setup.cfg", ".importlinter")
 _TOML_CANDIDATES = ("pyproject.toml",)
@@ -33,6 +35,10 @@ def find_configuration(config: str | None) -> Path:
         if path.is_dir():
             raise ConfigurationError(
                 f"{config} is a folder: give the configuration file ({_LOOKED_FOR} or another)."
+            )
+        if path.exists() and not path.is_file():
+            raise ConfigurationError(
+                f"{config} is not a file: give the configuration file ({_LOOKED_FOR} or another)."
             )
         if not path.is_file():
             raise ConfigurationError(f"Could not find {config}.")
@@ -104,6 +110,9 @@ IMPORTLINTER_KEYS = (
     "show_timings",
 )
 OWN_KEYS = ("python_version", "lazy_imports", "assume_false")
+# The keys that import-linter reads as booleans: "true" (or "True", as it gives a TOML
+# boolean) is true, and any other value false.
+_BOOLEAN_KEYS = ("include_external_packages", "exclude_type_checking_imports", "show_timings")
 # The contract types whose session keys are known: import-linter's and this package's.
 _KNOWN_PACKAGES = ("importlinter", "importlinter_contracts")
 
@@ -117,9 +126,9 @@ def check_session_options(session_options: Mapping[str, Any], section: str) -> N
     configuration registers a contract type of another package, which may read keys of its
     own: then only a key near a known one is (a misspelling).
 
-    Raises ConfigurationError naming the key, with the nearest known one; or for
+    Raises ConfigurationError naming the key, with the nearest known one; for
     `root_packages` given as one string (one INI line), which import-linter reads letter by
-    letter.
+    letter; for a root package that no module can be, or a boolean other than true or false.
     """
     roots = session_options.get("root_packages")
     if isinstance(roots, str):
@@ -127,6 +136,19 @@ def check_session_options(session_options: Mapping[str, Any], section: str) -> N
             f"{section}: root_packages = {roots}: a list (in INI, one package per line below "
             f"the key); for one package, write root_package = {roots}."
         )
+    if isinstance(roots, list):
+        for package in roots:
+            error = _not_a_root_package(package, roots)
+            if error:
+                raise ConfigurationError(f"{section}: root package {error}")
+    for key in _BOOLEAN_KEYS:
+        value = session_options.get(key)
+        if value is not None and value not in ("true", "True", "false", "False"):
+            found = value if isinstance(value, str) else describe(value)
+            raise ConfigurationError(
+                f"{section}: {key} = {found}: give true or false (import-linter reads any "
+                "other value as false)."
+            )
     known = (*IMPORTLINTER_KEYS, *OWN_KEYS)
     types = session_options.get("contract_types")
     foreign = isinstance(types, list) and any(
@@ -137,13 +159,39 @@ def check_session_options(session_options: Mapping[str, Any], section: str) -> N
     for key in session_options:
         if key in known:
             continue
-        nearest = difflib.get_close_matches(key, known, n=1)
+        # (`contracts` is TOML's array of contracts, which import-linter takes out before.)
+        nearest = difflib.get_close_matches(key, (*known, "contracts"), n=1)
         if foreign and not nearest:
             continue
+        if nearest == ["contracts"]:
+            raise ConfigurationError(
+                f"{section}: {key} is not an option; each contract is a table of "
+                "[[tool.importlinter.contracts]] in TOML, an [importlinter:contract:ID] section "
+                "in INI."
+            )
         guess = f" (did you mean '{nearest[0]}'?)" if nearest else ""
         raise ConfigurationError(
             f"{section}: {key} is not an option{guess}; the options: {', '.join(sorted(known))}."
         )
+
+
+def _not_a_root_package(package: object, roots: list[Any]) -> str | None:
+    """Return why `package`, of the root packages `roots`, cannot be one (import-linter says
+    only that it cannot find it, or names its own exception), or None."""
+    if not isinstance(package, str):
+        return f"{describe(package)}: give a package's name."
+    error = not_a_module_name(package, wildcards=False)
+    if error:
+        return error
+    if "." in package:
+        top = package.partition(".")[0]
+        return (
+            f"'{package}' is not a top-level package: give '{top}' (the contracts name the "
+            "modules inside it)."
+        )
+    if roots.count(package) > 1:
+        return f"'{package}' is given more than once; give each package once."
+    return None
 
 
 def read_user_options(config: str | None, configuration: Path) -> _importlinter.UserOptions:
@@ -154,6 +202,8 @@ def read_user_options(config: str | None, configuration: Path) -> _importlinter.
     reports as a bare KeyError), with a key that nothing reads, or with a root package that
     is not on the Python path (saying where it is, for a src layout).
     """
+    if is_toml(configuration):
+        _check_toml_contracts(configuration)
     try:
         user_options = _importlinter.read_user_options(config)
     except KeyError as error:
@@ -166,11 +216,9 @@ def read_user_options(config: str | None, configuration: Path) -> _importlinter.
     section = section_name(configuration)
     check_session_options(user_options.session_options, section)
     for package in user_options.session_options["root_packages"]:
-        # (A top-level name: finding it runs no code, where a parent package would run.)
-        found = isinstance(package, str) and (
-            not package.isidentifier() or importlib.util.find_spec(package) is not None
-        )
-        if not found:
+        # (A top-level name, as checked: finding it runs no code, where a parent package
+        # would run.)
+        if importlib.util.find_spec(package) is None:
             raise ConfigurationError(package_not_found(package))
     if not is_toml(configuration):
         for key in OWN_KEYS:
@@ -181,6 +229,22 @@ def read_user_options(config: str | None, configuration: Path) -> _importlinter.
                     f"write {key} = {value[1:-1]}."
                 )
     return user_options
+
+
+def _check_toml_contracts(path: Path) -> None:
+    """Raises ConfigurationError where `contracts` of the TOML file's importlinter table is not
+    an array of tables (`[tool.importlinter.contracts]`, one table, for
+    `[[tool.importlinter.contracts]]`): import-linter's reader fails on it with Python's own
+    message."""
+    table = toml_values(read_configuration_text(path)).get("tool", {}).get("importlinter", {})
+    contracts = table.get("contracts", [])
+    if not isinstance(contracts, list) or not all(isinstance(c, dict) for c in contracts):
+        found = "a table" if isinstance(contracts, dict) else describe(contracts)
+        raise ConfigurationError(
+            f"{section_name(path)}: contracts is {found}, not an array of tables: write "
+            "each contract as a table of its own under [[tool.importlinter.contracts]] "
+            "(two brackets)."
+        )
 
 
 def package_not_found(package: str) -> str:
@@ -233,6 +297,11 @@ def configuration_text(content: bytes, path: Path) -> str:
 
     Raises ConfigurationError, naming the file and the first byte that is not UTF-8.
     """
+    if content.startswith(codecs.BOM_UTF8):
+        raise ConfigurationError(
+            f"{path} starts with a byte-order mark, which import-linter reads as text before "
+            "the first section: save it as UTF-8 without one."
+        )
     try:
         return content.decode("utf-8")
     except UnicodeDecodeError as error:

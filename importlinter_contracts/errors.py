@@ -3,10 +3,15 @@
 Each message is one line that a user can act on: it names the option, file or module at
 fault and, where there is one, what to do. import-linter prints the message of any exception
 a contract raises, and `importlinter-contracts` prints it after its own name; neither shows a
-traceback unless asked to (`--debug`).
+traceback unless asked to (`--debug`). What only costs time or leaves a question open is a
+warning instead (`warn`), which the console script prints as one line too.
 """
 
 from __future__ import annotations
+
+import os
+import sys
+import warnings
 
 
 class ImportlinterContractsError(Exception):
@@ -66,3 +71,25 @@ class UnknownModuleError(ImportlinterContractsError, KeyError):
     """A module asked about is not in the graph."""
 
     __str__ = Exception.__str__  # the message as written, not quoted as KeyError quotes it
+
+
+class CacheWarning(UserWarning):
+    """A cache cannot be used: the run goes on without it, and costs only time."""
+
+
+def warn(message: str, category: type[Warning] = UserWarning) -> None:
+    """Warn of `message` at the call from outside this package (and import-linter, which calls
+    the contracts), however deep in them the warning is found: the line a Python session
+    shows is the user's."""
+    importlinter = sys.modules.get("importlinter")
+    own = tuple(
+        os.path.dirname(path) + os.sep
+        for path in (__file__, getattr(importlinter, "__file__", None))
+        if path is not None
+    )
+    frame = sys._getframe(1)
+    level = 2
+    while frame.f_back is not None and frame.f_code.co_filename.startswith(own):
+        frame = frame.f_back
+        level += 1
+    warnings.warn(message, category, stacklevel=level)

@@ -17,7 +17,6 @@ import io
 import itertools
 import os
 import sys
-import warnings
 from collections.abc import Iterable, Iterator, Mapping
 from dataclasses import dataclass
 from pathlib import Path
@@ -26,8 +25,7 @@ from typing import Any
 from grimp import ImportGraph
 
 from . import _importlinter
-from .cache import DEFAULT_CACHE_DIR, grimp_cache_folder
-from .configuration import find_configuration, read_user_options
+from .cache import DEFAULT_CACHE_DIR, cache_directory, grimp_cache_directory, using_caches
 from .eager.scope_cache import ScopeIndex
 from .eager.walk import (
     PARENT_PACKAGE,
@@ -37,13 +35,13 @@ from .eager.walk import (
     dynamic_import_warnings,
     walk,
 )
-from .errors import UnknownModuleError, UsageError
+from .errors import UnknownModuleError, UsageError, warn
 from .locations import link_text, locations, module_of_path
 from .modules import has_module, parents
 from .options import not_a_module_name
 from .rendering import only_if, smallest_cut_heading, smallest_cut_steps
 from .report import Hop, Location, Report, SmallestCutData
-from .running import run_contracts, static_only
+from .running import read_configuration, run_contracts, static_only
 from .unseen import unseen_folders
 
 
@@ -296,7 +294,7 @@ class Explorer:
         for warning in calls_unread_warnings(self._eager) + dynamic_import_warnings(self._eager):
             if warning not in self._warned:
                 self._warned.add(warning)
-                _warn(warning)
+                warn(warning)
         self._save_scopes()
         return EagerClosure(module, reached, conditional)
 
@@ -437,7 +435,7 @@ class Explorer:
     def _save_scopes(self) -> None:
         cache_warning = self._scopes.save()
         if cache_warning is not None:
-            _warn(cache_warning)
+            warn(cache_warning)
 
     def module(self, name: str) -> str:
         """Return the module that `name` names: a module of the graph, or a path to the file
@@ -502,39 +500,20 @@ def load(
 ) -> Explorer:
     """Return an explorer of the configuration, read as lint-imports reads it (the same file
     discovery and session options), with its graph built once, with the same cache (None: no
-    cache). With `static`, its `check` leaves out the contracts that run the analysed code,
-    as `check --static` does.
+    cache; a graph cache that cannot be used gives a CacheWarning, and then none is used).
+    With `static`, its `check` leaves out the contracts that run the analysed code, as
+    `check --static` does.
 
     Raises ConfigurationError when there is no configuration or it cannot be read.
     """
     if os.getcwd() not in sys.path:
         sys.path.insert(0, os.getcwd())
     # There is one, and it parses: or one line that says why not.
-    user_options = read_user_options(config, find_configuration(config))
-    grimp_cache = (
-        None
-        if cache_dir is None
-        else grimp_cache_folder(cache_dir, user_options.session_options.get("root_packages", []))
-    )
-    cache_warnings: list[str] = []
-    graph = _importlinter.build_graph(
-        user_options, None if grimp_cache is None else str(grimp_cache), cache_warnings
-    )
-    for warning in cache_warnings:
-        _warn(warning)
-    if cache_warnings:  # the caches beside grimp's go by the times it read: none to go by
-        cache_dir = grimp_cache = None
+    _, user_options = read_configuration(config)
+    with using_caches(cache_dir, user_options.session_options.get("root_packages", [])):
+        graph = _importlinter.build_graph(user_options)
+        # (None where the graph's cache could not be used: `_importlinter.build_graph`.)
+        cache_dir, grimp_cache = cache_directory(), grimp_cache_directory()
     return Explorer(
         graph, config, cache_dir, user_options.session_options, grimp_cache, static=static
     )
-
-
-def _warn(message: str) -> None:
-    """Warn of `message` at the call from outside this module, however deep in it the warning
-    is found (`why` asks `eager_closure`, which warns): the line shown is the user's."""
-    frame = sys._getframe(1)
-    level = 2
-    while frame.f_back is not None and frame.f_code.co_filename == __file__:
-        frame = frame.f_back
-        level += 1
-    warnings.warn(message, stacklevel=level)

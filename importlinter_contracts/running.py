@@ -7,7 +7,7 @@ import os
 import re
 import sys
 from collections.abc import Callable
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, cast
 
@@ -17,7 +17,7 @@ from importlinter.domain.contract import NoSuchContractType, registry
 
 from . import _importlinter
 from .allowlist.entries import ENTRY_KINDS
-from .cache import DEFAULT_CACHE_DIR, grimp_cache_folder, using_cache_directory
+from .cache import DEFAULT_CACHE_DIR, using_caches
 from .configuration import (
     find_configuration,
     is_toml,
@@ -26,6 +26,7 @@ from .configuration import (
     selected_contract_ids,
 )
 from .eager.cut_request import asked_for
+from .eager.target import target_of
 from .errors import (
     ConfigurationError,
     ContractConfigurationError,
@@ -84,8 +85,6 @@ class RunResult:
     skipped: list[SkippedContract]
     configuration: Path  # the file read
     show_timings: bool = False
-    # Why a cache could not be used (the run went on without it).
-    cache_warnings: list[str] = field(default_factory=list)
 
     @property
     def kept(self) -> bool:
@@ -102,6 +101,20 @@ class RunResult:
         if self.show_timings:
             data["graph_build_ms"] = self.report.graph_building_duration
         return data
+
+
+def read_configuration(config: str | None) -> tuple[Path, _importlinter.UserOptions]:
+    """Return the file that `config` names or lint-imports finds, and its options as
+    lint-imports reads them, checked (`configuration.read_user_options`), and the target
+    Python with them, whichever contracts read it: every command reads the configuration
+    here, first, so that a file that cannot be parsed is named with its line.
+
+    Raises ConfigurationError for a configuration that cannot be read or checked.
+    """
+    configuration = find_configuration(config)
+    user_options = read_user_options(config, configuration)
+    target_of(user_options.session_options)  # (read by eager_imports and runtime_isolation)
+    return configuration, user_options
 
 
 def run_contracts(
@@ -151,10 +164,8 @@ def _run_contracts(
     verbose: bool,
 ) -> RunResult:
     try:
-        # Read first by us, so that a file that cannot be parsed is named with its line.
-        configuration = find_configuration(config)
-        user_options = read_user_options(config, configuration)
-        _check_name_and_type(user_options)
+        configuration, user_options = read_configuration(config)
+        _check_contracts(user_options, configuration)
         contract_ids = selected_contract_ids(
             contract_ids, user_options.contracts_options, configuration
         )
@@ -170,22 +181,12 @@ def _run_contracts(
             raise NothingToCheckError(
                 "Nothing to check: " + "; ".join(f"{named(c)} {c['reason']}" for c in skipped) + "."
             )
-        grimp_cache = (
-            None
-            if cache_dir is None
-            else grimp_cache_folder(
-                cache_dir, user_options.session_options.get("root_packages", [])
-            )
-        )
-        cache_warnings: list[str] = []
-        with using_cache_directory(cache_dir, grimp_cache):
+        with using_caches(cache_dir, user_options.session_options.get("root_packages", [])):
             report = _importlinter.create_report(
                 user_options,
                 limit_to_contracts=contract_ids,
-                cache_dir=None if grimp_cache is None else str(grimp_cache),
                 show_timings=show_timings,
                 verbose=verbose,
-                cache_warnings=cache_warnings,
             )
     except ImportlinterContractsError:
         raise
@@ -220,7 +221,7 @@ def _run_contracts(
         contract_result(contract, check, report.get_duration(contract) if show_timings else None)
         for contract, check in report.get_contracts_and_checks()
     ]
-    return RunResult(report, results, skipped, configuration, show_timings, cache_warnings)
+    return RunResult(report, results, skipped, configuration, show_timings)
 
 
 def _entry_line(
@@ -244,18 +245,37 @@ def _entry_line(
     return "" if line is None else f"{configuration}:{line}: "
 
 
-def _check_name_and_type(user_options: _importlinter.UserOptions) -> None:
-    """Raises ConfigurationError, naming the contract and the option, for a contract whose
-    name or type is missing or not a string: import-linter reads them unchecked, and a
-    missing one fails as a bare KeyError."""
+def _check_contracts(user_options: _importlinter.UserOptions, configuration: Path) -> None:
+    """Raises ConfigurationError for a configuration without contracts (which would check
+    nothing and pass), and, naming the contract and the option, for a contract whose name is
+    missing, empty or not a string, whose type is missing or not a string, or whose id is not
+    a string: import-linter reads them unchecked, and a missing one fails as a bare KeyError."""
+    if not user_options.contracts_options:
+        where = (
+            "a table of [[tool.importlinter.contracts]]"
+            if is_toml(configuration)
+            else "an [importlinter:contract:ID] section"
+        )
+        raise ConfigurationError(
+            f"{configuration} has no contracts, so nothing would be checked: give each "
+            f"contract {where}."
+        )
     for number, options in enumerate(user_options.contracts_options, 1):
         name = options.get("name")
-        if not isinstance(name, str):
+        if not isinstance(name, str) or not name.strip():
             contract = f'with id "{options["id"]}"' if "id" in options else f"number {number}"
-            found = "missing" if name is None else f"found {describe(name)}"
+            if name is None:
+                found = "missing"
+            else:
+                found = "empty" if isinstance(name, str) else f"found {describe(name)}"
             raise ConfigurationError(
                 f"Contract {contract} is not configured correctly: name: {found}; give the "
                 "name that reports show for it."
+            )
+        contract_id = options.get("id")
+        if contract_id is not None and not isinstance(contract_id, str):
+            raise ContractConfigurationError(
+                name, "id", f"found {describe(contract_id)}; give the id as a string."
             )
         contract_type = options.get("type")
         if not isinstance(contract_type, str):

@@ -1,8 +1,9 @@
 """Expected mistakes on the command line, each one clear line on stderr and exit 2 (never an
-"unexpected error" with an exception's name): no configuration, a folder given as the
-configuration, a file of the tree that does not parse, `why` of one module to itself, a base
-configuration that is not UTF-8, a misspelt module, a file's path given as a module, a module
-in a folder without `__init__.py`, an option's misspelling."""
+"unexpected error" with an exception's name): no configuration, a folder or device given as
+the configuration, a file of the tree that does not parse, cannot be read or is not UTF-8,
+`why` of one module to itself, a base configuration that is not UTF-8, a misspelt module, a
+file's path given as a module, a module in a folder without `__init__.py`, an option's
+misspelling, an empty --cache-dir."""
 
 from __future__ import annotations
 
@@ -66,10 +67,50 @@ def test_a_folder_given_as_the_configuration_is_one_line(tree: Project, args: li
 
 
 @pytest.mark.parametrize("args", EVERY_COMMAND, ids=lambda args: args[0])
+def test_an_empty_cache_folder_is_one_line(tree: Project, args: list[str]) -> None:
+    assert error_line(run_cli(*args, "--cache-dir", "")) == (
+        "importlinter-contracts: --cache-dir is empty: give a folder, or --no-cache for none.\n"
+    )
+
+
+@pytest.mark.parametrize("args", EVERY_COMMAND, ids=lambda args: args[0])
+def test_a_configuration_that_is_not_a_file_is_one_line(tree: Project, args: list[str]) -> None:
+    assert error_line(run_cli(*args, "--no-cache", "--config", "/dev/null")) == (
+        "importlinter-contracts: /dev/null is not a file: give the configuration file "
+        "(setup.cfg, .importlinter, pyproject.toml or another).\n"
+    )
+
+
+@pytest.mark.parametrize("args", EVERY_COMMAND, ids=lambda args: args[0])
 def test_a_file_that_does_not_parse_is_named_with_its_line(tree: Project, args: list[str]) -> None:
     tree.write({"pkg/broken.py": "x = 1\ndef f(:\n"})
     assert error_line(run_cli(*args, "--no-cache")) == (
         "importlinter-contracts: Syntax error in pkg/broken.py, line 2: def f(:\n"
+    )
+
+
+@pytest.mark.parametrize("cache", [["--no-cache"], []], ids=["no-cache", "cache"])
+@pytest.mark.parametrize("args", EVERY_COMMAND, ids=lambda args: args[0])
+def test_a_file_that_cannot_be_read_is_named_with_what_to_do(
+    tree: Project, args: list[str], cache: list[str]
+) -> None:
+    (tree.root / "pkg" / "ghost.py").symlink_to(tree.root / "nowhere.py")
+    assert error_line(run_cli(*args, *cache)) == (
+        "importlinter-contracts: pkg/ghost.py cannot be read (No such file or directory): fix "
+        "it or remove it (Python could not import it either).\n"
+    )
+
+
+@pytest.mark.parametrize("cache", [["--no-cache"], []], ids=["no-cache", "cache"])
+@pytest.mark.parametrize("args", EVERY_COMMAND, ids=lambda args: args[0])
+def test_a_file_that_is_not_utf_8_is_named_with_what_to_do(
+    tree: Project, args: list[str], cache: list[str]
+) -> None:
+    (tree.root / "pkg" / "latin.py").write_bytes(b"NAME = 'caf\xe9'\n")
+    assert error_line(run_cli(*args, *cache)) == (
+        "importlinter-contracts: pkg/latin.py is not UTF-8 (invalid utf-8 sequence of 1 bytes "
+        "from index 11): save it as UTF-8, or declare its encoding on its first or second line "
+        "(# -*- coding: latin-1 -*-).\n"
     )
 
 

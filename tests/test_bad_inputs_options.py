@@ -18,6 +18,7 @@ from importlinter_contracts import (
     EagerImportContract,
     RuntimeIsolationContract,
 )
+from importlinter_contracts.allowlist.entries import entry_text
 from importlinter_contracts.configuration import (
     IMPORTLINTER_KEYS,
     OWN_KEYS,
@@ -51,6 +52,11 @@ UNKNOWN_KEYS = {
         {**SESSION, "colour": "yes", "contract_types": OURS},
         f"[importlinter]: colour is not an option; the options: {KNOWN}.",
     ),
+    "toml-contract-singular": (
+        {**SESSION, "contract": [{"name": "R2"}]},
+        "[importlinter]: contract is not an option; each contract is a table of "
+        "[[tool.importlinter.contracts]] in TOML, an [importlinter:contract:ID] section in INI.",
+    ),
     "misspelt-beside-another-packages-type": (
         {**SESSION, "root_pakages": ["x"], "contract_types": ["other: otherpkg.Contract"]},
         "[importlinter]: root_pakages is not an option (did you mean 'root_packages'?); "
@@ -69,7 +75,12 @@ def test_a_key_of_the_section_that_nothing_reads_is_an_error(
 
 
 def test_every_key_import_linter_and_this_package_read_is_accepted() -> None:
-    every = {key: "x" for key in (*IMPORTLINTER_KEYS, *OWN_KEYS)}
+    every = {key: "x" for key in (*IMPORTLINTER_KEYS, *OWN_KEYS)} | {
+        key: "true" for key in ("include_external_packages", "exclude_type_checking_imports")
+    }
+    every["show_timings"] = "False"  # (as import-linter gives a TOML boolean)
+    for value in ("True", "false"):
+        check_session_options({**SESSION, "exclude_type_checking_imports": value}, "[x]")
     check_session_options({**every, "root_packages": ["x"], "contract_types": OURS}, "[x]")
     check_session_options({"root_package": "pkg"}, "[x]")
     # Another package's contract type may read keys of its own: only a misspelling is refused.
@@ -363,6 +374,27 @@ def test_an_entry_with_a_wrong_arrow_names_its_file_and_line_in_ini(
     )
 
 
+@pytest.mark.parametrize(
+    "entry",
+    ["pkg.my-mod -> pkg.platforms.cuda  # a pip name", "pkg.b -> pkg.platforms.cuda ; why"],
+    ids=["hyphen", "semicolon"],
+)
+@pytest.mark.parametrize("command", ["check", "allowlist"])
+def test_an_entry_whose_module_is_not_a_name_names_its_file_and_line(
+    tree: Project, command: str, entry: str
+) -> None:
+    configure_r2(tree, f"ignore_imports =\n    {entry}\n")
+    line = (tree.root / ".importlinter").read_text().splitlines().index(f"    {entry}")
+    result = run_cli(command, "--no-cache")
+    assert (result.exit_code, result.stderr) == (
+        2,
+        f'importlinter-contracts: .importlinter:{line + 1}: Contract "Backends are private" '
+        f"is not configured correctly: ignore_imports: Entry '{entry_text(entry)}' is not an "
+        "import expression (a module on either side is not a dotted name, * or ** standing "
+        'for a name): write it as "package.importer -> package.imported  # reason".\n',
+    )
+
+
 def test_an_entry_with_a_wrong_arrow_names_its_file_and_line_in_toml(tree: Project) -> None:
     (tree.root / "pyproject.toml").write_text(
         f'[tool.importlinter]\nroot_packages = ["pkg"]\ncontract_types = ["{OURS[0]}"]\n\n'
@@ -389,4 +421,200 @@ def test_root_packages_on_one_ini_line_is_not_read_letter_by_letter(tree: Projec
         "importlinter-contracts: .importlinter [importlinter]: root_packages = pkg: a list (in "
         "INI, one package per line below the key); for one package, write root_package = "
         "pkg.\n",
+    )
+
+
+# 6. What import-linter would read otherwise than meant, or fail on with Python's message: a
+# root package that no module can be, a boolean it reads as false, a configuration with no
+# contracts, a byte-order mark, a TOML id or contracts table of another type.
+
+ROOT_PACKAGES = {
+    "empty": ([""], "root package '' is not a module name: give a dotted name of identifiers."),
+    "pip-name": (["my-pkg"], "root package 'my-pkg' is not a module name: did you mean 'my_pkg'?"),
+    "leading-dot": ([".pkg"], "root package '.pkg' is not a module name: did you mean 'pkg'?"),
+    "not-top-level": (
+        ["pkg.platforms"],
+        "root package 'pkg.platforms' is not a top-level package: give 'pkg' (the contracts "
+        "name the modules inside it).",
+    ),
+    "toml-integer": ([5], "root package 5 (an integer): give a package's name."),
+    "twice": (
+        ["pkg", "pkg"],
+        "root package 'pkg' is given more than once; give each package once.",
+    ),
+}
+
+
+@pytest.mark.parametrize(("roots", "message"), ROOT_PACKAGES.values(), ids=ROOT_PACKAGES.keys())
+def test_a_root_package_no_module_can_be_is_an_error(roots: list[Any], message: str) -> None:
+    with pytest.raises(ConfigurationError) as raised:
+        check_session_options({"root_packages": roots}, "[importlinter]")
+    assert str(raised.value) == f"[importlinter]: {message}"
+
+
+BOOLEANS = {
+    "ini-maybe": ("include_external_packages", "maybe", "maybe"),
+    "ini-yes": ("exclude_type_checking_imports", "yes", "yes"),
+    "ini-one": ("show_timings", "1", "1"),
+    "toml-integer": ("include_external_packages", 1, "1 (an integer)"),
+}
+
+
+@pytest.mark.parametrize(("key", "value", "shown"), BOOLEANS.values(), ids=BOOLEANS.keys())
+def test_a_boolean_key_import_linter_would_read_as_false_is_an_error(
+    key: str, value: object, shown: str
+) -> None:
+    with pytest.raises(ConfigurationError) as raised:
+        check_session_options({**SESSION, key: value}, "[importlinter]")
+    assert str(raised.value) == (
+        f"[importlinter]: {key} = {shown}: give true or false (import-linter reads any other "
+        "value as false)."
+    )
+
+
+def test_a_root_package_that_is_not_top_level_stops_the_command(tree: Project) -> None:
+    configure_r2(tree)
+    config = tree.root / ".importlinter"
+    config.write_text(config.read_text().replace("root_package = pkg", "root_package = pkg.x"))
+    result = run_cli("check", "--no-cache")
+    assert (result.exit_code, result.stdout, result.stderr) == (
+        2,
+        "",
+        "importlinter-contracts: .importlinter [importlinter]: root package 'pkg.x' is not a "
+        "top-level package: give 'pkg' (the contracts name the modules inside it).\n",
+    )
+
+
+TOML_HEAD = f'[tool.importlinter]\nroot_packages = ["pkg"]\ncontract_types = ["{OURS[0]}"]\n'
+TOML_R2 = 'name = "R2"\ntype = "backend_isolation"\ncontainer = "pkg.platforms"\n'
+NO_CONTRACTS = {
+    "ini": (
+        ".importlinter",
+        f"[importlinter]\nroot_package = pkg\ncontract_types =\n    {OURS[0]}\n",
+        "an [importlinter:contract:ID] section",
+    ),
+    "toml": ("pyproject.toml", TOML_HEAD, "a table of [[tool.importlinter.contracts]]"),
+}
+
+
+@pytest.mark.parametrize(("name", "text", "where"), NO_CONTRACTS.values(), ids=NO_CONTRACTS.keys())
+@pytest.mark.parametrize("command", ["check", "allowlist"])
+def test_a_configuration_without_contracts_is_an_error_not_a_pass(
+    tree: Project, name: str, text: str, where: str, command: str
+) -> None:
+    (tree.root / name).write_text(text)
+    result = run_cli(command, "--no-cache")
+    assert (result.exit_code, result.stdout, result.stderr) == (
+        2,
+        "",
+        f"importlinter-contracts: {name} has no contracts, so nothing would be checked: give "
+        f"each contract {where}.\n",
+    )
+
+
+def test_toml_contracts_as_one_table_is_an_error_naming_the_brackets(tree: Project) -> None:
+    (tree.root / "pyproject.toml").write_text(
+        TOML_HEAD + '\n[tool.importlinter.contracts]\nid = "r2"\n' + TOML_R2
+    )
+    result = run_cli("check", "--no-cache")
+    assert (result.exit_code, result.stderr) == (
+        2,
+        "importlinter-contracts: pyproject.toml [tool.importlinter]: contracts is a table, not "
+        "an array of tables: write each contract as a table of its own under "
+        "[[tool.importlinter.contracts]] (two brackets).\n",
+    )
+
+
+def test_a_toml_id_that_is_not_a_string_is_an_error(tree: Project) -> None:
+    (tree.root / "pyproject.toml").write_text(
+        TOML_HEAD + "\n[[tool.importlinter.contracts]]\nid = 2\n" + TOML_R2
+    )
+    result = run_cli("check", "--no-cache")
+    assert (result.exit_code, result.stderr) == (
+        2,
+        'importlinter-contracts: Contract "R2" is not configured correctly: id: found 2 (an '
+        "integer); give the id as a string.\n",
+    )
+
+
+@pytest.mark.parametrize("name", [".importlinter", "pyproject.toml"])
+def test_a_byte_order_mark_is_named_with_what_to_do(tree: Project, name: str) -> None:
+    configure_r2(tree)
+    text = (tree.root / ".importlinter").read_text()
+    if name == "pyproject.toml":
+        (tree.root / ".importlinter").unlink()
+        text = TOML_HEAD + '\n[[tool.importlinter.contracts]]\nid = "r2"\n' + TOML_R2
+    (tree.root / name).write_bytes(b"\xef\xbb\xbf" + text.encode())
+    result = run_cli("check", "--no-cache")
+    assert (result.exit_code, result.stderr) == (
+        2,
+        f"importlinter-contracts: {name} starts with a byte-order mark, which import-linter "
+        "reads as text before the first section: save it as UTF-8 without one.\n",
+    )
+
+
+def test_a_contract_type_registered_twice_is_an_error(tree: Project) -> None:
+    configure_r2(tree)
+    config = tree.root / ".importlinter"
+    config.write_text(
+        config.read_text().replace(
+            "contract_types =\n",
+            "contract_types =\n    backend_isolation: importlinter_contracts.EagerImportContract\n",
+        )
+    )
+    result = run_cli("check", "--no-cache")
+    assert (result.exit_code, result.stderr) == (
+        2,
+        "importlinter-contracts: contract_types: 'backend_isolation' is registered twice, the "
+        "second time as 'backend_isolation: importlinter_contracts.BackendIsolationContract': "
+        "give each contract type a name of its own.\n",
+    )
+
+
+def test_a_pattern_in_backends_is_told_the_children(tree: Project) -> None:
+    configure_r2(tree, "backends = cu*\n")
+    result = run_cli("check", "--no-cache")
+    assert (result.exit_code, result.stderr) == (
+        2,
+        'importlinter-contracts: Contract "Backends are private" is not configured correctly: '
+        "backends: 'cu*' is not a child of 'pkg.platforms'; its children are: cuda, npu.\n",
+    )
+
+
+@pytest.mark.parametrize(
+    ("session", "message"),
+    [
+        (
+            "python_version = 3\n",
+            "[importlinter] python_version = '3': not a Python 3 version; write it as mypy "
+            'does, as a string such as "3.15".',
+        ),
+        (
+            "lazy_imports = some\n",
+            "[importlinter] lazy_imports = 'some': not a mode; use normal or all.",
+        ),
+    ],
+    ids=["python_version", "lazy_imports"],
+)
+def test_a_target_python_that_is_not_one_is_an_error_without_eager_contracts(
+    tree: Project, session: str, message: str
+) -> None:
+    configure_r2(tree, session=session)
+    result = run_cli("check", "--no-cache")
+    assert (result.exit_code, result.stdout, result.stderr) == (
+        2,
+        "",
+        f"importlinter-contracts: {message}\n",
+    )
+
+
+def test_an_empty_contract_name_is_an_error(tree: Project) -> None:
+    configure_r2(tree)
+    config = tree.root / ".importlinter"
+    config.write_text(config.read_text().replace("name = Backends are private", "name ="))
+    result = run_cli("check", "--no-cache")
+    assert (result.exit_code, result.stderr) == (
+        2,
+        'importlinter-contracts: Contract with id "r2" is not configured correctly: name: '
+        "empty; give the name that reports show for it.\n",
     )

@@ -20,8 +20,10 @@ import pytest
 from click.testing import CliRunner
 
 from helpers import CONTRACT_TYPES, Project
+from importlinter_contracts import explore
 from importlinter_contracts.cache import DEFAULT_CACHE_DIR, grimp_cache_folder
 from importlinter_contracts.cli import main
+from importlinter_contracts.errors import CacheWarning
 
 pytestmark = pytest.mark.matrix
 
@@ -159,10 +161,76 @@ def test_an_unusable_graph_cache_is_rebuilt_with_one_warning(
     _damage(folder, damage)
     warning = (
         f"importlinter-contracts: warning: The graph cache {folder} cannot be used ({reason}): "
-        "the graph was built without it (--no-cache does so; delete the folder to start it "
-        "afresh).\n"
+        "this run uses no cache, as with --no-cache; delete the folder to start it afresh.\n"
     )
     cached = CliRunner().invoke(main, ["check", "--format", "json"])
     assert (cached.exit_code, cached.stdout, cached.stderr) == (1, uncached.stdout, warning)
     closure = CliRunner().invoke(main, ["closure", "pkg.user"])
     assert (closure.exit_code, closure.stderr) == (0, warning)
+
+
+# Every command that builds the graph (the console script's, and explore.load) goes through
+# one builder: with a graph cache that cannot be used, each gives the output of --no-cache,
+# one warning, and writes no cache.
+COMMANDS = {
+    "check": ["check", "--format", "json"],
+    "allowlist": ["allowlist"],
+    "fix": ["fix"],
+    "review": ["review", "--base", "HEAD", "--format", "json"],
+    "closure": ["closure", "pkg.user"],
+    "why": ["why", "pkg.user", "pkg.models"],
+}
+
+
+@pytest.mark.parametrize("command", COMMANDS.values(), ids=COMMANDS.keys())
+def test_every_command_goes_on_without_an_unusable_graph_cache(
+    project: Project, command: list[str]
+) -> None:
+    project.write(BROKEN)
+    project.write({"pkg/models.py": "VALUE = 1\n"})
+    (project.root / ".importlinter").write_text(CONFIGURATION)
+    for args in (["init", "-q"], ["add", "."], ["commit", "-qm", "base"]):
+        subprocess.run(
+            ["git", "-c", "user.name=t", "-c", "user.email=t@t", *args],
+            cwd=project.root,
+            check=True,
+            capture_output=True,
+        )
+    uncached = CliRunner().invoke(main, [*command, "--no-cache"])
+    assert uncached.exit_code in (0, 1), uncached.output
+    # Damaged before any run: nothing of this package's caches is there to hide it.
+    folder = grimp_cache_folder(DEFAULT_CACHE_DIR, ["pkg"])
+    folder.parent.mkdir(parents=True)
+    folder.write_text("")
+    cached = CliRunner().invoke(main, command)
+    warning = (
+        f"importlinter-contracts: warning: The graph cache {folder} cannot be used (File "
+        "exists (os error 17)): this run uses no cache, as with --no-cache; delete the folder "
+        "to start it afresh.\n"
+    )
+    assert (cached.exit_code, cached.stdout, cached.stderr) == (
+        uncached.exit_code,
+        uncached.stdout,
+        warning + uncached.stderr,
+    )
+    assert sorted(DEFAULT_CACHE_DIR.rglob("*")) == [folder.parent, folder]
+
+
+def test_explore_warns_of_an_unusable_graph_cache_at_the_callers_line(project: Project) -> None:
+    project.write(BROKEN)
+    project.write({"pkg/models.py": ""})
+    (project.root / ".importlinter").write_text(CONFIGURATION)
+    folder = grimp_cache_folder(DEFAULT_CACHE_DIR, ["pkg"])
+    folder.parent.mkdir(parents=True)
+    folder.write_text("")
+    with pytest.warns(CacheWarning) as warned:
+        explorer = explore.load()
+        assert explorer.check()["kept"] is False
+    assert [(str(w.message), w.filename) for w in warned] == [
+        (
+            f"The graph cache {folder} cannot be used (File exists (os error 17)): this run uses "
+            "no cache, as with --no-cache; delete the folder to start it afresh.",
+            __file__,
+        )
+    ]
+    assert sorted(DEFAULT_CACHE_DIR.rglob("*")) == [folder.parent, folder]

@@ -163,11 +163,13 @@ def _require_children(
 ) -> None:
     missing = sorted(names - children)
     if missing:
+        # (A name that is not an identifier, `cu*` say, can be in no folder left out.)
+        unseen_children = [f"{container}.{name}" for name in missing if name.isidentifier()]
         raise BackendLookupError(
             option,
             f"{', '.join(repr(name) for name in missing)} "
             f"{'is not a child' if len(missing) == 1 else 'are not children'} of "
-            f"'{container}'{unseen.explain(*(f'{container}.{name}' for name in missing))}; "
+            f"'{container}'{unseen.explain(*unseen_children) if unseen_children else ''}; "
             f"its children are: {', '.join(sorted(children))}.",
         )
 
