@@ -251,6 +251,15 @@ def test_one_command_lints_each_example_on_its_release(name: str, tmp_path: Path
     assert f"other_trees.py: linting {release} in " in result.stderr
 
 
+def test_a_release_without_an_example_is_not_linted(tmp_path: Path) -> None:
+    result = _other_trees("lint", "diffusers", cwd=tmp_path)
+    assert (result.returncode, result.stdout) == (2, "")
+    assert result.stderr == (
+        "other_trees.py: diffusers has no configuration in examples/: `path diffusers` prints "
+        "its folder, to lint it with a configuration of yours.\n"
+    )
+
+
 def test_another_lmdeploy_on_pythonpath_is_refused(tmp_path: Path) -> None:
     (tmp_path / "lmdeploy").mkdir()
     (tmp_path / "lmdeploy" / "__init__.py").write_text("")

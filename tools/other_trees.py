@@ -1,18 +1,19 @@
 """Other multi-backend codebases, downloaded at run time into the git-ignored cache: the trees
-that the configurations in examples/ are written for.
+that the configurations in examples/ are written for, and diffusers, which the benchmark and
+tools/closure_against_python.py measure.
 
     python tools/other_trees.py lint vllm|lmdeploy [LINT-IMPORTS ARGS...]
         Fetch the release (once) and run lint-imports with its configuration in examples/
         on it; exits with lint-imports' status.
-    python tools/other_trees.py path vllm|lmdeploy
+    python tools/other_trees.py path vllm|lmdeploy|diffusers
         Fetch the release (once) and print the folder to put on sys.path.
 
-Neither release is published as a pure-Python wheel or a usable sdist: vllm 0.33.0 and
-lmdeploy 0.18.0 are on the index only as platform wheels (336 MB and 107 MB, mostly compiled
-extensions), and vllm's sdist cannot be fetched without building torch. The contracts only
-read `.py` files, never import them, so the x86_64 Linux wheel is downloaded (the same one on
-every machine), only its `.py` files are kept, and the wheel is deleted. Nothing of it is
-ever committed here.
+vllm 0.33.0 and lmdeploy 0.18.0 are on the index only as platform wheels (336 MB and 107 MB,
+mostly compiled extensions), and vllm's sdist cannot be fetched without building torch.
+The contracts only read `.py` files, never import them, so the x86_64 Linux wheel is
+downloaded (the same one on every machine); diffusers 0.42.1 is a pure-Python wheel (6.4 MB).
+Of each wheel only the `.py` files are kept, and the wheel is deleted. Nothing of it is ever
+committed here.
 """
 
 from __future__ import annotations
@@ -54,6 +55,11 @@ class Release:
     def platform(self) -> str:
         return self.wheel.removesuffix(".whl").rpartition("-")[2]
 
+    @property
+    def example(self) -> Path:
+        """Its configuration in examples/ (diffusers has none)."""
+        return REPO / "examples" / f"{self.distribution}.importlinter"
+
 
 RELEASES = {
     "vllm": Release("vllm", "0.33.0", "vllm", "vllm-0.33.0-cp38-abi3-manylinux_2_28_x86_64.whl"),
@@ -63,6 +69,7 @@ RELEASES = {
         "lmdeploy",
         "lmdeploy-0.18.0-cp311-cp311-manylinux_2_28_x86_64.whl",
     ),
+    "diffusers": Release("diffusers", "0.42.1", "diffusers", "diffusers-0.42.1-py3-none-any.whl"),
 }
 
 
@@ -84,12 +91,13 @@ def _extract_release(name: str, release: Release, target: Path) -> None:
     target.parent.mkdir(parents=True, exist_ok=True)
     with tempfile.TemporaryDirectory(dir=target.parent) as download:
         started = time.monotonic()
+        # A platform wheel is fetched for x86_64 Linux, whatever the machine.
+        platform = () if release.platform == "any" else ("--platform", release.platform)
         pip_download(
             f"{release.distribution}=={release.version}",
             Path(download),
             "--only-binary=:all:",
-            "--platform",
-            release.platform,
+            *platform,
             "--python-version",
             "3.11",
         )
@@ -130,7 +138,12 @@ def main() -> int:
         if args.command == "path":
             print(tree(args.name))
             return 0
-        config = REPO / "examples" / f"{args.name}.importlinter"
+        config = release.example
+        if not config.exists():
+            raise ToolError(
+                f"{args.name} has no configuration in examples/: `path {args.name}` prints "
+                "its folder, to lint it with a configuration of yours."
+            )
         folder = tree(args.name)
         refuse_another_package(release.package, folder, "its own configuration")
         say(f"linting {release.distribution} {release.version} in {folder} with {config.name}")
