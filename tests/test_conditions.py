@@ -3,6 +3,7 @@
 
 from __future__ import annotations
 
+import ast
 import json
 import textwrap
 from typing import Any
@@ -12,7 +13,7 @@ import pytest
 from helpers import Project, run_cli
 from importlinter_contracts import explore
 from importlinter_contracts.eager import calls as call_reading
-from importlinter_contracts.eager.conditions import shown
+from importlinter_contracts.eager.conditions import SourceLines, shown
 from importlinter_contracts.eager.outline import never_runs
 from importlinter_contracts.eager.scopes import ImportScope, read_source
 from importlinter_contracts.eager.target import Target, set_target, target_of
@@ -316,3 +317,57 @@ def test_assume_false_in_the_configuration_leaves_the_block_out(project: Project
     project.configure(contract, session="assume_false =\n    SLOW\n")
     assert project.contract("r4")["violations"] == []
     assert "pkg.heavy" not in closure_of("pkg")
+
+
+# diffusers' and transformers' packages: the imports under the test serve the names that
+# the object put in the module's place imports when first asked for them.
+LAZY_PACKAGE = {
+    "pkg/__init__.py": "",
+    "pkg/models/__init__.py": (
+        "import sys\nfrom typing import TYPE_CHECKING\nfrom pkg.lazy import LazyModule\n"
+        "if TYPE_CHECKING or SLOW:\n    from .big import Big\n    from .small import Small\n"
+        "else:\n    sys.modules[__name__] = LazyModule(__name__)\n"
+    ),
+    "pkg/lazy.py": (
+        "import importlib\nclass LazyModule:\n    def __init__(self, name):\n"
+        "        self.name = name\n    def __getattr__(self, attr):\n"
+        "        return importlib.import_module('.' + attr.lower(), self.name)\n"
+    ),
+    "pkg/models/big.py": "",
+    "pkg/models/small.py": "",
+    "pkg/user.py": "from pkg.models import Big\n",
+}
+
+
+def test_a_module_that_replaces_itself_serves_the_names_its_untaken_imports_bind() -> None:
+    source = LAZY_PACKAGE["pkg/models/__init__.py"]
+    served = call_reading.served_imports(ast.parse(source).body)
+    assert served == {"Big": call_reading.Served((5,)), "Small": call_reading.Served((6,))}
+    assert call_reading.served_imports(ast.parse(source.replace("sys.modules", "x")).body) == {}
+    scopes = read_source(source.encode()).scopes
+    assert scopes[5].lazy == call_reading.SERVED
+
+
+@pytest.mark.parametrize("assumed", [True, False], ids=["assume_false", "undecided"])
+def test_a_name_looked_up_on_such_a_module_loads_its_module_whatever_the_test(
+    project: Project, assumed: bool
+) -> None:
+    project.write(LAZY_PACKAGE)
+    project.configure("", session="assume_false =\n    SLOW\n" if assumed else "")
+    modules = closure_of("pkg.user")
+    assert modules["pkg.models.big"]["hop"]["why"] == ["by the import at l.1 of pkg.user"]
+    assert "conditional" not in modules["pkg.models.big"]
+    if assumed:
+        assert "pkg.models.small" not in modules
+    else:
+        assert modules["pkg.models.small"]["conditional"] is True
+
+
+def test_a_served_import_carries_the_tests_inside_its_if() -> None:
+    source = (
+        "import sys\nif TYPE_CHECKING:\n    try:\n        if not has_scipy():\n"
+        "            raise Missing()\n    except Missing:\n        from .dummy import *\n"
+        "    else:\n        from .lms import LMS\nelse:\n    sys.modules[__name__] = Lazy()\n"
+    )
+    served = call_reading.served_imports(ast.parse(source).body, SourceLines(source))
+    assert served == {"LMS": call_reading.Served((9,), ((9, (("unless", "not has_scipy()", 4),)),))}

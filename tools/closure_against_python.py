@@ -189,7 +189,7 @@ def main() -> int:
         loaded = {}
         for module in args.modules:
             loaded[module] = frozenset(
-                loaded_by_python(args.python, tree, root, module, args.unset)
+                loaded_by_python(os.path.abspath(args.python), tree, root, module, args.unset)
             )
             print(f"{module}: Python loaded {len(loaded[module]):,}", file=sys.stderr)
         held = True

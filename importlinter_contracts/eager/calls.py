@@ -577,6 +577,100 @@ def is_getattr_key(function: str) -> bool:
     return function.startswith(GETATTR + ":")
 
 
+# What makes the imports a module serves lazy (`served_imports`), as its scopes say.
+SERVED = "served by what replaces the module in sys.modules"
+
+
+class Served(NamedTuple):
+    """The imports that serve a name (`served_imports`): their lines, and the tests each runs
+    under inside the `if` that holds it, where any."""
+
+    lines: tuple[int, ...]
+    conditions: tuple[tuple[int, Conditions], ...] = ()
+
+
+def served_imports(
+    statements: list[ast.stmt], lines: SourceLines | None = None
+) -> dict[str, Served]:
+    """Return, of a module whose code at import time puts another object in its place in
+    `sys.modules` (`sys.modules[__name__] = _LazyModule(...)`, as diffusers' and transformers'
+    packages do), the names that its imports under an `if` bind, each with the lines of those
+    imports: that object serves each name by importing it when it is first looked up, as they
+    do. Of any other module, none. With the file's `lines`, the tests of the blocks inside
+    that `if` are kept with each import (`try: if not X: raise ... else: import y`: y only if
+    X)."""
+    replaced = False
+    found: dict[str, list[int]] = {}
+    tested: dict[int, Conditions] = {}
+    # Each statement, with whether an `if` holds it, and the tests inside that `if`.
+    pending: list[tuple[ast.stmt, bool, Conditions]] = [(s, False, ()) for s in statements]
+    while pending:
+        node, under_if, conditions = pending.pop()
+        if isinstance(node, ast.Assign) and any(_is_own_entry(t) for t in node.targets):
+            replaced = True
+        elif isinstance(node, ast.Import | ast.ImportFrom) and under_if:
+            for binding in _bindings(node):
+                if binding.name != STAR:
+                    found.setdefault(binding.name, []).append(node.lineno)
+            if conditions:
+                tested[node.lineno] = conditions
+        elif not isinstance(node, ast.FunctionDef | ast.AsyncFunctionDef | ast.ClassDef):
+            for block, more in _tested_blocks(node, lines if under_if else None):
+                inside = under_if or isinstance(node, ast.If)
+                pending += [(statement, inside, (*conditions, *more)) for statement in block]
+    if not replaced:
+        return {}
+    return {
+        name: Served(
+            tuple(sorted(found_lines)),
+            tuple((line, tested[line]) for line in sorted(found_lines) if line in tested),
+        )
+        for name, found_lines in found.items()
+    }
+
+
+def _tested_blocks(
+    node: ast.stmt, lines: SourceLines | None
+) -> Iterator[tuple[list[ast.stmt], Conditions]]:
+    """The blocks of a statement, each with the tests it runs under (read where `lines` are
+    given): of an `if`, its test or its negation; of a `try`, the handlers' exception types,
+    and for its `else`, the negation of each `if` of its body that raises."""
+    if lines is None:
+        yield from ((block, ()) for block in _blocks(node))
+    elif isinstance(node, ast.If):
+        test = _source_text(lines, node.test)
+        yield node.body, ((IF, test, node.lineno),)
+        yield node.orelse, ((ELSE, test, node.lineno),)
+    elif isinstance(node, ast.While):
+        yield node.body, ((IF, _source_text(lines, node.test), node.lineno),)
+        yield node.orelse, ()
+    else:
+        raising: Conditions = tuple(
+            (UNLESS, _source_text(lines, inner.test), inner.lineno)
+            for inner in getattr(node, "body", [])
+            if isinstance(inner, ast.If) and _leaves(inner.body) and not inner.orelse
+        )
+        for block, kind, handled, line in _clauses(node):
+            if kind == EXCEPT:
+                text = "" if handled is None else _source_text(lines, handled)
+                yield block, ((EXCEPT, text, line),)
+            elif block is getattr(node, "orelse", None) and getattr(node, "handlers", None):
+                yield block, raising
+            else:
+                yield block, ()
+
+
+def _is_own_entry(target: ast.expr) -> bool:
+    """Whether an assignment's target is `sys.modules[__name__]`."""
+    return (
+        isinstance(target, ast.Subscript)
+        and isinstance(target.value, ast.Attribute)
+        and target.value.attr == "modules"
+        and isinstance(target.slice, ast.Name)
+        and target.slice.id == "__name__"
+    )
+
+
 def read_calls(
     module: ast.Module, never_runs: NeverRuns, text: str, lazy_names: LazyNames | None = None
 ) -> CallReading:
@@ -601,6 +695,8 @@ def read_calls(
     }
     for name, lines in (lazy_names or {}).items():
         functions[lazy_key(name)] = Function(lines, (), ())
+    for name, served in served_imports(module.body, SourceLines(text)).items():
+        functions[lazy_key(name)] = Function(served.lines, (), (), served.conditions)
     for name, nodes in defined.items():
         returned = reader.returned(nodes)
         if returned.imports or returned.calls:

@@ -183,16 +183,22 @@ def _is_left_to_ast(code: str) -> bool:
     `ast`: a name that is not ASCII (Python compares names after NFKC normalisation: fullwidth
     letters spelling TYPE_CHECKING are TYPE_CHECKING), a `;` (a statement that does not start
     its line), or a decorator that is not a dotted name, called or not (`@(f)`,
-    `@f if c else g`: PEP 614)."""
+    `@f if c else g`: PEP 614), or a module that replaces itself in `sys.modules` (whose
+    imports in untaken branches serve its names, `calls.served_imports`)."""
     # Each test is a scan for a character: one regular expression for all three would try
     # every position of the file.
     if not code.isascii() or ";" in code:
+        return True
+    if "__name__]" in code and _REPLACES_ITSELF.search(code):
         return True
     for match in _ODD_AT.finditer(code):
         start = match.start()
         if not code[code.rfind("\n", 0, start) + 1 : start].strip(" \t"):
             return True  # the `@` starts its line: a decorator (else a matrix product)
     return False
+
+
+_REPLACES_ITSELF = re.compile(r"modules\[__name__\]\s*=")
 
 
 def _check_fields(string: str) -> None:

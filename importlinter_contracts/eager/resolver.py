@@ -497,7 +497,7 @@ class CallResolver:
         """What a `from` import of `module` loads of the lazy imports (PEP 810) of the module
         it imports from, that nothing there uses: the name it imports (every one, for a star
         import), with the key of its reading."""
-        if not target_python().lazy or binding.attribute is None or "." in binding.name:
+        if binding.attribute is None or "." in binding.name:
             return  # (not a `from` import; or the same import, as an attribute of a class)
         base = self._imported_from(module, binding)
         if not self.has_code(base):

@@ -53,7 +53,7 @@ from ..locations import (
 )
 from . import calls as call_reading
 from . import read_ahead
-from .calls import GETATTR
+from .calls import GETATTR, SERVED
 from .module_files import (
     EagerLines,
     FileReading,
@@ -191,9 +191,10 @@ class ScopeIndex:
 
     def has_unused_lazy(self, module: str) -> bool:
         """Return whether `module`'s file has a lazy import (PEP 810) that its code at import time
-        does not use, which another module's `from` import of its name would load."""
+        does not use, or serves names through what replaces it in `sys.modules`: another
+        module's `from` import of such a name would load it."""
         return any(
-            not scope.eager and scope.lazy
+            scope.lazy and (not scope.eager or scope.lazy == SERVED)
             for scope in self._module(module).unpack_scopes(self._table).values()
         )
 

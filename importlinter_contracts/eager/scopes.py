@@ -27,7 +27,14 @@ from tokenize import TokenInfo
 from typing import NamedTuple
 
 from ..errors import UnreadableSourceError
-from .calls import CallReading, annotations_run, lazy_annotations, read_calls
+from .calls import (
+    SERVED,
+    CallReading,
+    annotations_run,
+    lazy_annotations,
+    read_calls,
+    served_imports,
+)
 from .conditions import ELSE, EXCEPT, IF, Condition, Conditions, SourceLines, source_text
 from .lazy import read_lazy
 from .parsing import parse, parse_error
@@ -97,6 +104,9 @@ def read_source(source: bytes) -> SourceReading:
         for node in ast.walk(module):
             if getattr(node, "is_lazy", 0):
                 raise UnreadableSourceError(_lazy_too_new(getattr(node, "lineno", 0)))
+    for served in served_imports(module.body).values():
+        for line in served.lines:
+            scopes[line] = scopes[line]._replace(lazy=SERVED)
     calls = read_calls(
         module, lambda test: never_runs_label(test, aliases) is not None, text, lazy_names
     )
