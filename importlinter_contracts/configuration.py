@@ -85,16 +85,21 @@ def selected_contract_ids(
     return tuple(selected)
 
 
+def _shown(asked: str) -> str:
+    """An id as given, quoted where it is empty or has spaces around it."""
+    return asked if asked and asked.strip() == asked else repr(asked)
+
+
 def _unknown_id(asked: str, found: str, ids: list[str], configuration: Path) -> str:
     if not ids:
         return (
-            f"--contract {asked}: no contract of {configuration} has an id; give the contracts "
-            "to select ids (id = ...)."
+            f"--contract {_shown(asked)}: no contract of {configuration} has an id; give the "
+            "contracts to select ids (id = ...)."
         )
     nearest = difflib.get_close_matches(found, ids, n=1)
     guess = f" (did you mean '{nearest[0]}'?)" if nearest else ""
     return (
-        f"--contract {asked}: no contract of {configuration} has this id{guess}; its ids: "
+        f"--contract {_shown(asked)}: no contract of {configuration} has this id{guess}; its ids: "
         f"{', '.join(sorted(set(ids)))}."
     )
 

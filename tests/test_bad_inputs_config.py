@@ -1155,3 +1155,15 @@ def test_cli_errors_are_one_line(
     assert (result.exit_code, result.stdout) == (2, "")
     assert result.stderr == f"importlinter-contracts: {message}\n"
     assert snapshot(tree.root) == files_before
+
+
+def test_an_empty_contract_id_is_shown_quoted(project: Project) -> None:
+    project.write({"pkg/a.py": ""})
+    project.configure(
+        "[importlinter:contract:r2]\nname = R2\ntype = backend_isolation\ncontainer = pkg\n"
+    )
+    result = project.check("--contract", "")
+    assert result.exit_code == 2
+    assert result.output.endswith(
+        "--contract '': no contract of .importlinter has this id; its ids: r2.\n"
+    )

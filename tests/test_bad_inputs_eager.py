@@ -19,6 +19,8 @@ import pytest
 from helpers import Project, files_read, forget_walk_outcomes, imports_of
 from importlinter_contracts import cache
 from importlinter_contracts.eager import scope_cache
+from importlinter_contracts.eager.target import target_of
+from importlinter_contracts.errors import ConfigurationError
 
 pytestmark = pytest.mark.matrix
 
@@ -436,3 +438,41 @@ def test_a_cache_shared_by_two_checkouts_keeps_neither_ones_files_for_the_other(
     monkeypatch.setattr(sys, "path", [str(tmp_path / "two"), *path])
     cached, fresh = eager_lines_cached_and_fresh(tmp_path / "cache", ["pkg.a"])
     assert cached == fresh == {"pkg.a": ()}
+
+
+@pytest.mark.parametrize(
+    ("options", "message"),
+    [
+        (
+            "source_modules = pkg.a\nfollow_modules = pkg\nforbidden_modules = pkg.a\n",
+            "source_modules: 'pkg.a' is forbidden too (forbidden_modules): importing it would "
+            "break the contract whatever it imports; remove it from one of the two",
+        ),
+        (
+            "source_modules = pkg.a\nfollow_modules = pkg.*\nforbidden_modules = pkg.b\n",
+            "follow_modules: 'pkg.*' is a wildcard, and follow_modules takes module names: a "
+            "module is followed with everything in it (give pkg)",
+        ),
+    ],
+    ids=["source also forbidden", "wildcard to follow"],
+)
+def test_a_contract_that_could_only_mislead_is_refused(
+    project: Project, options: str, message: str
+) -> None:
+    project.write({"pkg/a.py": "import pkg.b\n", "pkg/b.py": ""})
+    project.configure(f"[importlinter:contract:r4]\nname = R4\ntype = eager_imports\n{options}")
+    result = project.check()
+    assert result.exit_code == 2
+    assert result.output == (
+        f'importlinter-contracts: Contract "R4" is not configured correctly: {message}\n'
+    )
+
+
+def test_a_python_newer_than_the_readers_know_is_refused() -> None:
+    with pytest.raises(ConfigurationError) as raised:
+        target_of({"python_version": "3.99"})
+    assert str(raised.value) == (
+        "[importlinter] python_version = '3.99': newer than any Python this version of "
+        "importlinter-contracts reads code for (3.15 at the newest); give the version the code "
+        "runs on, or upgrade importlinter-contracts."
+    )

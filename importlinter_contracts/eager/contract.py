@@ -102,6 +102,14 @@ class EagerImportContract(AllowlistedContract):
         sources = self._sources(graph)
         follow = self._follow_packages(graph)
         forbidden, warnings = self._forbidden(graph)
+        for source in sources:
+            if within(source, forbidden):
+                raise ContractConfigurationError(
+                    self.name,
+                    "source_modules",
+                    f"'{source}' is forbidden too (forbidden_modules): importing it would "
+                    "break the contract whatever it imports; remove it from one of the two",
+                )
         allowed, allowed_warnings = _packages(graph, self.allowed_modules or [], "allowed_modules")
         allowlist = self._allowlist(graph)
         cache_dir = cache_directory()
@@ -468,6 +476,14 @@ class EagerImportContract(AllowlistedContract):
         missing = [
             module.name for module in self.follow_modules if not has_module(graph, module.name)
         ]
+        if missing and "*" in missing[0]:
+            whole = missing[0].partition("*")[0].rstrip(".") or "the package"
+            raise ContractConfigurationError(
+                self.name,
+                "follow_modules",
+                f"'{missing[0]}' is a wildcard, and follow_modules takes module names: a module "
+                f"is followed with everything in it (give {whole})",
+            )
         if missing:
             raise ContractConfigurationError(
                 self.name,

@@ -48,6 +48,8 @@ class Target(NamedTuple):
 
 
 RUNNING = Target((sys.version_info[0], sys.version_info[1]))
+# The newest Python whose import semantics the readers know.
+NEWEST = (3, 15)
 _current = RUNNING
 
 
@@ -81,6 +83,12 @@ def target_of(session_options: Mapping[str, Any]) -> Target:
                 'write it as mypy does, as a string such as "3.15".'
             )
         version = (3, int(matched[1]))
+        if version > NEWEST:
+            raise ConfigurationError(
+                f"[importlinter] python_version = {given!r}: newer than any Python this "
+                f"version of importlinter-contracts reads code for (3.{NEWEST[1]} at the "
+                "newest); give the version the code runs on, or upgrade importlinter-contracts."
+            )
     mode = session_options.get("lazy_imports", "normal")
     if not isinstance(mode, str) or mode.strip() not in LAZY_MODES:
         hint = (
