@@ -38,7 +38,17 @@ from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from typing import NamedTuple, cast
 
 from ..errors import UnreadableSourceError
-from .conditions import ELSE, EXCEPT, IF, UNLESS, Conditions, SourceLines, is_condition
+from .conditions import (
+    ELSE,
+    EXCEPT,
+    IF,
+    UNLESS,
+    Conditions,
+    SourceLines,
+    clauses,
+    is_condition,
+    match_subject,
+)
 from .conditions import source_text as _source_text
 from .lazy import LazyNames
 from .parsing import parse, parse_error
@@ -833,9 +843,10 @@ def _compared_strings(node: ast.FunctionDef, reader: _Reader) -> set[str]:
                     found.update(_strings(side) or ())
                     if isinstance(side, ast.Name):
                         found.update(reader.tables.collections.get(side.id, ()))
-        elif isinstance(inner, ast.Match) and _is_name(inner.subject, parameter):
-            for case in inner.cases:
-                found.update(_case_strings(case.pattern) or ())
+        elif (subject := match_subject(inner)) is not None and _is_name(subject, parameter):
+            for case in clauses(inner):
+                if isinstance(case.test, ast.pattern):
+                    found.update(_case_strings(case.test) or ())
     return found
 
 
@@ -918,16 +929,19 @@ def _bound_in(statements: list[ast.stmt], never_runs: NeverRuns, deleted: set[st
                 if never_runs(node.test)
                 else _bound_in(node.body, never_runs, deleted) & orelse
             )
-        elif isinstance(node, ast.Try | ast.TryStar):
-            completed = _bound_in(node.body + node.orelse, never_runs, deleted)
-            for handler in node.handlers:
+        elif (parts := clauses(node)) and parts[0].statement == "try":
+            blocks = {clause.keyword: clause.body for clause in parts if clause.keyword != "except"}
+            completed = _bound_in(blocks["try"] + blocks["else"], never_runs, deleted)
+            for handler in parts:
+                if handler.keyword != "except":
+                    continue
                 if handler.name:
                     deleted.add(handler.name)
                 if handler.body and isinstance(handler.body[-1], ast.Raise):
                     _bound_in(handler.body, never_runs, deleted)  # (for what it deletes)
                     continue  # (the module's import fails this way)
                 completed &= _bound_in(handler.body, never_runs, deleted)
-            found |= completed | _bound_in(node.finalbody, never_runs, deleted)
+            found |= completed | _bound_in(blocks["finally"], never_runs, deleted)
         else:
             for block in _blocks(node):
                 _bound_in(block, never_runs, deleted)  # (for what it deletes)
@@ -1419,11 +1433,14 @@ class _Reader:
                     self.run(block, calls, bindings, functions, imports, annotations=annotations)
                 self.loops = outer
             elif (
-                isinstance(node, ast.Match) and self.asked and _is_name(node.subject, self.asked[0])
+                self.asked
+                and (subject := match_subject(node)) is not None
+                and _is_name(subject, self.asked[0])
             ):
                 calls.extend(self._calls(_expressions(node)))
-                for case in node.cases:
-                    strings = _case_strings(case.pattern)
+                for case in clauses(node):
+                    pattern = case.test
+                    strings = _case_strings(pattern) if isinstance(pattern, ast.pattern) else None
                     if strings is None or self.asked[1] in strings:
                         self.run(
                             case.body, calls, bindings, functions, imports, annotations=annotations

@@ -17,6 +17,7 @@ from __future__ import annotations
 import ast
 import re
 from collections.abc import Callable
+from typing import NamedTuple
 
 # What a condition says of its test (`kind`):
 IF = "if"  # the test of an `if`, `elif` or `while` is true
@@ -58,6 +59,68 @@ def _is_negation(test: str) -> bool:
     except (SyntaxError, ValueError, RecursionError):
         return False
     return isinstance(parsed, ast.UnaryOp) and isinstance(parsed.op, ast.Not)
+
+
+class Clause(NamedTuple):
+    """One block of statements of a compound statement that is not a def or class: the
+    statement's keyword (`if`, `for`, `while`, `with`, `try`, `match`) and the clause's (`if`,
+    `for`, `while`, `with`, `try`, `except`, `else`, `finally`, `case`), its statements, the
+    line its header stands on, and what it tests: an `if` or `while` its test, an `except` its
+    exception type (and the name it binds), a `case` its pattern (and its guard)."""
+
+    statement: str
+    keyword: str
+    body: list[ast.stmt]
+    line: int
+    test: ast.AST | None = None
+    guard: ast.expr | None = None
+    name: str | None = None
+
+
+# The nodes a compound statement's clauses stand in, besides statements: what a walk over
+# `ast.iter_child_nodes` meets as a block's holder. (This module alone names the kinds of
+# compound statement: the readers ask `clauses`.)
+CLAUSE_NODES = (ast.ExceptHandler, ast.match_case)
+
+
+def clauses(node: ast.AST) -> list[Clause]:
+    """Return the clauses of a compound statement that is not a def or class, in the order
+    they stand; none for any other node."""
+    if isinstance(node, ast.If):
+        return [
+            Clause("if", "if", node.body, node.lineno, node.test),
+            Clause("if", "else", node.orelse, node.lineno),
+        ]
+    if isinstance(node, ast.For | ast.AsyncFor | ast.While):
+        keyword = "while" if isinstance(node, ast.While) else "for"
+        test = node.test if isinstance(node, ast.While) else None
+        return [
+            Clause(keyword, keyword, node.body, node.lineno, test),
+            Clause(keyword, "else", node.orelse, node.lineno),
+        ]
+    if isinstance(node, ast.With | ast.AsyncWith):
+        return [Clause("with", "with", node.body, node.lineno)]
+    if isinstance(node, ast.Try | ast.TryStar):
+        return [
+            Clause("try", "try", node.body, node.lineno),
+            *(
+                Clause("try", "except", h.body, h.lineno, h.type, name=h.name)
+                for h in node.handlers
+            ),
+            Clause("try", "else", node.orelse, node.lineno),
+            Clause("try", "finally", node.finalbody, node.lineno),
+        ]
+    if isinstance(node, ast.Match):
+        return [
+            Clause("match", "case", case.body, case.pattern.lineno, case.pattern, case.guard)
+            for case in node.cases
+        ]
+    return []
+
+
+def match_subject(node: ast.AST) -> ast.expr | None:
+    """Return what a `match` statement matches; None for any other node."""
+    return node.subject if isinstance(node, ast.Match) else None
 
 
 def is_condition(value: object) -> bool:

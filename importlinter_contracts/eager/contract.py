@@ -103,7 +103,7 @@ class EagerImportContract(AllowlistedContract):
         follow = self._follow_packages(graph)
         forbidden, warnings = self._forbidden(graph)
         for source in sources:
-            if within(source, forbidden):
+            if source in forbidden:
                 raise ContractConfigurationError(
                     self.name,
                     "source_modules",

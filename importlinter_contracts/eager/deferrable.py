@@ -25,6 +25,7 @@ from typing import NamedTuple
 
 from ..errors import UnreadableSourceError
 from ..locations import display_path
+from .conditions import clauses
 from .import_time_uses import ImportTimeUse, import_time_uses
 from .parsing import parse, parse_error
 from .scopes import ImportScope, import_scopes
@@ -189,7 +190,7 @@ def _statement(
             )
         if isinstance(parent, ast.ClassDef):
             return None, f"it is in the body of class {parent.name}, where an import cannot be lazy"
-        if isinstance(parent, ast.Try | ast.TryStar):
+        if any(clause.statement == "try" for clause in clauses(parent)[:1]):
             return None, (
                 "it is inside a `try` statement, where an import cannot be lazy (an ImportError "
                 "it catches would be raised at the first use instead)"

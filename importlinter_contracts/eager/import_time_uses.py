@@ -34,6 +34,7 @@ from .calls import (
     lazy_annotations,
     read_calls,
 )
+from .conditions import clauses
 from .lazy import bound_names, import_time_loads
 from .parsing import parse, parse_error
 from .target import Target, set_target, target_python
@@ -147,8 +148,9 @@ def _module_level(node: ast.stmt) -> Iterator[ast.Import | ast.ImportFrom]:
         for child in ast.iter_child_nodes(node):
             if isinstance(child, ast.stmt):
                 yield from _module_level(child)
-            elif isinstance(child, ast.ExceptHandler | ast.match_case):
-                for inner in child.body:
+        for clause in clauses(node):
+            if clause.keyword in ("except", "case"):
+                for inner in clause.body:
                     yield from _module_level(inner)
 
 
@@ -285,8 +287,12 @@ def _bindings(module: ast.Module) -> Iterator[tuple[_Callable, str]]:
             for child in ast.iter_child_nodes(node):
                 if isinstance(child, ast.stmt):
                     waiting.append((child, prefix))
-                elif isinstance(child, ast.ExceptHandler | ast.match_case):
-                    waiting += [(statement, prefix) for statement in child.body]
+            waiting += [
+                (statement, prefix)
+                for clause in clauses(node)
+                if clause.keyword in ("except", "case")
+                for statement in clause.body
+            ]
 
 
 def _read(

@@ -24,6 +24,7 @@ from collections.abc import Callable, Iterator
 from typing import Any
 
 from ..errors import UnreadableSourceError
+from .conditions import CLAUSE_NODES, clauses
 from .target import Target
 
 _LAZY_MODULES = "__lazy_modules__"
@@ -152,18 +153,9 @@ def _module_imports(statements: list[ast.stmt]) -> Iterator[_Found]:
                 isinstance(t, ast.Name) and t.id == _LAZY_MODULES for t in _targets(node)
             ):
                 declared = (node.lineno, _literal_names(node.value))
-            elif isinstance(node, ast.Try | ast.TryStar):
-                for inner in (node.body, *(h.body for h in node.handlers), node.orelse):
-                    yield from visit(inner, True)
-                yield from visit(node.finalbody, True)
-            elif isinstance(node, ast.If | ast.For | ast.AsyncFor | ast.While):
-                yield from visit(node.body, in_try)
-                yield from visit(node.orelse, in_try)
-            elif isinstance(node, ast.With | ast.AsyncWith):
-                yield from visit(node.body, in_try)
-            elif isinstance(node, ast.Match):
-                for case in node.cases:
-                    yield from visit(case.body, in_try)
+            else:
+                for clause in clauses(node):
+                    yield from visit(clause.body, in_try or clause.statement == "try")
 
     yield from visit(statements, False)
 
@@ -225,14 +217,12 @@ def import_time_loads(
             for child in ast.iter_child_nodes(node):
                 if isinstance(child, ast.stmt):
                     waiting.append((child, annotations, where))
-                elif isinstance(child, ast.ExceptHandler):
-                    found.append((child.type, where))
-                    waiting += [(statement, annotations, where) for statement in child.body]
-                elif isinstance(child, ast.match_case):
-                    found += [(child.guard, where), (child.pattern, where)]
-                    waiting += [(statement, annotations, where) for statement in child.body]
-                else:
+                elif not isinstance(child, CLAUSE_NODES):
                     found.append((child, where))
+            for clause in clauses(node):
+                if clause.keyword in ("except", "case"):
+                    found += [(clause.test, where), (clause.guard, where)]
+                    waiting += [(statement, annotations, where) for statement in clause.body]
         for expression, how in found:
             if expression is not None:
                 for name in _loads(expression):
@@ -251,5 +241,5 @@ def _loads(node: ast.AST) -> Iterator[ast.Name]:
     if isinstance(node, ast.Name) and isinstance(node.ctx, ast.Load):
         yield node
     for child in ast.iter_child_nodes(node):
-        if not isinstance(child, ast.stmt | ast.ExceptHandler | ast.match_case):
+        if not isinstance(child, (ast.stmt, *CLAUSE_NODES)):
             yield from _loads(child)

@@ -35,7 +35,16 @@ from .calls import (
     read_calls,
     served_imports,
 )
-from .conditions import ELSE, EXCEPT, IF, Condition, Conditions, SourceLines, source_text
+from .conditions import (
+    ELSE,
+    EXCEPT,
+    IF,
+    Condition,
+    Conditions,
+    SourceLines,
+    clauses,
+    source_text,
+)
 from .lazy import read_lazy
 from .parsing import parse, parse_error
 from .target import RUNNING, target_python
@@ -155,31 +164,18 @@ def _visit(
             _visit(node.body, [*blocks, class_body], scopes, aliases, lines)
         elif isinstance(node, ast.If):
             _visit_if(node, "if", (), blocks, scopes, aliases, lines)
-        elif isinstance(node, ast.Try | ast.TryStar):
-            _visit(node.body, [*blocks, Block("try", deferred=False)], scopes, aliases, lines)
-            for handler in node.handlers:
-                block = Block("except", deferred=False)
-                if tested:
-                    test = "" if handler.type is None else source_text(lines, handler.type)
-                    block = Block("except", False, ((EXCEPT, test, handler.lineno),))
-                _visit(handler.body, [*blocks, block], scopes, aliases, lines)
-            _visit(node.orelse, [*blocks, Block("else", deferred=False)], scopes, aliases, lines)
-            finally_block = Block("finally", deferred=False)
-            _visit(node.finalbody, [*blocks, finally_block], scopes, aliases, lines)
-        elif isinstance(node, ast.Match):
-            match = Block("match", deferred=False)
-            for case in node.cases:
-                case_block = Block("case", deferred=False)
-                _visit(case.body, [*blocks, match, case_block], scopes, aliases, lines)
-        elif isinstance(node, ast.For | ast.AsyncFor | ast.While | ast.With | ast.AsyncWith):
-            keyword = _COMPOUND_KEYWORDS[type(node)]
-            loop: Conditions = ()
-            if tested and isinstance(node, ast.While):
-                loop = ((IF, source_text(lines, node.test), node.lineno),)
-            block = Block(keyword, False, loop)
-            _visit(node.body, [*blocks, block], scopes, aliases, lines)
-            orelse = getattr(node, "orelse", [])
-            _visit(orelse, [*blocks, Block("else", deferred=False)], scopes, aliases, lines)
+        elif parts := clauses(node):
+            # (A `match` statement's cases stand in its block.)
+            around = [*blocks, Block("match", False)] if parts[0].statement == "match" else blocks
+            for clause in parts:
+                conditions: Conditions = ()
+                if tested and clause.keyword == "except":
+                    test = "" if clause.test is None else source_text(lines, clause.test)
+                    conditions = ((EXCEPT, test, clause.line),)
+                elif tested and clause.keyword == "while" and clause.test is not None:
+                    conditions = ((IF, source_text(lines, clause.test), clause.line),)
+                block = Block(clause.keyword, False, conditions)
+                _visit(clause.body, [*around, block], scopes, aliases, lines)
 
 
 def _visit_if(
@@ -278,14 +274,6 @@ _MAIN = 'if __name__ == "__main__"'
 # The name of `typing.TYPE_CHECKING`, whose `if` body never runs (read by `outline` too).
 TC = "TYPE_CHECKING"
 _TYPING = frozenset({"typing", "typing_extensions"})
-
-_COMPOUND_KEYWORDS: dict[type[ast.stmt], str] = {
-    ast.For: "for",
-    ast.AsyncFor: "for",
-    ast.While: "while",
-    ast.With: "with",
-    ast.AsyncWith: "with",
-}
 
 
 def import_scopes_from_tokens(source: bytes) -> dict[int, ImportScope]:
