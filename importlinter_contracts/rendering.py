@@ -3,6 +3,8 @@ contract types print, and the one-line descriptions the report formats (`outputs
 
 from __future__ import annotations
 
+import re
+
 from . import _importlinter
 from .locations import link_text
 from .report import Condition, Hop, Location, SmallestCutData
@@ -88,10 +90,16 @@ def describe_hop(hop: Hop, *, tested: bool = True) -> str:
 def only_if(conditions: list[Condition], *, places: bool = True) -> str:
     """Return the tests a hop runs under: `only if A and not (B)`; with `places`, each with
     where it stands (`only if A (path:6) and not (B) (path:9)`)."""
-    return "only if " + " and ".join(
-        condition["shown"] if not places else f"{condition['shown']} ({_place(condition)})"
-        for condition in conditions
-    )
+    shown = [condition["shown"] for condition in conditions]
+    if len(shown) > 1:
+        # (Joined by `and`, a test with its own `or` or `and` keeps its brackets.)
+        shown = [f"({test})" if _BOOLEAN.search(test) else test for test in shown]
+    if places:
+        shown = [f"{test} ({_place(c)})" for test, c in zip(shown, conditions, strict=True)]
+    return "only if " + " and ".join(shown)
+
+
+_BOOLEAN = re.compile(r" (?:and|or|if) ")
 
 
 def _place(condition: Condition) -> str:

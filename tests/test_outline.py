@@ -44,31 +44,37 @@ OUTLINE_DECLINES = {
     "lazy import",
     "lazy from",
     "lazy in class",
-    # An eager import in a block that a test may skip: the `ast` reading has the test.
-    *(
-        name
-        for name, (_, reason) in EAGER.items()
-        if {"if", "elif", "else", "while", "except"}.intersection(
-            reason.removeprefix("module-level ").split(" > ")
-        )
-    ),
+}
+
+# The forms whose import stands in a block that a test may skip: the lines around it do not
+# show the test, the outline reads it.
+UNDER_A_TEST = {
+    name
+    for name, (_, reason) in EAGER.items()
+    if {"if", "elif", "else", "while", "except"}.intersection(
+        reason.removeprefix("module-level ").split(" > ")
+    )
 }
 
 # The forms whose import the lines around it do not tell for certain (a test that is more
 # than a name, a header with a string or with brackets over two lines), or that the outline
 # declines too. (A file with a TYPE_CHECKING alias is not read so at all: `text_calls`
 # declines it.)
-LINE_DECLINES = OUTLINE_DECLINES - {"TYPE_CHECKING alias"} | {
-    "TYPE_CHECKING or another test",
-    "another name test",
-    "header with lambda",
-    "if (0x0)",
-    "if 0",
-    "if 1",
-    "main guard",
-    "not TYPE_CHECKING",
-    "parenthesised TYPE_CHECKING",
-}
+LINE_DECLINES = (
+    OUTLINE_DECLINES - {"TYPE_CHECKING alias"}
+    | UNDER_A_TEST
+    | {
+        "TYPE_CHECKING or another test",
+        "another name test",
+        "header with lambda",
+        "if (0x0)",
+        "if 0",
+        "if 1",
+        "main guard",
+        "not TYPE_CHECKING",
+        "parenthesised TYPE_CHECKING",
+    }
+)
 
 
 def marked(source: str) -> tuple[bytes, int]:

@@ -335,7 +335,7 @@ def read_module_file(path: str, mtime: float, source: bytes | None = None) -> Fi
     says what its code may call, else its outline, else with `ast`."""
     if source is None:
         source = file_source(path)
-    may_getattr = GETATTR.encode() in source
+    may_getattr = may_define_getattr(source)
     chosen = target_python()
     if chosen.lazy and (chosen.lazy_imports != "normal" or b"lazy" in source):
         # Which imports are lazy, and which of those code at import time uses, takes `ast`.
@@ -457,6 +457,16 @@ def _lines_of(path: str) -> Callable[[], list[str]]:
         return lines
 
     return read
+
+
+def may_define_getattr(source: bytes) -> bool:
+    """Return whether a file's text may define a module `__getattr__`, or put an object in the
+    module's place in `sys.modules` (whose attributes may run imports as one does): it names
+    either."""
+    return GETATTR.encode() in source or _OWN_ENTRY in source
+
+
+_OWN_ENTRY = b"modules[__name__]"
 
 
 def stored_scopes_table(

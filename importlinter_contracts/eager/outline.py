@@ -28,8 +28,10 @@ from collections.abc import Iterator
 from typing import NamedTuple
 
 from .calls import STAR, Body, CallReading, read_calls_outlined
+from .conditions import ELSE, EXCEPT, IF, Condition, clauses
 from .parsing import parse
-from .scopes import TC, Block, ImportScope, never_runs_label, scope_in
+from .scopes import TC, Block, ImportScope, always_runs, never_runs_label, scope_in
+from .target import target_python
 
 # The code is read with a newline put before it, so that every line starts after one, which
 # the regular-expression engine looks for first.
@@ -234,8 +236,9 @@ class _Outliner:
         self.code = code
         self.brackets = code.translate(_AS_PARENTHESES)
         self._lines: list[str] | None = None
-        # `if` headers, by offset, whose test is read when an import needs it.
+        # `if` headers, by offset, whose test is read when an import needs it; the tests read.
         self._ifs: dict[int, Block] = {}
+        self._tests: dict[int, tuple[str | None, bool, str]] = {}
         self._bodies: list[tuple[int, int]] = []  # the offsets of the functions' bodies
 
     def read(self, formatted: list[str]) -> Outline:
@@ -244,7 +247,9 @@ class _Outliner:
         # The open blocks: each header's indentation, and its block (or the offset and line
         # of an `if` header whose test is not read yet); the scope of an import in the
         # innermost one, once worked out.
-        stack: list[tuple[int, Block | tuple[int, int]]] = []
+        stack: list[tuple[int, _Entry]] = []
+        # By indentation, the `if` and `elif` headers of the chain whose branch ended last.
+        chains: dict[int, tuple[tuple[int, int], ...]] = {}
         current: ImportScope | None = None
         imports: list[int] = []  # the offsets of the import statements outside functions
         # The functions defined at import time: the offsets of each one's body, and of the
@@ -256,7 +261,7 @@ class _Outliner:
         # the scope of the def's block (worked out for the first), and nothing else of it is
         # read.
         body_end = -1
-        body_blocks: list[Block | tuple[int, int]] = []
+        body_blocks: list[_Entry] = []
         body_scope: ImportScope | None = None
         line = 0  # the line of `position` (line 1 starts after the newline put first)
         depth = 0  # brackets open at `position`
@@ -286,25 +291,25 @@ class _Outliner:
                 continue
             if inside:
                 if body_scope is None:
-                    body_scope = _scope_of(tuple(self._block(entry) for entry in body_blocks))
+                    body_scope = _scope_of(
+                        tuple(self._block(entry, tested=False) for entry in body_blocks)
+                    )
                 scopes[line] = body_scope
                 if owner is not None:
                     owner.imports.append(start + len(indentation))
                 continue
             indent = len(indentation)
+            if keyword not in ("if", "elif", "else"):
+                chains.pop(indent, None)
             if stack and stack[-1][0] >= indent:
                 current = None
                 while stack and stack[-1][0] >= indent:
                     stack.pop()
             if keyword == "import" or keyword == "from":
                 if current is None:
+                    if any(entry is _MATCH for _, entry in stack):
+                        raise _Unread  # (the `ast` reading reads `match`)
                     current = _scope_of(tuple(self._block(entry) for _, entry in stack))
-                    if current.eager and any(
-                        entry is _MATCH or self._block(entry).label in _CONDITIONAL
-                        for _, entry in stack
-                    ):
-                        # (The `ast` reading has the tests it runs under, and reads `match`.)
-                        raise _Unread
                 scopes[line] = current
                 imports.append(start + indent)
                 # (What a class body imports, a call through the class may run.)
@@ -312,6 +317,7 @@ class _Outliner:
                     functions.setdefault(class_name, _Function()).imports.append(start + indent)
             elif keyword == "if":
                 stack.append((indent, (start + indent, line)))
+                chains[indent] = ((start + indent, line),)
                 current = None
             elif keyword == "def":
                 if name is None:
@@ -337,8 +343,20 @@ class _Outliner:
                 current = None
             else:
                 # A clause; `match` and `case` are soft keywords: a match statement or a name
-                # (an import in a match statement is left to the `ast` reading).
-                stack.append((indent, _CLAUSES[keyword]))
+                # (an import in a match statement is left to the `ast` reading). The clauses
+                # of an `if` run under its tests, a `while` body under its test, an `except`
+                # under its exception type.
+                earlier = chains.pop(indent, ())
+                here = (start + indent, line)
+                entry: _Entry = _CLAUSES[keyword]
+                if keyword == "elif":
+                    entry = _Tested("elif", (*earlier, here))
+                    chains[indent] = (*earlier, here)
+                elif keyword == "else" and earlier:
+                    entry = _Tested("else", earlier)
+                elif keyword in ("while", "except"):
+                    entry = _Tested(keyword, (here,))
+                stack.append((indent, entry))
                 current = None
         # An import that does not start its line (`if x: import y`, `x = 1; import y`, or on
         # a line a backslash continues) is not read here.
@@ -445,38 +463,88 @@ class _Outliner:
         self._bodies.append((body, end))
         return (line, first, line + code.count("\n", start, end), indent), end
 
-    def _block(self, entry: Block | tuple[int, int]) -> Block:
+    def _block(self, entry: _Entry, *, tested: bool = True) -> Block:
+        """The block an entry of the stack opens; with `tested`, with the tests it runs under
+        (as `scopes.scope_in` gives them; a deferred block's statements carry none)."""
         if isinstance(entry, Block):
             return entry
+        if isinstance(entry, _Tested):
+            if not tested:
+                return _CLAUSES[entry.keyword]
+            *earlier, own = entry.headers
+            conditions: list[Condition] = []
+            for number, header in enumerate(earlier if entry.keyword != "else" else entry.headers):
+                keyword = "if" if number == 0 else "elif"
+                never, _, test = self._test(keyword, *header)
+                if not never:
+                    conditions.append((ELSE, test, header[1]))
+            if entry.keyword in ("elif", "while", "except"):
+                never, always, test = self._test(entry.keyword, *own)
+                if not always:
+                    kind = EXCEPT if entry.keyword == "except" else IF
+                    conditions.append((kind, test, own[1]))
+            return Block(entry.keyword, False, tuple(conditions))
         start, line = entry
         block = self._ifs.get(start)
         if block is None:
-            never = self.never_runs_label(start, line)
-            block = self._ifs[start] = _named_block(never, "") if never else _CLAUSES["if"]
+            never, always, test = self._test("if", start, line)
+            if never:
+                block = _named_block(never, "")
+            elif always:
+                block = _CLAUSES["if"]
+            else:
+                block = Block("if", False, ((IF, test, line),))
+            self._ifs[start] = block
+        if not tested and block.conditions:
+            return _CLAUSES["if"]
         return block
 
-    def never_runs_label(self, start: int, line: int) -> str | None:
-        """`scopes.never_runs_label` for the `if` header at `start`: from the code when its test
-        is a name or an attribute of a name, else parsed with `ast` from the text."""
+    def _test(self, keyword: str, start: int, line: int) -> tuple[str | None, bool, str]:
+        """Of the header of an `if`, `elif`, `while` or `except` at `start` (on `line`): the
+        label of an `if` whose body never runs (`never_runs_label`), whether its body always
+        runs (`always_runs`), and its test's text (an `except`'s exception type), as
+        `conditions.source_text` gives it."""
+        found = self._tests.get(start)
+        if found is None:
+            found = self._tests[start] = self._read_test(keyword, start, line)
+        return found
+
+    def _read_test(self, keyword: str, start: int, line: int) -> tuple[str | None, bool, str]:
         header = self._read_logical_line(start)
         stripped = header.strip()
-        if stripped.endswith(":"):
-            is_simple, never_runs = _simple_test(stripped[2:-1].strip())
+        if keyword == "if" and stripped.endswith(":"):
+            test = stripped[2:-1].strip()
+            is_simple, never = _simple_test(test)
             if is_simple:
-                return never_runs
+                return never, test == "True", test
         if self._lines is None:
             self._lines = self.text.split("\n")
         lines = self._lines[line : line + 1 + header.count("\n")]
+        # (A byte-order mark stands before the first line's header.)
+        text = "\n".join([lines[0].lstrip(" \t\ufeff"), *lines[1:]])
+        if keyword == "elif":
+            text = text[2:]  # (read as an `if`)
+        source = f"try:\n pass\n{text}\n pass\n" if keyword == "except" else f"{text}\n pass\n"
         try:
-            parsed = parse("\n".join([lines[0].lstrip(), *lines[1:]]) + "\n pass\n").body
+            parsed = parse(source).body
         except (SyntaxError, ValueError, RecursionError):
             raise _Unread from None
-        if len(parsed) != 1 or not isinstance(parsed[0], ast.If):
+        if len(parsed) != 1:
             raise _Unread
-        return never_runs_label(parsed[0].test, set())
+        node = parsed[0]
+        found = clauses(node)
+        tested = next((c.test for c in found if c.keyword in ("if", "while", "except")), None)
+        if not found or (tested is None and keyword != "except"):
+            raise _Unread
+        segment = "" if tested is None else ast.get_source_segment(source, tested) or ""
+        text = " ".join(segment.split())
+        if keyword not in ("if", "elif") or not isinstance(tested, ast.expr):
+            return None, False, text
+        never = never_runs_label(tested, set()) if keyword == "if" else None
+        return never, always_runs(tested, set()), text
 
 
-def _classes(stack: list[tuple[int, Block | tuple[int, int]]]) -> Iterator[str]:
+def _classes(stack: list[tuple[int, _Entry]]) -> Iterator[str]:
     """The names of the classes whose bodies hold the blocks open on `stack`."""
     for _, entry in stack:
         if isinstance(entry, Block) and entry.label.startswith(_CLASS_BODY):
@@ -487,10 +555,14 @@ def _simple_test(test: str) -> tuple[bool, str | None]:
     """For an `if` test that is a name or an attribute of a name: True, and the block it
     makes when its body never runs ("if TYPE_CHECKING", "if False"; None when it may run).
     (False, None) for any other test."""
+    assumed = target_python().assume_false
     if _NAME.fullmatch(test):
+        if test in assumed:
+            return True, f"if {test}"
         return True, "if TYPE_CHECKING" if test == TC else "if False" if test == "False" else None
     if _ATTRIBUTE.fullmatch(test):
-        return True, "if TYPE_CHECKING" if test.rpartition(".")[2] == TC else None
+        name = test.rpartition(".")[2]
+        return True, "if TYPE_CHECKING" if name == TC else f"if {name}" if name in assumed else None
     return False, None
 
 
@@ -519,8 +591,23 @@ _CLAUSES = {
     for keyword in ("if", "elif", "else", "try", "except", "finally", "with", "for", "while")
 }
 _CLAUSES["match"] = _CLAUSES["case"] = _MATCH
-# The clauses whose statements may not run, by a test these readers leave to `ast`.
+# The clauses whose statements may not run, by a test the lines around an import do not
+# show (`scope_of_line` leaves them to the outline).
 _CONDITIONAL = frozenset({"if", "elif", "else", "while", "except"})
+
+
+class _Tested(NamedTuple):
+    """A clause whose statements run under tests of headers (each an offset and a line) that
+    are read when an import needs them: an `elif` (the chain's earlier headers, then its own),
+    the `else` of an `if` (the chain's headers), a `while` or an `except` (its own)."""
+
+    keyword: str
+    headers: tuple[tuple[int, int], ...]
+
+
+# What the stack of open blocks holds: a block, an `if` header (offset, line) whose test is
+# read when an import needs it, or a clause under tests (`_Tested`).
+_Entry = Block | tuple[int, int] | _Tested
 # What a function's body is read for.
 _IN_BODY = frozenset({"import", "from", "lazy"})
 

@@ -502,6 +502,8 @@ class CallResolver:
         base = self._imported_from(module, binding)
         if not self.has_code(base):
             return
+        if not target_python().lazy and not self._may_define_getattr(base):
+            return  # (before 3.15, only a module replaced in sys.modules serves names)
         names = self._lazily_bound(base)
         for name in names if binding.name == STAR else [binding.attribute]:
             if name in names:

@@ -53,12 +53,13 @@ from ..locations import (
 )
 from . import calls as call_reading
 from . import read_ahead
-from .calls import GETATTR, SERVED
+from .calls import SERVED
 from .module_files import (
     EagerLines,
     FileReading,
     StoredReading,
     file_source,
+    may_define_getattr,
     read_module_file,
     scopes_from_table,
     stored_reading,
@@ -231,7 +232,7 @@ class ScopeIndex:
                 return False
             path, status = located
             source = file_source(path)
-            found = SearchedFile(path, status.st_mtime, GETATTR.encode() in source)
+            found = SearchedFile(path, status.st_mtime, may_define_getattr(source))
             self._searched[module] = found
             self._sources[module] = source
             self._dirty = True

@@ -102,7 +102,7 @@ def read_source(source: bytes) -> SourceReading:
         return SourceReading(import_scopes_from_tokens(source), None, parse_error(error))
     scopes: dict[int, ImportScope] = {}
     aliases: set[str] = set()
-    text = source.decode("utf-8", "replace")
+    text = _decoded(source)
     _visit(module.body, [], scopes, aliases, SourceLines(text))
     chosen = target_python()
     lazy_names = None
@@ -120,6 +120,16 @@ def read_source(source: bytes) -> SourceReading:
         module, lambda test: never_runs_label(test, aliases) is not None, text, lazy_names
     )
     return SourceReading(scopes, calls)
+
+
+def _decoded(source: bytes) -> str:
+    """A file's text as `ast` reads it: in its declared encoding, without a byte-order mark
+    (the columns of `ast`'s nodes count from after it)."""
+    try:
+        encoding, _ = tokenize.detect_encoding(io.BytesIO(source).readline)
+    except SyntaxError:
+        encoding = "utf-8"
+    return source.decode(encoding, "replace").removeprefix("\ufeff")
 
 
 def _lazy_too_new(line: int) -> str:

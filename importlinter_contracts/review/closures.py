@@ -16,7 +16,7 @@ from contextlib import contextmanager
 from pathlib import Path
 
 from .. import explore
-from ..errors import ImportlinterContractsError, RevisionError, UnknownModuleError
+from ..errors import CacheWarning, ImportlinterContractsError, RevisionError, UnknownModuleError
 from ..locations import display_path, package_directories, source_file
 from ..modules import has_module
 from ..rendering import chain_locations
@@ -193,6 +193,10 @@ def _warnings_said(prefix: str = "", but: Iterable[str] = ()) -> Iterator[list[s
         warnings.simplefilter("always")
         yield said
     said += [str(warning.message) for warning in caught]
-    for message in said:
-        if message not in but:
+    for warning in caught:
+        message = str(warning.message)
+        if issubclass(warning.category, CacheWarning):
+            # (A cache is the run's, not the base's: said once, as the command says it.)
+            warnings.warn(message, CacheWarning, stacklevel=3)
+        elif message not in but:
             warnings.warn(prefix + message, stacklevel=3)
