@@ -202,7 +202,18 @@ def collected() -> list[str]:
     those of LISTED_WHOLE: one collection, for the tests below."""
     listed = {f"tests/{test.partition('::')[0]}" for test in LISTED_WHOLE}
     collection = subprocess.run(
-        [sys.executable, "-m", "pytest", "--collect-only", "-q", *sorted(NAMED_FILES | listed)],
+        # (Collecting asserts nothing: the modules are imported as they are, not rewritten.)
+        [
+            sys.executable,
+            "-m",
+            "pytest",
+            "--collect-only",
+            "-q",
+            "--assert=plain",
+            "-p",
+            "no:cacheprovider",
+            *sorted(NAMED_FILES | listed),
+        ],
         cwd=REPO,
         capture_output=True,
         text=True,
