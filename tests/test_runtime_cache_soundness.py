@@ -5,10 +5,8 @@ always runs the probe.
 
 A process of its own, so that a verdict read from the cache comes from the disk, never from
 what an earlier run left in memory: each run is forked from a server that has imported the
-command and run nothing (`CommandServer`), which saves each run the quarter of a second that
-starting Python and importing click, import-linter and grimp take. The runs that print to the
-console start Python themselves, as a user's shell does: the console's width is read once, at
-import."""
+command and run nothing (tests/command_server.py). The runs that print to the console start
+Python themselves, as a user's shell does: the console's width is read at import."""
 
 from __future__ import annotations
 
@@ -23,6 +21,7 @@ from typing import Any
 import pytest
 from test_runtime_isolation import TREE, configure
 
+from command_server import CommandServer
 from helpers import Project
 
 pytestmark = pytest.mark.matrix
@@ -38,98 +37,9 @@ def command_environment(**variables: str) -> dict[str, str]:
     return {**found, **variables}
 
 
-# Reads one run a line (JSON: the folder, the environment, the arguments, where its stdout
-# and stderr go), forks, and in the child runs the command as `python -m
-# importlinter_contracts` would in that folder and environment (the folder first on
-# sys.path, the exit callbacks run); answers with the exit status.
-SERVER = """
-import atexit, json, os, runpy, sys, traceback
-sys.path.remove("")
-import importlinter_contracts.cli, importlinter_contracts.console
-
-def command(run):
-    os.chdir(run["cwd"])
-    os.environ.clear()
-    os.environ.update(run["env"])
-    for fd, path, flags in (
-        (0, os.devnull, os.O_RDONLY),
-        (1, run["stdout"], os.O_WRONLY | os.O_CREAT),
-        (2, run["stderr"], os.O_WRONLY | os.O_CREAT),
-    ):
-        os.dup2(os.open(path, flags), fd)
-    sys.path.insert(0, os.getcwd())
-    sys.argv = [importlinter_contracts.__file__, *run["args"]]
-    try:
-        runpy.run_module("importlinter_contracts", run_name="__main__", alter_sys=True)
-    except SystemExit as exit:
-        if exit.code is None or isinstance(exit.code, int):
-            return exit.code or 0
-        print(exit.code, file=sys.stderr)
-    except BaseException:
-        traceback.print_exc()
-    return 1
-
-for line in sys.stdin:
-    pid = os.fork()
-    if pid == 0:
-        status = 1
-        try:
-            status = command(json.loads(line))
-            atexit._run_exitfuncs()
-            sys.stdout.flush()
-            sys.stderr.flush()
-        finally:
-            os._exit(status)
-    print(os.waitstatus_to_exitcode(os.waitpid(pid, 0)[1]), flush=True)
-"""
-
-
-class CommandServer:
-    """A process that has imported the command, and forks a process for each run of it."""
-
-    def __init__(self, folder: Path) -> None:
-        self.folder = folder
-        self.runs = 0
-        self.process = subprocess.Popen(
-            [sys.executable, "-c", SERVER],
-            cwd=folder,
-            env=command_environment(),
-            stdin=subprocess.PIPE,
-            stdout=subprocess.PIPE,
-            text=True,
-        )
-
-    def run(
-        self, cwd: Path, arguments: list[str], environment: dict[str, str]
-    ) -> subprocess.CompletedProcess[str]:
-        """Return how `importlinter-contracts ARGUMENTS` ended, run in CWD with ENVIRONMENT."""
-        assert self.process.stdin is not None and self.process.stdout is not None
-        self.runs += 1
-        stdout, stderr = (self.folder / f"{self.runs}.{name}" for name in ("out", "err"))
-        request = {
-            "cwd": str(cwd),
-            "env": environment,
-            "args": arguments,
-            "stdout": str(stdout),
-            "stderr": str(stderr),
-        }
-        self.process.stdin.write(json.dumps(request) + "\n")
-        self.process.stdin.flush()
-        status = self.process.stdout.readline()
-        assert status, "the command server ended"
-        return subprocess.CompletedProcess(
-            arguments, int(status), stdout.read_text(), stderr.read_text()
-        )
-
-    def close(self) -> None:
-        assert self.process.stdin is not None
-        self.process.stdin.close()
-        assert self.process.wait(timeout=60) == 0
-
-
 @pytest.fixture(scope="module")
 def server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[CommandServer]:
-    started = CommandServer(tmp_path_factory.mktemp("command-server"))
+    started = CommandServer(tmp_path_factory.mktemp("command-server"), command_environment())
     yield started
     started.close()
 
