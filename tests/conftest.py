@@ -80,10 +80,9 @@ def pytest_terminal_summary(terminalreporter: pytest.TerminalReporter) -> None:
     left_out = terminalreporter.config.stash.get(SLOW_LEFT_OUT, 0)
     if left_out:
         terminalreporter.write_line(
-            f"{left_out} slow test{'s' * (left_out != 1)} left out (real programs for "
-            "seconds: pre-commit, signals, the remembered-result property test): the whole "
-            'suite (`python3 tools/dev.py test`, no -m) runs them, as `-m "slow and not '
-            'real_tree"` does.'
+            f"{left_out} slow test{'s' * (left_out != 1)} left out (each starts real "
+            "programs for seconds): the whole suite (`python3 tools/dev.py test`, no -m) runs "
+            'them, as `-m "slow and not real_tree"` does.'
         )
 
 
