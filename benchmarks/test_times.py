@@ -3,10 +3,11 @@
     python3 benchmarks/test_times.py [--whole] [--write-docs]
 
 It runs, in the repository's .venv (which `tools/dev.py` makes), the fast loop
-(`pytest -m "not real_tree"`), the same in one process (`-n0`) and without the slow tests,
-and the version matrix's selection (`-m "matrix and not real_tree"`); with --whole, also the
-whole suite (real trees included: the releases must be downloaded first, or this run
-downloads them and its time says so). For each: the tests passed, the wall time, and the CPU
+(`pytest -m "not real_tree"`, which leaves the slow tests out), the same in one process
+(`-n0`), the slow tests it leaves out (`-m "slow and not real_tree"`), and the version
+matrix's selection (`-m "matrix and not real_tree"`); with --whole, also the whole suite (real
+trees and slow tests included: the releases must be downloaded first, or this run downloads
+them and its time says so). For each: the tests passed, the wall time, and the CPU
 time of pytest and every process it started. It prints the table as Markdown; --write-docs
 also writes it into docs/contributing.md, between the markers there. A quiet machine gives
 the figures the docs quote: another job running beside it shows in the wall time, hardly in
@@ -36,7 +37,7 @@ END = "<!-- test-times: end -->"
 RUNS = {
     "the fast loop": ["-m", "not real_tree"],
     "the fast loop in one process": ["-m", "not real_tree", "-n0"],
-    "the fast loop without the slow tests": ["-m", "not real_tree and not slow"],
+    "the slow tests, which the fast loop leaves out": ["-m", "slow and not real_tree"],
     "the version matrix's tests (one interpreter)": ["-m", "matrix and not real_tree"],
 }
 WHOLE: dict[str, list[str]] = {"the whole suite": []}

@@ -1,8 +1,10 @@
 from __future__ import annotations
 
 import shutil
-from collections.abc import Iterator
+import sys
+from collections.abc import Generator, Iterator
 from pathlib import Path
+from typing import Any
 
 import pytest
 
@@ -11,11 +13,41 @@ from importlinter_contracts import cache
 from importlinter_contracts.eager.target import RUNNING, set_target
 from vllm_omni_tree import NEWEST
 
+SLOW_LEFT_OUT = pytest.StashKey[int]()
 
-def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item]) -> None:
-    """Put the slow tests first, so that under xdist a worker takes each of them early and the
-    others share the rest, and refuse a test marked both slow and matrix: CI runs the matrix
-    on every interpreter, where a slow test would cost its seconds six times over."""
+
+def leaves_out_slow(config: pytest.Config) -> bool:
+    """Return whether this run leaves out the slow tests: a run chosen by a `-m` expression
+    that does not name `slow`, as the fast loop (`-m "not real_tree"`) and the version matrix
+    are. The whole suite (no `-m`) runs them, as `-m slow` does."""
+    expression: str = config.option.markexpr
+    return bool(expression) and "slow" not in expression
+
+
+@pytest.hookimpl(wrapper=True)
+def pytest_collection(session: pytest.Session) -> Generator[None, object, object]:
+    """Collect with bytecode written: pytest keeps each test module as it rewrote it (its
+    asserts made to explain themselves) in a git-ignored __pycache__, unless Python is told
+    to write no bytecode (PYTHONDONTWRITEBYTECODE, as on this project's machine), when every
+    worker rewrites every test module at every run: 1.5 s of CPU each. The tests then run
+    as Python was told."""
+    told = sys.dont_write_bytecode
+    sys.dont_write_bytecode = False
+    try:
+        return (yield)
+    finally:
+        sys.dont_write_bytecode = told
+
+
+@pytest.hookimpl(wrapper=True)
+def pytest_collection_modifyitems(
+    config: pytest.Config, items: list[pytest.Item]
+) -> Generator[None, None, None]:
+    """Refuse a test marked both slow and matrix (CI runs the matrix on every interpreter,
+    where a slow test would cost its seconds six times over); then, once `-m` has chosen,
+    leave the slow tests out where `leaves_out_slow` says so, counting them for the summary,
+    or put them first, so that under xdist a worker takes each of them early and the others
+    share the rest."""
     both = [
         item.nodeid
         for item in items
@@ -23,7 +55,35 @@ def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item
     ]
     if both:
         raise pytest.UsageError(f"marked both slow and matrix: {', '.join(both)}")
-    items.sort(key=lambda item: item.get_closest_marker("slow") is None)
+    yield
+    slow = [item for item in items if item.get_closest_marker("slow")]
+    if not leaves_out_slow(config):
+        items.sort(key=lambda item: item.get_closest_marker("slow") is None)
+        return
+    if slow:
+        config.hook.pytest_deselected(items=slow)
+        items[:] = [item for item in items if not item.get_closest_marker("slow")]
+    config.stash[SLOW_LEFT_OUT] = len(slow)
+    if hasattr(config, "workeroutput"):  # an xdist worker: the controller prints the count
+        config.workeroutput["slow_left_out"] = len(slow)
+
+
+@pytest.hookimpl(optionalhook=True)
+def pytest_testnodedown(node: Any, error: object) -> None:
+    """Keep the count of slow tests a worker left out (each worker collects them all)."""
+    left_out = node.workeroutput.get("slow_left_out")
+    if left_out is not None:
+        node.config.stash[SLOW_LEFT_OUT] = left_out
+
+
+def pytest_terminal_summary(terminalreporter: pytest.TerminalReporter) -> None:
+    left_out = terminalreporter.config.stash.get(SLOW_LEFT_OUT, 0)
+    if left_out:
+        terminalreporter.write_line(
+            f"{left_out} slow test{'s' * (left_out != 1)} left out (each starts real "
+            "programs for seconds): the whole suite (`python3 tools/dev.py test`, no -m) runs "
+            'them, as `-m "slow and not real_tree"` does.'
+        )
 
 
 @pytest.fixture

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import configparser
+import functools
 import json
 import os
 import shutil
@@ -107,9 +108,11 @@ container = pkg.platforms
 """
 
 
+@functools.cache
 def installed_python(version: str) -> str | None:
     """Return the interpreter of CPython `version` (`3.12`): this one, one on PATH that runs,
-    or the newest that pyenv has installed; None where there is none."""
+    or the newest that pyenv has installed; None where there is none. Looked up once per
+    process: pyenv's answer takes two of its shell scripts, a fifth of a second."""
     if version == f"{sys.version_info.major}.{sys.version_info.minor}":
         return sys.executable
     found = shutil.which(f"python{version}")

@@ -262,14 +262,14 @@ def test_the_probe_leaves_nothing_in_argv_for_the_code_to_find(tree: Project) ->
     assert tree.contract("runtime")["kept"]
 
 
-PYTHON_3_10 = installed_python("3.10")
-
-
-@pytest.mark.skipif(PYTHON_3_10 is None, reason="needs a Python 3.10 (on PATH or pyenv)")
 def test_pathlib_of_python_3_10_runs_under_the_probes_watch(tree: Project) -> None:
     # Python 3.10's pathlib holds os.stat as a class attribute, read when it is imported,
     # after the probe set its watch: a watching function would be bound as a method.
-    configure(tree, f"python = {PYTHON_3_10}\n")
+    # (Looked up here, not at collection, which every worker does.)
+    python = installed_python("3.10")
+    if python is None:
+        pytest.skip("needs a Python 3.10 (on PATH or pyenv)")
+    configure(tree, f"python = {python}\n")
     tree.write(
         {
             "pkg/connectors/__init__.py": """\

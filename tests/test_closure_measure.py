@@ -18,8 +18,8 @@ from importlinter_contracts.errors import MeasureError
 from importlinter_contracts.measure import MeasuredClosure, MeasureRequest, Run, Timed, read_run
 from importlinter_contracts.report import SCHEMA_FILE, ClosureEntry
 
-# A module that sleeps at import: seconds of real time.
-pytestmark = pytest.mark.slow
+# The tests that measure: a fresh interpreter each, and a module that sleeps at import.
+measures = pytest.mark.slow
 
 # pkg.a -> pkg.mid -> pkg.slow, which sleeps 0.2 s and imports decimal. pkg.mid writes to
 # stdout, to sys.stderr and to fd 2, none of it ending its line: none of it is taken for, or
@@ -58,6 +58,7 @@ def static_json(module: str = "pkg.a") -> dict[str, object]:
     return data
 
 
+@measures
 def test_measure_gives_each_module_its_time_and_the_externals_its_hop_brought_in(
     tree: Project,
 ) -> None:
@@ -100,6 +101,7 @@ def test_measure_gives_each_module_its_time_and_the_externals_its_hop_brought_in
     assert result.stderr == ""
 
 
+@measures
 def test_text_labels_the_numbers_as_measured_and_the_chains_as_static(tree: Project) -> None:
     static = run_cli("closure", "--no-cache", "pkg.a")
     result = run_cli("closure", "--no-cache", "pkg.a", "--measure", "--repeat", "3")
@@ -124,6 +126,7 @@ def test_text_labels_the_numbers_as_measured_and_the_chains_as_static(tree: Proj
     assert len(measured) == 2 + 2 * 4
 
 
+@measures
 def test_what_the_interpreter_loads_outside_the_closure_is_named_with_why(
     project: Project,
 ) -> None:
@@ -262,6 +265,7 @@ def measured_failure(*args: str, module: str = "pkg.a") -> tuple[str, str]:
     return result.stderr
 
 
+@measures
 def test_a_module_that_raises_on_import(project: Project) -> None:
     project.write({"pkg/a.py": "import pkg.b\n", "pkg/b.py": "x = 1\nraise ValueError('boom')\n"})
     project.configure("")
@@ -271,6 +275,7 @@ def test_a_module_that_raises_on_import(project: Project) -> None:
     )
 
 
+@measures
 def test_a_file_outside_the_working_directory_is_shown_whole(
     project: Project, tmp_path_factory: pytest.TempPathFactory, monkeypatch: pytest.MonkeyPatch
 ) -> None:
@@ -285,6 +290,7 @@ def test_a_file_outside_the_working_directory_is_shown_whole(
     )
 
 
+@measures
 def test_a_module_that_ends_the_process_on_import(project: Project) -> None:
     project.write({"pkg/a.py": "import os\nos._exit(5)\n"})
     project.configure("")
@@ -294,6 +300,7 @@ def test_a_module_that_ends_the_process_on_import(project: Project) -> None:
     )
 
 
+@measures
 def test_a_python_that_does_not_exist(tree: Project) -> None:
     assert measured_failure("--python", "no/such/python") == (
         "importlinter-contracts: --python no/such/python cannot be run: No such file or "
@@ -301,6 +308,7 @@ def test_a_python_that_does_not_exist(tree: Project) -> None:
     )
 
 
+@measures
 def test_a_python_without_the_dependencies(
     project: Project, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
@@ -321,6 +329,7 @@ def test_a_python_without_the_dependencies(
     )
 
 
+@measures
 def test_a_program_that_is_not_python(tree: Project) -> None:
     assert measured_failure("--python", "/bin/true") == (
         "importlinter-contracts: --python /bin/true did not import pkg.a: give a Python "
@@ -328,6 +337,7 @@ def test_a_program_that_is_not_python(tree: Project) -> None:
     )
 
 
+@measures
 def test_an_import_that_takes_longer_than_the_timeout(project: Project) -> None:
     project.write({"pkg/a.py": "import time\ntime.sleep(30)\n"})
     project.configure("")
@@ -337,6 +347,7 @@ def test_an_import_that_takes_longer_than_the_timeout(project: Project) -> None:
     )
 
 
+@measures
 def test_a_module_loaded_before_the_import(
     tree: Project, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:

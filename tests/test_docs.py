@@ -23,6 +23,7 @@ from click.testing import CliRunner
 from importlinter.domain.contract import COMMON_CONTRACT_OPTIONS
 
 import importlinter_contracts
+from command_server import CommandServer
 from helpers import REPO
 from importlinter_contracts import configuration
 from importlinter_contracts.cli import main
@@ -202,7 +203,18 @@ def collected() -> list[str]:
     those of LISTED_WHOLE: one collection, for the tests below."""
     listed = {f"tests/{test.partition('::')[0]}" for test in LISTED_WHOLE}
     collection = subprocess.run(
-        [sys.executable, "-m", "pytest", "--collect-only", "-q", *sorted(NAMED_FILES | listed)],
+        # (Collecting asserts nothing: the modules are imported as they are, not rewritten.)
+        [
+            sys.executable,
+            "-m",
+            "pytest",
+            "--collect-only",
+            "-q",
+            "--assert=plain",
+            "-p",
+            "no:cacheprovider",
+            *sorted(NAMED_FILES | listed),
+        ],
         cwd=REPO,
         capture_output=True,
         text=True,
@@ -372,20 +384,39 @@ class Scenario:
         return completed.stdout
 
 
-def set_up(tree_name: str, runtime: bool, folder: Path) -> Scenario:
+def environment(*scripts: Path) -> dict[str, str]:
+    """The environment of the commands: a shell's, with SCRIPTS first on PATH."""
+    env = {k: v for k, v in os.environ.items() if k not in ("VIRTUAL_ENV", "PYTHONPATH")}
+    env.update(
+        PATH=os.pathsep.join([*map(str, scripts), env["PATH"]]),
+        COLUMNS="80",
+        PYTHONUNBUFFERED="1",
+    )
+    return env
+
+
+@pytest.fixture(scope="module")
+def server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[CommandServer]:
+    """The server whose console script runs the scenarios' `importlinter-contracts`, each run
+    a process of its own, in the commands' environment."""
+    started = CommandServer(
+        tmp_path_factory.mktemp("command-server"), environment(Path(sys.executable).parent)
+    )
+    yield started
+    started.close()
+
+
+def set_up(tree_name: str, runtime: bool, folder: Path, server: CommandServer) -> Scenario:
     if runtime:
         venv = runtime_environment()
         if venv is None:
             pytest.skip(
                 "the runtime environment is not prepared (python3 tools/vllm_omni_tree.py runtime)"
             )
-        scripts = venv / "bin"
+        env = environment(venv / "bin")
     else:
-        scripts = Path(sys.executable).parent
-    env = {k: v for k, v in os.environ.items() if k not in ("VIRTUAL_ENV", "PYTHONPATH")}
-    env.update(
-        PATH=os.pathsep.join([str(scripts), env["PATH"]]), COLUMNS="80", PYTHONUNBUFFERED="1"
-    )
+        # This package's: the console script of the server first.
+        env = environment(server.scripts, Path(sys.executable).parent)
     if tree_name == "repository":
         return Scenario(REPO, env)
     if tree_name == "vllm-omni":
@@ -537,9 +568,9 @@ RUNNERS = {
 
 @pytest.mark.parametrize(("tree_name", "runtime", "blocks"), list(scenarios()))
 def test_what_the_docs_show_runs_as_shown(
-    tree_name: str, runtime: bool, blocks: list[Block], tmp_path: Path
+    tree_name: str, runtime: bool, blocks: list[Block], tmp_path: Path, server: CommandServer
 ) -> None:
-    scenario = set_up(tree_name, runtime, tmp_path)
+    scenario = set_up(tree_name, runtime, tmp_path, server)
     for block in blocks:
         RUNNERS[block.language](scenario, block)
 

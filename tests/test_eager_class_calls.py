@@ -388,26 +388,30 @@ def test_a_call_through_a_class_names_the_class_it_runs_for(project: Project) ->
     ]
 
 
-# The forms load the same on the other Pythons at hand (3.12, 3.13 on PATH, or those that
-# IMPORTLINTER_CONTRACTS_PYTHONS names, separated as PATH is): the closure, which does not
-# depend on the interpreter that runs the contract, is theirs too.
-OTHER_PYTHONS = [
-    found
-    for found in [
-        *filter(None, os.environ.get("IMPORTLINTER_CONTRACTS_PYTHONS", "").split(os.pathsep)),
-        *(shutil.which(f"python{version}") for version in ("3.12", "3.13")),
+def other_pythons() -> list[str]:
+    """Return the other Pythons at hand: 3.12, 3.13 on PATH, or those that
+    IMPORTLINTER_CONTRACTS_PYTHONS names, separated as PATH is."""
+    return [
+        found
+        for found in [
+            *filter(None, os.environ.get("IMPORTLINTER_CONTRACTS_PYTHONS", "").split(os.pathsep)),
+            *(shutil.which(f"python{version}") for version in ("3.12", "3.13")),
+        ]
+        if found and _runs(found)
     ]
-    if found and _runs(found)
-]
 
 
-@pytest.mark.skipif(not OTHER_PYTHONS, reason="no python3.12 or python3.13 at hand")
+# The forms load the same on the other Pythons at hand: the closure, which does not depend on
+# the interpreter that runs the contract, is theirs too.
 def test_other_pythons_load_what_3_11_loads_for_every_form(project: Project) -> None:
+    others = other_pythons()  # (here, not at collection, which every worker does)
+    if not others:
+        pytest.skip("no python3.12 or python3.13 at hand")
     project.write({**LIBRARY, **PLATFORMS})
     forms = {**LOADS, **DOES_NOT_LOAD, **TAKEN_LOOSELY}
     for number, (name, source) in enumerate(forms.items()):
         module = f"pkg.form{number}"
         project.write({module.replace(".", "/") + ".py": source})
         expected = loaded_by_python(project, module)
-        for python in OTHER_PYTHONS:
+        for python in others:
             assert loaded_by(python, project, module) == expected, (name, python)

@@ -1,7 +1,12 @@
 """A remembered runtime result is reused only when a fresh run could not differ. Each case runs
 the real command (`importlinter-contracts check`, in a process of its own) on a synthetic
 package, and compares the verdict read from the cache with the one of `--no-cache`, which
-always runs the probe."""
+always runs the probe.
+
+A process of its own, so that a verdict read from the cache comes from the disk, never from
+what an earlier run left in memory: each run is forked from a server that has imported the
+command and run nothing (tests/command_server.py). The runs that print to the console start
+Python themselves, as a user's shell does: the console's width is read at import."""
 
 from __future__ import annotations
 
@@ -9,18 +14,21 @@ import json
 import os
 import subprocess
 import sys
+from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
 import pytest
 from test_runtime_isolation import TREE, configure
 
+from command_server import CommandServer
 from helpers import Project
 
 pytestmark = pytest.mark.matrix
 
 Verdict = tuple[bool, list[str]]
-COMMAND = [sys.executable, "-m", "importlinter_contracts", "check", "--contract", "runtime"]
+ARGUMENTS = ["check", "--contract", "runtime"]
+COMMAND = [sys.executable, "-m", "importlinter_contracts", *ARGUMENTS]
 
 
 def command_environment(**variables: str) -> dict[str, str]:
@@ -29,29 +37,41 @@ def command_environment(**variables: str) -> dict[str, str]:
     return {**found, **variables}
 
 
-def check(root: Path, *args: str, **environment: str) -> dict[str, Any]:
-    """The runtime contract's part of the JSON report of `importlinter-contracts check`."""
-    result = subprocess.run(
-        [*COMMAND, "--format", "json", *args],
-        cwd=root,
-        env=command_environment(**environment),
-        capture_output=True,
-        text=True,
-        check=False,
-    )
-    assert result.returncode in (0, 1), result.stderr
-    (contract,) = json.loads(result.stdout)["contracts"]
-    return dict(contract)
+@pytest.fixture(scope="module")
+def server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[CommandServer]:
+    started = CommandServer(tmp_path_factory.mktemp("command-server"), command_environment())
+    yield started
+    started.close()
+
+
+@pytest.fixture
+def check(server: CommandServer) -> Check:
+    return Check(server)
+
+
+class Check:
+    """`importlinter-contracts check --contract runtime` in a process of its own."""
+
+    def __init__(self, server: CommandServer) -> None:
+        self.server = server
+
+    def __call__(self, root: Path, *args: str, **environment: str) -> dict[str, Any]:
+        """The runtime contract's part of the JSON report of the command."""
+        result = self.server.run(
+            root, [*ARGUMENTS, "--format", "json", *args], command_environment(**environment)
+        )
+        assert result.returncode in (0, 1), result.stderr
+        (contract,) = json.loads(result.stdout)["contracts"]
+        return dict(contract)
+
+    def cached_and_fresh(self, root: Path, **environment: str) -> tuple[dict[str, Any], Verdict]:
+        """The cached run's report, and the verdict of a run that reads no cache."""
+        cached = self(root, **environment)
+        return cached, verdict(self(root, "--no-cache", **environment))
 
 
 def verdict(report: dict[str, Any]) -> Verdict:
     return report["kept"], sorted(v["kind"] for v in report["violations"])
-
-
-def cached_and_fresh(root: Path, **environment: str) -> tuple[dict[str, Any], Verdict]:
-    """The cached run's report, and the verdict of a run that reads no cache."""
-    cached = check(root, **environment)
-    return cached, verdict(check(root, "--no-cache", **environment))
 
 
 @pytest.fixture
@@ -65,7 +85,7 @@ KEPT: Verdict = (True, [])
 BACKEND_LOADED: Verdict = (False, ["backend_loaded"])
 
 
-def test_a_module_whose_import_raised_is_in_the_key(tree: Project) -> None:
+def test_a_module_whose_import_raised_is_in_the_key(tree: Project, check: Check) -> None:
     # A module whose import raised is not left in sys.modules.
     tree.write(
         {
@@ -80,11 +100,11 @@ def test_a_module_whose_import_raised_is_in_the_key(tree: Project) -> None:
     )
     assert verdict(check(tree.root)) == KEPT
     tree.write({"pkg/models/optional.py": "import pkg.platforms.npu.ops\n"})
-    cached, fresh = cached_and_fresh(tree.root)
+    cached, fresh = check.cached_and_fresh(tree.root)
     assert (verdict(cached), cached["cached"], fresh) == (BACKEND_LOADED, False, BACKEND_LOADED)
 
 
-def test_a_probe_that_failed_and_is_restored_runs_again(tree: Project) -> None:
+def test_a_probe_that_failed_and_is_restored_runs_again(tree: Project, check: Check) -> None:
     connectors = tree.root / "pkg/connectors/__init__.py"
     original = connectors.read_text()
     tree.write({"pkg/platforms/rocm/platform.py": "assert False, 'no ROCm device'\n"})
@@ -98,12 +118,13 @@ def test_a_probe_that_failed_and_is_restored_runs_again(tree: Project) -> None:
         False,
     )
     connectors.write_text(original)
-    cached, fresh = cached_and_fresh(tree.root)
+    cached, fresh = check.cached_and_fresh(tree.root)
     assert (verdict(cached), cached["cached"], fresh) == (KEPT, False, KEPT)
 
 
 def test_a_module_executed_from_its_path_outside_sys_modules_is_in_the_key(
     tree: Project,
+    check: Check,
 ) -> None:
     tree.write(
         {
@@ -118,11 +139,13 @@ def test_a_module_executed_from_its_path_outside_sys_modules_is_in_the_key(
     )
     assert verdict(check(tree.root)) == KEPT
     tree.write({"pkg/connectors/plugin.py": "import pkg.platforms.npu.ops\n"})
-    cached, fresh = cached_and_fresh(tree.root)
+    cached, fresh = check.cached_and_fresh(tree.root)
     assert (verdict(cached), cached["cached"], fresh) == (BACKEND_LOADED, False, BACKEND_LOADED)
 
 
-def test_a_module_imported_then_deleted_from_sys_modules_is_in_the_key(tree: Project) -> None:
+def test_a_module_imported_then_deleted_from_sys_modules_is_in_the_key(
+    tree: Project, check: Check
+) -> None:
     tree.write(
         {
             "pkg/connectors/__init__.py": """\
@@ -134,13 +157,14 @@ def test_a_module_imported_then_deleted_from_sys_modules_is_in_the_key(tree: Pro
     )
     assert verdict(check(tree.root)) == KEPT
     tree.write({"pkg/models/big.py": "import pkg.platforms.npu.ops\n"})
-    cached, fresh = cached_and_fresh(tree.root)
+    cached, fresh = check.cached_and_fresh(tree.root)
     # The backend is loaded, and stays: only pkg.models.big was deleted.
     assert (verdict(cached), cached["cached"], fresh) == (BACKEND_LOADED, False, BACKEND_LOADED)
 
 
 def test_a_variable_read_by_name_after_iterating_over_the_environment_is_in_the_key(
     tree: Project,
+    check: Check,
 ) -> None:
     tree.write(
         {
@@ -153,7 +177,7 @@ def test_a_variable_read_by_name_after_iterating_over_the_environment_is_in_the_
         }
     )
     assert verdict(check(tree.root, RP_FLAG="0")) == KEPT
-    cached, fresh = cached_and_fresh(tree.root, RP_FLAG="1")
+    cached, fresh = check.cached_and_fresh(tree.root, RP_FLAG="1")
     assert (verdict(cached), cached["cached"], fresh) == (BACKEND_LOADED, False, BACKEND_LOADED)
 
 
@@ -162,7 +186,7 @@ def test_a_variable_read_by_name_after_iterating_over_the_environment_is_in_the_
     ["dict(os.environ)", "os.environ.copy()", "dict(os.environ.items())"],
 )
 def test_code_that_read_the_whole_environment_depends_on_every_variable(
-    tree: Project, reading: str
+    tree: Project, check: Check, reading: str
 ) -> None:
     tree.write(
         {
@@ -175,13 +199,15 @@ def test_code_that_read_the_whole_environment_depends_on_every_variable(
     )
     assert verdict(check(tree.root)) == KEPT
     assert check(tree.root)["cached"]
-    cached, fresh = cached_and_fresh(tree.root, RP_FLAG="1")
+    cached, fresh = check.cached_and_fresh(tree.root, RP_FLAG="1")
     assert (verdict(cached), cached["cached"], fresh) == (BACKEND_LOADED, False, BACKEND_LOADED)
     # Any variable: the code saw them all.
     assert not check(tree.root, RP_FLAG="1", UNRELATED="x")["cached"]
 
 
-def test_the_results_of_four_environments_are_kept_side_by_side(tree: Project) -> None:
+def test_the_results_of_four_environments_are_kept_side_by_side(
+    tree: Project, check: Check
+) -> None:
     # A shell, a Makefile, an IDE: code that reads the whole environment sees each apart.
     tree.write({"pkg/connectors/__init__.py": "import os\nos.environ.copy()\n"})
     for shell in ["1", "2", "3", "4"]:
@@ -192,14 +218,16 @@ def test_the_results_of_four_environments_are_kept_side_by_side(tree: Project) -
     assert check(tree.root, SHELL_LEVEL="1")["cached"]
 
 
-def test_a_variable_the_code_never_read_is_not_in_the_key(tree: Project) -> None:
+def test_a_variable_the_code_never_read_is_not_in_the_key(tree: Project, check: Check) -> None:
     tree.write({"pkg/connectors/__init__.py": "import os\nos.environ.get('RP_FLAG')\n"})
     check(tree.root)
     assert check(tree.root, UNRELATED="x")["cached"]
     assert not check(tree.root, RP_FLAG="1")["cached"]
 
 
-def test_the_variables_the_interpreter_reads_at_its_start_are_in_the_key(tree: Project) -> None:
+def test_the_variables_the_interpreter_reads_at_its_start_are_in_the_key(
+    tree: Project, check: Check
+) -> None:
     # No Python code reads PYTHONOPTIMIZE: the interpreter does, and it drops asserts.
     tree.write(
         {
@@ -214,11 +242,13 @@ def test_the_variables_the_interpreter_reads_at_its_start_are_in_the_key(tree: P
         }
     )
     assert verdict(check(tree.root)) == KEPT
-    cached, fresh = cached_and_fresh(tree.root, PYTHONOPTIMIZE="1")
+    cached, fresh = check.cached_and_fresh(tree.root, PYTHONOPTIMIZE="1")
     assert (verdict(cached), cached["cached"], fresh) == (BACKEND_LOADED, False, BACKEND_LOADED)
 
 
-def test_a_module_looked_up_and_not_found_is_found_once_it_appears(tree: Project) -> None:
+def test_a_module_looked_up_and_not_found_is_found_once_it_appears(
+    tree: Project, check: Check
+) -> None:
     tree.write(
         {
             "pkg/connectors/__init__.py": """\
@@ -233,16 +263,16 @@ def test_a_module_looked_up_and_not_found_is_found_once_it_appears(tree: Project
     )
     assert verdict(check(tree.root)) == KEPT
     tree.write({"pkg/models/late.py": "import pkg.platforms.npu.ops\n"})
-    cached, fresh = cached_and_fresh(tree.root)
+    cached, fresh = check.cached_and_fresh(tree.root)
     assert (verdict(cached), cached["cached"], fresh) == (BACKEND_LOADED, False, BACKEND_LOADED)
     (tree.root / "pkg/models/late.py").unlink()
     assert verdict(check(tree.root)) == KEPT
     tree.write({"pkglate/__init__.py": "import pkg.platforms.npu.ops\n"})
-    cached, fresh = cached_and_fresh(tree.root)
+    cached, fresh = check.cached_and_fresh(tree.root)
     assert (verdict(cached), cached["cached"], fresh) == (BACKEND_LOADED, False, BACKEND_LOADED)
 
 
-def test_a_file_the_code_read_is_in_the_key(tree: Project) -> None:
+def test_a_file_the_code_read_is_in_the_key(tree: Project, check: Check) -> None:
     tree.write(
         {
             "pkg/connectors/__init__.py": """\
@@ -256,11 +286,11 @@ def test_a_file_the_code_read_is_in_the_key(tree: Project) -> None:
     )
     assert verdict(check(tree.root)) == KEPT
     tree.write({"pkg/connectors/settings.txt": "npu\n"})
-    cached, fresh = cached_and_fresh(tree.root)
+    cached, fresh = check.cached_and_fresh(tree.root)
     assert (verdict(cached), cached["cached"], fresh) == (BACKEND_LOADED, False, BACKEND_LOADED)
 
 
-def test_a_path_the_code_checked_for_is_in_the_key(tree: Project) -> None:
+def test_a_path_the_code_checked_for_is_in_the_key(tree: Project, check: Check) -> None:
     tree.write(
         {
             "pkg/connectors/__init__.py": """\
@@ -272,12 +302,13 @@ def test_a_path_the_code_checked_for_is_in_the_key(tree: Project) -> None:
     )
     assert verdict(check(tree.root)) == KEPT
     (tree.root / "pkg/connectors/use-npu").mkdir()
-    cached, fresh = cached_and_fresh(tree.root)
+    cached, fresh = check.cached_and_fresh(tree.root)
     assert (verdict(cached), cached["cached"], fresh) == (BACKEND_LOADED, False, BACKEND_LOADED)
 
 
 def test_a_run_that_started_a_process_is_not_remembered_and_verbose_says_why(
     tree: Project,
+    check: Check,
 ) -> None:
     tree.write(
         {
@@ -306,6 +337,7 @@ def test_a_run_that_started_a_process_is_not_remembered_and_verbose_says_why(
 
 def test_the_platform_modules_own_queries_of_the_machine_do_not_stop_the_cache(
     tree: Project,
+    check: Check,
 ) -> None:
     # platform.processor() runs `uname -p`; torch and vllm call it while they are imported.
     tree.write({"pkg/connectors/__init__.py": "import platform\nplatform.processor()\n"})
@@ -313,7 +345,7 @@ def test_the_platform_modules_own_queries_of_the_machine_do_not_stop_the_cache(
     assert check(tree.root)["cached"]
 
 
-def test_the_probe_writes_no_bytecode_into_the_analysed_tree(tree: Project) -> None:
+def test_the_probe_writes_no_bytecode_into_the_analysed_tree(tree: Project, check: Check) -> None:
     check(tree.root)
     check(tree.root, "--no-cache")
     assert sorted(p.relative_to(tree.root) for p in tree.root.rglob("__pycache__")) == []
@@ -330,7 +362,7 @@ def test_the_probe_writes_no_bytecode_into_the_analysed_tree(tree: Project) -> N
     ],
 )
 def test_a_variable_read_through_the_posix_module_is_in_the_key(
-    tree: Project, reading: str
+    tree: Project, check: Check, reading: str
 ) -> None:
     tree.write(
         {
@@ -343,11 +375,11 @@ def test_a_variable_read_through_the_posix_module_is_in_the_key(
     )
     assert verdict(check(tree.root, RP_FLAG="0")) == KEPT
     assert check(tree.root, RP_FLAG="0")["cached"]
-    cached, fresh = cached_and_fresh(tree.root, RP_FLAG="1")
+    cached, fresh = check.cached_and_fresh(tree.root, RP_FLAG="1")
     assert (verdict(cached), cached["cached"], fresh) == (BACKEND_LOADED, False, BACKEND_LOADED)
 
 
-def test_a_path_checked_with_os_access_is_in_the_key(tree: Project) -> None:
+def test_a_path_checked_with_os_access_is_in_the_key(tree: Project, check: Check) -> None:
     flag = tree.root / "pkg/connectors/use-cuda"
     flag.write_text("")
     tree.write(
@@ -362,7 +394,7 @@ def test_a_path_checked_with_os_access_is_in_the_key(tree: Project) -> None:
     assert verdict(check(tree.root)) == KEPT
     assert check(tree.root)["cached"]
     flag.unlink()
-    cached, fresh = cached_and_fresh(tree.root)
+    cached, fresh = check.cached_and_fresh(tree.root)
     assert (verdict(cached), cached["cached"], fresh) == (BACKEND_LOADED, False, BACKEND_LOADED)
 
 
@@ -370,7 +402,9 @@ def test_a_path_checked_with_os_access_is_in_the_key(tree: Project) -> None:
     "resolving",
     ["os.path.realpath(link)", "os.readlink(link)", "str(pathlib.Path(link).resolve())"],
 )
-def test_a_symbolic_link_pointed_elsewhere_is_in_the_key(tree: Project, resolving: str) -> None:
+def test_a_symbolic_link_pointed_elsewhere_is_in_the_key(
+    tree: Project, check: Check, resolving: str
+) -> None:
     # As /usr/local/cuda is between CUDA versions: the link keeps its kind, its target changes.
     for version in ("cuda-12", "npu-8"):
         (tree.root / version).mkdir()
@@ -390,7 +424,7 @@ def test_a_symbolic_link_pointed_elsewhere_is_in_the_key(tree: Project, resolvin
     assert check(tree.root)["cached"]
     link.unlink()
     link.symlink_to(tree.root / "npu-8")
-    cached, fresh = cached_and_fresh(tree.root)
+    cached, fresh = check.cached_and_fresh(tree.root)
     assert (verdict(cached), cached["cached"], fresh) == (BACKEND_LOADED, False, BACKEND_LOADED)
 
 
@@ -411,7 +445,7 @@ def test_a_symbolic_link_pointed_elsewhere_is_in_the_key(tree: Project, resolvin
     ids=["effective-ids", "socket"],
 )
 def test_a_question_the_cache_cannot_ask_again_is_not_remembered_and_verbose_says_why(
-    tree: Project, code: str, why: str
+    tree: Project, check: Check, code: str, why: str
 ) -> None:
     tree.write({"pkg/connectors/__init__.py": code})
     for _ in range(2):

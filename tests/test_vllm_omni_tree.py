@@ -209,6 +209,8 @@ def test_a_bare_python_lints_the_cached_release(tmp_path: Path) -> None:
     assert "Contracts: 1 kept, 0 broken." in result.stdout
 
 
+# It makes the runtime's virtual environment, pip and all, before pip finds no torch: seconds.
+@pytest.mark.slow
 def test_runtime_takes_no_cuda_torch_when_no_cpu_build_is_offered(tmp_path: Path) -> None:
     # No index and an empty wheel folder: pip finds no torch 2.13.0+cpu (as on PyPI, which
     # carries only the CUDA build), and the tool stops instead of taking another build.
