@@ -198,9 +198,14 @@ def _warnings_on_stderr() -> Iterator[list[str]]:
     with warnings.catch_warnings(record=True) as caught:
         warnings.simplefilter("always")
         yield found
-    found += [str(warning.message) for warning in caught]
+    found += dict.fromkeys(str(warning.message) for warning in caught)
+    cache = {str(w.message) for w in caught if issubclass(w.category, CacheWarning)}
     for message in found:
-        click.echo(f"importlinter-contracts: warning: {message}", err=True)
+        if message in cache:
+            # (Said once however often the command built the graph: `_cache_warnings_on_stderr`.)
+            warnings.warn(message, CacheWarning, stacklevel=1)
+        else:
+            click.echo(f"importlinter-contracts: warning: {message}", err=True)
 
 
 @contextlib.contextmanager
