@@ -155,6 +155,7 @@ class _WithoutAnUnusableCache:
 
 # grimp's message for a file that is not UTF-8 (nor declares its encoding).
 _NOT_UTF_8 = re.compile(r"Failed to decode file (.+) as UTF-8: (.+)")
+_UNKNOWN_ENCODING = re.compile(r"Failed to decode file (.+) \(unknown encoding '(.*)'\)")
 
 
 def _unreadable_file(error: Exception) -> Exception:
@@ -165,6 +166,13 @@ def _unreadable_file(error: Exception) -> Exception:
         return UnreadableSourceError(
             f"{display_path(Path(error.filename))} cannot be read ({error.strerror}): fix it "
             "or remove it (Python could not import it either)."
+        )
+    unknown = _UNKNOWN_ENCODING.fullmatch(str(error)) if isinstance(error, UnicodeError) else None
+    if unknown is not None:
+        return UnreadableSourceError(
+            f"{display_path(Path(unknown[1]))} declares an encoding Python does not know "
+            f"({unknown[2]!r}): fix the coding line on its first or second line, or remove "
+            "it to read the file as UTF-8."
         )
     not_utf_8 = _NOT_UTF_8.fullmatch(str(error)) if isinstance(error, UnicodeError) else None
     if not_utf_8 is not None:

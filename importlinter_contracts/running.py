@@ -23,6 +23,7 @@ from .configuration import (
     is_toml,
     read_configuration_text,
     read_user_options,
+    section_name,
     selected_contract_ids,
 )
 from .eager.cut_request import asked_for
@@ -113,7 +114,12 @@ def read_configuration(config: str | None) -> tuple[Path, _importlinter.UserOpti
     """
     configuration = find_configuration(config)
     user_options = read_user_options(config, configuration)
-    target_of(user_options.session_options)  # (read by eager_imports and runtime_isolation)
+    try:
+        target_of(user_options.session_options)  # (read by eager_imports and runtime_isolation)
+    except ConfigurationError as error:
+        # (Named as the file's section, as the other options' errors are.)
+        message = str(error).replace("[importlinter]", section_name(configuration) + ":", 1)
+        raise ConfigurationError(message) from None
     return configuration, user_options
 
 

@@ -114,6 +114,18 @@ def test_a_file_that_is_not_utf_8_is_named_with_what_to_do(
     )
 
 
+@pytest.mark.parametrize("args", EVERY_COMMAND, ids=lambda args: args[0])
+def test_a_file_that_declares_an_unknown_encoding_is_named_with_what_to_do(
+    tree: Project, args: list[str]
+) -> None:
+    (tree.root / "pkg" / "odd.py").write_bytes(b"# -*- coding: klingon -*-\nimport os\n")
+    assert error_line(run_cli(*args, "--no-cache")) == (
+        "importlinter-contracts: pkg/odd.py declares an encoding Python does not know "
+        "('klingon'): fix the coding line on its first or second line, or remove it to read "
+        "the file as UTF-8.\n"
+    )
+
+
 def test_why_of_a_module_to_itself_is_one_line(tree: Project) -> None:
     result = run_cli("why", "--no-cache", "pkg.models.big", "pkg/models/big.py")
     assert error_line(result) == (

@@ -586,12 +586,12 @@ def test_a_pattern_in_backends_is_told_the_children(tree: Project) -> None:
     [
         (
             "python_version = 3\n",
-            "[importlinter] python_version = '3': not a Python 3 version; write it as mypy "
+            ".importlinter [importlinter]: python_version = '3': not a Python 3 version; write it as mypy "
             'does, as a string such as "3.15".',
         ),
         (
             "lazy_imports = some\n",
-            "[importlinter] lazy_imports = 'some': not a mode; use normal or all.",
+            ".importlinter [importlinter]: lazy_imports = 'some': not a mode; use normal or all.",
         ),
     ],
     ids=["python_version", "lazy_imports"],

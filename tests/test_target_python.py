@@ -97,17 +97,17 @@ def test_an_unused_lazy_import_this_python_cannot_parse_is_read(project: Project
     [
         (
             "python_version = 3\n",
-            "[importlinter] python_version = '3': not a Python 3 version; write it as mypy "
+            ".importlinter [importlinter]: python_version = '3': not a Python 3 version; write it as mypy "
             'does, as a string such as "3.15".',
         ),
         (
             "lazy_imports = none\n",
-            "[importlinter] lazy_imports = 'none': not a mode; use normal or all (CPython "
+            ".importlinter [importlinter]: lazy_imports = 'none': not a mode; use normal or all (CPython "
             "3.15 has no `none` mode: -X lazy_imports takes normal or all).",
         ),
         (
             "python_version = 3.12\nlazy_imports = all\n",
-            "[importlinter] lazy_imports = all: lazy imports need Python 3.15, and "
+            ".importlinter [importlinter]: lazy_imports = all: lazy imports need Python 3.15, and "
             "python_version is 3.12.",
         ),
     ],
