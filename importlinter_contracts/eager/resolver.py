@@ -19,6 +19,7 @@ from .calls import (
     CLASS_CALL,
     GETATTR,
     RETURNED,
+    SERVED,
     STAR,
     SUPER_CALL,
     THROUGH,
@@ -224,7 +225,7 @@ class CallResolver:
                     why = _why(last.module, calls)
                 if lazy:  # (a lazy import that the function's use of its name runs)
                     scope = self._ask.scope(last.module, line)
-                    if not scope.eager and scope.lazy:
+                    if not scope.eager and scope.lazy and scope.lazy != SERVED:
                         why = f"{scope.lazy} at l.{line}, first used {why}"
                 own = function.conditions_of(line)
                 under = _tests_of(calls)
