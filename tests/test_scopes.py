@@ -120,6 +120,7 @@ EAGER = {
     ),
     "if True": ("if True:\n    import x  # <-\n", "module-level if"),
     "if 1": ("if 1:\n    import x  # <-\n", "module-level if"),
+    "elif True": ("if a:\n    pass\nelif True:\n    import x  # <-\n", "module-level elif"),
     "else of if False": ("if False:\n    pass\nelse:\n    import x  # <-\n", "module-level else"),
     "except star": (
         "try:\n    pass\nexcept* ValueError:\n    import x  # <-\n",
@@ -251,6 +252,7 @@ EAGER_CONDITIONS: dict[str, tuple[tuple[str, str, int], ...]] = {
     "TYPE_CHECKING or another test": (("if", "TYPE_CHECKING or X", 1),),
     "a name that is no TYPE_CHECKING alias": (("if", "TC", 2),),
     "except star": (("except", "ValueError", 3),),
+    "elif True": (("else", "a", 1),),
 }
 
 

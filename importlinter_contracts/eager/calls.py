@@ -40,11 +40,12 @@ from typing import NamedTuple, cast
 from ..errors import UnreadableSourceError
 from .conditions import (
     ELSE,
-    EXCEPT,
     IF,
     UNLESS,
     Conditions,
     SourceLines,
+    always_runs,
+    clause_conditions,
     clauses,
     is_condition,
     match_subject,
@@ -645,29 +646,21 @@ def _tested_blocks(
     """The blocks of a statement, each with the tests it runs under (read where `lines` are
     given): of an `if`, its test or its negation; of a `try`, the handlers' exception types,
     and for its `else`, the negation of each `if` of its body that raises."""
-    if lines is None:
-        yield from ((block, ()) for block in _blocks(node))
-    elif isinstance(node, ast.If):
-        test = _source_text(lines, node.test)
-        yield node.body, ((IF, test, node.lineno),)
-        yield node.orelse, ((ELSE, test, node.lineno),)
-    elif isinstance(node, ast.While):
-        yield node.body, ((IF, _source_text(lines, node.test), node.lineno),)
-        yield node.orelse, ()
-    else:
-        raising: Conditions = tuple(
-            (UNLESS, _source_text(lines, inner.test), inner.lineno)
-            for inner in getattr(node, "body", [])
-            if isinstance(inner, ast.If) and _leaves(inner.body) and not inner.orelse
-        )
-        for block, kind, handled, line in _clauses(node):
-            if kind == EXCEPT:
-                text = "" if handled is None else _source_text(lines, handled)
-                yield block, ((EXCEPT, text, line),)
-            elif block is getattr(node, "orelse", None) and getattr(node, "handlers", None):
-                yield block, raising
-            else:
-                yield block, ()
+    found = clauses(node)
+    for clause in found:
+        if lines is None:
+            yield clause.body, ()
+        elif clause.statement == "try" and clause.keyword == "else":
+            yield (
+                clause.body,
+                tuple(
+                    (UNLESS, _source_text(lines, inner.test), inner.lineno)
+                    for inner in found[0].body
+                    if isinstance(inner, ast.If) and _leaves(inner.body) and not inner.orelse
+                ),
+            )
+        else:
+            yield clause.body, clause_conditions(clause, lines)
 
 
 def _is_own_entry(target: ast.expr) -> bool:
@@ -682,16 +675,22 @@ def _is_own_entry(target: ast.expr) -> bool:
 
 
 def read_calls(
-    module: ast.Module, never_runs: NeverRuns, text: str, lazy_names: LazyNames | None = None
+    module: ast.Module,
+    never_runs: NeverRuns,
+    text: str,
+    lazy_names: LazyNames | None = None,
+    served: Mapping[str, Served] | None = None,
 ) -> CallReading:
     """Return the call reading of a parsed file, whose `text` is given; `lazy_names`: the names its
-    lazy imports bind that code at import time does not use (`lazy.read_lazy`)."""
+    lazy imports bind that code at import time does not use (`lazy.read_lazy`); `served`:
+    its `served_imports`, where the caller has them."""
+    lines = SourceLines(text)
     reader = _Reader(
         never_runs,
         lazy_annotations(module, text),
         lazy_names or {},
         _read_module_tables(module.body),
-        SourceLines(text),
+        lines,
     )
     calls, defined, bindings = reader.read(module)
     # (Only a file whose text says `global` declares a name global.)
@@ -703,10 +702,12 @@ def read_calls(
     functions = {
         name: reader.function(nodes, owner=_owner(name)) for name, nodes in defined.items()
     }
-    for name, lines in (lazy_names or {}).items():
-        functions[lazy_key(name)] = Function(lines, (), ())
-    for name, served in served_imports(module.body, SourceLines(text)).items():
-        functions[lazy_key(name)] = Function(served.lines, (), (), served.conditions)
+    for name, lazy_lines in (lazy_names or {}).items():
+        functions[lazy_key(name)] = Function(lazy_lines, (), ())
+    if served is None:
+        served = served_imports(module.body, lines)
+    for name, imports in served.items():
+        functions[lazy_key(name)] = Function(imports.lines, (), (), imports.conditions)
     for name, nodes in defined.items():
         returned = reader.returned(nodes)
         if returned.imports or returned.calls:
@@ -1262,21 +1263,9 @@ class _Reader:
             return iter(calls)
         return (call._replace(conditions=conditions) for call in calls)
 
-    def _under(self, kind: str, test: ast.expr | None, line: int) -> Conditions:
+    def _under(self, kind: str, test: ast.expr, line: int) -> Conditions:
         """The tests a block runs under: those of the blocks around it, then its own."""
-        text = "" if test is None else _source_text(self.lines, test)
-        return (*self.conditions, (kind, text, line))
-
-    def _undecided(self, test: ast.expr) -> bool:
-        """Whether a test is one that no reading decides: not a true constant, nor `not` a
-        test that never runs."""
-        if isinstance(test, ast.Constant):
-            return not test.value
-        return not (
-            isinstance(test, ast.UnaryOp)
-            and isinstance(test.op, ast.Not)
-            and self.never_runs(test.operand)
-        )
+        return (*self.conditions, (kind, _source_text(self.lines, test), line))
 
     def _bind_strings(self, node: ast.Assign) -> None:
         """Keep the strings a variable is assigned where the text spells them out
@@ -1397,7 +1386,9 @@ class _Reader:
                 calls.extend(self._calls([node.test]))
                 decided = self._decided(node.test)
                 never = self.never_runs(node.test)
-                undecided = decided is None and not never and self._undecided(node.test)
+                undecided = (
+                    decided is None and not never and not always_runs(node.test, self.never_runs)
+                )
                 around = self.conditions
                 if decided is not False and not never:
                     if undecided:
@@ -1453,11 +1444,12 @@ class _Reader:
                 else:
                     calls.extend(self._calls(_expressions(node)))
                 around = self.conditions
-                for block, kind, test, line in _clauses(node):
-                    if kind:
-                        self.conditions = self._under(kind, test, line)
-                    self.run(block, calls, bindings, functions, imports, annotations=annotations)
-                    self.conditions = around
+                for clause in clauses(node):
+                    self.conditions = (*around, *clause_conditions(clause, self.lines))
+                    self.run(
+                        clause.body, calls, bindings, functions, imports, annotations=annotations
+                    )
+                self.conditions = around
             if isinstance(node, ast.Assign):
                 self._bind_strings(node)  # (after its value, which runs first)
 
@@ -1677,32 +1669,9 @@ def _leaves(block: list[ast.stmt]) -> bool:
     return bool(block) and isinstance(block[-1], ast.Return | ast.Raise)
 
 
-def _clauses(node: ast.stmt) -> Iterator[tuple[list[ast.stmt], str, ast.expr | None, int]]:
-    """The blocks of a compound statement that is not a def, class or `if`, each with the kind
-    of test it runs under beyond the statement's own ("" for none), the test and its line: a
-    `while` body its test, an `except` handler its exception type."""
-    test = node.test if isinstance(node, ast.While) else None
-    for field in ("body", "orelse", "finalbody"):
-        block = getattr(node, field, None)
-        if isinstance(block, list):
-            if field == "body" and test is not None:
-                yield block, IF, test, node.lineno
-            else:
-                yield block, "", None, 0
-    for handler in getattr(node, "handlers", []):
-        yield handler.body, EXCEPT, handler.type, handler.lineno
-    for case in getattr(node, "cases", []):
-        yield case.body, "", None, 0
-
-
 def _blocks(node: ast.stmt) -> Iterator[list[ast.stmt]]:
     """The blocks of statements of a compound statement that is not a def or class."""
-    for field in ("body", "orelse", "finalbody"):
-        block = getattr(node, field, None)
-        if isinstance(block, list):
-            yield block
-    for clause in [*getattr(node, "handlers", []), *getattr(node, "cases", [])]:
-        yield clause.body
+    return (clause.body for clause in clauses(node))
 
 
 # The nodes that hold no call: a name (its child is its context), a constant, an operator.

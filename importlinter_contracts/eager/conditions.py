@@ -65,8 +65,9 @@ class Clause(NamedTuple):
     """One block of statements of a compound statement that is not a def or class: the
     statement's keyword (`if`, `for`, `while`, `with`, `try`, `match`) and the clause's (`if`,
     `for`, `while`, `with`, `try`, `except`, `else`, `finally`, `case`), its statements, the
-    line its header stands on, and what it tests: an `if` or `while` its test, an `except` its
-    exception type (and the name it binds), a `case` its pattern (and its guard)."""
+    line its header stands on, and what it tests: an `if` (and its `else`) or a `while` its
+    test, an `except` its exception type (and the name it binds), a `case` its pattern (and
+    its guard)."""
 
     statement: str
     keyword: str
@@ -89,7 +90,7 @@ def clauses(node: ast.AST) -> list[Clause]:
     if isinstance(node, ast.If):
         return [
             Clause("if", "if", node.body, node.lineno, node.test),
-            Clause("if", "else", node.orelse, node.lineno),
+            Clause("if", "else", node.orelse, node.lineno, node.test),
         ]
     if isinstance(node, ast.For | ast.AsyncFor | ast.While):
         keyword = "while" if isinstance(node, ast.While) else "for"
@@ -116,6 +117,29 @@ def clauses(node: ast.AST) -> list[Clause]:
             for case in node.cases
         ]
     return []
+
+
+def clause_conditions(clause: Clause, lines: SourceLines) -> Conditions:
+    """Return the test a clause's statements run under beyond those of its statement: an
+    `if` or `while` body's test, an `if`'s `else` with that test false, an `except`
+    handler's exception type; none for any other clause."""
+    if clause.keyword == "except":
+        text = "" if clause.test is None else source_text(lines, clause.test)
+        return ((EXCEPT, text, clause.line),)
+    if clause.test is None or clause.keyword not in ("if", "while", "else"):
+        return ()
+    kind = ELSE if clause.keyword == "else" else IF
+    return ((kind, source_text(lines, clause.test), clause.line),)
+
+
+def always_runs(test: ast.expr, never_runs: Callable[[ast.expr], bool]) -> bool:
+    """Return whether an `if` body always runs on import: its test a true constant (`True`,
+    `1`), or `not` a test that never runs (`never_runs`, of the reading that asks)."""
+    if isinstance(test, ast.Constant):
+        return bool(test.value)
+    return (
+        isinstance(test, ast.UnaryOp) and isinstance(test.op, ast.Not) and never_runs(test.operand)
+    )
 
 
 def match_subject(node: ast.AST) -> ast.expr | None:

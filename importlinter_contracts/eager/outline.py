@@ -28,9 +28,9 @@ from collections.abc import Iterator
 from typing import NamedTuple
 
 from .calls import STAR, Body, CallReading, read_calls_outlined
-from .conditions import ELSE, EXCEPT, IF, Condition, clauses
+from .conditions import ELSE, EXCEPT, IF, Condition, always_runs, clauses
 from .parsing import parse
-from .scopes import TC, Block, ImportScope, always_runs, never_runs_label, scope_in
+from .scopes import TC, Block, ImportScope, never_runs_label, scope_in
 from .target import target_python
 
 # The code is read with a newline put before it, so that every line starts after one, which
@@ -541,7 +541,7 @@ class _Outliner:
         if keyword not in ("if", "elif") or not isinstance(tested, ast.expr):
             return None, False, text
         never = never_runs_label(tested, set()) if keyword == "if" else None
-        return never, always_runs(tested, set()), text
+        return never, always_runs(tested, never_runs), text
 
 
 def _classes(stack: list[tuple[int, _Entry]]) -> Iterator[str]:

@@ -42,6 +42,8 @@ from .conditions import (
     Condition,
     Conditions,
     SourceLines,
+    always_runs,
+    clause_conditions,
     clauses,
     source_text,
 )
@@ -103,7 +105,8 @@ def read_source(source: bytes) -> SourceReading:
     scopes: dict[int, ImportScope] = {}
     aliases: set[str] = set()
     text = _decoded(source)
-    _visit(module.body, [], scopes, aliases, SourceLines(text))
+    lines = SourceLines(text)
+    _visit(module.body, [], scopes, aliases, lines)
     chosen = target_python()
     lazy_names = None
     if chosen.lazy and (b"lazy" in source or chosen.lazy_imports != "normal"):
@@ -113,11 +116,12 @@ def read_source(source: bytes) -> SourceReading:
         for node in ast.walk(module):
             if getattr(node, "is_lazy", 0):
                 raise UnreadableSourceError(_lazy_too_new(getattr(node, "lineno", 0)))
-    for served in served_imports(module.body).values():
-        for line in served.lines:
+    served = served_imports(module.body, lines)
+    for imports in served.values():
+        for line in imports.lines:
             scopes[line] = scopes[line]._replace(lazy=SERVED)
     calls = read_calls(
-        module, lambda test: never_runs_label(test, aliases) is not None, text, lazy_names
+        module, lambda test: never_runs_label(test, aliases) is not None, text, lazy_names, served
     )
     return SourceReading(scopes, calls)
 
@@ -178,12 +182,7 @@ def _visit(
             # (A `match` statement's cases stand in its block.)
             around = [*blocks, Block("match", False)] if parts[0].statement == "match" else blocks
             for clause in parts:
-                conditions: Conditions = ()
-                if tested and clause.keyword == "except":
-                    test = "" if clause.test is None else source_text(lines, clause.test)
-                    conditions = ((EXCEPT, test, clause.line),)
-                elif tested and clause.keyword == "while" and clause.test is not None:
-                    conditions = ((IF, source_text(lines, clause.test), clause.line),)
+                conditions = clause_conditions(clause, lines) if tested else ()
                 block = Block(clause.keyword, False, conditions)
                 _visit(clause.body, [*around, block], scopes, aliases, lines)
 
@@ -203,7 +202,7 @@ def _visit_if(
     if never:
         body = Block(never, deferred=True)
         otherwise: Conditions = earlier
-    elif always_runs(node.test, aliases):
+    elif always_runs(node.test, lambda test: never_runs_label(test, aliases) is not None):
         body = Block(keyword, False, earlier)
         otherwise = (*earlier, (ELSE, source_text(lines, node.test), node.lineno))
     elif any(block.deferred for block in blocks):
@@ -250,18 +249,6 @@ def never_runs_label(test: ast.expr, aliases: set[str]) -> str | None:
         if all(labels):
             return "if " + " or ".join(str(label).removeprefix("if ") for label in labels)
     return None
-
-
-def always_runs(test: ast.expr, aliases: set[str]) -> bool:
-    """Return whether an `if` body always runs on import: its test a true constant (`True`,
-    `1`), or `not` a test that `never_runs_label` decides."""
-    if isinstance(test, ast.Constant):
-        return bool(test.value)
-    return (
-        isinstance(test, ast.UnaryOp)
-        and isinstance(test.op, ast.Not)
-        and never_runs_label(test.operand, aliases) is not None
-    )
 
 
 def _is_int_zero(value: object) -> bool:
@@ -476,7 +463,7 @@ def _header(
     conditions: Conditions = ()
     if word in ("if", "elif", "while"):
         condition: Condition = (IF, _test_text(test), first.start[0])
-        always = word == "if" and _always_runs_tokens(test, aliases)
+        always = word in ("if", "elif") and _always_runs_tokens(test, aliases)
         conditions = earlier if always else (*earlier, condition)
         if word != "while":
             chains[nesting] = (*earlier, (ELSE, condition[1], condition[2]))
@@ -566,7 +553,9 @@ def _is_match_statement(tokens: list[TokenInfo], start: int) -> bool:
 def _always_runs_tokens(test: list[TokenInfo], aliases: set[str]) -> bool:
     """`always_runs`, read from the tokens of an `if` header's test."""
     parsed = _parsed_test(test)
-    return parsed is not None and always_runs(parsed, aliases)
+    return parsed is not None and always_runs(
+        parsed, lambda test: never_runs_label(test, aliases) is not None
+    )
 
 
 def _parsed_test(test: list[TokenInfo]) -> ast.expr | None:
