@@ -33,6 +33,7 @@ from .eager.walk import (
     EagerImports,
     calls_unread_warnings,
     dynamic_import_warnings,
+    unconditionally,
     walk,
 )
 from .errors import UnknownModuleError, UsageError, warn
@@ -267,15 +268,11 @@ class Explorer:
         self._warned: set[str] = set()
         # One object for every walk, which keeps what each hop's target is (`walk`).
         self._enter = self._enter_unless_external
-        self._enter_certain = self._enter_unless_conditional
+        self._enter_certain = unconditionally(self._enter)
 
     def _enter_unless_external(self, hop: EagerHop) -> object:
         """An eager closure follows every hop, into every module but external packages."""
         return _EXTERNAL if self.graph.is_module_squashed(hop.imported) else True
-
-    def _enter_unless_conditional(self, hop: EagerHop) -> object:
-        """The part of a closure that every machine runs follows no conditional hop."""
-        return False if hop.conditional else self._enter_unless_external(hop)
 
     def eager_closure(self, module: str) -> EagerClosure:
         """Return every module of the graph that runs when `module` is imported: the module, its

@@ -312,14 +312,7 @@ class EagerImportContract(AllowlistedContract):
                             lambda finding: ignored_import(finding, entry),  # noqa: B023
                         )
             if any(_crosses_a_test(finding) for finding in [*findings.values(), *ignored.values()]):
-                self._mark_conditional(
-                    sources,
-                    eager_imports,
-                    decide,
-                    [findings, ignored],
-                    chain_to,
-                    walk,
-                )
+                self._mark_conditional(sources, eager_imports, decide, [findings, ignored])
         warnings = calls_unread_warnings(eager_imports) + dynamic_import_warnings(eager_imports)
         cut: SmallestCutData | str | None = None
         if ends:
@@ -359,16 +352,13 @@ class EagerImportContract(AllowlistedContract):
         eager_imports: EagerImports,
         decide: Callable[[EagerHop], object],
         found: list[Mapping[tuple[str, str], ImportFinding]],
-        chain_to: Callable[[dict[str, EagerHop | None], str], list[EagerHop]],
-        walk: Callable[..., tuple[dict[str, EagerHop | None], list[tuple[EagerHop, object]]]],
     ) -> None:
         """Of each finding whose chain crosses a test the tool cannot decide: give it the
         shortest chain that crosses none where one exists, else mark it conditional (every
         chain to it crosses one). Walks that take no conditional hop tell which."""
+        from .walk import chain_to, unconditionally, walk  # (which `_walk`, the caller, imported)
 
-        def decide_certain(hop: EagerHop) -> object:
-            return False if hop.conditional else decide(hop)
-
+        decide_certain = unconditionally(decide)
         certain: dict[tuple[str, str], list[EagerHop]] = {}
         for source in sources:
             reached, stops = walk(

@@ -96,6 +96,18 @@ def condition_data(condition: LocatedCondition) -> Condition:
 Decision = TypeVar("Decision")
 Decide = Callable[[EagerHop], Decision]
 
+
+def unconditionally(decide: Decide[Decision]) -> Decide[Decision | bool]:
+    """Return `decide` for a walk that takes no conditional hop (`EagerHop.conditional`): what
+    such a walk reaches, every machine runs. (Keep the one it returns for every such walk:
+    walks share what a `decide` said.)"""
+
+    def decided(hop: EagerHop) -> Decision | bool:
+        return False if hop.conditional else decide(hop)
+
+    return decided
+
+
 # The calls of each line of a hop whose lines run by themselves, by how many lines it has.
 _NO_CALLS = [((),) * count for count in range(64)]
 
