@@ -480,7 +480,7 @@ def _test_text(test: list[TokenInfo]) -> str:
     tuple are its own)."""
     while len(test) > 2 and test[0].string == "(" and _closing(test) == len(test) - 1:
         inner = test[1:-1]
-        if _top_level_comma(inner):
+        if _outside_brackets(inner, 0, ",") is not None:
             break
         test = inner
     if not test:
@@ -508,18 +508,6 @@ def _closing(tokens: list[TokenInfo]) -> int:
             if depth == 0:
                 return index
     return -1
-
-
-def _top_level_comma(tokens: list[TokenInfo]) -> bool:
-    depth = 0
-    for token in tokens:
-        if token.type == tokenize.OP and token.string in _OPENING:
-            depth += 1
-        elif token.type == tokenize.OP and token.string in _CLOSING:
-            depth -= 1
-        elif depth == 0 and token.string == ",":
-            return True
-    return False
 
 
 def _handler_text(test: list[TokenInfo]) -> str:
