@@ -162,16 +162,16 @@ class CallResolver:
             function: str | None,
             calls: tuple[Call, ...],
             made: tuple[CalledName, ...],
-            bindings: tuple[Binding, ...],
-            local: tuple[Binding, ...],
+            read: Function | None,
         ) -> None:
-            """Follow what code of `caller` runs: the module `__getattr__` that each of its
-            `from` imports (`bindings`) may call, and its calls. (In that order: a
-            `__getattr__` that a `from` import calls is cited at the import, not at a later
-            call of the name it binds, which would call it again.)"""
-            for binding in bindings:
+            """Follow what code of `caller` runs (the function `read`, or its code at import
+            time): the module `__getattr__` that each of its `from` imports may call, and its
+            calls. (In that order: a `__getattr__` that a `from` import calls is cited at the
+            import, not at a later call of the name it binds, which would call it again.)"""
+            local = () if read is None else read.bindings
+            for binding in local:
                 line = binding.line
-                tests = tested(caller, function, line)
+                tests = () if read is None else read.conditions_of(line)
                 getattrs = self._getattr_called(caller, binding)
                 call(caller, function, calls, line, getattrs, True, tests)
                 call(caller, function, calls, line, self._lazy_loaded(caller, binding), True, tests)
@@ -193,19 +193,12 @@ class CallResolver:
                     callees = self._resolve(caller, target, local)
                 call(caller, function, calls, found.line, callees, False, found.conditions)
 
-        def tested(caller: str, function: str | None, line: int) -> Conditions:
-            """The tests the import statement on `line` of `caller`'s function runs under."""
-            if function is None:
-                return ()  # (of a module's own import: `getattr_calls` has them)
-            found = self._function(caller, function.partition(THROUGH)[0])
-            return () if found is None else found.conditions_of(line)
-
         lazy = target_python().lazy
         for line, imported_from, key, tests in getattr_calls:
             call(module, None, (), line, [(imported_from, key)], True, tests)
         reading = self._calls_of(module) if may_call else None
         if reading is not None:
-            run(module, None, (), reading.calls, (), ())
+            run(module, None, (), reading.calls, None)
         yield from dynamic
         while queue:
             dynamic.clear()
@@ -232,14 +225,7 @@ class CallResolver:
                 if own:
                     under = (*under, *located(last.module, own))
                 yield last.module, line, why, calls, None, under
-            run(
-                last.module,
-                last.function,
-                calls,
-                function.calls,
-                function.bindings,
-                function.bindings,
-            )
+            run(last.module, last.function, calls, function.calls, function)
             yield from dynamic
 
     def _resolve_dynamic_import(
