@@ -125,6 +125,7 @@ class ScopeIndex:
         # The lines of the files whose `from` imports were asked about; and, by module, the
         # lines that may be `from` imports, as grimp reports them (from the cache).
         self._statement_lines: dict[str, list[str]] = {}
+        self._raw_lines: dict[str, list[bytes]] = {}
         self._from_lines: dict[str, dict[int, str]] = {}
         # The files only searched for a module `__getattr__`: each with its modification
         # time and what the search found; and their text, until they are read.
@@ -267,6 +268,13 @@ class ScopeIndex:
         simple = call_reading.simple_from_import(text, line)
         if simple is not None:
             return simple
+        if "(" in text:
+            raw = self._raw_lines.get(module)
+            if raw is None:
+                raw = self._raw_lines[module] = self._module(module).source().split(b"\n")
+            found = call_reading.bracketed_from_import(text, raw[line:], line)
+            if found is not None:
+                return found
         lines = self._statement_lines.get(module)
         if lines is None:
             lines = self._statement_lines[module] = source_lines(self._module(module).source())
