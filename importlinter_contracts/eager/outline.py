@@ -1023,15 +1023,10 @@ def calls_beyond_names(text: str) -> bool:
     a name it binds to functions or classes, of a callee that is an expression, or through
     a class that derives from another. (A superset: such a file has its calls read with
     `ast`.)"""
-    # (The names are looked for first: most files have neither, and the pattern is slow.)
+    # (Cheapest first: the names are looked for before the dynamic call's pattern, which is
+    # slow; a callee that is an expression is found by patterns alone; the names a file
+    # binds to alternatives are searched for one occurrence at a time, the most costly.)
     if ("import_module" in text or "__import__" in text) and _DYNAMIC_CALL.search(text):
-        return True
-    names = _assigned_alternatives(text)
-    for match in _DERIVED_CLASS.finditer(text):
-        start = match.start()
-        if not text[text.rfind("\n", 0, start) + 1 : start].strip(" \t"):
-            names.append(match[1])
-    if names and _called(text, sorted(set(names))):
         return True
     if _INDEXED_CALL.search(text):
         return True
@@ -1040,4 +1035,9 @@ def calls_beyond_names(text: str) -> bool:
         start = max(text.rfind("(", 0, end), text.rfind(")", 0, end), text.rfind("\n", 0, end))
         if _ALTERNATIVE_WORD.search(text, start + 1, end):
             return True
-    return False
+    names = _assigned_alternatives(text)
+    for match in _DERIVED_CLASS.finditer(text):
+        start = match.start()
+        if not text[text.rfind("\n", 0, start) + 1 : start].strip(" \t"):
+            names.append(match[1])
+    return any(_called(text, [name]) for name in sorted(set(names)))
