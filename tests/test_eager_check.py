@@ -1,12 +1,16 @@
-"""Where the walks of an eager_imports check go at a hop (`check.Decider`), on in-memory graphs."""
+"""An eager_imports check (`check`): where its walks go at a hop (`Decider`), and what it
+finds (`find_eager_imports`), on in-memory graphs."""
 
 from __future__ import annotations
 
+import pytest
 from grimp import ImportGraph
 
 from importlinter_contracts.allowlist.entries import Allowlist, parse_entry
-from importlinter_contracts.eager.check import FORBIDDEN, Decider
+from importlinter_contracts.cache import using_cache_directory
+from importlinter_contracts.eager.check import FORBIDDEN, Decider, EagerRule, find_eager_imports
 from importlinter_contracts.eager.walk import EagerHop
+from importlinter_contracts.errors import UnreadableSourceError
 
 
 def graph_of(*imports: tuple[str, str]) -> ImportGraph:
@@ -66,3 +70,13 @@ def test_a_walk_may_enter_a_followed_module_that_is_not_forbidden() -> None:
         found.may_enter(module)
         for module in ("pkg.b", "pkg.heavy.b", "pkg.heavy.ok.x", "numpy", "other.bad")
     ] == [True, False, True, False, False]
+
+
+def test_a_source_without_a_file_is_an_error_that_names_the_contract() -> None:
+    graph = graph_of(("nofile.a", "nofile.heavy"))
+    rule = EagerRule(["nofile.a"], {"nofile"}, {"nofile.heavy"}, set(), True)
+    with using_cache_directory(None), pytest.raises(UnreadableSourceError) as raised:
+        find_eager_imports(
+            graph, rule, Allowlist(graph, []), {"root_packages": ["nofile"]}, contract="R4"
+        )
+    assert str(raised.value) == 'Contract "R4": nofile.a: no source file found for this module.'

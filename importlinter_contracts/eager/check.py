@@ -56,11 +56,11 @@ class EagerRule(NamedTuple):
 
 
 class EagerFindings(NamedTuple):
-    """Return of `find_eager_imports`: the violations, the imports the allowlist excused, the
-    warnings (of what the walks could not read, then of the caches), the smallest cut (None
-    without findings or where no report asks for it); and `kept`: None where the check
-    walked, else how many of the files the walks run have changed since what they found was
-    kept (and answer as before)."""
+    """What an eager_imports check found (`find_eager_imports`): the violations, the imports
+    the allowlist excused, the warnings (of what the walks could not read, then of the
+    caches), the smallest cut (None without findings or where no report asks for it); and
+    `kept`: None where the check walked, else how many of the files the walks run have
+    changed since what they found was kept (and answer as before)."""
 
     violations: list[ImportFinding]
     ignored: list[IgnoredImport]
