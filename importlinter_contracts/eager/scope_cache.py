@@ -45,6 +45,7 @@ from ..cache import (
 )
 from ..errors import UnreadableSourceError
 from ..locations import (
+    Listings,
     display_path,
     in_package_folders,
     modification_time,
@@ -126,6 +127,7 @@ class ScopeIndex:
         # lines that may be `from` imports, as grimp reports them (from the cache).
         self._statement_lines: dict[str, list[str]] = {}
         self._raw_lines: dict[str, list[bytes]] = {}
+        self._listings = Listings()  # the folders' files, listed once for the run
         self._from_lines: dict[str, dict[int, str]] = {}
         # The files only searched for a module `__getattr__`: each with its modification
         # time and what the search found; and their text, until they are read.
@@ -228,7 +230,7 @@ class ScopeIndex:
                 ):
                     found = self._searched[module] = kept
         if found is None:
-            located = source_file_status(module)
+            located = source_file_status(module, self._listings)
             if located is None:
                 return False
             path, status = located
@@ -500,7 +502,7 @@ class ScopeIndex:
         if entry is not None:
             record = self._modules[module] = FileReading.from_entry(entry)
             return record
-        found = source_file_status(module)
+        found = source_file_status(module, self._listings)
         if found is None:
             raise UnreadableSourceError(f"{module}: no source file found for this module.")
         path, status = found
