@@ -5,10 +5,12 @@ reading does, or declines (and the `ast` reading answers)."""
 from __future__ import annotations
 
 import textwrap
+from typing import Any
 
 import pytest
 from test_scopes import DEFERRED, EAGER, EAGER_CONDITIONS
 
+from importlinter_contracts.eager import calls as calls_module
 from importlinter_contracts.eager.calls import CalledName, from_tuples, to_tuples
 from importlinter_contracts.eager.outline import (
     never_runs,
@@ -359,3 +361,58 @@ def test_a_call_of_an_attribute_split_after_its_dot_is_a_call(source: str) -> No
     outline = read_outline(source.encode())
     assert outline is not None and outline.callable_names == (("helpers", "pkg"),)
     assert text_calls(source.encode().decode("latin-1")) in (None, (("helpers", "pkg"),))
+
+
+def test_a_def_header_that_calls_nothing_is_not_parsed_with_the_module(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    # Long headers (annotations, defaults) that call nothing stand in as `def f():`; one whose
+    # default calls keeps its header, and an overload's body on its header's line is read.
+    source = textwrap.dedent(
+        """\
+        import pkg.lazy
+        from typing import overload
+
+        def plain(
+            first: SomeVeryLongAnnotation[int],
+            *,
+            second: int = 3,
+        ) -> Mapping[str, int]:
+            import pkg.inside
+
+        def calls(x=pkg.lazy.default()):
+            return x
+
+        @overload
+        def over(
+            x: AnotherAnnotation,
+        ) -> int: ...
+
+
+        class C:
+            def method(self, value: Holder = None) -> None:
+                pkg.lazy.go()
+        """
+    ).encode()
+    parsed: list[str] = []
+    real = calls_module.parse
+
+    def recorded(text: str, *args: Any) -> Any:
+        parsed.append(text)
+        return real(text, *args)
+
+    monkeypatch.setattr(calls_module, "parse", recorded)
+    outline = read_outline(source)
+    assert outline is not None
+    outlined = read_calls_of(source, outline.bodies)
+    assert outlined is not None
+    module_level = parsed[0]
+    assert "SomeVeryLongAnnotation" not in module_level
+    assert "AnotherAnnotation" not in module_level
+    assert "Holder" not in module_level
+    assert "pkg.lazy.default()" in module_level
+    monkeypatch.setattr(calls_module, "parse", real)
+    whole = read_source(source).calls
+    assert whole is not None
+    assert (outlined.calls, outlined.bindings) == (whole.calls, whole.bindings)
+    assert {name: outlined.functions[name] for name in whole.functions} == dict(whole.functions)

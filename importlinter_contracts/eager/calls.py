@@ -1119,10 +1119,14 @@ def read_calls_outlined(
     if _may_declare_global(lines):
         return read_calls(parse("\n".join(lines)), never_runs, "\n".join(lines))
     kept = list(lines)
-    for _, first, last, indent in bodies:
+    for line, first, last, indent in bodies:
         if first <= last:
             kept[first - 1] = " " * (indent + 1) + "..."
             kept[first:last] = [""] * (last - first)
+            stub = _stub_def(lines[line - 1 : first - 1])
+            if stub is not None:
+                kept[line - 1] = stub
+                kept[line : first - 1] = [""] * (first - 1 - line)
     module = parse("\n".join(kept))
     lazy = lazy_annotations(module, "\n".join(lines))
     tables = _read_module_tables(module.body)
@@ -1155,6 +1159,24 @@ def read_calls_outlined(
         functions.read.update(readings)
         names = _certainly_bound(module.body, never_runs)
     return CallReading(calls, functions, bindings, names, *_classes_and_aliases(reader))
+
+
+# A def's first line: its indentation, `async`, its name.
+_DEF_LINE = re.compile(r"([ \t]*)(async[ \t]+)?def[ \t]+(\w+)[ \t]*\(")
+
+
+def _stub_def(header: list[str]) -> str | None:
+    """The first line of a def that binds the same name and runs nothing where it stands,
+    for the lines of a def's header (from `def` to its colon) whose parameters' defaults and
+    annotations call nothing: no bracket but the parameters' own, no string (which may hold
+    one); None for any other. Most headers are so, and `ast` reads a long one slowly, where
+    only its calls count (its body is read from its own lines, `FunctionBodies`)."""
+    text = "\n".join(header)
+    found = _DEF_LINE.match(text)
+    if found is None or text.count("(") != 1 or "'" in text or '"' in text:
+        return None
+    indent, is_async, name = found.groups()
+    return f"{indent}{is_async or ''}def {name}():"
 
 
 class FunctionBodies(Mapping[str, Function]):
