@@ -56,10 +56,12 @@ def source_file(module: str) -> Path | None:
     return None if found is None else Path(found[0])
 
 
-def source_file_status(module: str) -> tuple[str, os.stat_result] | None:
+def source_file_status(
+    module: str, listings: Listings | None = None
+) -> tuple[str, os.stat_result] | None:
     """Return the path of the file that defines `module`, with its status; None for a module with
     no file of ours."""
-    return source_file_status_in(top_level_folders(module.partition(".")[0]), module)
+    return source_file_status_in(top_level_folders(module.partition(".")[0]), module, listings)
 
 
 def top_level_folders(top_level: str) -> tuple[str, ...]:
@@ -73,15 +75,51 @@ def _folders(top_level: str, search_path: tuple[str, ...]) -> tuple[str, ...]:
     return tuple(map(str, _package_directories(top_level, search_path)))
 
 
+class Listings:
+    """The names in each folder, each folder listed once: a run that looks for thousands of
+    modules' files stats only those that exist (on some file systems a path that does not
+    exist costs several times what one that does costs, and most modules are not packages,
+    whose `__init__.py` is looked for first). Kept for one run: files that appear later are
+    not seen."""
+
+    def __init__(self) -> None:
+        self._names: dict[str, frozenset[str]] = {}
+
+    def has(self, path: str) -> bool:
+        """Return whether the folder of `path` lists its name."""
+        folder, name = os.path.split(path)
+        names = self._names.get(folder)
+        if names is None:
+            # (A folder its own folder does not list is not listed: most are a plain
+            # module's name, whose `__init__.py` is looked for first.)
+            above, own = os.path.split(folder)
+            exists = own in self._listed(above) if above != folder else True
+            names = self._listed(folder) if exists else frozenset()
+            self._names[folder] = names
+        return name in names
+
+    def _listed(self, folder: str) -> frozenset[str]:
+        names = self._names.get(folder)
+        if names is None:
+            try:
+                names = frozenset(os.listdir(folder))
+            except OSError:
+                names = frozenset()
+            self._names[folder] = names
+        return names
+
+
 def source_file_status_in(
-    folders: tuple[str, ...], module: str
+    folders: tuple[str, ...], module: str, listings: Listings | None = None
 ) -> tuple[str, os.stat_result] | None:
-    """Return `source_file_status`, with the folders of `module`'s top-level package given. (A
-    package's `__init__.py` comes before a module file of the same name, as Python finds
-    them.)"""
+    """Return `source_file_status`, with the folders of `module`'s top-level package given
+    (and, through `listings`, the files in them). (A package's `__init__.py` comes before a
+    module file of the same name, as Python finds them.)"""
     for directory in folders:
         base = os.path.join(directory, *module.split(".")[1:])
         for candidate in (os.path.join(base, "__init__.py"), base + ".py"):
+            if listings is not None and not listings.has(candidate):
+                continue
             try:
                 status = os.stat(candidate)
             except OSError:

@@ -96,7 +96,7 @@ def walks(monkeypatch: pytest.MonkeyPatch) -> list[str]:
         walked.append(source)
         return real(source, *args, **kwargs)
 
-    # (The contract imports it from its module where it walks.)
+    # (The check, `eager.check`, imports it from its module where it walks.)
     monkeypatch.setattr(eager_walk, "walk", recording)
     return walked
 

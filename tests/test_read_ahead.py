@@ -13,7 +13,7 @@ from typing import Any
 import pytest
 
 from helpers import REPO, Project, forget_walk_outcomes
-from importlinter_contracts.eager import contract, module_files, read_ahead
+from importlinter_contracts.eager import check, module_files, read_ahead
 from importlinter_contracts.eager.module_files import FileReading, ReadingLevel
 from importlinter_contracts.eager.scopes import import_scopes_from_tokens
 
@@ -143,13 +143,13 @@ def test_a_walk_through_the_cache_starts_no_second_process(
     # modules the walks may reach are not even worked out.
     monkeypatch.setattr(read_ahead, "READ_AHEAD_FROM", 300)
     started: list[str] = []
-    real = contract._may_reach
+    real = check._may_reach
 
     def recording(*args: Any) -> list[str]:
         started.append("may reach")
         return real(*args)
 
-    monkeypatch.setattr(contract, "_may_reach", recording)
+    monkeypatch.setattr(check, "_may_reach", recording)
     first = reach.check_with_cache("--format", "json", "--contract", R4)
     assert started == ["may reach"]
     forget_walk_outcomes(reach.root)  # the next run walks again, through the scope cache

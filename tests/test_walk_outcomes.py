@@ -17,7 +17,7 @@ import pytest
 
 from helpers import Project, files_read
 from importlinter_contracts import cache
-from importlinter_contracts.eager import contract as eager_contract
+from importlinter_contracts.eager import check as eager_check
 from importlinter_contracts.eager import outcomes, questions, scope_cache
 from importlinter_contracts.eager import walk as eager_walk
 from importlinter_contracts.eager.outcomes import OUTCOMES_FILE, WalkOutcomes, WalksFound
@@ -78,7 +78,7 @@ def walks(monkeypatch: pytest.MonkeyPatch) -> list[str]:
         walked.append(source)
         return real(source, *args, **kwargs)
 
-    # (The contract imports it from its module where it walks.)
+    # (The check, `eager.check`, imports it from its module where it walks.)
     monkeypatch.setattr(eager_walk, "walk", recording)
     return walked
 
@@ -643,7 +643,7 @@ def test_an_outcome_is_read_back_by_its_fields_names_with_a_cut_not_asked_for(
     tmp_path: Path,
 ) -> None:
     violation: dict[str, Any] = {"importer": "pkg.a", "imported": "pkg.bad"}
-    found = WalksFound([violation], [], ["a warning"], eager_contract._CUT_NOT_ASKED)
+    found = WalksFound([violation], [], ["a warning"], eager_check._CUT_NOT_ASKED)
     WalkOutcomes(tmp_path, b"graph").keep(b"k" * 16, found, {}, {})
     kept = WalkOutcomes(tmp_path, b"graph").get(b"k" * 16, {})
     assert kept is not None

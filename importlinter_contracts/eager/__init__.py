@@ -1,18 +1,20 @@
 """Rule R4, what importing a module runs.
 
 A walk (`walk`) starts at a source module and follows its eager imports from module to
-module, breadth first, asking its contract at each hop whether to enter the imported module
-(`decide`). What it knows of a module it learns by asking questions (`questions`) of grimp's
-graph and of the module's file; the call resolver (`resolver`) works out, from those answers,
-what the functions a module calls at import time run. A module's file is read as little as
-the questions need (`module_files`: in part, then its outline, then its calls; the
-readers are `outline`, `scopes` and `calls`, with `parsing`), those readings are kept
-between runs (`scope_cache`) and read ahead of the walks by a second process
-(`read_ahead`); what the walks found is kept too, with each file's answers (`outcomes`), and
-the contract type (`contract`) reports it, with the fewest imports to defer to keep it
-(`smallest_cut`, found for a kept contract where a report asks for it, `cut_request`; it
-asks `deferrable` whether an import can be made lazy: the test the `fix` command edits by,
-which asks `import_time_uses` whether its names are used at import time).
+module, breadth first, asking at each hop whether to enter the imported module (`decide`:
+for a contract, its `check.Decider`). What it knows of a module it learns by asking
+questions (`questions`) of grimp's graph and of the module's file; the call resolver
+(`resolver`) works out, from those answers, what the functions a module calls at import
+time run. A module's file is read as little as the questions need (`module_files`: in
+part, then its outline, then its calls; the readers are `outline`, `scopes` and `calls`,
+with `parsing`), those readings are kept between runs (`scope_cache`) and read ahead of the
+walks by a second process (`read_ahead`); what the walks found is kept too, with each
+file's answers (`outcomes`). A contract's check (`check`) walks from each source with those
+caches, or reuses what they kept, and returns its findings as data, with the fewest imports
+to defer to keep it (`smallest_cut`, found for a kept contract where a report asks for it,
+`cut_request`; it asks `deferrable` whether an import can be made lazy: the test the `fix`
+command edits by, which asks `import_time_uses` whether its names are used at import time);
+the contract type (`contract`) states the rule and reports them.
 
 Terms:
 

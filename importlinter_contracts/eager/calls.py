@@ -885,6 +885,53 @@ def simple_from_import(text: str, line: int) -> tuple[Binding, ...] | None:
     return tuple(found)
 
 
+# The first line of a `from` import whose names stand in brackets: the dots, the module, and
+# what follows the bracket.
+_BRACKETED_FROM_IMPORT = re.compile(r"from[ \t]+(\.*)[ \t]*([\w.]*)[ \t]+import[ \t]*\((.*)")
+# A line of the names in brackets: names, `as`, commas and a comment.
+_NAMES_IN_BRACKETS = re.compile(rb"[\w \t,]*")
+
+
+def bracketed_from_import(
+    text: str, following: list[bytes], line: int
+) -> tuple[Binding, ...] | None:
+    """Return what a `from` import on `line` binds, where `text` (the line, stripped) opens
+    brackets that hold only names, and `following` (the file's lines, as bytes, from the next
+    one on) closes them before anything but a comment: None for any other statement (its
+    own lines then tell, `from_import_bindings`). Read without `ast`: most `from` imports of
+    many names are written so."""
+    match = _BRACKETED_FROM_IMPORT.fullmatch(text)
+    if match is None or not text.isascii():
+        return None
+    dots, module, rest = match.groups()
+    names = []
+    for raw in [rest.encode(), *following[:_STATEMENT_LINES]]:
+        code, _, comment = raw.partition(b"#")
+        if b"\r" in comment or not comment.isascii():
+            return None
+        inside, closed, after = code.partition(b")")
+        if not _NAMES_IN_BRACKETS.fullmatch(inside) or (closed and after.strip()):
+            return None
+        names.append(inside.decode())
+        if closed:
+            break
+    else:
+        return None
+    items = " ".join(names).split(",")
+    if items and not items[-1].strip():
+        items.pop()  # (a comma after the last name)
+    found = []
+    for item in items:
+        words = item.split()
+        if len(words) == 1 and words[0].isidentifier():
+            found.append(Binding(words[0], module, len(dots), words[0], line))
+        elif len(words) == 3 and words[1] == "as" and words[0].isidentifier():
+            found.append(Binding(words[2], module, len(dots), words[0], line))
+        else:
+            return None
+    return tuple(found) or None
+
+
 def from_import_bindings(lines: list[str], line: int) -> tuple[Binding, ...] | None:
     """Return what the `from` import statements that start on `line` of a file bind, read from the
     statement's own lines (those that follow, where it goes on in brackets or after a
@@ -892,12 +939,17 @@ def from_import_bindings(lines: list[str], line: int) -> tuple[Binding, ...] | N
     call reading has them then."""
     text = lines[line - 1].lstrip()
     for end in range(line, min(line + _STATEMENT_LINES, len(lines)) + 1):
+        goes_on = text.rstrip().endswith("\\") or sum(map(text.count, "([{")) > sum(
+            map(text.count, ")]}")
+        )
+        if goes_on and end < len(lines) and not _COMMENT_OR_STRING.search(text):
+            # Brackets outside comments and strings still open: no parse can succeed yet
+            # (parsing at each line made a statement of n lines cost n parses).
+            text += "\n" + lines[end]
+            continue
         try:
             module = parse(text)
         except (SyntaxError, ValueError):
-            goes_on = text.rstrip().endswith("\\") or sum(map(text.count, "([{")) > sum(
-                map(text.count, ")]}")
-            )
             if end == len(lines) or not goes_on:
                 return None
             text += "\n" + lines[end]
@@ -913,6 +965,8 @@ def from_import_bindings(lines: list[str], line: int) -> tuple[Binding, ...] | N
 
 # The most lines a statement is read from by `from_import_bindings`.
 _STATEMENT_LINES = 100
+# Where brackets may stand in a comment or a string, their count says nothing.
+_COMMENT_OR_STRING = re.compile("[#'\"]")
 
 
 def _getattr_readings(reader: _Reader, nodes: list[ast.FunctionDef]) -> dict[str, Function]:

@@ -39,8 +39,8 @@ _KEPT = 16
 class WalksFound(NamedTuple):
     """What the walks of an eager_imports check found: its violations, the imports its
     allowlist excused, the warnings of what they could not read, and the smallest cut (None
-    without findings; a string where no report asked for it, the contract's
-    `_CUT_NOT_ASKED`). The file keeps it as a plain tuple."""
+    without findings; a string where no report asked for it, `check._CUT_NOT_ASKED`). The
+    file keeps it as a plain tuple."""
 
     violations: list[ImportFinding]
     ignored: list[IgnoredImport]

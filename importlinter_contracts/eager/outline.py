@@ -591,9 +591,10 @@ _CLAUSES = {
     for keyword in ("if", "elif", "else", "try", "except", "finally", "with", "for", "while")
 }
 _CLAUSES["match"] = _CLAUSES["case"] = _MATCH
-# The clauses whose statements may not run, by a test the lines around an import do not
-# show (`scope_of_line` leaves them to the outline).
-_CONDITIONAL = frozenset({"if", "elif", "else", "while", "except"})
+# The clauses whose tests `scope_of_line` does not read from their header alone (an `elif`'s
+# and an `else`'s stand on the lines of the chain before it): it leaves an eager import in
+# one to the outline.
+_TESTED_ELSEWHERE = frozenset({"elif", "else", "while", "except"})
 
 
 class _Tested(NamedTuple):
@@ -787,14 +788,14 @@ def scope_of_line(lines: list[bytes], number: int) -> ImportScope | None:
             or (index and lines[index - 1].endswith(b"\\"))
         ):
             return None
-        block = _line_block(header, code)
+        block = _line_block(header, code, index + 1)
         if block is None:
             return None
         blocks.append(block)
         indent = len(line) - len(code)
     scope = _scope_of(tuple(reversed(blocks)))
-    if scope.eager and any(block.label in _CONDITIONAL for block in blocks):
-        return None  # (the tests it runs under are the `ast` reading's)
+    if scope.eager and any(block.label in _TESTED_ELSEWHERE for block in blocks):
+        return None  # (the tests it runs under stand on other lines: the outline's)
     return scope
 
 
@@ -807,7 +808,9 @@ def _unbalanced(code: bytes) -> bool:
     ) + code.count(b"}")
 
 
-def _line_block(header: re.Match[bytes], code: bytes) -> Block | None:
+def _line_block(header: re.Match[bytes], code: bytes, line: int) -> Block | None:
+    """The block a header on `line` opens (an `if` with the test it runs under, as the
+    outline reads it: `_Outliner._block`); None where its line alone does not tell."""
     is_async, keyword, name = header.groups()
     word = keyword.decode()
     if word == "def" or word == "class":
@@ -817,10 +820,13 @@ def _line_block(header: re.Match[bytes], code: bytes) -> Block | None:
         return _named_block(kind, name.decode())
     if word != "if":
         return _CLAUSES[word]
-    is_simple, never_runs = _simple_test(code[2:-1].strip().decode())
+    test = code[2:-1].strip().decode()
+    is_simple, never_runs = _simple_test(test)
     if not is_simple:
         return None
-    return _CLAUSES["if"] if never_runs is None else _named_block(never_runs, "")
+    if never_runs is not None:
+        return _named_block(never_runs, "")
+    return _CLAUSES["if"] if test == "True" else Block("if", False, ((IF, test, line),))
 
 
 # What the text alone says of the calls at import time: a superset. Each name an import
@@ -1023,15 +1029,10 @@ def calls_beyond_names(text: str) -> bool:
     a name it binds to functions or classes, of a callee that is an expression, or through
     a class that derives from another. (A superset: such a file has its calls read with
     `ast`.)"""
-    # (The names are looked for first: most files have neither, and the pattern is slow.)
+    # (Cheapest first: the names are looked for before the dynamic call's pattern, which is
+    # slow; a callee that is an expression is found by patterns alone; the names a file
+    # binds to alternatives are searched for one occurrence at a time, the most costly.)
     if ("import_module" in text or "__import__" in text) and _DYNAMIC_CALL.search(text):
-        return True
-    names = _assigned_alternatives(text)
-    for match in _DERIVED_CLASS.finditer(text):
-        start = match.start()
-        if not text[text.rfind("\n", 0, start) + 1 : start].strip(" \t"):
-            names.append(match[1])
-    if names and _called(text, sorted(set(names))):
         return True
     if _INDEXED_CALL.search(text):
         return True
@@ -1040,4 +1041,9 @@ def calls_beyond_names(text: str) -> bool:
         start = max(text.rfind("(", 0, end), text.rfind(")", 0, end), text.rfind("\n", 0, end))
         if _ALTERNATIVE_WORD.search(text, start + 1, end):
             return True
-    return False
+    names = _assigned_alternatives(text)
+    for match in _DERIVED_CLASS.finditer(text):
+        start = match.start()
+        if not text[text.rfind("\n", 0, start) + 1 : start].strip(" \t"):
+            names.append(match[1])
+    return any(_called(text, [name]) for name in sorted(set(names)))

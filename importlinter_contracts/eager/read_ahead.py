@@ -31,7 +31,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from ..interrupts import processes_ended_on_signals
-from ..locations import source_file_status_in, top_level_folders
+from ..locations import Listings, source_file_status_in, top_level_folders
 from .module_files import (
     FileReading,
     ReadingLevel,
@@ -194,8 +194,9 @@ def serve() -> None:
     table: dict[ImportScope, int] = {}
     sent = 0  # how many of the scopes in `table` were sent
     batch: list[Any] = []
+    listings = Listings()
     for module in modules:
-        found = source_file_status_in(folders[module.partition(".")[0]], module)
+        found = source_file_status_in(folders[module.partition(".")[0]], module, listings)
         if found is None:
             continue
         path, status = found

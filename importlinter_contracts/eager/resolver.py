@@ -139,6 +139,17 @@ class CallResolver:
         # name is computed otherwise than the text spells out: by file, the lines and callee.
         self.dynamic_unread: dict[str, set[tuple[int, str]]] = {}
         self._classes_of_name: dict[_Name, tuple[tuple[str, str], ...]] = {}
+        # What a module's code reaches, asked once: every module that calls a function or
+        # imports from a module asks again what it is (`called_imports` runs per module).
+        self._resolved: dict[
+            tuple[str, str, int], tuple[tuple[Binding, ...], tuple[tuple[str, str], ...]]
+        ] = {}
+        self._getattr_of: dict[str, bool] = {}
+        self._functions: dict[tuple[str, str], Function | None] = {}
+        self._served: dict[tuple[str, Binding], tuple[tuple[str, str], ...]] = {}
+        self._bindings_by_name: dict[
+            int, tuple[tuple[Binding, ...], dict[str, list[tuple[int, Binding]]]]
+        ] = {}
 
     def called_imports(
         self,
@@ -195,9 +206,7 @@ class CallResolver:
             for binding in local:
                 line = binding.line
                 tests = () if read is None else read.conditions_of(line)
-                getattrs = self._getattr_called(caller, binding)
-                call(caller, function, calls, line, getattrs, True, tests)
-                call(caller, function, calls, line, self._lazy_loaded(caller, binding), True, tests)
+                call(caller, function, calls, line, self._served_by(caller, binding), True, tests)
             # (A call's `PASSES` targets sort before its own: gathered, then passed with it.)
             passing: dict[tuple[int, str], list[Passed]] = {}
             for found in made:
@@ -227,10 +236,11 @@ class CallResolver:
                         )
                     )
                     continue
+                callees: Iterable[tuple[str, str]]
                 if target.startswith((CLASS_CALL, SUPER_CALL)):
                     callees = self._through_class(caller, function, target)
                 else:
-                    callees = self._resolve(caller, target, local)
+                    callees = self._resolved_once(caller, target, local)
                 given = tuple(passing.pop((found.line, target), ()))
                 if all(name is None for _, name, _ in given):
                     given = ()  # (nothing known is passed: run as any call of it)
@@ -270,6 +280,30 @@ class CallResolver:
                 yield last.module, line, why, calls, None, under
             run(last.module, last.function, calls, function.calls, function)
             yield from dynamic
+
+    def _resolved_once(
+        self, module: str, target: str, local: tuple[Binding, ...]
+    ) -> tuple[tuple[str, str], ...]:
+        """What `_resolve` finds, kept: the same call is resolved for every module whose
+        code reaches it. (Keyed by the identity of `local`, which the entry holds, so that
+        the key stays its own.)"""
+        key = (module, target, id(local))
+        found = self._resolved.get(key)
+        if found is None or found[0] is not local:
+            found = self._resolved[key] = (local, tuple(self._resolve(module, target, local)))
+        return found[1]
+
+    def _served_by(self, module: str, binding: Binding) -> tuple[tuple[str, str], ...]:
+        """What an import of `module` calls or loads where it runs (the `__getattr__` it
+        calls, `_getattr_called`; the lazy imports it loads, `_lazy_loaded`), kept."""
+        key = (module, binding)
+        found = self._served.get(key)
+        if found is None:
+            found = self._served[key] = (
+                *self._getattr_called(module, binding),
+                *self._lazy_loaded(module, binding),
+            )
+        return found
 
     def _dynamic_modules(
         self,
@@ -320,7 +354,7 @@ class CallResolver:
         """The qualified names that calling `function` in `module` may return
         (`Function.returns`), each with the tests it is returned under; None for what may
         be anything else (a function that is not such, or not found)."""
-        callees = list(self._resolve(module, function, local))
+        callees = self._resolved_once(module, function, local)
         if not callees or depth > _MOST_RETURNS:
             yield None, ()
             return
@@ -365,6 +399,25 @@ class CallResolver:
         while name and not self._ask.has_module(name):
             name = name.rpartition(".")[0]
         return (name,) if name else ()
+
+    def _naming(
+        self, bindings: tuple[Binding, ...], names: list[str]
+    ) -> Iterator[tuple[Binding, list[str]]]:
+        """`_naming` of a module's bindings, through an index of them by the first name each
+        binds (a module binds hundreds, and each name its code calls is looked up)."""
+        key = id(bindings)
+        found = self._bindings_by_name.get(key)
+        if found is None or found[0] is not bindings:
+            index: dict[str, list[tuple[int, Binding]]] = {}
+            for at, binding in enumerate(bindings):
+                first = STAR if binding.name == STAR else binding.name.partition(".")[0]
+                index.setdefault(first, []).append((at, binding))
+            found = self._bindings_by_name[key] = (bindings, index)
+        named = found[1].get(names[0], [])
+        stars = found[1].get(STAR, [])
+        # (In the order of the file: the first binding found is the first followed.)
+        ordered = sorted([*named, *stars]) if named and stars else named or stars
+        return _naming([binding for _, binding in ordered], names)
 
     def _through_class(
         self, module: str, function: str | None, target: str
@@ -436,7 +489,7 @@ class CallResolver:
                 classes[module, dotted] = None
             leads = [
                 self._named(module, binding, names[0], rest)
-                for binding, rest in _naming(reading.bindings, list(names))
+                for binding, rest in self._naming(reading.bindings, list(names))
             ]
             leads += [
                 (module, (*alternative.split("."), *names[1:]))
@@ -479,7 +532,7 @@ class CallResolver:
         if reading is not None:
             if self._defines(module, target):
                 found[module, target] = None
-            bound += _naming(reading.bindings, names)
+            bound += self._naming(reading.bindings, names)
         for binding, rest in bound:
             name = self._named(module, binding, names[0], rest)
             if name is not None:
@@ -544,7 +597,7 @@ class CallResolver:
             reading = self._calls_of(base)
             if reading is None:
                 continue
-            naming = list(_naming(reading.bindings, list(names)))
+            naming = list(self._naming(reading.bindings, list(names)))
             explicit = [(b, rest) for b, rest in naming if b.name != STAR]
             for binding, rest in explicit or naming:
                 bound = self._bound(base, binding, names[0])
@@ -617,11 +670,15 @@ class CallResolver:
 
     def _has_getattr(self, module: str) -> bool:
         """Whether `module` is of the graph's code and defines a module `__getattr__`."""
-        return (
-            self.has_code(module)
-            and self._may_define_getattr(module)
-            and self._defines(module, GETATTR)
-        )
+        # (Asked of a module once for each name looked up on it: asked once.)
+        found = self._getattr_of.get(module)
+        if found is None:
+            found = self._getattr_of[module] = (
+                self.has_code(module)
+                and self._may_define_getattr(module)
+                and self._defines(module, GETATTR)
+            )
+        return found
 
     def _imported_from(self, module: str, binding: Binding) -> str:
         """The module an import of `module` imports (from)."""
@@ -692,7 +749,7 @@ class CallResolver:
                 found[module, dotted] = None
             leads = [
                 self._named(module, binding, names[0], rest)
-                for binding, rest in _naming(reading.bindings, list(names))
+                for binding, rest in self._naming(reading.bindings, list(names))
             ]
             leads += self._leads_through_classes(module, names, reading)
             if self._asks_getattr(module, names[0]):
@@ -758,9 +815,7 @@ class CallResolver:
                 for line, under in zip(lines, tests, strict=True):
                     if line in texts:
                         for binding in self._from_import_bindings(module, line):
-                            getattrs = self._getattr_called(module, binding)
-                            found += [(line, *c, under) for c in getattrs]
-                            found += [(line, *c, under) for c in self._lazy_loaded(module, binding)]
+                            found += [(line, *c, under) for c in self._served_by(module, binding)]
             found = self._getattr_calls_of[module] = list(dict.fromkeys(found))
         return found
 
@@ -801,9 +856,15 @@ class CallResolver:
         return found
 
     def _function(self, module: str, name: str) -> Function | None:
-        if self._calls_of(module) is None:
-            return None
-        return self._ask.function(module, name)
+        # (Asked for each chain of calls that reaches the function: asked once.)
+        key = (module, name)
+        try:
+            return self._functions[key]
+        except KeyError:
+            pass
+        found = None if self._calls_of(module) is None else self._ask.function(module, name)
+        self._functions[key] = found
+        return found
 
     def _calls_of(self, module: str) -> ImportTimeCalls | None:
         """The calls `module`'s file makes at import time, with the names its imports bind
@@ -843,7 +904,7 @@ def _owner_of(function: str) -> str | None:
     return function.removesuffix(RETURNED).rpartition(".")[0]
 
 
-def _naming(bindings: tuple[Binding, ...], names: list[str]) -> Iterator[tuple[Binding, list[str]]]:
+def _naming(bindings: Iterable[Binding], names: list[str]) -> Iterator[tuple[Binding, list[str]]]:
     """The bindings that may bind the dotted `names` (`f`, `m.f`, `C.f`): each with the names
     that follow what it binds. A star import binds any first name; a class body's import
     binds `C.name`."""

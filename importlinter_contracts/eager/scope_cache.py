@@ -45,6 +45,7 @@ from ..cache import (
 )
 from ..errors import UnreadableSourceError
 from ..locations import (
+    Listings,
     display_path,
     in_package_folders,
     modification_time,
@@ -125,6 +126,8 @@ class ScopeIndex:
         # The lines of the files whose `from` imports were asked about; and, by module, the
         # lines that may be `from` imports, as grimp reports them (from the cache).
         self._statement_lines: dict[str, list[str]] = {}
+        self._raw_lines: dict[str, list[bytes]] = {}
+        self._listings = Listings()  # the folders' files, listed once for the run
         self._from_lines: dict[str, dict[int, str]] = {}
         # The files only searched for a module `__getattr__`: each with its modification
         # time and what the search found; and their text, until they are read.
@@ -227,7 +230,7 @@ class ScopeIndex:
                 ):
                     found = self._searched[module] = kept
         if found is None:
-            located = source_file_status(module)
+            located = source_file_status(module, self._listings)
             if located is None:
                 return False
             path, status = located
@@ -267,6 +270,13 @@ class ScopeIndex:
         simple = call_reading.simple_from_import(text, line)
         if simple is not None:
             return simple
+        if "(" in text:
+            raw = self._raw_lines.get(module)
+            if raw is None:
+                raw = self._raw_lines[module] = self._module(module).source().split(b"\n")
+            found = call_reading.bracketed_from_import(text, raw[line:], line)
+            if found is not None:
+                return found
         lines = self._statement_lines.get(module)
         if lines is None:
             lines = self._statement_lines[module] = source_lines(self._module(module).source())
@@ -492,7 +502,7 @@ class ScopeIndex:
         if entry is not None:
             record = self._modules[module] = FileReading.from_entry(entry)
             return record
-        found = source_file_status(module)
+        found = source_file_status(module, self._listings)
         if found is None:
             raise UnreadableSourceError(f"{module}: no source file found for this module.")
         path, status = found

@@ -363,6 +363,8 @@ class _Network:
 
     def __init__(self) -> None:
         self._residual: dict[object, dict[object, int]] = {}
+        # Of the residual network, once a maximum flow is pushed (`filled`).
+        self._components: dict[object, int] | None = None
 
     def add(self, start: object, end: object, capacity: int) -> None:
         ahead = self._residual.setdefault(start, {})
@@ -372,6 +374,7 @@ class _Network:
     def maximum_flow(self, source: object, sink: object) -> None:
         """Push the maximum flow from `source` to `sink`, which a finite cut bounds, leaving
         the residual capacities (Edmonds-Karp: each augmenting path a shortest one)."""
+        self._components = None
         while True:
             came_from: dict[object, object] = {source: source}
             queue = deque([source])
@@ -398,6 +401,13 @@ class _Network:
         network, `start` cannot reach `end`: whether the edge is in some minimum cut."""
         if self._residual[start][end] > 0:
             return False
+        if self._residual[end][start] > 0:
+            # The flow on the edge lets `end` reach `start`: `start` reaches `end` exactly
+            # where both are in one strongly connected component of the residual network
+            # (found once for every edge asked, not by a search from each).
+            if self._components is None:
+                self._components = self._strongly_connected()
+            return self._components[start] != self._components[end]
         found = {start}
         queue = [start]
         for node in queue:
@@ -408,6 +418,46 @@ class _Network:
                     found.add(ahead)
                     queue.append(ahead)
         return True
+
+    def _strongly_connected(self) -> dict[object, int]:
+        """The strongly connected component of each node of the residual network, by number
+        (Tarjan's algorithm, without recursion: the network can be deeper than the stack)."""
+        residual = self._residual
+        order: dict[object, int] = {}
+        low: dict[object, int] = {}
+        component: dict[object, int] = {}
+        stack: list[object] = []
+        for root in residual:
+            if root in order:
+                continue
+            order[root] = low[root] = len(order)
+            stack.append(root)
+            work = [(root, iter(residual[root].items()))]
+            while work:
+                node, edges = work[-1]
+                for ahead, capacity in edges:
+                    if capacity <= 0:
+                        continue
+                    if ahead not in order:
+                        order[ahead] = low[ahead] = len(order)
+                        stack.append(ahead)
+                        work.append((ahead, iter(residual[ahead].items())))
+                        break
+                    if ahead not in component:
+                        low[node] = min(low[node], order[ahead])
+                else:
+                    work.pop()
+                    if work:
+                        parent = work[-1][0]
+                        low[parent] = min(low[parent], low[node])
+                    if low[node] == order[node]:
+                        number = len(order) + len(component)
+                        while True:
+                            member = stack.pop()
+                            component[member] = number
+                            if member == node:
+                                break
+        return component
 
     def reaching(self, sink: object) -> set[object]:
         """Return the nodes from which the sink can be reached in the residual network."""
