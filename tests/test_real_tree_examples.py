@@ -5,6 +5,7 @@ walk's."""
 from __future__ import annotations
 
 import configparser
+import json
 import os
 import re
 import subprocess
@@ -16,7 +17,7 @@ from typing import Any
 import pytest
 
 import ast_walk as oracle
-from helpers import REPO, Project, shipped_entries
+from helpers import REPO, Project, run_cli, shipped_entries
 from other_trees import tree
 
 pytestmark = pytest.mark.real_tree
@@ -151,6 +152,45 @@ def test_vllm_eager_findings_equal_the_ast_walk(
             ["module level"],
         ]
         assert violation["sources"] == ["vllm.platforms.cpu", "vllm.platforms.zen_cpu"]
+
+
+def test_vllm_detected_platform_is_a_conditional_hop_of_a_module_reading_current_platform(
+    on_vllm: Project,
+) -> None:
+    # Importing vllm.platforms resolves nothing (`current_platform` is its module
+    # `__getattr__`'s); a module that does `from vllm.platforms import current_platform` at
+    # import time runs it: the detectors' qualified names, through resolve_obj_by_qualname.
+    def closure(module: str) -> dict[str, Any]:
+        result = run_cli("closure", module, str(VLLM), "--format", "json", "--no-cache")
+        assert result.exit_code == 0, result.output
+        found: dict[str, Any] = json.loads(result.stdout)
+        return found
+
+    assert "vllm.platforms.cpu" not in closure("vllm.platforms")["modules"]
+    found = closure("vllm.v1.attention.ops.flashmla")
+    modules = found["modules"]
+    platforms = {"cpu", "cuda", "rocm", "tpu", "xpu", "zen_cpu"}
+    assert all(modules[f"vllm.platforms.{name}"]["conditional"] for name in platforms)
+    hop = modules["vllm.platforms.cpu"]["hop"]
+    assert (hop["importer"], hop["line_numbers"], hop["why"]) == (
+        "vllm.utils.import_utils",
+        [122],
+        [
+            "importlib.import_module at l.122, inside def resolve_obj_by_qualname, called by def "
+            "__getattr__('current_platform') at l.318 of vllm.platforms, called at import time "
+            "at l.8 of vllm.v1.attention.ops.flashmla"
+        ],
+    )
+    assert [(c["line"], c["shown"]) for c in hop["conditions"]] == [
+        (316, "_current_platform is None"),
+        (244, 'envs.VLLM_TARGET_DEVICE == "cpu"'),
+        (202, "is_cpu"),
+    ]
+    # Out-of-tree platform plugins are names no text spells out: still a warning.
+    assert found["warnings"] == [
+        "vllm/utils/import_utils.py:122: importlib.import_module runs at import time with a "
+        "module name computed at run time: the modules it imports are not seen."
+    ]
 
 
 def test_lmdeploy_example_is_kept_with_every_entry_used(on_lmdeploy: Project) -> None:

@@ -23,7 +23,11 @@ classes (`X = A if c else B`: `aliases`), which a call of a callee expression al
 (`(a if c else b)()`). A call of `importlib.import_module` or `__import__` is kept with the
 module names it may import where the text spells them out (`DYNAMIC_IMPORT`): a literal, a
 literal prefix joined with each string of a literal collection a loop iterates, a module's
-literal dict looked up. Calls of anything else (methods of objects, functions passed as
+literal dict looked up; or where the resolver may work them out: what calling a function
+returns (`import_module(detect())`), or a prefix of an argument of the function the call
+stands in (`qualname.rsplit(".", 1)`), with each call that passes what calling a function
+returns (`PASSES`) and, of each function that may return a qualified name, what it returns
+(`Function.returns`). Calls of anything else (methods of objects, functions passed as
 arguments, what else Python calls implicitly) are not resolved.
 
 Only `ast` reads calls; a file that the running Python cannot parse has no call reading.
@@ -41,6 +45,7 @@ from ..errors import UnreadableSourceError
 from .conditions import (
     ELSE,
     IF,
+    RETURNS,
     UNLESS,
     Conditions,
     SourceLines,
@@ -89,6 +94,9 @@ class Function(NamedTuple):
     bindings: tuple[Binding, ...]
     # The undecided tests of the function that each import (by line) runs under, where any.
     conditions: tuple[tuple[int, Conditions], ...] = ()
+    # Of a function that may return a qualified name (a string it spells out, or what calling
+    # another function returns: `_qualified_returns`), what each of its returns may be.
+    returns: tuple[CalledName, ...] = ()
 
     def conditions_of(self, line: int) -> Conditions:
         """Return the undecided tests the import on `line` runs under."""
@@ -157,14 +165,29 @@ THROUGH = "@"
 # the name is computed otherwise (`import_module(name)`).
 DYNAMIC_IMPORT = "<import>"
 _DYNAMIC_CALLEES = ("import_module", "__import__")
+# Two more ANCHORs, for a name that `import_module` is given from elsewhere than the text: what
+# calling a function returns (`import_module(detect())`: NAME the function, as called), and
+# a prefix of an argument of the function the call stands in (`module, _ = qualname.rsplit(".",
+# 1); import_module(module)`: NAME `INDEX:METHOD:SEPARATOR`, the parameter's position, and
+# `rsplit`, `rpartition`, `partition` or `split` with its separator, or `:` for the whole).
+RETURNED_BY = "()"
+ARGUMENT = "(argument)"
+# A call that passes what calling a function returns as an argument (`resolve(detect())`, or a
+# variable assigned it): `<passes>CALLEE:INDEX:FUNCTION`, kept beside the call of CALLEE itself.
+PASSES = "<passes>"
+# What a variable holds where it is what calling a function returns, or a prefix of an
+# argument: `_MARK` then ANCHOR:NAME, among the strings `_computed_strings` works out (a
+# `:` in it keeps any string joined with it from being read as a module name).
+_MARK = "\x00"
+_PREFIX_METHODS = ("rsplit", "rpartition", "partition", "split")
 # The most names one such call is read as (a prefix joined with each of a few collections).
 _MOST_NAMES = 256
 
 
 class DynamicImport(NamedTuple):
     """A call of `importlib.import_module` (or `__import__`): the callee as written, the
-    anchor of a relative name (`__name__`, `__package__`; "" for an absolute one), and the
-    name (None: computed otherwise, not followed)."""
+    anchor of a relative name (`__name__`, `__package__`; "" for an absolute one; or
+    `RETURNED_BY`, `ARGUMENT`), and the name (None: computed otherwise, not followed)."""
 
     callee: str
     anchor: str
@@ -175,8 +198,51 @@ def dynamic_import(target: str) -> DynamicImport | None:
     """Return the dynamic import that a call's target stands for; None for any other call."""
     if not target.startswith(DYNAMIC_IMPORT):
         return None
-    callee, anchor, name = target.removeprefix(DYNAMIC_IMPORT).split(":")
+    callee, anchor, name = target.removeprefix(DYNAMIC_IMPORT).split(":", 2)
     return DynamicImport(callee, anchor, name or None)
+
+
+class PassedName(NamedTuple):
+    """A call that passes what calling `function` returns as its argument at `position`
+    (`PASSES`): of `callee`."""
+
+    callee: str
+    position: int
+    function: str
+
+
+def passed_name(target: str) -> PassedName | None:
+    """Return what a call's target stands for where it is a `PASSES` one; None otherwise."""
+    if not target.startswith(PASSES):
+        return None
+    callee, index, function = target.removeprefix(PASSES).split(":")
+    return PassedName(callee, int(index), function)
+
+
+def argument_prefix(name: str, recipe: str) -> str | None:
+    """Return the module name that a function whose dynamic import takes a prefix of an
+    argument (`ARGUMENT`, its `recipe` `INDEX:METHOD:SEPARATOR`) imports, given `name`; None
+    where that prefix is empty."""
+    _, method, separator = recipe.split(":", 2)
+    if method == "rsplit":
+        found = name.rsplit(separator, 1)[0]
+    elif method == "rpartition":
+        found = name.rpartition(separator)[0]
+    elif method in ("partition", "split"):
+        found = name.partition(separator)[0]
+    else:
+        found = name
+    return found or None
+
+
+def _takes_argument(target: str) -> bool:
+    """Whether a call's target is a dynamic import of a prefix of an argument (`ARGUMENT`)."""
+    imported = dynamic_import(target)
+    return imported is not None and imported.anchor == ARGUMENT
+
+
+def _marker(anchor: str, name: str) -> str:
+    return f"{_MARK}{anchor}:{name}"
 
 
 def through_class(function: str) -> tuple[str, tuple[str, str] | None]:
@@ -363,6 +429,13 @@ def _find_dynamic_imports(
         elif package is not None:
             name_node = None
     names = None if name_node is None else _computed_strings(name_node, tables, loops)
+    marked = [name for name in names or () if name.startswith(_MARK)]
+    if marked:
+        # (A name that a function returns, or a prefix of an argument: followed where the
+        # call stands, absolute and whole, for `import_module`.)
+        if is_import or anchor or len(marked) != len(names or ()):
+            return [f"{DYNAMIC_IMPORT}{callee}::"]
+        return [f"{DYNAMIC_IMPORT}{callee}:{name.removeprefix(_MARK)}" for name in sorted(marked)]
     if dots and names is not None:
         names = {dots + name for name in names}
     if not names or any(":" in name for name in names):
@@ -422,7 +495,61 @@ def _computed_strings(
     ):
         formats = _computed_strings(node.func.value, tables, loops)
         return _formatted(formats, node.args, tables, loops, lambda f, a: f.format(*a))
+    if isinstance(node, ast.Call) and not node.args and not node.keywords:
+        # What calling a function returns: known where the resolver follows the call (not a
+        # method of a variable's value, `name.strip()`).
+        callees = _alternatives(node.func, tables.registries)
+        if not callees or any(callee.partition(".")[0] in loops for callee in callees):
+            return None
+        return {_marker(RETURNED_BY, callee) for callee in callees}
+    if isinstance(node, ast.Subscript) and _is_zero(node.slice):
+        prefix = _argument_prefix(node.value, loops)
+        return None if prefix is None else {prefix}
     return None
+
+
+def _is_zero(node: ast.expr) -> bool:
+    return _int_constant(node) == 0
+
+
+def _int_constant(node: ast.expr) -> int | None:
+    return node.value if isinstance(node, ast.Constant) and type(node.value) is int else None
+
+
+def _argument_prefix(node: ast.expr, loops: Mapping[str, tuple[str, ...]]) -> str | None:
+    """The prefix of an argument that `node` splits (`qualname.rsplit(".", 1)`,
+    `qualname.rpartition(".")`, `qualname.partition(":")`, `qualname.split(".")`), whose
+    first part is the prefix; None for anything else."""
+    if not (
+        isinstance(node, ast.Call)
+        and isinstance(node.func, ast.Attribute)
+        and node.func.attr in _PREFIX_METHODS
+        and isinstance(node.func.value, ast.Name)
+        and not node.keywords
+        and node.args
+        and isinstance(node.args[0], ast.Constant)
+        and isinstance(node.args[0].value, str)
+        and node.args[0].value
+    ):
+        return None
+    method = node.func.attr
+    limit = [_int_constant(argument) for argument in node.args[1:]]
+    if "partition" in method and limit:
+        return None
+    if method == "rsplit" and limit != [1]:
+        # (Split at every separator, the first part is the same from either end.)
+        method = "split" if not limit else ""
+    if method == "split" and not (not limit or (len(limit) == 1 and (limit[0] or 0) >= 1)):
+        return None
+    if not method:
+        return None
+    whole = loops.get(node.func.value.id, ())
+    if len(whole) != 1 or not whole[0].startswith(_MARK + ARGUMENT + ":"):
+        return None
+    index, method_before, _ = whole[0].removeprefix(_MARK + ARGUMENT + ":").split(":", 2)
+    if method_before:
+        return None  # (a prefix of a prefix: not read)
+    return _marker(ARGUMENT, f"{index}:{method}:{node.args[0].value}")
 
 
 def _joined(parts: list[set[str]]) -> set[str] | None:
@@ -1302,6 +1429,10 @@ class _Reader:
         # per string it compares its parameter with) would otherwise work out again.
         self._parameters: dict[int, str | None] = {}
         self._lazy_loaded: dict[int, list[int]] = {}
+        # While a function's body is read: its `return` statements and what its own names
+        # are assigned, each with the tests it runs under (`_qualified_returns`).
+        self.returns: list[tuple[ast.Return, Conditions]] = []
+        self.assigned: dict[str, list[tuple[ast.expr, Conditions]]] | None = None
 
     def parameter(self, node: ast.FunctionDef) -> str | None:
         """Return `_parameter(node)`, worked out once per node."""
@@ -1349,10 +1480,22 @@ class _Reader:
         may use; forget those of one assigned anything else."""
         found = _computed_strings(node.value, self.tables, self.loops)
         names = [target.id for target in node.targets if isinstance(target, ast.Name)]
+        unpacked = [t.elts for t in node.targets if isinstance(t, ast.Tuple | ast.List)]
+        forgotten = [] if found else names
+        if unpacked:
+            # (`module, name = qualname.rsplit(".", 1)`: the first, a prefix of an argument.)
+            forgotten = forgotten + [
+                t.id for elements in unpacked for t in elements if isinstance(t, ast.Name)
+            ]
+            prefix = _argument_prefix(node.value, self.loops)
+            first = unpacked[0][0] if len(unpacked) == 1 and unpacked[0] else None
+            if prefix is not None and isinstance(first, ast.Name):
+                forgotten.remove(first.id)
+                self.loops = {**self.loops, first.id: (prefix,)}
         if found:
             self.loops = {**self.loops, **dict.fromkeys(names, tuple(sorted(found)))}
-        elif any(name in self.loops for name in names):
-            self.loops = {k: v for k, v in self.loops.items() if k not in names}
+        if any(name in self.loops for name in forgotten):
+            self.loops = {k: v for k, v in self.loops.items() if k not in forgotten}
 
     def _note(self, node: ast.stmt) -> None:
         """Keep what a statement of the module's own code binds that calls may run: a class
@@ -1528,6 +1671,12 @@ class _Reader:
                 self.conditions = around
             if isinstance(node, ast.Assign):
                 self._bind_strings(node)  # (after its value, which runs first)
+                target = node.targets[0]
+                if self.assigned is not None and isinstance(target, ast.Name):
+                    found = self.assigned.setdefault(target.id, [])
+                    found.append((node.value, self.conditions))
+            elif isinstance(node, ast.Return):
+                self.returns.append((node, self.conditions))
 
     def returned(self, nodes: list[ast.FunctionDef]) -> Function:
         """What calling what a function returns runs: a function it defines and returns
@@ -1614,9 +1763,12 @@ class _Reader:
         calls: list[CalledName] = []
         bindings: list[Binding] = []
         imports: list[int] = []
+        returns: list[CalledName] = []
         outer_tests, self.conditions = self.conditions, ()
         outer_imports, self.import_conditions = self.import_conditions, {}
+        outer_returns, outer_assigned = self.returns, self.assigned
         for node in nodes:
+            self.returns, self.assigned = [], {}
             # (Each definition's own: a name one defines inside itself is another's module
             # function.)
             body_calls: list[CalledName] = []
@@ -1624,12 +1776,14 @@ class _Reader:
             self.asked = (self.parameter(node), attribute) if asked else None
             # (Its own variables' strings; a module `__getattr__`'s parameter is the name
             # it is read for: `_MODULES[name]`.)
-            outer, self.loops = self.loops, {}
+            outer, self.loops = self.loops, _parameters(node)
             if self.asked and self.asked[0] and self.asked[1] is not None:
                 self.loops[self.asked[0]] = (self.asked[1],)
             self.run(node.body, body_calls, bindings, own, imports, annotations=False)
             self.loops = outer
             self.asked = None
+            if self.returns:
+                returns += _qualified_returns(node, self.returns, self.assigned, self)
             # (A method of class `owner`: `cls.f()` and `self.f()` call through the class
             # it runs for.)
             arguments = [*node.args.posonlyargs, *node.args.args]
@@ -1652,12 +1806,25 @@ class _Reader:
                 imports.extend(self._lazy_imports_loaded(node, self.lazy_names))
         tested = tuple(sorted(self.import_conditions.items()))
         self.conditions, self.import_conditions = outer_tests, outer_imports
-        return Function(tuple(sorted(set(imports))), _in_order(calls), tuple(bindings), tested)
+        self.returns, self.assigned = outer_returns, outer_assigned
+        return Function(
+            tuple(sorted(set(imports))), _in_order(calls), tuple(bindings), tested, tuple(returns)
+        )
 
     def _inner(self, nodes: list[ast.FunctionDef], under: Conditions) -> Function:
         """What a function that a function defines and calls runs, its imports and calls under
         the tests of that call (`under`) too; its imports' tests join the caller's."""
         found = self.function(nodes)
+        if any(_takes_argument(call.target) for call in found.calls):
+            # (Its arguments are not those of the function that calls it.)
+            found = found._replace(
+                calls=tuple(
+                    c._replace(target=c.target.partition(f":{ARGUMENT}:")[0] + "::")
+                    if _takes_argument(c.target)
+                    else c
+                    for c in found.calls
+                )
+            )
         if under:
             found = found._replace(
                 calls=tuple(c._replace(conditions=(*under, *c.conditions)) for c in found.calls)
@@ -1682,6 +1849,85 @@ class _Reader:
                 for line in lazy_names[found.id]
             ]
         return self._lazy_loaded[key]
+
+
+def _qualified_returns(
+    node: ast.FunctionDef,
+    returns: list[tuple[ast.Return, Conditions]],
+    assigned: dict[str, list[tuple[ast.expr, Conditions]]],
+    reader: _Reader,
+) -> list[CalledName]:
+    """What a function may return, where that may be a qualified name (`Function.returns`):
+    each string it returns (`'"' + the string`), each function whose return value it returns
+    (`return f()`, `REG[key]()`, a name of its own assigned one: the function), anything else
+    (""), each on the line it stands on with the tests it is returned under (those of its
+    `return`, of the assignment of the name returned, of a conditional expression's branch).
+    A string returned under no test of its own, by a function that may return something else
+    (`None`, too, by falling off its end), is returned under `RETURNS`. None where nothing it
+    returns is a string or a function's return value."""
+    found: list[tuple[int, str | None, Conditions]] = []
+
+    def alternatives(value: ast.expr | None, line: int, conditions: Conditions) -> None:
+        if value is None or (isinstance(value, ast.Constant) and value.value is None):
+            found.append((line, None, conditions))
+        elif isinstance(value, ast.Constant) and isinstance(value.value, str):
+            found.append((value.lineno, '"' + value.value, conditions))
+        elif isinstance(value, ast.IfExp):
+            test = _source_text(reader.lines, value.test)
+            alternatives(value.body, line, (*conditions, (IF, test, value.lineno)))
+            alternatives(value.orelse, line, (*conditions, (ELSE, test, value.lineno)))
+        elif isinstance(value, ast.Call) and not value.args and not value.keywords:
+            callees = _alternatives(value.func, reader.tables.registries)
+            found.extend((value.lineno, callee, conditions) for callee in callees or [""])
+        else:
+            found.append((line, "", conditions))
+
+    for statement, conditions in returns:
+        value = statement.value
+        if isinstance(value, ast.Name) and value.id in assigned:
+            for bound, where in assigned[value.id]:
+                tests = (*where, *[test for test in conditions if test not in where])
+                if not _exclusive(tests):  # (an assignment the return cannot follow)
+                    alternatives(bound, statement.lineno, tests)
+        else:
+            alternatives(value, statement.lineno, conditions)
+    if not any(target for _, target, _ in found):
+        return []
+    if not _leaves(node.body):
+        found.append((node.lineno, None, ()))
+    found = list(dict.fromkeys(found))
+    several = len(found) > 1
+    return [
+        CalledName(
+            line,
+            target,
+            ((RETURNS, f'{node.name}() == "{target[1:]}"', line),)
+            if several and not conditions and target.startswith('"')
+            else conditions,
+        )
+        for line, target, conditions in found
+        if target is not None
+    ]
+
+
+def _exclusive(conditions: Conditions) -> bool:
+    """Whether tests cannot all hold: one test both true and false (`if` and its `else`, or
+    the test of an `if` whose body leaves the function)."""
+    holds: dict[tuple[str, int], bool] = {}
+    for kind, test, line in conditions:
+        if kind in (IF, ELSE, UNLESS) and holds.setdefault((test, line), kind == IF) != (
+            kind == IF
+        ):
+            return True
+    return False
+
+
+def _parameters(node: ast.FunctionDef) -> dict[str, tuple[str, ...]]:
+    """A function's positional parameters, each as the whole of an argument (`ARGUMENT`)."""
+    arguments = [*node.args.posonlyargs, *node.args.args]
+    return {
+        argument.arg: (_marker(ARGUMENT, f"{index}::"),) for index, argument in enumerate(arguments)
+    }
 
 
 def _annotations(node: ast.FunctionDef | ast.AsyncFunctionDef) -> list[ast.expr]:
@@ -1805,6 +2051,10 @@ def _called(
         if target.rpartition(".")[2] in _DYNAMIC_CALLEES:
             for found in _find_dynamic_imports(node, target, tables, loops):
                 yield CalledName(line, found)
+        else:
+            for index, argument in enumerate(node.args):
+                for returning in _returned_by(argument, tables, loops):
+                    yield CalledName(line, f"{PASSES}{target}:{index}:{returning}")
     elif isinstance(function, ast.Call) and (called := _dotted(function.func)):
         yield CalledName(line, called + RETURNED)  # `f(x)(y)`: what `f(x)` returns
     elif isinstance(function, ast.Attribute):
@@ -1817,6 +2067,23 @@ def _called(
     else:
         for name in _alternatives(function, tables.registries):
             yield CalledName(line, name)
+
+
+def _returned_by(
+    node: ast.expr, tables: ModuleTables, loops: Mapping[str, tuple[str, ...]]
+) -> list[str]:
+    """The functions whose return value an argument is (`f()`, `REG[key]()`, a variable
+    assigned one of these), where it is nothing else."""
+    if isinstance(node, ast.Name):
+        if node.id not in loops:
+            return []
+    elif not (isinstance(node, ast.Call) and not node.args and not node.keywords):
+        return []
+    found = _computed_strings(node, tables, loops) or ()
+    marker = _MARK + RETURNED_BY + ":"
+    if not all(name.startswith(marker) for name in found):
+        return []
+    return sorted(name.removeprefix(marker) for name in found)
 
 
 def _decorators(decorators: list[ast.expr]) -> Iterator[CalledName]:
@@ -1948,16 +2215,18 @@ def function_to_tuple(function: Function) -> Stored:
         tuple(tuple(call) for call in function.calls),
         tuple(tuple(binding) for binding in function.bindings),
         function.conditions,
+        tuple(tuple(returned) for returned in function.returns),
     )
 
 
 def _function_from_tuple(data: object) -> Function:
-    imports, calls, bindings, conditions = _tuple(data, 4)
+    imports, calls, bindings, conditions, returns = _tuple(data, 5)
     return Function(
         cast(tuple[int, ...], _tuple(imports)),
         _calls_from_tuples(calls),
         _bindings_from_tuples(bindings),
         tuple(_line_conditions(item) for item in _tuple(conditions)),
+        _calls_from_tuples(returns),
     )
 
 

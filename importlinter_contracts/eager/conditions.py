@@ -24,8 +24,11 @@ IF = "if"  # the test of an `if`, `elif` or `while` is true
 ELSE = "else"  # the test of an `if` is false: its `else` (an `elif`: `not (A)`, then its own)
 EXCEPT = "except"  # the `try` raised, and this handler's exception matched: the test is its type
 UNLESS = "unless"  # an earlier `if` of the function, whose body returns or raises, did not
+# A function that may return other names returned this one, which it returns under no test
+# of its own: the test is `f() == "name"`.
+RETURNS = "returns"
 
-KINDS = (IF, ELSE, EXCEPT, UNLESS)
+KINDS = (IF, ELSE, EXCEPT, UNLESS, RETURNS)
 
 # Kind, the test's source text (its whitespace collapsed), the line of its statement.
 Condition = tuple[str, str, int]
@@ -43,7 +46,7 @@ def shown(condition: Condition) -> str:
     """Return the test a condition stands for, as Python would write it: `A`, `not (A)`,
     `except ImportError`."""
     kind, test, _ = condition
-    if kind == IF:
+    if kind in (IF, RETURNS):
         return test
     if kind == EXCEPT:
         return f"except {test}" if test else "except"

@@ -16,9 +16,11 @@ from typing import NamedTuple
 from ..locations import location
 from ..report import CallSite
 from .calls import (
+    ARGUMENT,
     CLASS_CALL,
     GETATTR,
     RETURNED,
+    RETURNED_BY,
     SERVED,
     STAR,
     SUPER_CALL,
@@ -27,17 +29,26 @@ from .calls import (
     CalledName,
     DynamicImport,
     Function,
+    argument_prefix,
     dynamic_import,
     getattr_key,
     is_getattr_key,
     is_lazy_key,
     lazy_key,
+    passed_name,
     through_class,
 )
 from .conditions import Conditions, LocatedCondition, located
 from .module_files import EagerLines
 from .questions import ImportTimeCalls, ModuleQuestions
 from .target import target_python
+
+# A name a call passes (or a function returns): the argument's position, the name (None: not
+# known), and the tests it is passed under, where they stand.
+Passed = tuple[int, str | None, tuple[LocatedCondition, ...]]
+
+# How many functions deep the names a function returns are followed (`f` returns `g()`...).
+_MOST_RETURNS = 8
 
 
 class Call(NamedTuple):
@@ -53,6 +64,9 @@ class Call(NamedTuple):
     function: str
     by_import: bool = False
     conditions: Conditions = ()  # the undecided tests of the caller that the call runs under
+    # The qualified names the call passes, by the argument's position, where what calling a
+    # function returns is passed (`resolve(detect())`): each, or None for one not known.
+    passed: tuple[Passed, ...] = ()
 
     @property
     def called(self) -> str:
@@ -151,6 +165,8 @@ class CallResolver:
         statement: grimp's)."""
         queue: deque[tuple[Call, ...]] = deque()
         ran: set[tuple[str, str]] = set()
+        # (A function that is passed qualified names runs once for each set of them.)
+        ran_passed: set[tuple[str, str, tuple[Passed, ...]]] = set()
         dynamic: list[CalledImport] = []
 
         def call(
@@ -161,12 +177,19 @@ class CallResolver:
             callees: Iterable[tuple[str, str]],
             by_import: bool = False,
             conditions: Conditions = (),
+            passed: tuple[Passed, ...] = (),
         ) -> None:
             for callee, name in callees:
-                if (callee, name) not in ran:
+                if passed:
+                    if (callee, name, passed) in ran_passed:
+                        continue
+                    ran_passed.add((callee, name, passed))
+                elif (callee, name) in ran:
+                    continue
+                else:
                     ran.add((callee, name))
-                    made = Call(caller, function, line, callee, name, by_import, conditions)
-                    queue.append((*calls, made))
+                made = Call(caller, function, line, callee, name, by_import, conditions, passed)
+                queue.append((*calls, made))
 
         def run(
             caller: str,
@@ -184,24 +207,44 @@ class CallResolver:
                 line = binding.line
                 tests = () if read is None else read.conditions_of(line)
                 call(caller, function, calls, line, self._served_by(caller, binding), True, tests)
+            # (A call's `PASSES` targets sort before its own: gathered, then passed with it.)
+            passing: dict[tuple[int, str], list[Passed]] = {}
             for found in made:
                 target = found.target
                 imported = dynamic_import(target)
                 if imported is not None:
-                    modules = self._resolve_dynamic_import(caller, found.line, imported)
-                    if modules:
+                    given = calls[-1].passed if calls else ()
+                    for modules, returned_under in self._dynamic_modules(
+                        caller, found.line, imported, local, given
+                    ):
                         why = f"{imported.callee} at l.{found.line}"
                         if calls:
                             why += f", {_why(caller, calls)}"
-                        under = (*_tests_of(calls), *located(caller, found.conditions))
+                        under = (
+                            *_tests_of(calls),
+                            *located(caller, found.conditions),
+                            *returned_under,
+                        )
                         dynamic.append((caller, found.line, why, calls, modules, under))
+                    continue
+                passes = passed_name(target)
+                if passes is not None:
+                    passing.setdefault((found.line, passes.callee), []).extend(
+                        (passes.position, name, returned_under)
+                        for name, returned_under in self._returned_names(
+                            caller, passes.function, local
+                        )
+                    )
                     continue
                 callees: Iterable[tuple[str, str]]
                 if target.startswith((CLASS_CALL, SUPER_CALL)):
                     callees = self._through_class(caller, function, target)
                 else:
                     callees = self._resolved_once(caller, target, local)
-                call(caller, function, calls, found.line, callees, False, found.conditions)
+                given = tuple(passing.pop((found.line, target), ()))
+                if all(name is None for _, name, _ in given):
+                    given = ()  # (nothing known is passed: run as any call of it)
+                call(caller, function, calls, found.line, callees, False, found.conditions, given)
 
         lazy = target_python().lazy
         for line, imported_from, key, tests in getattr_calls:
@@ -261,6 +304,77 @@ class CallResolver:
                 *self._lazy_loaded(module, binding),
             )
         return found
+
+    def _dynamic_modules(
+        self,
+        module: str,
+        line: int,
+        imported: DynamicImport,
+        local: tuple[Binding, ...],
+        passed: tuple[Passed, ...],
+    ) -> Iterator[tuple[tuple[str, ...], tuple[LocatedCondition, ...]]]:
+        """The modules of the graph that a dynamic import in `module`'s code imports, each
+        with the tests it imports them under: of a name the text spells out, the module
+        (`_resolve_dynamic_import`); of what calling a function returns, or of a prefix of
+        the function's argument that its call `passed`, the module of each qualified name,
+        under the tests it is returned under. A name that is not known is a warning."""
+        name = imported.name or ""
+        if imported.anchor not in (RETURNED_BY, ARGUMENT):
+            modules = self._resolve_dynamic_import(module, line, imported)
+            if modules:
+                yield modules, ()
+            return
+        if imported.anchor == RETURNED_BY:
+            names = list(self._returned_names(module, name, local))
+            recipe = "0::"  # (the whole name)
+        else:
+            index = int(name.partition(":")[0])
+            names = [(found, tests) for at, found, tests in passed if at == index]
+            recipe = name
+        unknown = not names
+        for qualified, tests in names:
+            prefix = None if qualified is None else argument_prefix(qualified, recipe)
+            modules = (
+                ()
+                if prefix is None
+                else self._resolve_dynamic_import(
+                    module, line, imported._replace(anchor="", name=prefix)
+                )
+            )
+            if modules:
+                yield modules, tests
+            unknown = unknown or qualified is None
+        if unknown:
+            path = self._ask.path(module)
+            self.dynamic_unread.setdefault(path, set()).add((line, imported.callee))
+
+    def _returned_names(
+        self, module: str, function: str, local: tuple[Binding, ...], depth: int = 0
+    ) -> Iterator[tuple[str | None, tuple[LocatedCondition, ...]]]:
+        """The qualified names that calling `function` in `module` may return
+        (`Function.returns`), each with the tests it is returned under; None for what may
+        be anything else (a function that is not such, or not found)."""
+        callees = self._resolved_once(module, function, local)
+        if not callees or depth > _MOST_RETURNS:
+            yield None, ()
+            return
+        for callee, name in callees:
+            read = self._function(callee, name.partition(THROUGH)[0])
+            if read is None or not read.returns:
+                yield None, ()
+                continue
+            for returned in read.returns:
+                tests = located(callee, returned.conditions)
+                target = returned.target
+                if target.startswith('"'):
+                    yield target[1:], tests
+                elif not target:
+                    yield None, tests
+                else:
+                    for found, more in self._returned_names(
+                        callee, target, read.bindings, depth + 1
+                    ):
+                        yield found, (*tests, *more)
 
     def _resolve_dynamic_import(
         self, module: str, line: int, imported: DynamicImport
