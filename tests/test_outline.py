@@ -416,3 +416,38 @@ def test_a_def_header_that_calls_nothing_is_not_parsed_with_the_module(
     assert whole is not None
     assert (outlined.calls, outlined.bindings) == (whole.calls, whole.bindings)
     assert {name: outlined.functions[name] for name in whole.functions} == dict(whole.functions)
+
+
+def test_a_static_method_read_from_its_own_lines_is_not_called_through_its_class() -> None:
+    # Its own lines start at `def`: the file's reading says it is static, so its first
+    # parameter is not the class or object it is called through.
+    source = textwrap.dedent(
+        """\
+        class C:
+            @staticmethod
+            def scalar(weight, size: int = 1):
+                return weight.narrow(size)
+
+            def method(self):
+                return self.narrow()
+
+            @property
+            def value(self):
+                return self.narrow()
+
+            @value.setter
+            @staticmethod
+            def value(weight):
+                return weight.narrow()
+        """
+    ).encode()
+    outline = read_outline(source)
+    assert outline is not None
+    outlined = read_calls_of(source, outline.bodies)
+    whole = read_source(source).calls
+    assert outlined is not None and whole is not None
+    assert {name: outlined.functions[name] for name in whole.functions} == dict(whole.functions)
+    assert [c.target for c in outlined.functions["C.scalar"].calls] == [
+        "staticmethod()",
+        "weight.narrow",
+    ]

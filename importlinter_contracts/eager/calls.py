@@ -641,6 +641,10 @@ def _iterated(
     return {}
 
 
+# What a function decorated `@staticmethod` calls for its decorator (`_decorated`).
+_STATIC_DECORATOR = "staticmethod" + RETURNED
+
+
 def _is_static(node: ast.FunctionDef) -> bool:
     """Whether a def is decorated `@staticmethod` (its first parameter is not the class or
     the object it is called through)."""
@@ -1342,7 +1346,9 @@ class FunctionBodies(Mapping[str, Function]):
             read = (
                 reader.returned
                 if own != name
-                else functools.partial(reader.function, owner=_owner(name))
+                else functools.partial(
+                    reader.function, owner=_owner(name), static=self._static(own)
+                )
             )
             try:
                 found = read([_parse_def(lines, body) for body in self.bodies[own]])
@@ -1366,6 +1372,15 @@ class FunctionBodies(Mapping[str, Function]):
                 found = read(defined[own]) if own != name else self.read[name]
             self.read[name] = found
         return found
+
+    def _static(self, name: str) -> frozenset[int]:
+        """The lines of the defs of `name` decorated `@staticmethod`: its own lines start at
+        `def`, so the file's reading says which (`decorated`), each just above its def."""
+        defs = sorted(body[0] for body in self.bodies[name])
+        marks = [c.line for c in self.decorated.get(name, ()) if c.target == _STATIC_DECORATOR]
+        return frozenset(
+            next(line for line in defs if line > mark) for mark in marks if mark < defs[-1]
+        )
 
     def __iter__(self) -> Iterator[str]:
         return iter(self.bodies)
@@ -1754,12 +1769,14 @@ class _Reader:
         asked: bool = False,
         attribute: str | None = None,
         owner: str | None = None,
+        static: frozenset[int] = frozenset(),
     ) -> Function:
         """What calling a function runs: any of its definitions (`nodes`), each with the
         functions it defines and calls by name (which run as part of it). A module
         `__getattr__` `asked` for `attribute` (None: a name it compares its parameter with no
         string as) runs only the branches of its tests of its parameter that this name
-        takes."""
+        takes. `static`: the lines of the defs decorated `@staticmethod` where their own
+        lines, read from `def` on, do not show it."""
         calls: list[CalledName] = []
         bindings: list[Binding] = []
         imports: list[int] = []
@@ -1787,7 +1804,8 @@ class _Reader:
             # (A method of class `owner`: `cls.f()` and `self.f()` call through the class
             # it runs for.)
             arguments = [*node.args.posonlyargs, *node.args.args]
-            first = arguments[0].arg if owner and arguments and not _is_static(node) else None
+            is_static = _is_static(node) or node.lineno in static
+            first = arguments[0].arg if owner and arguments and not is_static else None
             body_calls = _through_method(
                 body_calls, first, _local_aliases(node, self.tables.registries)
             )
