@@ -62,8 +62,10 @@ class ImportLine:
 
 
 class Step:
-    """How `importer` brings in `imported`: import lines, or as its parent package; a view
-    of the report's hop."""
+    """How `importer` brings in `imported`: import lines, or as its parent package; the
+    REPL's view of a hop as `closure` and `why` report it (`hop`): a walk's hop
+    (`EagerHop.as_data`), or an import of the graph whose lines need not run at import
+    time (`imports`, `importers`, the shortest chain), which no walk's hop holds."""
 
     def __init__(self, hop: Hop) -> None:
         self.hop = hop
@@ -200,7 +202,7 @@ class EagerClosure(Mapping[str, Chain]):
             hop = self._reached[module]
             if hop is None:
                 return None
-            step = self._steps[module] = _eager_step(hop)
+            step = self._steps[module] = Step(hop.as_data(eager=True))
         return step
 
     def reached_from(self, module: str) -> str | None:
@@ -356,7 +358,7 @@ class Explorer:
         while module != importer:
             before, is_parent = reached[module]
             if is_parent:
-                steps.append(_eager_step(EagerHop(before, module)))
+                steps.append(Step(EagerHop(before, module).as_data()))
             else:
                 steps.append(self._import_step(before, module))
             module = before
@@ -482,14 +484,6 @@ class Explorer:
 # Where an eager closure stops: an external package (squashed in the graph), which runs but
 # whose imports the graph does not hold.
 _EXTERNAL = object()
-
-
-def _eager_step(hop: EagerHop) -> Step:
-    """A step of an eager chain: every line of it runs at import time."""
-    data = hop.as_data()
-    if data["line_numbers"]:
-        data["eager"] = [True] * len(data["line_numbers"])
-    return Step(data)
 
 
 def load(

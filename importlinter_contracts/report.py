@@ -55,7 +55,9 @@ class Condition(TypedDict):
 
 class Hop(TypedDict):
     """One step of a chain: a direct import with its lines, or (for an eager chain, with no
-    lines) a parent package that Python runs before its submodule."""
+    lines) a parent package that Python runs before its submodule. An eager_imports walk's
+    hop (`eager.walk.EagerHop`) gives it by `as_data`; the built-in contracts' chains by
+    `running`, backend_isolation's re-export chains by its contract."""
 
     importer: str
     imported: str

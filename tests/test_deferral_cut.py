@@ -21,14 +21,9 @@ from importlinter_contracts.cli import main
 from importlinter_contracts.eager import deferrable as deferrable_module
 from importlinter_contracts.eager.deferrable import NotLazy
 from importlinter_contracts.eager.import_time_uses import ImportTimeUse
-from importlinter_contracts.eager.smallest_cut import (
-    ChainEnd,
-    EagerStep,
-    NoCut,
-    SmallestCut,
-    Statement,
-    smallest_cut,
-)
+from importlinter_contracts.eager.resolver import Call
+from importlinter_contracts.eager.smallest_cut import NoCut, SmallestCut, Statement, smallest_cut
+from importlinter_contracts.eager.walk import EagerHop
 from importlinter_contracts.errors import UnreadableSourceError
 from importlinter_contracts.rendering import smallest_cut_steps
 
@@ -349,19 +344,15 @@ def test_the_cut_of_an_import_a_module_getattr_runs_names_the_from_import(
 def test_a_call_at_import_time_is_one_statement_of_the_cut_for_every_import_it_runs() -> None:
     # m0 calls m1's `run` at l.5, which imports sink modules a (l.2) and b (l.3); m0 also
     # imports m2 (l.1), which imports a (l.1).
-    call = Statement("m0", 5, "m1:run")
+    call = Call("m0", None, 5, "m1", "run")
     ends = [
-        ChainEnd(
-            "m1", "a", EagerStep("m0", "a", (call,), ("inside def run",), (Statement("m1", 2),))
-        ),
-        ChainEnd(
-            "m1", "b", EagerStep("m0", "b", (call,), ("inside def run",), (Statement("m1", 3),))
-        ),
-        ChainEnd("m2", "a", EagerStep("m2", "a", (Statement("m2", 1),), ("module level",))),
+        EagerHop("m1", "a", (2,), ("inside def run",), ((call,),), "m0"),
+        EagerHop("m1", "b", (3,), ("inside def run",), ((call,),), "m0"),
+        EagerHop("m2", "a", (1,), ("module level",)),
     ]
     found = smallest_cut(
         ["m0"],
-        [EagerStep("m0", "m2", (Statement("m0", 1),), ("module level",))],
+        [EagerHop("m0", "m2", (1,), ("module level",))],
         ends,
         [],
         why_not_lazy=per_file(lambda statement: None),
@@ -645,9 +636,8 @@ def generated_graph(seed: int) -> tuple[list[tuple[str, str, tuple[int, ...]]], 
 
 
 def cut_of(steps: list[tuple[str, str, tuple[int, ...]]], used: set[int]) -> SmallestCut | NoCut:
-    def as_step(start: str, end: str, lines: tuple[int, ...]) -> EagerStep:
-        statements = tuple(Statement(start, line) for line in lines)
-        return EagerStep(start, end, statements, ("module level",) * len(lines))
+    def as_hop(start: str, end: str, lines: tuple[int, ...]) -> EagerHop:
+        return EagerHop(start, end, lines, ("module level",) * len(lines))
 
     def use(statement: Statement) -> NotLazy | None:
         found = ImportTimeUse("m.py", 9, "f", "at module level")
@@ -655,12 +645,8 @@ def cut_of(steps: list[tuple[str, str, tuple[int, ...]]], used: set[int]) -> Sma
 
     return smallest_cut(
         ["m0"],
-        [as_step(*step) for step in steps if step[0] != "root" and step[1] != "sink"],
-        [
-            ChainEnd(start, "forbidden", as_step(start, "forbidden", lines))
-            for start, end, lines in steps
-            if end == "sink"
-        ],
+        [as_hop(*step) for step in steps if step[0] != "root" and step[1] != "sink"],
+        [as_hop(start, "forbidden", lines) for start, end, lines in steps if end == "sink"],
         [],
         why_not_lazy=per_file(use),
     )
@@ -738,12 +724,12 @@ def test_a_file_is_asked_once_for_all_its_statements_of_the_cut() -> None:
     found = smallest_cut(
         ["m0"],
         [
-            EagerStep("m0", "m1", (Statement("m0", 1),), ("module level",)),
-            EagerStep("m0", "m2", (Statement("m0", 2),), ("module level",)),
+            EagerHop("m0", "m1", (1,), ("module level",)),
+            EagerHop("m0", "m2", (2,), ("module level",)),
         ],
         [
-            ChainEnd("m1", "forbidden", EagerStep("m1", "forbidden", (), ())),
-            ChainEnd("m2", "forbidden", EagerStep("m2", "forbidden", (), ())),
+            EagerHop("m1", "forbidden"),
+            EagerHop("m2", "forbidden"),
         ],
         [],
         why_not_lazy=use,
@@ -764,14 +750,8 @@ def test_only_the_statements_of_some_smallest_cut_are_asked_for_their_uses() -> 
 
     found = smallest_cut(
         ["m0"],
-        [EagerStep("m0", "m1", (Statement("m0", 1),), ("module level",))],
-        [
-            ChainEnd(
-                "m1",
-                "forbidden",
-                EagerStep("m1", "forbidden", (Statement("m1", 2), Statement("m1", 3)), ("a", "b")),
-            )
-        ],
+        [EagerHop("m0", "m1", (1,), ("module level",))],
+        [EagerHop("m1", "forbidden", (2, 3), ("a", "b"))],
         [],
         why_not_lazy=per_file(use),
     )
@@ -790,14 +770,8 @@ def test_an_import_whose_uses_cannot_be_read_is_avoided_and_said_so() -> None:
     def cut(use: Callable[[Statement], NotLazy | None]) -> SmallestCut:
         found = smallest_cut(
             ["m0"],
-            [EagerStep("m0", "m1", (Statement("m0", 1),), ("module level",))],
-            [
-                ChainEnd(
-                    "m1",
-                    "forbidden",
-                    EagerStep("m1", "forbidden", (Statement("m1", 2),), ("module level",)),
-                )
-            ],
+            [EagerHop("m0", "m1", (1,), ("module level",))],
+            [EagerHop("m1", "forbidden", (2,), ("module level",))],
             [],
             why_not_lazy=per_file(use),
         )

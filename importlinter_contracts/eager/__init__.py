@@ -26,7 +26,9 @@ Terms:
   of each import and the names its import-time code may call (`outline.Outline`);
 - *read in part*: a short file read only around the imports asked about, and for the
   names its text calls (`module_files.ReadingLevel.IN_PART`);
-- *hop*: one step by which importing a module runs another (`walk.EagerHop`);
+- *hop*: one step by which importing a module runs another (`walk.EagerHop`: what the walks
+  take, the smallest cut is found in and the findings are made of; reports, `closure`, `why`
+  and the REPL hold it as `report.Hop`, which `EagerHop.as_data` makes);
 - *smallest cut*: the fewest import statements (or, for imports inside functions, the
   calls at import time that run them) whose deferral leaves no eager chain from a source
   module to a forbidden one (`smallest_cut.SmallestCut`);

@@ -37,7 +37,6 @@ from .target import set_target, target_of, target_python
 # a check that reuses what the walks found loads none of them.
 if TYPE_CHECKING:
     from .scope_cache import ScopeIndex
-    from .smallest_cut import EagerStep
     from .walk import EagerHop, EagerImports
 
 
@@ -257,7 +256,7 @@ def _walk(
     # (With the working directory off sys.path, which lint-imports puts first while
     # contracts run: nothing there may stand in for a module these import.)
     with working_directory_off_sys_path():
-        from .smallest_cut import ChainEnd, NoCut, SmallestCut, smallest_cut, uncut_finding
+        from .smallest_cut import NoCut, SmallestCut, smallest_cut, uncut_finding
         from .walk import (
             EagerImports,
             calls_unread_warnings,
@@ -277,7 +276,8 @@ def _walk(
         else []
     )
     entered: set[str] = set()
-    ends: list[ChainEnd] = []
+    # The hops where the walks stopped, each a finding's last import.
+    ends: list[EagerHop] = []
     with scopes.reading_ahead(may_reach, eager_imports.packages_with_code()):
         for source in sources:
             try:
@@ -288,7 +288,7 @@ def _walk(
                 raise UnreadableSourceError(f'Contract "{contract}": {error}') from None
             entered.update(reached)
             for hop, stop in stops:
-                ends.append(ChainEnd(hop.importer, hop.imported, _step(hop)))
+                ends.append(hop)
                 chain = [*chain_to(reached, hop.runs_from), hop]
                 if isinstance(stop, Forbidden):
                     _add_source(findings, hop, source, chain, lambda finding: finding)
@@ -308,7 +308,7 @@ def _walk(
     if ends:
         found_cut: SmallestCut | NoCut | None
         if findings or is_asked_for():
-            steps = _steps(graph, entered, rule.include_ancestors, eager_imports)
+            hops = _hops(graph, entered, rule.include_ancestors, eager_imports)
             # (Imported here: only a run that finds a cut reads whether its imports can
             # be lazy. Off the working directory, as the walk is.)
             with working_directory_off_sys_path():
@@ -316,15 +316,15 @@ def _walk(
 
             found_cut = smallest_cut(
                 sources,
-                steps,
+                hops,
                 ends,
                 [*findings.values(), *ignored.values()],
                 unseen_beyond=[key for key in sorted(ignored) if not decider.is_forbidden(key[1])],
                 why_not_lazy=lambda module, lines: why_not_lazy(scopes.path(module), lines),
             )
         else:
-            # (Only the steps to parent packages: no deferral cuts a chain of them.)
-            found_cut = uncut_finding(sources, _steps(graph, entered, rule.include_ancestors), ends)
+            # (Only the hops to parent packages: no deferral cuts a chain of them.)
+            found_cut = uncut_finding(sources, _hops(graph, entered, rule.include_ancestors), ends)
             cut = _CUT_NOT_ASKED
         if isinstance(found_cut, NoCut):
             warnings.append(
@@ -369,29 +369,29 @@ def _mark_conditional(
                 finding["conditional"] = True
 
 
-def _steps(
+def _hops(
     graph: ImportGraph,
     entered: set[str],
     include_ancestors: bool,
     eager_imports: EagerImports | None = None,
-) -> list[EagerStep]:
-    """The steps of the eager graph between the modules the walks entered: each
-    module's parent package (with `include_ancestors`, the steps no deferral cuts) and,
+) -> list[EagerHop]:
+    """The hops of the eager graph between the modules the walks entered: to each
+    module's parent package (with `include_ancestors`, the hops no deferral cuts) and,
     with `eager_imports`, the imports it runs, as the walks took them."""
-    from .smallest_cut import EagerStep  # (which `_walk`, the caller, imported)
+    from .walk import EagerHop  # (which `_walk`, the caller, imported)
 
     # `of` may ask a file what no walk asked it (a walk takes a module's imports one by
     # one, and stops where `decide` says): the cut depends on those answers too, so they
     # are recorded with the walks'.
-    steps = []
+    hops = []
     for module in sorted(entered):
         if include_ancestors:
             parent = next((p for p in parents(module) if has_module(graph, p)), None)
-            if parent in entered:
-                steps.append(EagerStep(module, parent, (), ()))
+            if parent is not None and parent in entered:
+                hops.append(EagerHop(module, parent))
         if eager_imports is not None:
-            steps += [_step(hop) for hop in eager_imports.of(module) if hop.imported in entered]
-    return steps
+            hops += [hop for hop in eager_imports.of(module) if hop.imported in entered]
+    return hops
 
 
 def _outcome_key(rule: EagerRule, allowlist: Allowlist) -> bytes:
@@ -499,26 +499,6 @@ def _add_source(
     # Keep the shortest chain, from the first source in name order among equals.
     if not finding["chain"] or len(chain) < len(finding["chain"]):
         finding["chain"] = [link.as_data() for link in chain]
-
-
-def _step(hop: EagerHop) -> EagerStep:
-    """A hop, as a step of the eager graph the smallest cut is found in."""
-    from .smallest_cut import EagerStep, Statement  # (which `_walk`, the caller, imported)
-
-    imports = tuple(Statement(hop.importer, line) for line in hop.line_numbers)
-    # An import inside a function is deferred by changing what runs it at import time: a
-    # call, or a `from` import (that calls a module `__getattr__`), an import statement.
-    statements = tuple(
-        statement
-        if not calls
-        else Statement(calls[0].caller, calls[0].line)
-        if calls[0].by_import
-        else Statement(calls[0].caller, calls[0].line, calls[0].called)
-        for statement, calls in zip(imports, hop.calls, strict=True)
-    )
-    return EagerStep(
-        hop.runs_from, hop.imported, statements, hop.why if statements else (), imports
-    )
 
 
 def _sorted(found: dict[tuple[str, str], _Found]) -> list[_Found]:

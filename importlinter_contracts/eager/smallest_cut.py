@@ -15,6 +15,8 @@ TYPE_CHECKING = False  # (not typing's: the contract types are imported on every
 if TYPE_CHECKING:
     from .deferrable import NotLazy
     from .import_time_uses import ImportTimeUse
+    from .resolver import Call
+    from .walk import EagerHop
 
 
 class Statement(NamedTuple):
@@ -32,31 +34,6 @@ CALL_NOT_LAZY = (
     "it is a call, which fix does not edit: the imports it runs stand in a function, which "
     "runs them only when called; make the call where its result is first needed"
 )
-
-
-class EagerStep(NamedTuple):
-    """One step of the eager graph the walks followed: importing `runs_from` runs
-    `statements`, each of which imports `imported`, for the reason of `why` (one per
-    statement): an import statement of `runs_from`, or a call that `runs_from` makes at
-    import time, which runs an import inside a function (`imports`: the import statement
-    each statement runs, where that is not itself). No statements: `imported` is a parent
-    package, which Python runs first, and no deferral cuts it. Any one of the statements
-    runs the step: deferring it takes all of them."""
-
-    runs_from: str
-    imported: str
-    statements: tuple[Statement, ...]
-    why: tuple[str, ...]
-    imports: tuple[Statement, ...] = ()
-
-
-class ChainEnd(NamedTuple):
-    """Where a chain ends: a finding's last import, `importer -> imported` (its key in the
-    report), run by `step`."""
-
-    importer: str
-    imported: str
-    step: EagerStep
 
 
 @dataclass(frozen=True)
@@ -133,17 +110,18 @@ class NoCut(NamedTuple):
 
 def smallest_cut(
     sources: Sequence[str],
-    steps: Iterable[EagerStep],
-    ends: Sequence[ChainEnd],
+    hops: Iterable["EagerHop"],
+    ends: Sequence["EagerHop"],
     findings: Sequence[ImportFinding],
     *,
     unseen_beyond: Sequence[tuple[str, str]] = (),
     why_not_lazy: "Callable[[str, list[int]], Mapping[int, NotLazy | None]]",
 ) -> SmallestCut | NoCut:
-    """Return the smallest cut between `sources` and `ends` in the eager graph of `steps`
-    (or a finding no cut reaches).
+    """Return the smallest cut between `sources` and `ends` in the eager graph of `hops`
+    (or a finding no cut reaches): `ends` are the hops where chains end, each a finding's last
+    import (its key in the report: `importer -> imported`).
 
-    A minimum cut: each statement a node of capacity one (its steps pass through it),
+    A minimum cut: each statement a node of capacity one (its hops pass through it),
     every other edge unbounded, so the maximum flow finds the fewest statements exactly. To
     prefer statements that can be made lazy, each one that cannot adds less than one
     statement's capacity, in a second flow; only the statements of some smallest cut are
@@ -156,7 +134,7 @@ def smallest_cut(
     can; UnreadableSourceError where it cannot tell: the statements then say why,
     `uses_unread`).
     """
-    chains = _Chains(sources, steps, ends)
+    chains = _Chains(sources, hops, ends)
     if chains.uncut is not None:
         return chains.uncut
     why, imported, network_of = chains.why, chains.imported, chains.network_of
@@ -241,15 +219,15 @@ def smallest_cut(
 
 
 def uncut_finding(
-    sources: Sequence[str], steps: Iterable[EagerStep], ends: Sequence[ChainEnd]
+    sources: Sequence[str], hops: Iterable["EagerHop"], ends: Sequence["EagerHop"]
 ) -> NoCut | None:
     """Return a finding whose chains no deferral cuts (as `smallest_cut` would), or None:
     without finding the cut, which reads the files of its statements. (Such a chain runs
     from a source through parent packages alone: no flow network is needed to find it.)"""
     parents: dict[str, list[str]] = {}
-    for step in steps:
-        if not step.statements:
-            parents.setdefault(step.runs_from, []).append(step.imported)
+    for hop in hops:
+        if not hop.is_import:
+            parents.setdefault(hop.runs_from, []).append(hop.imported)
     free = set(sources)
     queue = list(free)
     for module in queue:
@@ -261,7 +239,7 @@ def uncut_finding(
         (
             NoCut(end.importer, end.imported)
             for end in ends
-            if not end.step.statements and end.step.runs_from in free
+            if not end.is_import and end.runs_from in free
         ),
         None,
     )
@@ -275,14 +253,12 @@ class _Chains:
     `uncut`: a finding no statement is on the chains to (or None)."""
 
     def __init__(
-        self, sources: Sequence[str], steps: Iterable[EagerStep], ends: Sequence[ChainEnd]
+        self, sources: Sequence[str], hops: Iterable["EagerHop"], ends: Sequence["EagerHop"]
     ) -> None:
-        steps = list(steps)
-        self.uncut = uncut_finding(sources, steps, ends)
-        edges: list[tuple[EagerStep, object]] = [
-            (step, ("module", step.imported)) for step in steps
-        ]
-        edges += [(end.step, _SINK) for end in ends]
+        hops = list(hops)
+        self.uncut = uncut_finding(sources, hops, ends)
+        edges: list[tuple[EagerHop, object]] = [(hop, ("module", hop.imported)) for hop in hops]
+        edges += [(end, _SINK) for end in ends]
         unbounded: list[tuple[object, object]] = [(_ROOT, ("module", source)) for source in sources]
         self.why: dict[Statement, str] = {}
         self.imported: dict[Statement, set[str]] = {}
@@ -290,14 +266,17 @@ class _Chains:
         # The statement to defer of each import, by what runs it at import time (the
         # module and line of that call; None for the import itself).
         self._deferred: dict[tuple[Statement, tuple[str, int] | None], Statement] = {}
-        for step, target in _leading_to_sink(edges, _SINK):
-            start = ("module", step.runs_from)
-            if not step.statements:
+        for hop, target in _leading_to_sink(edges, _SINK):
+            start = ("module", hop.runs_from)
+            if not hop.is_import:
                 unbounded.append((start, target))
-            imports = step.imports or step.statements
-            for statement, reason, ran in zip(step.statements, step.why, imports, strict=True):
+            # (A hop whose lines run by themselves may hold no calls at all.)
+            calls = hop.calls or ((),) * len(hop.line_numbers)
+            for line, reason, called in zip(hop.line_numbers, hop.why, calls, strict=True):
+                ran = Statement(hop.importer, line)
+                statement = _to_defer(ran, called)
                 self.why.setdefault(statement, reason)
-                self.imported.setdefault(statement, set()).add(step.imported)
+                self.imported.setdefault(statement, set()).add(hop.imported)
                 if statement.call:
                     self.runs.setdefault(statement, {})[ran] = None
                 by = None if statement == ran else (statement.module, statement.line)
@@ -329,6 +308,16 @@ _ROOT = ("sources",)
 _SINK = ("sink",)
 
 
+def _to_defer(ran: Statement, calls: "tuple[Call, ...]") -> Statement:
+    """The statement to defer to cut an import (`ran`) that `calls` run at import time: the
+    import itself where it runs by itself; else what runs it at import time: the call, or a
+    `from` import (which calls a module `__getattr__`), an import statement."""
+    if not calls:
+        return ran
+    first = calls[0]
+    return Statement(first.caller, first.line, "" if first.by_import else first.called)
+
+
 def _use(refused: "NotLazy | None") -> "ImportTimeUse | None":
     return None if refused is None else refused.use
 
@@ -338,18 +327,18 @@ def _reason(refused: "NotLazy | None") -> str | None:
 
 
 def _leading_to_sink(
-    edges: list[tuple[EagerStep, object]], sink: object
-) -> Iterator[tuple[EagerStep, object]]:
+    edges: "list[tuple[EagerHop, object]]", sink: object
+) -> "Iterator[tuple[EagerHop, object]]":
     """The edges from which the sink can be reached (the others cut no chain)."""
-    into: dict[object, list[tuple[EagerStep, object]]] = {}
-    for step, target in edges:
-        into.setdefault(target, []).append((step, target))
+    into: dict[object, list[tuple[EagerHop, object]]] = {}
+    for hop, target in edges:
+        into.setdefault(target, []).append((hop, target))
     found = {sink}
     queue = [sink]
     for node in queue:
-        for step, target in into.get(node, ()):
-            yield step, target
-            start = ("module", step.runs_from)
+        for hop, target in into.get(node, ()):
+            yield hop, target
+            start = ("module", hop.runs_from)
             if start not in found:
                 found.add(start)
                 queue.append(start)

@@ -63,7 +63,9 @@ class EagerHop(NamedTuple):
         """Return the module whose import runs this hop."""
         return self.origin or self.importer
 
-    def as_data(self) -> Hop:
+    def as_data(self, *, eager: bool = False) -> Hop:
+        """Return the hop as reports hold it; with `eager`, saying of each line that it runs at
+        import time, as `closure` and `why` say of each line they show."""
         hop: Hop = {
             "importer": self.importer,
             "imported": self.imported,
@@ -75,6 +77,8 @@ class EagerHop(NamedTuple):
             hop["calls"] = [[call.as_data() for call in calls] for calls in self.calls]
         if self.conditional:
             hop["conditions"] = [condition_data(condition) for condition in self.tests]
+        if eager and self.is_import:
+            hop["eager"] = [True] * len(self.line_numbers)
         return hop
 
 
