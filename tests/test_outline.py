@@ -11,7 +11,7 @@ import pytest
 from test_scopes import DEFERRED, EAGER, EAGER_CONDITIONS
 
 from importlinter_contracts.eager import calls as calls_module
-from importlinter_contracts.eager.calls import CalledName, from_tuples, to_tuples
+from importlinter_contracts.eager.calls import CalledName, CallReading, from_tuples, to_tuples
 from importlinter_contracts.eager.outline import (
     never_runs,
     read_calls_of,
@@ -258,11 +258,7 @@ def test_calls_read_from_the_outline_equal_those_of_the_whole_file() -> None:
         first()
         '''
     ).encode()
-    outline = read_outline(source)
-    assert outline is not None
-    outlined = read_calls_of(source, outline.bodies)
-    whole = read_source(source).calls
-    assert outlined is not None and whole is not None
+    outlined, whole = _outlined_and_whole(source)
     assert (outlined.calls, outlined.bindings) == (whole.calls, whole.bindings)
     # (A function of a class body is known by the class's name and its own.)
     assert (
@@ -283,6 +279,8 @@ def test_calls_read_from_the_outline_equal_those_of_the_whole_file() -> None:
         CalledName(28, "helper()"),
         CalledName(29, "register.each()"),
     )
+    outline = read_outline(source)
+    assert outline is not None
     unread = read_calls_of(source, outline.bodies)
     assert unread is not None
     kept = from_tuples(to_tuples(unread), source.decode().splitlines, never_runs)
@@ -402,18 +400,12 @@ def test_a_def_header_that_calls_nothing_is_not_parsed_with_the_module(
         return real(text, *args)
 
     monkeypatch.setattr(calls_module, "parse", recorded)
-    outline = read_outline(source)
-    assert outline is not None
-    outlined = read_calls_of(source, outline.bodies)
-    assert outlined is not None
+    outlined, whole = _outlined_and_whole(source)
     module_level = parsed[0]
     assert "SomeVeryLongAnnotation" not in module_level
     assert "AnotherAnnotation" not in module_level
     assert "Holder" not in module_level
     assert "pkg.lazy.default()" in module_level
-    monkeypatch.setattr(calls_module, "parse", real)
-    whole = read_source(source).calls
-    assert whole is not None
     assert (outlined.calls, outlined.bindings) == (whole.calls, whole.bindings)
     assert {name: outlined.functions[name] for name in whole.functions} == dict(whole.functions)
 
@@ -441,13 +433,20 @@ def test_a_static_method_read_from_its_own_lines_is_not_called_through_its_class
                 return weight.narrow()
         """
     ).encode()
-    outline = read_outline(source)
-    assert outline is not None
-    outlined = read_calls_of(source, outline.bodies)
-    whole = read_source(source).calls
-    assert outlined is not None and whole is not None
+    outlined, whole = _outlined_and_whole(source)
     assert {name: outlined.functions[name] for name in whole.functions} == dict(whole.functions)
     assert [c.target for c in outlined.functions["C.scalar"].calls] == [
         "staticmethod()",
         "weight.narrow",
     ]
+
+
+def _outlined_and_whole(source: bytes) -> tuple[CallReading, CallReading]:
+    """A file's call reading from its outline (`ast` on its code at import time, each function
+    from its own lines), and the whole `ast` reading of it, the first parsed first."""
+    outline = read_outline(source)
+    assert outline is not None
+    outlined = read_calls_of(source, outline.bodies)
+    whole = read_source(source).calls
+    assert outlined is not None and whole is not None
+    return outlined, whole
