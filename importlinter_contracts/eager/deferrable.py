@@ -19,6 +19,7 @@ import ast
 import io
 import sys
 import tokenize
+from collections import deque
 from collections.abc import Collection
 from pathlib import Path
 from typing import NamedTuple
@@ -89,12 +90,12 @@ def deferrable(path: Path, shown: str, lines: Collection[int]) -> Deferrable:
         uses = import_time_uses(shown, source, set(lines), module)
     except UnreadableSourceError as error:
         return refuse_all(f"its imports cannot be read ({error})", True, module)
-    parents = _parents(module)
+    found = _statements(module)
     used_anywhere = _names_used(module)
     statements: dict[int, ast.Import | ast.ImportFrom] = {}
     refused: dict[int, NotLazy] = {}
     for line in lines:
-        node, reason = _statement(module, parents, line)
+        node, reason = _statement(found, line)
         if node is None:
             refused[line] = NotLazy(reason)
             continue
@@ -147,37 +148,50 @@ def _import_scopes(source: bytes, shown: str) -> dict[int, ImportScope]:
         raise UnreadableSourceError(f"{shown}: {parse_error(error)}") from None
 
 
-def _parents(module: ast.Module) -> dict[int, ast.AST]:
-    found: dict[int, ast.AST] = {}
-    for node in ast.walk(module):
+class _Statements(NamedTuple):
+    """A file's statements, found in one walk through its blocks (not its expressions, which
+    hold none): the block each statement, handler and case stands in, the import statements
+    by the line each starts on, and every statement (in `ast.walk`'s order)."""
+
+    parents: dict[int, ast.AST]
+    imports: dict[int, list[ast.Import | ast.ImportFrom]]
+    every: list[ast.stmt]
+
+
+def _statements(module: ast.Module) -> _Statements:
+    parents: dict[int, ast.AST] = {}
+    imports: dict[int, list[ast.Import | ast.ImportFrom]] = {}
+    every: list[ast.stmt] = []
+    queue: deque[ast.AST] = deque([module])
+    while queue:
+        node = queue.popleft()
         for child in ast.iter_child_nodes(node):
-            found[id(child)] = node
-    return found
+            if isinstance(child, ast.stmt | ast.excepthandler | ast.match_case):
+                parents[id(child)] = node
+                queue.append(child)
+                if isinstance(child, ast.stmt):
+                    every.append(child)
+                if isinstance(child, ast.Import | ast.ImportFrom):
+                    imports.setdefault(child.lineno, []).append(child)
+    return _Statements(parents, imports, every)
 
 
-def _statement(
-    module: ast.Module, parents: dict[int, ast.AST], line: int
-) -> tuple[ast.Import | ast.ImportFrom | None, str]:
+def _statement(found: _Statements, line: int) -> tuple[ast.Import | ast.ImportFrom | None, str]:
     """The import statement that starts on `line`, or None and why not."""
-    imports = [
-        node
-        for node in ast.walk(module)
-        if isinstance(node, ast.Import | ast.ImportFrom) and node.lineno == line
-    ]
+    imports = found.imports.get(line)
     if not imports:
         return None, "no import statement starts on this line"
     node = imports[0]
     ancestors = []
-    parent = parents.get(id(node))
+    parent = found.parents.get(id(node))
     while parent is not None and not isinstance(parent, ast.Module):
         ancestors.append(parent)
-        parent = parents.get(id(parent))
+        parent = found.parents.get(id(parent))
     span = range(node.lineno, (node.end_lineno or node.lineno) + 1)
     shared = [
         other
-        for other in ast.walk(module)
-        if isinstance(other, ast.stmt)
-        and other is not node
+        for other in found.every
+        if other is not node
         and (other.lineno in span or (other.end_lineno in span and other not in ancestors))
     ]
     if shared:
