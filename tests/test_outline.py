@@ -11,7 +11,8 @@ import pytest
 from test_scopes import DEFERRED, EAGER, EAGER_CONDITIONS
 
 from importlinter_contracts.eager import calls as calls_module
-from importlinter_contracts.eager.calls import CalledName, from_tuples, to_tuples
+from importlinter_contracts.eager.call_model import CalledName
+from importlinter_contracts.eager.call_storage import from_tuples, to_tuples
 from importlinter_contracts.eager.outline import (
     never_runs,
     read_calls_of,

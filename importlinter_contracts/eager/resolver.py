@@ -15,7 +15,7 @@ from typing import NamedTuple
 
 from ..locations import location
 from ..report import CallSite
-from .calls import (
+from .call_model import (
     ARGUMENT,
     CLASS_CALL,
     GETATTR,
