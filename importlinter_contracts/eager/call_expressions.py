@@ -1,12 +1,10 @@
 """What an expression calls and what strings it spells out, read from its syntax tree: the
-calls of dotted names it makes (`_calls`), each name a callee expression may be
-(`_alternatives`), the module names a dynamic import may import (`_find_dynamic_imports`,
-from the strings a literal, a loop's variable or a module's literal tables make:
-`_computed_strings`, `_read_module_tables`); with the helpers on statements that the
-readers share (the blocks of a compound statement, whether one leaves its function, the
-names a target binds).
+calls of dotted names it makes (`calls_in`), each name a callee expression may be
+(`dotted_alternatives`), the module names a dynamic import may import (from the strings a
+literal, a loop's variable or a module's literal tables make: `computed_strings`,
+`read_module_tables`); with the helpers on statements that the readers share (the blocks of
+a compound statement, whether one leaves its function, the names a target binds).
 """
-
 from __future__ import annotations
 
 import ast
@@ -28,7 +26,7 @@ _DYNAMIC_CALLEES = ("import_module", "__import__")
 
 
 # What a variable holds where it is what calling a function returns, or a prefix of an
-# argument: `_MARK` then ANCHOR:NAME, among the strings `_computed_strings` works out (a
+# argument: `_MARK` then ANCHOR:NAME, among the strings `computed_strings` works out (a
 # `:` in it keeps any string joined with it from being read as a module name).
 _MARK = "\x00"
 _PREFIX_METHODS = ("rsplit", "rpartition", "partition", "split")
@@ -40,8 +38,8 @@ def _marker(anchor: str, name: str) -> str:
     return f"{_MARK}{anchor}:{name}"
 
 
-def _read_module_tables(statements: list[ast.stmt]) -> ModuleTables:
-    """The module's names bound (at module level, in its blocks) to literals only: each
+def read_module_tables(statements: list[ast.stmt]) -> ModuleTables:
+    """Return the module's names bound (at module level, in its blocks) to literals only: each
     literal they are assigned, merged; not a name also bound to anything else."""
     strings: dict[str, set[str]] = {}
     values: dict[str, set[str]] = {}
@@ -58,7 +56,7 @@ def _read_module_tables(statements: list[ast.stmt]) -> ModuleTables:
             pairs = [(node.target, node.value)]
         for target, value in pairs:
             if not isinstance(target, ast.Name) or isinstance(node, ast.AugAssign):
-                other |= _target_names(target)
+                other |= target_names(target)
                 continue
             found = _literal_strings(value)
             names = _literal_names(value)
@@ -114,7 +112,7 @@ def _module_statements(statements: list[ast.stmt]) -> Iterator[ast.stmt]:
     for node in statements:
         yield node
         if not isinstance(node, ast.FunctionDef | ast.AsyncFunctionDef | ast.ClassDef):
-            for block in _blocks(node):
+            for block in statement_blocks(node):
                 yield from _module_statements(block)
 
 
@@ -125,8 +123,8 @@ def _literal_strings(node: ast.expr) -> set[str] | None:
         keys = [key for key in node.keys if key is not None]
         if len(keys) != len(node.keys):
             return None
-        return _strings(ast.Tuple(elts=keys)) if keys else None
-    return _strings(node)
+        return strings_of(ast.Tuple(elts=keys)) if keys else None
+    return strings_of(node)
 
 
 def _dict_string_values(node: ast.Dict) -> set[str]:
@@ -146,23 +144,25 @@ def _literal_names(node: ast.expr) -> list[str]:
         elements = node.elts
     else:
         return []
-    return [name for element in elements if (name := _dotted(element))]
+    return [name for element in elements if (name := dotted_name(element))]
 
 
-def _alternatives(node: ast.expr, registries: Mapping[str, tuple[str, ...]]) -> list[str]:
-    """The dotted names an expression may be, as a callee or a name bound to one: a name
+def dotted_alternatives(node: ast.expr, registries: Mapping[str, tuple[str, ...]]) -> list[str]:
+    """Return the dotted names an expression may be, as a callee or a name bound to one: a name
     (`f`, `m.C`), each branch of a conditional expression (`A if c else B`), each operand
     of `or` and `and`, each value of a literal dict or element of a tuple or list
     subscripted (`{"a": A, "b": B}[key]`), or of a module's name bound to one (`REG[key]`)."""
-    dotted = _dotted(node)
+    dotted = dotted_name(node)
     if dotted is not None:
         return [dotted]
     if isinstance(node, ast.IfExp):
-        return _alternatives(node.body, registries) + _alternatives(node.orelse, registries)
+        return dotted_alternatives(node.body, registries) + dotted_alternatives(
+            node.orelse, registries
+        )
     if isinstance(node, ast.BoolOp):
-        return [name for value in node.values for name in _alternatives(value, registries)]
+        return [name for value in node.values for name in dotted_alternatives(value, registries)]
     if isinstance(node, ast.NamedExpr):
-        return _alternatives(node.value, registries)
+        return dotted_alternatives(node.value, registries)
     if isinstance(node, ast.Subscript):
         if isinstance(node.value, ast.Name) and node.value.id in registries:
             return list(registries[node.value.id])
@@ -186,7 +186,7 @@ def _find_dynamic_imports(
         level = positional[4] if len(positional) > 4 else arguments.get("level")
         listed = positional[3] if len(positional) > 3 else arguments.get("fromlist")
         if listed is not None:
-            fromlist = tuple(sorted(_strings(listed) or ()))
+            fromlist = tuple(sorted(strings_of(listed) or ()))
         if level is not None:
             if not (isinstance(level, ast.Constant) and type(level.value) is int):
                 name_node = None
@@ -198,7 +198,7 @@ def _find_dynamic_imports(
             anchor = package.id
         elif package is not None:
             name_node = None
-    names = None if name_node is None else _computed_strings(name_node, tables, loops)
+    names = None if name_node is None else computed_strings(name_node, tables, loops)
     marked = [name for name in names or () if name.startswith(_MARK)]
     if marked:
         # (A name that a function returns, or a prefix of an argument: followed where the
@@ -215,10 +215,10 @@ def _find_dynamic_imports(
     return [f"{DYNAMIC_IMPORT}{callee}:{anchor}:{name}" for name in sorted(found)]
 
 
-def _computed_strings(
+def computed_strings(
     node: ast.expr, tables: ModuleTables, loops: Mapping[str, tuple[str, ...]]
 ) -> set[str] | None:
-    """The strings an expression may be, where the text spells them out: a literal, a name
+    """Return the strings an expression may be, where the text spells them out: a literal, a name
     a loop takes from a literal collection (`for name in ("a", "b")`) or the module binds to
     a literal, and these joined (an f-string, `+`, `"%s" % x`, `"{}".format(x)`); None
     otherwise."""
@@ -235,9 +235,9 @@ def _computed_strings(
             if isinstance(value, ast.FormattedValue):
                 if value.format_spec is not None or value.conversion not in (-1, 115):
                     return None
-                inner = _computed_strings(value.value, tables, loops)
+                inner = computed_strings(value.value, tables, loops)
             else:
-                inner = _computed_strings(value, tables, loops)
+                inner = computed_strings(value, tables, loops)
             if inner is None:
                 return None
             parts.append(inner)
@@ -247,14 +247,14 @@ def _computed_strings(
         and isinstance(node.value, ast.Name)
         and node.value.id in tables.mappings
     ):
-        keys = _computed_strings(node.slice, tables, loops)
+        keys = computed_strings(node.slice, tables, loops)
         return None if keys is None else _looked_up(tables.mappings[node.value.id], keys)
     if isinstance(node, ast.BinOp) and isinstance(node.op, ast.Add):
-        left = _computed_strings(node.left, tables, loops)
-        right = _computed_strings(node.right, tables, loops)
+        left = computed_strings(node.left, tables, loops)
+        right = computed_strings(node.right, tables, loops)
         return None if left is None or right is None else _joined([left, right])
     if isinstance(node, ast.BinOp) and isinstance(node.op, ast.Mod):
-        formats = _computed_strings(node.left, tables, loops)
+        formats = computed_strings(node.left, tables, loops)
         items = node.right.elts if isinstance(node.right, ast.Tuple) else [node.right]
         return _formatted(formats, items, tables, loops, lambda f, a: f % tuple(a))
     if (
@@ -263,17 +263,17 @@ def _computed_strings(
         and node.func.attr == "format"
         and not node.keywords
     ):
-        formats = _computed_strings(node.func.value, tables, loops)
+        formats = computed_strings(node.func.value, tables, loops)
         return _formatted(formats, node.args, tables, loops, lambda f, a: f.format(*a))
     if isinstance(node, ast.Call) and not node.args and not node.keywords:
         # What calling a function returns: known where the resolver follows the call (not a
         # method of a variable's value, `name.strip()`).
-        callees = _alternatives(node.func, tables.registries)
+        callees = dotted_alternatives(node.func, tables.registries)
         if not callees or any(callee.partition(".")[0] in loops for callee in callees):
             return None
         return {_marker(RETURNED_BY, callee) for callee in callees}
     if isinstance(node, ast.Subscript) and _is_zero(node.slice):
-        prefix = _argument_prefix(node.value, loops)
+        prefix = split_prefix(node.value, loops)
         return None if prefix is None else {prefix}
     return None
 
@@ -286,8 +286,8 @@ def _int_constant(node: ast.expr) -> int | None:
     return node.value if isinstance(node, ast.Constant) and type(node.value) is int else None
 
 
-def _argument_prefix(node: ast.expr, loops: Mapping[str, tuple[str, ...]]) -> str | None:
-    """The prefix of an argument that `node` splits (`qualname.rsplit(".", 1)`,
+def split_prefix(node: ast.expr, loops: Mapping[str, tuple[str, ...]]) -> str | None:
+    """Return the prefix of an argument that `node` splits (`qualname.rsplit(".", 1)`,
     `qualname.rpartition(".")`, `qualname.partition(":")`, `qualname.split(".")`), whose
     first part is the prefix; None for anything else."""
     if not (
@@ -342,7 +342,7 @@ def _formatted(
         return None
     values = []
     for item in items:
-        taken = _computed_strings(item, tables, loops)
+        taken = computed_strings(item, tables, loops)
         if taken is None:
             return None
         values.append(sorted(taken))
@@ -361,13 +361,13 @@ def _formatted(
     return found
 
 
-def _iterated(
+def iterated_strings(
     target: ast.expr,
     iterable: ast.expr,
     tables: ModuleTables,
     loops: Mapping[str, tuple[str, ...]],
 ) -> dict[str, tuple[str, ...]]:
-    """The strings a loop's variables take from a literal collection it iterates (`for name
+    """Return the strings a loop's variables take from a literal collection it iterates (`for name
     in ("a", "b")`, a module's name bound to one, a dict's `.keys()`, `.values()` or
     `.items()`, through `sorted`, `list`, `tuple` or `set`): none where it cannot tell."""
     while (
@@ -411,8 +411,8 @@ def _iterated(
     return {}
 
 
-def _strings(node: ast.expr) -> set[str] | None:
-    """The strings a literal is, or holds (a tuple, list or set of strings); None for
+def strings_of(node: ast.expr) -> set[str] | None:
+    """Return the strings a literal is, or holds (a tuple, list or set of strings); None for
     anything else."""
     if isinstance(node, ast.Constant):
         return {node.value} if isinstance(node.value, str) else None
@@ -426,32 +426,32 @@ def _strings(node: ast.expr) -> set[str] | None:
     return None
 
 
-def _target_names(target: ast.expr) -> set[str]:
-    """The names an assignment's target binds itself (not an attribute's, an item's)."""
+def target_names(target: ast.expr) -> set[str]:
+    """Return the names an assignment's target binds itself (not an attribute's, an item's)."""
     if isinstance(target, ast.Name):
         return {target.id}
     if isinstance(target, ast.Tuple | ast.List):
-        return {name for item in target.elts for name in _target_names(item)}
+        return {name for item in target.elts for name in target_names(item)}
     if isinstance(target, ast.Starred):
-        return _target_names(target.value)
+        return target_names(target.value)
     return set()
 
 
-def _parameters(node: ast.FunctionDef) -> dict[str, tuple[str, ...]]:
-    """A function's positional parameters, each as the whole of an argument (`ARGUMENT`)."""
+def parameter_strings(node: ast.FunctionDef) -> dict[str, tuple[str, ...]]:
+    """Return a function's positional parameters, each as the whole of an argument (`ARGUMENT`)."""
     arguments = [*node.args.posonlyargs, *node.args.args]
     return {
         argument.arg: (_marker(ARGUMENT, f"{index}::"),) for index, argument in enumerate(arguments)
     }
 
 
-def _leaves(block: list[ast.stmt]) -> bool:
-    """Whether a block ends by leaving its function (`return`, `raise`)."""
+def leaves_function(block: list[ast.stmt]) -> bool:
+    """Return whether a block ends by leaving its function (`return`, `raise`)."""
     return bool(block) and isinstance(block[-1], ast.Return | ast.Raise)
 
 
-def _blocks(node: ast.stmt) -> Iterator[list[ast.stmt]]:
-    """The blocks of statements of a compound statement that is not a def or class."""
+def statement_blocks(node: ast.stmt) -> Iterator[list[ast.stmt]]:
+    """Return the blocks of statements of a compound statement that is not a def or class."""
     return (clause.body for clause in clauses(node))
 
 
@@ -467,12 +467,12 @@ _LEAVES = (
 )
 
 
-def _calls(
+def calls_in(
     nodes: Iterable[ast.AST],
     tables: ModuleTables | None = None,
     loops: Mapping[str, tuple[str, ...]] | None = None,
 ) -> Iterator[CalledName]:
-    """Every call of a dotted name in these expressions, except in a lambda's body (which
+    """Return every call of a dotted name in these expressions, except in a lambda's body (which
     runs only when called); of each name a callee expression may be (`(a if c else b)()`,
     `REG[key]()`, `(a or b).f()`); through `super()` (`<super>.f`); and each dynamic import
     (`DYNAMIC_IMPORT`), whose name may use a variable that a loop around it (`loops`, or a
@@ -490,7 +490,7 @@ def _calls(
         if isinstance(node, ast.ListComp | ast.SetComp | ast.GeneratorExp | ast.DictComp):
             inner = dict(taken)
             for generator in node.generators:
-                inner.update(_iterated(generator.target, generator.iter, tables, inner))
+                inner.update(iterated_strings(generator.target, generator.iter, tables, inner))
             stack.extend((child, inner) for child in ast.iter_child_nodes(node))
             continue
         if isinstance(node, ast.Call):
@@ -501,10 +501,10 @@ def _calls(
 def _called(
     node: ast.Call, tables: ModuleTables, loops: Mapping[str, tuple[str, ...]]
 ) -> Iterator[CalledName]:
-    """What one call calls (`_calls`)."""
+    """What one call calls (`calls_in`)."""
     line = node.lineno
     function = node.func
-    target = _dotted(function)
+    target = dotted_name(function)
     if target is not None:
         yield CalledName(line, target)
         if target.rpartition(".")[2] in _DYNAMIC_CALLEES:
@@ -514,17 +514,17 @@ def _called(
             for index, argument in enumerate(node.args):
                 for returning in _returned_by(argument, tables, loops):
                     yield CalledName(line, f"{PASSES}{target}:{index}:{returning}")
-    elif isinstance(function, ast.Call) and (called := _dotted(function.func)):
+    elif isinstance(function, ast.Call) and (called := dotted_name(function.func)):
         yield CalledName(line, called + RETURNED)  # `f(x)(y)`: what `f(x)` returns
     elif isinstance(function, ast.Attribute):
         base = function.value
-        if isinstance(base, ast.Call) and _dotted(base.func) == "super":
+        if isinstance(base, ast.Call) and dotted_name(base.func) == "super":
             yield CalledName(line, SUPER_CALL + function.attr)
         else:
-            for name in _alternatives(base, tables.registries):
+            for name in dotted_alternatives(base, tables.registries):
                 yield CalledName(line, f"{name}.{function.attr}")
     else:
-        for name in _alternatives(function, tables.registries):
+        for name in dotted_alternatives(function, tables.registries):
             yield CalledName(line, name)
 
 
@@ -538,25 +538,26 @@ def _returned_by(
             return []
     elif not (isinstance(node, ast.Call) and not node.args and not node.keywords):
         return []
-    found = _computed_strings(node, tables, loops) or ()
+    found = computed_strings(node, tables, loops) or ()
     marker = _MARK + RETURNED_BY + ":"
     if not all(name.startswith(marker) for name in found):
         return []
     return sorted(name.removeprefix(marker) for name in found)
 
 
-def _decorators(decorators: list[ast.expr]) -> Iterator[CalledName]:
-    """A decorator written as a name (`@f`, `@m.f`) is called with what it decorates; one
-    written as a call (`@f(x)`) calls what that call returns."""
+def decorator_calls(decorators: list[ast.expr]) -> Iterator[CalledName]:
+    """Return the calls that decorators make: one written as a name (`@f`, `@m.f`) is called
+    with what it decorates; one written as a call (`@f(x)`) calls what that call returns."""
     for decorator in decorators:
-        target = _dotted(decorator)
+        target = dotted_name(decorator)
         if target is not None:
             yield CalledName(decorator.lineno, target)
-        elif isinstance(decorator, ast.Call) and (called := _dotted(decorator.func)):
+        elif isinstance(decorator, ast.Call) and (called := dotted_name(decorator.func)):
             yield CalledName(decorator.lineno, called + RETURNED)
 
 
-def _dotted(node: ast.expr) -> str | None:
+def dotted_name(node: ast.expr) -> str | None:
+    """Return the dotted name an expression is (`f`, `m.f`, `a.b.f`); None for any other."""
     parts = []
     while isinstance(node, ast.Attribute):
         parts.append(node.attr)

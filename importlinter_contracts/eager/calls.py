@@ -42,19 +42,19 @@ from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 
 from ..errors import UnreadableSourceError
 from .call_expressions import (
-    _alternatives,
-    _argument_prefix,
-    _blocks,
-    _calls,
-    _computed_strings,
-    _decorators,
-    _dotted,
-    _iterated,
-    _leaves,
-    _parameters,
-    _read_module_tables,
-    _strings,
-    _target_names,
+    calls_in,
+    computed_strings,
+    decorator_calls,
+    dotted_alternatives,
+    dotted_name,
+    iterated_strings,
+    leaves_function,
+    parameter_strings,
+    read_module_tables,
+    split_prefix,
+    statement_blocks,
+    strings_of,
+    target_names,
 )
 from .call_model import (
     ARGUMENT,
@@ -89,7 +89,7 @@ from .conditions import (
 )
 from .conditions import source_text as _source_text
 from .import_bindings import (
-    _bindings,
+    bindings_of,
     served_imports,
 )
 from .lazy import LazyNames
@@ -110,7 +110,7 @@ _STATIC_DECORATOR = "staticmethod" + RETURNED
 def _is_static(node: ast.FunctionDef) -> bool:
     """Whether a def is decorated `@staticmethod` (its first parameter is not the class or
     the object it is called through)."""
-    return any(_dotted(decorator) == "staticmethod" for decorator in node.decorator_list)
+    return any(dotted_name(decorator) == "staticmethod" for decorator in node.decorator_list)
 
 
 def _owner(function: str) -> str | None:
@@ -146,7 +146,7 @@ def _local_aliases(
     found: dict[str, list[str]] = {}
     for statement in _own_statements(node.body):
         if isinstance(statement, ast.Assign):
-            names = _alternatives(statement.value, registries)
+            names = dotted_alternatives(statement.value, registries)
             for target in statement.targets:
                 if isinstance(target, ast.Name) and names:
                     found.setdefault(target.id, []).extend(
@@ -170,7 +170,7 @@ def read_calls(
         never_runs,
         lazy_annotations(module, text),
         lazy_names or {},
-        _read_module_tables(module.body),
+        read_module_tables(module.body),
         lines,
     )
     calls, defined, bindings = reader.read(module)
@@ -264,7 +264,7 @@ def _compared_strings(node: ast.FunctionDef, reader: _Reader) -> set[str]:
             sides = (inner.left, *inner.comparators)
             if any(_is_name(side, parameter) for side in sides):
                 for side in sides:
-                    found.update(_strings(side) or ())
+                    found.update(strings_of(side) or ())
                     if isinstance(side, ast.Name):
                         found.update(reader.tables.collections.get(side.id, ()))
         elif (subject := match_subject(inner)) is not None and _is_name(subject, parameter):
@@ -319,18 +319,18 @@ def _bound_in(statements: list[ast.stmt], never_runs: NeverRuns, deleted: set[st
     for node in statements:
         if isinstance(node, ast.Delete):
             for target in node.targets:
-                deleted |= _target_names(target)
+                deleted |= target_names(target)
         elif isinstance(node, ast.FunctionDef | ast.AsyncFunctionDef | ast.ClassDef):
             found.add(node.name)
         elif isinstance(node, ast.Import | ast.ImportFrom):
-            found |= {binding.name for binding in _bindings(node) if binding.name != STAR}
+            found |= {binding.name for binding in bindings_of(node) if binding.name != STAR}
         elif isinstance(node, ast.Assign):
             for target in node.targets:
-                found |= _target_names(target)
+                found |= target_names(target)
         elif isinstance(node, ast.AugAssign) or (
             isinstance(node, ast.AnnAssign) and node.value is not None
         ):
-            found |= _target_names(node.target)
+            found |= target_names(node.target)
         elif isinstance(node, ast.If):
             orelse = _bound_in(node.orelse, never_runs, deleted)
             found |= (
@@ -352,7 +352,7 @@ def _bound_in(statements: list[ast.stmt], never_runs: NeverRuns, deleted: set[st
                 completed &= _bound_in(handler.body, never_runs, deleted)
             found |= completed | _bound_in(blocks["finally"], never_runs, deleted)
         else:
-            for block in _blocks(node):
+            for block in statement_blocks(node):
                 _bound_in(block, never_runs, deleted)  # (for what it deletes)
     return found
 
@@ -377,11 +377,11 @@ def _through_global(
         for node in own if names else ():
             if isinstance(node, ast.Delete):
                 for target in node.targets:
-                    deleted |= _target_names(target) & names
+                    deleted |= target_names(target) & names
             elif not isinstance(function, ast.FunctionDef):
                 continue  # (an `async def` called only makes a coroutine)
             elif isinstance(node, ast.Import | ast.ImportFrom):
-                bindings.extend(b for b in _bindings(node) if b.name in names)
+                bindings.extend(b for b in bindings_of(node) if b.name in names)
             elif isinstance(node, ast.FunctionDef) and node.name in names:
                 functions.setdefault(node.name, []).append(node)
     return tuple(bindings), functions, deleted
@@ -393,7 +393,7 @@ def _own_statements(statements: list[ast.stmt]) -> Iterator[ast.stmt]:
     for node in statements:
         yield node
         if not isinstance(node, ast.FunctionDef | ast.AsyncFunctionDef | ast.ClassDef):
-            for block in _blocks(node):
+            for block in statement_blocks(node):
                 yield from _own_statements(block)
 
 
@@ -472,7 +472,7 @@ def read_calls_outlined(
                 kept[line : first - 1] = [""] * (first - 1 - line)
     module = parse("\n".join(kept))
     lazy = lazy_annotations(module, "\n".join(lines))
-    tables = _read_module_tables(module.body)
+    tables = read_module_tables(module.body)
     reader = _Reader(never_runs, lazy, {}, tables, SourceLines(lambda: lines))
     calls, defined, bindings = reader.read(module)
     by_line = {body[0]: body for body in bodies}
@@ -688,7 +688,7 @@ class _Reader:
         return _in_order(calls), functions, tuple(bindings)
 
     def _calls(self, nodes: Iterable[ast.AST]) -> Iterator[CalledName]:
-        return self._tested(_calls(nodes, self.tables, self.loops))
+        return self._tested(calls_in(nodes, self.tables, self.loops))
 
     def _tested(self, calls: Iterable[CalledName]) -> Iterator[CalledName]:
         """The calls, each with the tests it runs under."""
@@ -705,7 +705,7 @@ class _Reader:
         """Keep the strings a variable is assigned where the text spells them out
         (`module = _MODULES[name]`, `name = PREFIX + "x"`), which a dynamic import after it
         may use; forget those of one assigned anything else."""
-        found = _computed_strings(node.value, self.tables, self.loops)
+        found = computed_strings(node.value, self.tables, self.loops)
         names = [target.id for target in node.targets if isinstance(target, ast.Name)]
         unpacked = [t.elts for t in node.targets if isinstance(t, ast.Tuple | ast.List)]
         forgotten = [] if found else names
@@ -714,7 +714,7 @@ class _Reader:
             forgotten = forgotten + [
                 t.id for elements in unpacked for t in elements if isinstance(t, ast.Name)
             ]
-            prefix = _argument_prefix(node.value, self.loops)
+            prefix = split_prefix(node.value, self.loops)
             first = unpacked[0][0] if len(unpacked) == 1 and unpacked[0] else None
             if prefix is not None and isinstance(first, ast.Name):
                 forgotten.remove(first.id)
@@ -732,10 +732,12 @@ class _Reader:
         if isinstance(node, ast.ClassDef):
             key = ".".join([*self.class_path, node.name])
             self.classes.setdefault(key, []).extend(
-                name for base in node.bases for name in _alternatives(base, self.tables.registries)
+                name
+                for base in node.bases
+                for name in dotted_alternatives(base, self.tables.registries)
             )
         elif isinstance(node, ast.Assign) and not self.class_path:
-            names = _alternatives(node.value, self.tables.registries)
+            names = dotted_alternatives(node.value, self.tables.registries)
             for target in node.targets:
                 if isinstance(target, ast.Name) and names:
                     self.aliases.setdefault(target.id, []).extend(names)
@@ -774,7 +776,7 @@ class _Reader:
         for node in statements:
             self._note(node)
             if isinstance(node, ast.Import | ast.ImportFrom):
-                bindings.extend(_bindings(node))
+                bindings.extend(bindings_of(node))
                 if imports is not None:
                     imports.append(node.lineno)
                     if self.conditions:
@@ -789,12 +791,12 @@ class _Reader:
                 if annotations_run(self.policy, node):
                     run += _annotations(node)
                 calls.extend(self._calls(run))
-                calls.extend(self._tested(_decorators(node.decorator_list)))
+                calls.extend(self._tested(decorator_calls(node.decorator_list)))
                 if functions is not None and isinstance(node, ast.FunctionDef):
                     functions.setdefault(node.name, []).append(node)
             elif isinstance(node, ast.ClassDef):
                 calls.extend(self._calls([*node.decorator_list, *node.bases, *node.keywords]))
-                calls.extend(self._tested(_decorators(node.decorator_list)))
+                calls.extend(self._tested(decorator_calls(node.decorator_list)))
                 # A class body runs where it stands; its functions run only when called, by
                 # their name in the body or as `C.f`. A name in the body is looked up in the
                 # class as it stands then, else in the module (and a nested class or a
@@ -853,20 +855,20 @@ class _Reader:
                 taken = node.body if decided else node.orelse
                 if decided is not None and taken and isinstance(taken[-1], ast.Return | ast.Raise):
                     return  # (the branch taken leaves the function: nothing after it runs)
-                if undecided and _leaves(node.body) and not _leaves(node.orelse):
+                if undecided and leaves_function(node.body) and not leaves_function(node.orelse):
                     # What follows runs only where the test is false.
                     self.conditions = self._under(UNLESS, node.test, node.lineno)
-                elif undecided and _leaves(node.orelse) and not _leaves(node.body):
+                elif undecided and leaves_function(node.orelse) and not leaves_function(node.body):
                     self.conditions = self._under(IF, node.test, node.lineno)
             elif isinstance(node, ast.For) and (
-                taken_by := _iterated(node.target, node.iter, self.tables, self.loops)
+                taken_by := iterated_strings(node.target, node.iter, self.tables, self.loops)
             ):
                 # (Its variables take the strings of the collection: a dynamic import in its
                 # body may name them.)
                 calls.extend(self._calls(_expressions(node)))
                 outer = self.loops
                 self.loops = {**outer, **taken_by}
-                for block in _blocks(node):
+                for block in statement_blocks(node):
                     self.run(block, calls, bindings, functions, imports, annotations=annotations)
                 self.loops = outer
             elif (
@@ -919,10 +921,10 @@ class _Reader:
                 if isinstance(statement, ast.FunctionDef):
                     defined.setdefault(statement.name, []).append(statement)
                 elif isinstance(statement, ast.Import | ast.ImportFrom):
-                    bindings.extend(_bindings(statement))
+                    bindings.extend(bindings_of(statement))
             for statement in own:
                 if isinstance(statement, ast.Return) and statement.value is not None:
-                    target = _dotted(statement.value)
+                    target = dotted_name(statement.value)
                     if target in defined:
                         inner += defined[target]
                     elif target is not None:
@@ -961,7 +963,7 @@ class _Reader:
         left = test.left
         if isinstance(operator, ast.Eq | ast.NotEq) and _is_name(right, parameter):
             left, right = right, left
-        strings = _strings(right)
+        strings = strings_of(right)
         if isinstance(right, ast.Name) and right.id in self.tables.collections:
             strings = set(self.tables.collections[right.id])
         if not _is_name(left, parameter) or strings is None:
@@ -1005,7 +1007,7 @@ class _Reader:
             self.asked = (self.parameter(node), attribute) if asked else None
             # (Its own variables' strings; a module `__getattr__`'s parameter is the name
             # it is read for: `_MODULES[name]`.)
-            outer, self.loops = self.loops, _parameters(node)
+            outer, self.loops = self.loops, parameter_strings(node)
             if self.asked and self.asked[0] and self.asked[1] is not None:
                 self.loops[self.asked[0]] = (self.asked[1],)
             self.run(node.body, body_calls, bindings, own, imports, annotations=False)
@@ -1107,7 +1109,7 @@ def _qualified_returns(
             alternatives(value.body, line, (*conditions, (IF, test, value.lineno)))
             alternatives(value.orelse, line, (*conditions, (ELSE, test, value.lineno)))
         elif isinstance(value, ast.Call) and not value.args and not value.keywords:
-            callees = _alternatives(value.func, reader.tables.registries)
+            callees = dotted_alternatives(value.func, reader.tables.registries)
             found.extend((value.lineno, callee, conditions) for callee in callees or [""])
         else:
             found.append((line, "", conditions))
@@ -1123,7 +1125,7 @@ def _qualified_returns(
             alternatives(value, statement.lineno, conditions)
     if not any(target for _, target, _ in found):
         return []
-    if not _leaves(node.body):
+    if not leaves_function(node.body):
         found.append((node.lineno, None, ()))
     found = list(dict.fromkeys(found))
     several = len(found) > 1
@@ -1168,7 +1170,7 @@ def _decorated(node: ast.FunctionDef) -> list[CalledName]:
     return [
         CalledName(decorator.lineno, name + RETURNED)
         for decorator in node.decorator_list
-        if (name := _dotted(decorator))
+        if (name := dotted_name(decorator))
     ]
 
 

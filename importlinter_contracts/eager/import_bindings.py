@@ -11,7 +11,7 @@ import ast
 import re
 from collections.abc import Iterator
 
-from .call_expressions import _leaves
+from .call_expressions import leaves_function
 from .call_model import (
     STAR,
     Binding,
@@ -48,7 +48,7 @@ def served_imports(
         if isinstance(node, ast.Assign) and any(_is_own_entry(t) for t in node.targets):
             replaced = True
         elif isinstance(node, ast.Import | ast.ImportFrom) and under_if:
-            for binding in _bindings(node):
+            for binding in bindings_of(node):
                 if binding.name != STAR:
                     found.setdefault(binding.name, []).append(node.lineno)
             if conditions:
@@ -84,7 +84,9 @@ def _tested_blocks(
                 tuple(
                     (UNLESS, _source_text(lines, inner.test), inner.lineno)
                     for inner in found[0].body
-                    if isinstance(inner, ast.If) and _leaves(inner.body) and not inner.orelse
+                    if isinstance(inner, ast.If)
+                    and leaves_function(inner.body)
+                    and not inner.orelse
                 ),
             )
         else:
@@ -203,7 +205,7 @@ def from_import_bindings(lines: list[str], line: int) -> tuple[Binding, ...] | N
             binding._replace(line=line)
             for node in ast.walk(module)
             if isinstance(node, ast.ImportFrom) and node.lineno == 1
-            for binding in _bindings(node)
+            for binding in bindings_of(node)
         )
     return None
 
@@ -214,7 +216,8 @@ _STATEMENT_LINES = 100
 _COMMENT_OR_STRING = re.compile("[#'\"]")
 
 
-def _bindings(node: ast.Import | ast.ImportFrom) -> Iterator[Binding]:
+def bindings_of(node: ast.Import | ast.ImportFrom) -> Iterator[Binding]:
+    """Return the names an import statement binds."""
     if isinstance(node, ast.Import):
         for alias in node.names:
             if alias.asname:
