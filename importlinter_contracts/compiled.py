@@ -39,6 +39,7 @@ COMPILED_MODULES = (
     "importlinter_contracts.eager.outline",
     "importlinter_contracts.eager.module_files",
     "importlinter_contracts.eager.scope_cache",
+    "importlinter_contracts.eager.name_resolution",
     "importlinter_contracts.eager.resolver",
     "importlinter_contracts.eager.walk",
 )
