@@ -62,10 +62,10 @@ class NameResolver:
             int, tuple[tuple[Binding, ...], dict[str, list[tuple[int, Binding]]]]
         ] = {}
 
-    def _resolved_once(
+    def resolved(
         self, module: str, target: str, local: tuple[Binding, ...]
     ) -> tuple[tuple[str, str], ...]:
-        """What `_resolve` finds, kept: the same call is resolved for every module whose
+        """Return what `_resolve` finds, kept: the same call is resolved for every module whose
         code reaches it. (Keyed by the identity of `local`, which the entry holds, so that
         the key stays its own.)"""
         key = (module, target, id(local))
@@ -74,8 +74,8 @@ class NameResolver:
             found = self._resolved[key] = (local, tuple(self._resolve(module, target, local)))
         return found[1]
 
-    def _served_by(self, module: str, binding: Binding) -> tuple[tuple[str, str], ...]:
-        """What an import of `module` calls or loads where it runs (the `__getattr__` it
+    def served_by(self, module: str, binding: Binding) -> tuple[tuple[str, str], ...]:
+        """Return what an import of `module` calls or loads where it runs (the `__getattr__` it
         calls, `_getattr_called`; the lazy imports it loads, `_lazy_loaded`), kept."""
         key = (module, binding)
         found = self._served.get(key)
@@ -105,10 +105,10 @@ class NameResolver:
         ordered = sorted([*named, *stars]) if named and stars else named or stars
         return _naming([binding for _, binding in ordered], names)
 
-    def _through_class(
+    def class_call_methods(
         self, module: str, function: str | None, target: str
     ) -> Iterator[tuple[str, str]]:
-        """The methods that `cls.f()` or `self.f()` (`<cls>.f`), or `super().f()`
+        """Return the methods that `cls.f()` or `self.f()` (`<cls>.f`), or `super().f()`
         (`<super>.f`), in a method of `module` may run: `f` as the class the method was
         called through has it (where known; else as its own class and those of the module
         that derive from it have it), or as the bases of the method's class have it. Each is
@@ -126,7 +126,7 @@ class NameResolver:
             for start in starts:
                 found.update(dict.fromkeys(self._methods(start, attribute, start)))
         else:
-            reading = self._calls_of(module)
+            reading = self.calls_of(module)
             bases = () if reading is None else reading.classes.get(owner, ())
             for base in bases:
                 for start in self._classes_named((module, tuple(base.split(".")))):
@@ -135,7 +135,7 @@ class NameResolver:
 
     def _derived(self, module: str, owner: str) -> list[tuple[str, str]]:
         """A class of `module`, and those of its classes that derive from it (by name)."""
-        reading = self._calls_of(module)
+        reading = self.calls_of(module)
         found = [owner]
         if reading is not None:
             for name in found:
@@ -167,7 +167,7 @@ class NameResolver:
         pending, seen = [start], {start}
         while pending:
             module, names = pending.pop()
-            reading = self._calls_of(module)
+            reading = self.calls_of(module)
             if reading is None:
                 continue
             dotted = ".".join(names)
@@ -213,7 +213,7 @@ class NameResolver:
             )
         names = target.split(".")
         bound = list(_naming(local, names))
-        reading = self._calls_of(module)
+        reading = self.calls_of(module)
         found: dict[tuple[str, str], None] = {}
         if reading is not None:
             if self._defines(module, target):
@@ -267,7 +267,7 @@ class NameResolver:
         holds that import itself."""
         found: dict[str, tuple[tuple[str, int, str], ...]] = {}
         queue: deque[tuple[_Name, tuple[tuple[str, int, str], ...]]] = deque()
-        for binding in self._from_import_bindings(module, line):
+        for binding in self.from_import_bindings(module, line):
             if binding.name == STAR or binding.attribute is None:
                 continue  # (which names a star import binds is not known here)
             start = self._named(module, binding, binding.name, [])
@@ -280,7 +280,7 @@ class NameResolver:
                 continue
             seen.add(name)
             base, names = name
-            reading = self._calls_of(base)
+            reading = self.calls_of(base)
             if reading is None:
                 continue
             naming = list(self._naming(reading.bindings, list(names)))
@@ -327,7 +327,7 @@ class NameResolver:
         if not self._has_getattr(base):
             return
         names = ["__all__" if binding.name == STAR else binding.attribute]
-        if not self._is_package(base):
+        if not self.is_package(base):
             names.insert(0, "__path__")
         for name in names:
             if not self._binds(base, name):
@@ -370,7 +370,7 @@ class NameResolver:
         """The module an import of `module` imports (from)."""
         base = binding.module
         if binding.level:
-            package = module if self._is_package(module) else module.rpartition(".")[0]
+            package = module if self.is_package(module) else module.rpartition(".")[0]
             for _ in range(binding.level - 1):
                 package = package.rpartition(".")[0]
             base = f"{package}.{base}" if base else package
@@ -428,7 +428,7 @@ class NameResolver:
         open_names.append(name)
         found = partial[name] = {}
         module, names = name
-        reading = self._calls_of(module)
+        reading = self.calls_of(module)
         if reading is not None:
             dotted = ".".join(names)
             if self._defines(module, dotted):
@@ -491,11 +491,12 @@ class NameResolver:
             found = self._code[module] = self._ask.has_code(module)
         return found
 
-    def _from_import_bindings(self, module: str, line: int) -> tuple[Binding, ...]:
+    def from_import_bindings(self, module: str, line: int) -> tuple[Binding, ...]:
+        """Return what the `from` import statements of `module` on `line` bind."""
         found = self._ask.from_import_bindings(module, line)
         if found is None:
             # (From the file's call reading; one `ast` cannot read here is a warning.)
-            reading = self._calls_of(module)
+            reading = self.calls_of(module)
             bindings = () if reading is None else reading.bindings
             found = tuple(binding for binding in bindings if binding.line == line)
         return found
@@ -514,24 +515,26 @@ class NameResolver:
         found = self._lazy_bound_of.get(module)
         if found is None:
             found = ()
-            if self._ask.has_unused_lazy(module) and self._calls_of(module) is not None:
+            if self._ask.has_unused_lazy(module) and self.calls_of(module) is not None:
                 found = self._ask.lazily_bound(module)
             self._lazy_bound_of[module] = found
         return found
 
-    def _function(self, module: str, name: str) -> Function | None:
+    def function(self, module: str, name: str) -> Function | None:
+        """Return what calling the function `name` of `module` runs; None where its file's
+        calls are not read, or it defines no such function."""
         # (Asked for each chain of calls that reaches the function: asked once.)
         key = (module, name)
         try:
             return self._functions[key]
         except KeyError:
             pass
-        found = None if self._calls_of(module) is None else self._ask.function(module, name)
+        found = None if self.calls_of(module) is None else self._ask.function(module, name)
         self._functions[key] = found
         return found
 
-    def _calls_of(self, module: str) -> ImportTimeCalls | None:
-        """The calls `module`'s file makes at import time, with the names its imports bind
+    def calls_of(self, module: str) -> ImportTimeCalls | None:
+        """Return the calls `module`'s file makes at import time, with the names its imports bind
         (which of its functions there are: `_defines`); None where `ast` cannot read them
         here, which a warning says."""
         try:
@@ -546,14 +549,15 @@ class NameResolver:
     def _defines(self, module: str, name: str) -> bool:
         """Whether `module`'s file defines a function `name` at import time (of a file whose
         calls are read)."""
-        return self._calls_of(module) is not None and self._ask.defines(module, name)
+        return self.calls_of(module) is not None and self._ask.defines(module, name)
 
     def _binds(self, module: str, name: str) -> bool:
         """Whether `module`'s file binds `name` at import time whatever happens (of a file
         whose calls are read, that defines a module `__getattr__`: `_certainly_bound`)."""
-        return self._calls_of(module) is not None and self._ask.binds(module, name)
+        return self.calls_of(module) is not None and self._ask.binds(module, name)
 
-    def _is_package(self, module: str) -> bool:
+    def is_package(self, module: str) -> bool:
+        """Return whether `module` is a package."""
         found = self._packages.get(module)
         if found is None:
             found = self._packages[module] = self._ask.is_package(module)

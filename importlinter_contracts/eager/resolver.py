@@ -192,7 +192,7 @@ class CallResolver:
                     function,
                     calls,
                     line,
-                    self._names._served_by(caller, binding),
+                    self._names.served_by(caller, binding),
                     True,
                     tests,
                 )
@@ -227,9 +227,9 @@ class CallResolver:
                     continue
                 callees: Iterable[tuple[str, str]]
                 if target.startswith((CLASS_CALL, SUPER_CALL)):
-                    callees = self._names._through_class(caller, function, target)
+                    callees = self._names.class_call_methods(caller, function, target)
                 else:
-                    callees = self._names._resolved_once(caller, target, local)
+                    callees = self._names.resolved(caller, target, local)
                 given = tuple(passing.pop((found.line, target), ()))
                 if all(name is None for _, name, _ in given):
                     given = ()  # (nothing known is passed: run as any call of it)
@@ -238,7 +238,7 @@ class CallResolver:
         lazy = target_python().lazy
         for line, imported_from, key, tests in getattr_calls:
             call(module, None, (), line, [(imported_from, key)], True, tests)
-        reading = self._names._calls_of(module) if may_call else None
+        reading = self._names.calls_of(module) if may_call else None
         if reading is not None:
             run(module, None, (), reading.calls, None)
         yield from dynamic
@@ -246,7 +246,7 @@ class CallResolver:
             dynamic.clear()
             calls = queue.popleft()
             last = calls[-1]
-            function = self._names._function(last.module, last.function.partition(THROUGH)[0])
+            function = self._names.function(last.module, last.function.partition(THROUGH)[0])
             if function is None:
                 continue
             for line in function.imports:
@@ -319,12 +319,12 @@ class CallResolver:
         """The qualified names that calling `function` in `module` may return
         (`Function.returns`), each with the tests it is returned under; None for what may
         be anything else (a function that is not such, or not found)."""
-        callees = self._names._resolved_once(module, function, local)
+        callees = self._names.resolved(module, function, local)
         if not callees or depth > _MOST_RETURNS:
             yield None, ()
             return
         for callee, name in callees:
-            read = self._names._function(callee, name.partition(THROUGH)[0])
+            read = self._names.function(callee, name.partition(THROUGH)[0])
             if read is None or not read.returns:
                 yield None, ()
                 continue
@@ -354,7 +354,7 @@ class CallResolver:
             return ()
         if imported.anchor:
             package = module
-            if imported.anchor == "__package__" and not self._names._is_package(module):
+            if imported.anchor == "__package__" and not self._names.is_package(module):
                 package = module.rpartition(".")[0]
             level = len(name) - len(name.lstrip("."))
             for _ in range(level - 1):
@@ -382,9 +382,9 @@ class CallResolver:
                     continue
                 for line, under in zip(lines, tests, strict=True):
                     if line in texts:
-                        for binding in self._names._from_import_bindings(module, line):
+                        for binding in self._names.from_import_bindings(module, line):
                             found += [
-                                (line, *c, under) for c in self._names._served_by(module, binding)
+                                (line, *c, under) for c in self._names.served_by(module, binding)
                             ]
             found = self._getattr_calls_of[module] = list(dict.fromkeys(found))
         return found
