@@ -5,6 +5,7 @@ literal, a loop's variable or a module's literal tables make: `computed_strings`
 `read_module_tables`); with the helpers on statements that the readers share (the blocks of
 a compound statement, whether one leaves its function, the names a target binds).
 """
+
 from __future__ import annotations
 
 import ast

@@ -87,7 +87,7 @@ class CallReading(NamedTuple):
 # front, which the outline is there to spare; and `import_time_uses` asks with one that
 # says no to every test. (Its one other form, `scopes.never_runs_label` with a file's
 # aliases of TYPE_CHECKING, could become those aliases as data once that function and
-# the pieces the token reader shares with it live below this module.)
+# the pieces the token reader shares with it live below the reader, `calls`.)
 NeverRuns = Callable[[ast.expr], bool]
 
 # A function's lines: its def's, the first and last of its body (the first after the last

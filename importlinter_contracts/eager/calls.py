@@ -31,6 +31,9 @@ returns (`PASSES`) and, of each function that may return a qualified name, what 
 arguments, what else Python calls implicitly) are not resolved.
 
 Only `ast` reads calls; a file that the running Python cannot parse has no call reading.
+The records a reading is made of and the keys in them are `call_model`'s; what an expression
+calls is read by `call_expressions`, what an import statement binds by `import_bindings`;
+the cache keeps a reading as `call_storage` says.
 """
 
 from __future__ import annotations
