@@ -120,13 +120,19 @@ def simple_from_import(text: str, line: int) -> tuple[Binding, ...] | None:
     if match is None:
         return None
     dots, module, names = match.groups()
+    return _listed(names.split(","), module, len(dots), line)
+
+
+def _listed(items: list[str], module: str, level: int, line: int) -> tuple[Binding, ...] | None:
+    """What the names a `from` import lists bind (`name`, `name as other`); None where an
+    item is anything else."""
     found = []
-    for item in names.split(","):
+    for item in items:
         words = item.split()
         if len(words) == 1 and words[0].isidentifier():
-            found.append(Binding(words[0], module, len(dots), words[0], line))
+            found.append(Binding(words[0], module, level, words[0], line))
         elif len(words) == 3 and words[1] == "as" and words[0].isidentifier():
-            found.append(Binding(words[2], module, len(dots), words[0], line))
+            found.append(Binding(words[2], module, level, words[0], line))
         else:
             return None
     return tuple(found)
@@ -167,16 +173,7 @@ def bracketed_from_import(
     items = " ".join(names).split(",")
     if items and not items[-1].strip():
         items.pop()  # (a comma after the last name)
-    found = []
-    for item in items:
-        words = item.split()
-        if len(words) == 1 and words[0].isidentifier():
-            found.append(Binding(words[0], module, len(dots), words[0], line))
-        elif len(words) == 3 and words[1] == "as" and words[0].isidentifier():
-            found.append(Binding(words[2], module, len(dots), words[0], line))
-        else:
-            return None
-    return tuple(found) or None
+    return _listed(items, module, len(dots), line) or None
 
 
 def from_import_bindings(lines: list[str], line: int) -> tuple[Binding, ...] | None:
