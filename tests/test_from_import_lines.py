@@ -8,6 +8,7 @@ import textwrap
 
 import pytest
 
+from helpers import patches_compiled
 from importlinter_contracts.eager import import_bindings
 from importlinter_contracts.eager.import_bindings import bracketed_from_import, from_import_bindings
 
@@ -28,6 +29,7 @@ def test_a_statement_in_brackets_binds_each_name_on_its_first_line() -> None:
     assert _bound(LONG, 1) == [(f"name_{i}", "utils", 2, f"name_{i}", 1) for i in range(40)]
 
 
+@patches_compiled
 def test_a_statement_of_many_lines_is_parsed_once(monkeypatch: pytest.MonkeyPatch) -> None:
     parsed: list[str] = []
     parse = import_bindings.parse

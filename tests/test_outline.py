@@ -10,6 +10,7 @@ from typing import Any
 import pytest
 from test_scopes import DEFERRED, EAGER, EAGER_CONDITIONS
 
+from helpers import patches_compiled
 from importlinter_contracts.eager import calls as calls_module
 from importlinter_contracts.eager.call_model import CalledName
 from importlinter_contracts.eager.call_storage import from_tuples, to_tuples
@@ -364,6 +365,7 @@ def test_a_call_of_an_attribute_split_after_its_dot_is_a_call(source: str) -> No
     assert text_calls(source.encode().decode("latin-1")) in (None, (("helpers", "pkg"),))
 
 
+@patches_compiled
 def test_a_def_header_that_calls_nothing_is_not_parsed_with_the_module(
     monkeypatch: pytest.MonkeyPatch,
 ) -> None:
