@@ -51,7 +51,8 @@ class NameResolver:
         self._lazy_bound_of: dict[str, tuple[str, ...]] = {}
         self._classes_of_name: dict[_Name, tuple[tuple[str, str], ...]] = {}
         # What a module's code reaches, asked once: every module that calls a function or
-        # imports from a module asks again what it is (`called_imports` runs per module).
+        # imports from a module asks again what it is (`CallResolver.called_imports` runs
+        # per module).
         self._resolved: dict[
             tuple[str, str, int], tuple[tuple[Binding, ...], tuple[tuple[str, str], ...]]
         ] = {}

@@ -370,8 +370,8 @@ class CallResolver:
     ) -> list[tuple[int, str, str, Conditions]]:
         """Return the module `__getattr__`s that the `from` imports of `module` that run at import
         time (its `eager` lines) call: each with the import's line, the module imported from,
-        the key of the reading of its `__getattr__` (`_getattr_called`) and the tests the
-        import runs under. (The line grimp reports for an import says whether it is a `from`
+        the key of the reading of its `__getattr__` (`NameResolver.served_by`) and the tests
+        the import runs under. (The line grimp reports for an import says whether it is a `from`
         import: only those are read.)"""
         found = self._getattr_calls_of.get(module)
         if found is None:
