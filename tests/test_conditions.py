@@ -12,7 +12,7 @@ import pytest
 
 from helpers import Project, run_cli
 from importlinter_contracts import explore
-from importlinter_contracts.eager import calls as call_reading
+from importlinter_contracts.eager import call_model, call_storage, import_bindings
 from importlinter_contracts.eager.conditions import SourceLines, shown
 from importlinter_contracts.eager.outline import never_runs
 from importlinter_contracts.eager.scopes import ImportScope, read_source
@@ -22,7 +22,7 @@ from importlinter_contracts.errors import ConfigurationError
 pytestmark = pytest.mark.matrix
 
 
-def reading(source: str) -> call_reading.CallReading:
+def reading(source: str) -> call_model.CallReading:
     found = read_source(textwrap.dedent(source).encode()).calls
     assert found is not None
     return found
@@ -104,8 +104,8 @@ def test_a_block_that_always_runs_carries_no_test(source: str) -> None:
 
 def test_the_tests_are_kept_in_the_cache_as_read() -> None:
     found = reading(DETECT + "if os.name:\n    detect()\n")
-    again = call_reading.from_tuples(
-        call_reading.to_tuples(found), lambda: DETECT.splitlines(), never_runs
+    again = call_storage.from_tuples(
+        call_storage.to_tuples(found), lambda: DETECT.splitlines(), never_runs
     )
     assert again.functions["detect"].conditions == found.functions["detect"].conditions
     assert again.calls == found.calls
@@ -341,11 +341,11 @@ LAZY_PACKAGE = {
 
 def test_a_module_that_replaces_itself_serves_the_names_its_untaken_imports_bind() -> None:
     source = LAZY_PACKAGE["pkg/models/__init__.py"]
-    served = call_reading.served_imports(ast.parse(source).body)
-    assert served == {"Big": call_reading.Served((5,)), "Small": call_reading.Served((6,))}
-    assert call_reading.served_imports(ast.parse(source.replace("sys.modules", "x")).body) == {}
+    served = import_bindings.served_imports(ast.parse(source).body)
+    assert served == {"Big": call_model.Served((5,)), "Small": call_model.Served((6,))}
+    assert import_bindings.served_imports(ast.parse(source.replace("sys.modules", "x")).body) == {}
     scopes = read_source(source.encode()).scopes
-    assert scopes[5].lazy == call_reading.SERVED
+    assert scopes[5].lazy == call_model.SERVED
 
 
 @pytest.mark.parametrize("assumed", [True, False], ids=["assume_false", "undecided"])
@@ -369,5 +369,5 @@ def test_a_served_import_carries_the_tests_inside_its_if() -> None:
         "            raise Missing()\n    except Missing:\n        from .dummy import *\n"
         "    else:\n        from .lms import LMS\nelse:\n    sys.modules[__name__] = Lazy()\n"
     )
-    served = call_reading.served_imports(ast.parse(source).body, SourceLines(source))
-    assert served == {"LMS": call_reading.Served((9,), ((9, (("unless", "not has_scipy()", 4),)),))}
+    served = import_bindings.served_imports(ast.parse(source).body, SourceLines(source))
+    assert served == {"LMS": call_model.Served((9,), ((9, (("unless", "not has_scipy()", 4),)),))}

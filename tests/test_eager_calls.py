@@ -23,7 +23,7 @@ from importlinter_contracts import explore
 from importlinter_contracts.cache import using_cache_directory
 from importlinter_contracts.compiled import build
 from importlinter_contracts.eager.contract import EagerImportContract
-from importlinter_contracts.eager.resolver import CallResolver
+from importlinter_contracts.eager.name_resolution import NameResolver
 from importlinter_contracts.eager.scope_cache import ScopeIndex
 from importlinter_contracts.runtime.unexpected import eager_closure
 
@@ -943,13 +943,13 @@ def test_a_name_is_followed_through_star_imports_once_not_once_per_call(
     )
     project.configure(R4)
     asked: list[tuple[str, str]] = []
-    defines = CallResolver._defines
+    defines = NameResolver._defines
 
-    def counting(self: CallResolver, module: str, name: str) -> bool:
+    def counting(self: NameResolver, module: str, name: str) -> bool:
         asked.append((module, name))
         return defines(self, module, name)
 
-    monkeypatch.setattr(CallResolver, "_defines", counting)
+    monkeypatch.setattr(NameResolver, "_defines", counting)
     assert check_against_python(
         project, "import pkg.web.hub\nfrom pkg.web.hub import load\nload()\n"
     )

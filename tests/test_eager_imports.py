@@ -14,7 +14,7 @@ from importlinter.cli import lint_imports_command
 
 from helpers import Project, files_read, forget_walk_outcomes, imports_of, patches_compiled
 from importlinter_contracts.eager import module_files, outcomes, scope_cache
-from importlinter_contracts.eager.calls import Body, CallReading
+from importlinter_contracts.eager.call_model import Body, CallReading
 from importlinter_contracts.eager.outline import Outline
 from importlinter_contracts.eager.scopes import SourceReading
 

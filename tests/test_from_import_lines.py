@@ -1,4 +1,4 @@
-"""What a `from` import binds, read from its own lines (`calls.from_import_bindings`): the
+"""What a `from` import binds, read from its own lines (`import_bindings.from_import_bindings`): the
 reading the walks ask for each `from` import that runs at import time, so it parses each
 statement once, however many lines it spans."""
 
@@ -8,8 +8,9 @@ import textwrap
 
 import pytest
 
-from importlinter_contracts.eager import calls
-from importlinter_contracts.eager.calls import bracketed_from_import, from_import_bindings
+from helpers import patches_compiled
+from importlinter_contracts.eager import import_bindings
+from importlinter_contracts.eager.import_bindings import bracketed_from_import, from_import_bindings
 
 
 def _lines(source: str) -> list[str]:
@@ -28,15 +29,16 @@ def test_a_statement_in_brackets_binds_each_name_on_its_first_line() -> None:
     assert _bound(LONG, 1) == [(f"name_{i}", "utils", 2, f"name_{i}", 1) for i in range(40)]
 
 
+@patches_compiled
 def test_a_statement_of_many_lines_is_parsed_once(monkeypatch: pytest.MonkeyPatch) -> None:
     parsed: list[str] = []
-    parse = calls.parse
+    parse = import_bindings.parse
 
     def counted(text: str) -> object:
         parsed.append(text)
         return parse(text)
 
-    monkeypatch.setattr(calls, "parse", counted)
+    monkeypatch.setattr(import_bindings, "parse", counted)
     from_import_bindings(_lines(LONG), 1)
     assert len(parsed) == 1
 

@@ -10,8 +10,10 @@ from typing import Any
 import pytest
 from test_scopes import DEFERRED, EAGER, EAGER_CONDITIONS
 
+from helpers import patches_compiled
 from importlinter_contracts.eager import calls as calls_module
-from importlinter_contracts.eager.calls import CalledName, CallReading, from_tuples, to_tuples
+from importlinter_contracts.eager.call_model import CalledName, CallReading
+from importlinter_contracts.eager.call_storage import from_tuples, to_tuples
 from importlinter_contracts.eager.outline import (
     never_runs,
     read_calls_of,
@@ -361,6 +363,7 @@ def test_a_call_of_an_attribute_split_after_its_dot_is_a_call(source: str) -> No
     assert text_calls(source.encode().decode("latin-1")) in (None, (("helpers", "pkg"),))
 
 
+@patches_compiled
 def test_a_def_header_that_calls_nothing_is_not_parsed_with_the_module(
     monkeypatch: pytest.MonkeyPatch,
 ) -> None:

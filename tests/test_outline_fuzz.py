@@ -12,7 +12,7 @@ from typing import Any
 
 import pytest
 
-from importlinter_contracts.eager.calls import Binding, CallReading
+from importlinter_contracts.eager.call_model import Binding, CallReading
 from importlinter_contracts.eager.outline import (
     read_calls_of,
     read_outline,

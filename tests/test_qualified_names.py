@@ -13,15 +13,15 @@ from typing import Any
 import pytest
 
 from helpers import Project, run_cli
-from importlinter_contracts.eager import calls as call_reading
-from importlinter_contracts.eager.calls import CalledName
+from importlinter_contracts.eager import call_model, call_storage
+from importlinter_contracts.eager.call_model import CalledName
 from importlinter_contracts.eager.outline import never_runs
 from importlinter_contracts.eager.scopes import read_source
 
 pytestmark = pytest.mark.matrix
 
 
-def reading(source: str) -> call_reading.CallReading:
+def reading(source: str) -> call_model.CallReading:
     found = read_source(textwrap.dedent(source).encode()).calls
     assert found is not None
     return found
@@ -208,8 +208,8 @@ def test_a_call_that_passes_what_a_function_returns_is_kept_with_the_call() -> N
 def test_what_a_function_returns_and_passes_is_kept_in_the_cache_as_read() -> None:
     source = DETECTORS + "from pkg.utils import resolve_obj\nresolve_obj(tpu_plugin())\n"
     found = reading(source)
-    again = call_reading.from_tuples(
-        call_reading.to_tuples(found), lambda: source.splitlines(), never_runs
+    again = call_storage.from_tuples(
+        call_storage.to_tuples(found), lambda: source.splitlines(), never_runs
     )
     assert again.calls == found.calls
     assert again.calls[0].target == "<passes>resolve_obj:0:tpu_plugin"

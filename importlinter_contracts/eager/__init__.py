@@ -5,16 +5,19 @@ module, breadth first, asking at each hop whether to enter the imported module (
 for a contract, its `check.Decider`). What it knows of a module it learns by asking
 questions (`questions`) of grimp's graph and of the module's file; the call resolver
 (`resolver`) works out, from those answers, what the functions a module calls at import
-time run. A module's file is read as little as the questions need (`module_files`: in
-part, then its outline, then its calls; the readers are `outline`, `scopes` and `calls`,
-with `parsing`), those readings are kept between runs (`scope_cache`) and read ahead of the
-walks by a second process (`read_ahead`); what the walks found is kept too, with each
-file's answers (`outcomes`). A contract's check (`check`) walks from each source with those
-caches, or reuses what they kept, and returns its findings as data, with the fewest imports
-to defer to keep it (`smallest_cut`, found for a kept contract where a report asks for it,
-`cut_request`; it asks `deferrable` whether an import can be made lazy: the test the `fix`
-command edits by, which asks `import_time_uses` whether its names are used at import time);
-the contract type (`contract`) states the rule and reports them.
+time run, asking name resolution (`name_resolution`) what each name called is. A module's
+file is read as little as the questions need (`module_files`: in part, then its outline,
+then its calls; the readers are `outline`, `scopes` and `calls`, with `parsing`; a call
+reading is made of the records and keys of `call_model`, read with `call_expressions` and
+`import_bindings`, and kept as `call_storage` says), those readings are kept between runs
+(`scope_cache`) and read ahead of the walks by a second process (`read_ahead`); what the
+walks found is kept too, with each file's answers (`outcomes`). A contract's check
+(`check`) walks from each source with those caches, or reuses what they kept, and returns
+its findings as data, with the fewest imports to defer to keep it (`smallest_cut`, found
+for a kept contract where a report asks for it, `cut_request`; it asks `deferrable` whether
+an import can be made lazy: the test the `fix` command edits by, which asks
+`import_time_uses` whether its names are used at import time); the contract type
+(`contract`) states the rule and reports them.
 
 Terms:
 
@@ -26,6 +29,11 @@ Terms:
   of each import and the names its import-time code may call (`outline.Outline`);
 - *read in part*: a short file read only around the imports asked about, and for the
   names its text calls (`module_files.ReadingLevel.IN_PART`);
+- *call reading*: what a file calls at import time, the functions it defines then and what
+  each one's body imports and calls, and the names its imports bind
+  (`call_model.CallReading`);
+- *name resolution*: what a dotted name called in a module may run, through the names its
+  imports bind, re-exports, classes and their bases (`name_resolution.NameResolver`);
 - *hop*: one step by which importing a module runs another (`walk.EagerHop`: what the walks
   take, the smallest cut is found in and the findings are made of; reports, `closure`, `why`
   and the REPL hold it as `report.Hop`, which `EagerHop.as_data` makes);

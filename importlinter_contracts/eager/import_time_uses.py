@@ -27,13 +27,8 @@ from collections.abc import Collection, Iterator
 from typing import NamedTuple
 
 from ..errors import UnreadableSourceError
-from .calls import (
-    RETURNED,
-    CallReading,
-    annotations_run,
-    lazy_annotations,
-    read_calls,
-)
+from .call_model import RETURNED, CallReading
+from .calls import annotations_run, lazy_annotations, read_calls
 from .conditions import clauses
 from .lazy import bound_names, import_time_loads
 from .parsing import parse, parse_error

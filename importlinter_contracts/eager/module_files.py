@@ -16,8 +16,8 @@ from typing import Any, Final, NamedTuple
 
 from ..errors import UnreadableSourceError
 from ..locations import display_path
-from . import calls as call_reading
-from .calls import GETATTR, Body, CallReading
+from . import call_storage
+from .call_model import GETATTR, Body, CallReading
 from .conditions import Conditions, is_condition
 from .outline import (
     calls_beyond_names,
@@ -154,7 +154,7 @@ class FileReading:
             flat = numbers.tobytes()
         calls = self._stored_calls
         if self.calls is not None:
-            calls = call_reading.to_tuples(self.calls)
+            calls = call_storage.to_tuples(self.calls)
         return StoredReading(
             path=self.path,
             mtime=self.mtime,
@@ -209,7 +209,7 @@ class FileReading:
             self.read_calls()
             scopes = self.scopes
         elif self.calls is None and self._stored_calls is not None:
-            self.calls = call_reading.from_tuples(
+            self.calls = call_storage.from_tuples(
                 self._stored_calls, _lines_of(self.path), never_runs
             )
         return SourceReading(scopes, self.calls, self.calls_unread)

@@ -27,7 +27,8 @@ import re
 from collections.abc import Iterator
 from typing import NamedTuple
 
-from .calls import STAR, Body, CallReading, read_calls_outlined
+from .call_model import STAR, Body, CallReading
+from .calls import read_calls_outlined
 from .conditions import ELSE, EXCEPT, IF, Condition, always_runs, clauses
 from .parsing import parse
 from .scopes import TC, Block, ImportScope, never_runs_label, scope_in

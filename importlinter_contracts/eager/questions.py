@@ -25,16 +25,16 @@ from grimp.exceptions import ModuleNotPresent
 from ..errors import UnreadableSourceError
 from ..locations import display_path
 from ..modules import has_module
-from .calls import (
+from .call_model import (
     Binding,
     CalledName,
     CallReading,
     Function,
-    function_to_tuple,
     getattr_key,
     is_getattr_key,
     is_lazy_key,
 )
+from .call_storage import function_to_tuple
 from .module_files import EagerLines, may_call
 from .outcomes import Answer, Answers
 from .scope_cache import ScopeIndex

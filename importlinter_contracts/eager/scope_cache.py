@@ -52,9 +52,9 @@ from ..locations import (
     source_file,
     source_file_status,
 )
-from . import calls as call_reading
 from . import read_ahead
-from .calls import SERVED
+from .call_model import SERVED, Binding
+from .import_bindings import bracketed_from_import, from_import_bindings, simple_from_import
 from .module_files import (
     EagerLines,
     FileReading,
@@ -261,26 +261,24 @@ class ScopeIndex:
         assert record.from_lines is not None
         return record.from_lines
 
-    def from_import_bindings(
-        self, module: str, line: int, text: str
-    ) -> tuple[call_reading.Binding, ...] | None:
+    def from_import_bindings(self, module: str, line: int, text: str) -> tuple[Binding, ...] | None:
         """Return what the `from` import statements of `module` that start on `line` bind: read from
         the line's `text` (as grimp reports it), or their own lines; None where they do not
         tell (the file's call reading has them then)."""
-        simple = call_reading.simple_from_import(text, line)
+        simple = simple_from_import(text, line)
         if simple is not None:
             return simple
         if "(" in text:
             raw = self._raw_lines.get(module)
             if raw is None:
                 raw = self._raw_lines[module] = self._module(module).source().split(b"\n")
-            found = call_reading.bracketed_from_import(text, raw[line:], line)
+            found = bracketed_from_import(text, raw[line:], line)
             if found is not None:
                 return found
         lines = self._statement_lines.get(module)
         if lines is None:
             lines = self._statement_lines[module] = source_lines(self._module(module).source())
-        return call_reading.from_import_bindings(lines, line)
+        return from_import_bindings(lines, line)
 
     def eager_lines(self, module: str, graph: ImportGraph) -> EagerLines:
         """Return the modules `module` imports at import time, by name, each with the lines of its

@@ -27,14 +27,8 @@ from tokenize import TokenInfo
 from typing import NamedTuple
 
 from ..errors import UnreadableSourceError
-from .calls import (
-    SERVED,
-    CallReading,
-    annotations_run,
-    lazy_annotations,
-    read_calls,
-    served_imports,
-)
+from .call_model import SERVED, CallReading
+from .calls import annotations_run, lazy_annotations, read_calls
 from .conditions import (
     ELSE,
     EXCEPT,
@@ -47,6 +41,7 @@ from .conditions import (
     clauses,
     source_text,
 )
+from .import_bindings import served_imports
 from .lazy import read_lazy
 from .parsing import parse, parse_error
 from .target import RUNNING, target_python
