@@ -88,6 +88,48 @@ def test_a_call_carries_the_tests_of_the_code_it_runs_in() -> None:
     }
 
 
+def test_a_call_in_an_operand_carries_the_operands_that_decide_it() -> None:
+    found = reading(
+        """\
+        import os
+        if os.name:
+            enabled() and setup()
+        fallback = os.environ.get("X") or default()
+        chosen = first() if os.name == "nt" else (
+            second()
+        )
+        """
+    )
+    assert {call.target: call.conditions for call in found.calls} == {
+        "enabled": (("if", "os.name", 2),),
+        "setup": (("if", "os.name", 2), ("if", "enabled()", 3)),
+        "os.environ.get": (),
+        "default": (("else", 'os.environ.get("X")', 4),),
+        "first": (("if", 'os.name == "nt"', 5),),
+        "second": (("else", 'os.name == "nt"', 5),),
+    }
+
+
+def test_a_hop_behind_an_operand_is_conditional(project: Project) -> None:
+    project.write(
+        {
+            "pkg/__init__.py": "",
+            "pkg/setup.py": "def load():\n    import pkg.heavy\n",
+            "pkg/heavy.py": "",
+            "pkg/main.py": "import os\nfrom pkg.setup import load\nos.name and load()\n",
+        }
+    )
+    project.configure(
+        "[importlinter:contract:r4]\nname = R4\ntype = eager_imports\n"
+        "source_modules = pkg.main\nfollow_modules = pkg\nforbidden_modules = pkg.heavy\n"
+    )
+    heavy = closure_of("pkg.main")["pkg.heavy"]
+    assert heavy.get("conditional") is True
+    assert [(c["kind"], c["test"], c["line"]) for c in heavy["hop"]["conditions"]] == [
+        ("if", "os.name", 3)
+    ]
+
+
 @pytest.mark.parametrize(
     "source",
     [

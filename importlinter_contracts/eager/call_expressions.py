@@ -21,7 +21,7 @@ from .call_model import (
     CalledName,
     ModuleTables,
 )
-from .conditions import clauses
+from .conditions import ELSE, IF, Conditions, clauses
 
 _DYNAMIC_CALLEES = ("import_module", "__import__")
 
@@ -472,31 +472,58 @@ def calls_in(
     nodes: Iterable[ast.AST],
     tables: ModuleTables | None = None,
     loops: Mapping[str, tuple[str, ...]] | None = None,
+    shown: Callable[[ast.expr], str] | None = None,
 ) -> Iterator[CalledName]:
     """Return every call of a dotted name in these expressions, except in a lambda's body (which
     runs only when called); of each name a callee expression may be (`(a if c else b)()`,
     `REG[key]()`, `(a or b).f()`); through `super()` (`<super>.f`); and each dynamic import
     (`DYNAMIC_IMPORT`), whose name may use a variable that a loop around it (`loops`, or a
-    comprehension's) takes from a literal collection."""
+    comprehension's) takes from a literal collection. With `shown` (a test's text), a call in
+    an operand that runs only as the operands before it decide (`a and f()`, `a or f()`,
+    `f() if a else g()`) carries those tests as its conditions."""
     tables = tables or ModuleTables()
-    stack = [(node, loops or {}) for node in nodes]
+    none: Conditions = ()
+    stack = [(node, loops or {}, none) for node in nodes]
     while stack:
-        node, taken = stack.pop()
+        node, taken, under = stack.pop()
         if isinstance(node, _LEAVES):
             continue  # (nothing below: most of the nodes, which `iter_child_nodes` is slow on)
         if isinstance(node, ast.Lambda):
             defaults = [*node.args.defaults, *(d for d in node.args.kw_defaults if d)]
-            stack.extend((default, taken) for default in defaults)
+            stack.extend((default, taken, under) for default in defaults)
             continue
         if isinstance(node, ast.ListComp | ast.SetComp | ast.GeneratorExp | ast.DictComp):
             inner = dict(taken)
             for generator in node.generators:
                 inner.update(iterated_strings(generator.target, generator.iter, tables, inner))
-            stack.extend((child, inner) for child in ast.iter_child_nodes(node))
+            stack.extend((child, inner, under) for child in ast.iter_child_nodes(node))
+            continue
+        if shown is not None and isinstance(node, ast.BoolOp | ast.IfExp):
+            stack.extend((child, taken, tests) for child, tests in _operands(node, under, shown))
             continue
         if isinstance(node, ast.Call):
-            yield from _called(node, tables, taken)
-        stack.extend((child, taken) for child in ast.iter_child_nodes(node))
+            found = _called(node, tables, taken)
+            yield from (call._replace(conditions=under) for call in found) if under else found
+        stack.extend((child, taken, under) for child in ast.iter_child_nodes(node))
+
+
+def _operands(
+    node: ast.BoolOp | ast.IfExp, under: Conditions, shown: Callable[[ast.expr], str]
+) -> Iterator[tuple[ast.expr, Conditions]]:
+    """The operands of `and`, `or` or a conditional expression, each with the tests it runs
+    under: those around it, then each operand before it true (`and`) or false (`or`), or the
+    conditional expression's test true for its body, false for the other."""
+    if isinstance(node, ast.IfExp):
+        test = (node.test.lineno, shown(node.test))
+        yield node.test, under
+        yield node.body, (*under, (IF, test[1], test[0]))
+        yield node.orelse, (*under, (ELSE, test[1], test[0]))
+        return
+    kind = IF if isinstance(node.op, ast.And) else ELSE
+    tests = under
+    for value in node.values:
+        yield value, tests
+        tests = (*tests, (kind, shown(value), value.lineno))
 
 
 def _called(

@@ -691,14 +691,18 @@ class _Reader:
         return _in_order(calls), functions, tuple(bindings)
 
     def _calls(self, nodes: Iterable[ast.AST]) -> Iterator[CalledName]:
-        return self._tested(calls_in(nodes, self.tables, self.loops))
+        return self._tested(calls_in(nodes, self.tables, self.loops, self._shown))
+
+    def _shown(self, test: ast.expr) -> str:
+        return _source_text(self.lines, test)
 
     def _tested(self, calls: Iterable[CalledName]) -> Iterator[CalledName]:
-        """The calls, each with the tests it runs under."""
+        """The calls, each with the tests it runs under: its statement's, then its own (an
+        operand's, `calls_in`)."""
         conditions = self.conditions
         if not conditions:
             return iter(calls)
-        return (call._replace(conditions=conditions) for call in calls)
+        return (call._replace(conditions=(*conditions, *call.conditions)) for call in calls)
 
     def _under(self, kind: str, test: ast.expr, line: int) -> Conditions:
         """The tests a block runs under: those of the blocks around it, then its own."""
