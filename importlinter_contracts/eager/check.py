@@ -129,6 +129,24 @@ class Decider:
         return known
 
 
+@contextmanager
+def without_garbage_collection() -> Iterator[None]:
+    """Pause Python's cyclic garbage collector (as it was before, afterwards)."""
+    enabled = gc.isenabled()
+    gc.disable()
+    try:
+        yield
+    finally:
+        if enabled:
+            gc.enable()
+
+
+# A whole-package walk makes and keeps millions of small objects and no reference cycles
+# worth collecting: with the cyclic garbage collector on, collecting takes 40 % of the check
+# (measured on the benchmark's 20,000-module tree). It must make no cycle at all: what one
+# holds would outlive the check until the next collection walks it (a test collects after a
+# check).
+@without_garbage_collection()
 def find_eager_imports(
     graph: ImportGraph,
     rule: EagerRule,
@@ -140,22 +158,6 @@ def find_eager_imports(
     """Return what the walks from each source of `rule` find (`EagerFindings`), reusing what
     earlier walks found where it holds, with the allowlist's entries that excused imports
     marked used. An unreadable source is an `UnreadableSourceError` naming the `contract`."""
-    # A whole-package walk makes and keeps millions of small objects and no reference
-    # cycles worth collecting: with the cyclic garbage collector on, collecting takes
-    # 40 % of the check (measured on the benchmark's 20,000-module tree). It must make
-    # no cycle at all: what one holds would outlive the check until the next collection
-    # walks it (a test collects after a check).
-    with without_garbage_collection():
-        return _find(graph, rule, allowlist, session_options, contract)
-
-
-def _find(
-    graph: ImportGraph,
-    rule: EagerRule,
-    allowlist: Allowlist,
-    session_options: dict[str, Any],
-    contract: str,
-) -> EagerFindings:
     cache_dir = cache_directory()
     # The Python the readings are for, a setting of the process (as `ScopeIndex` makes it):
     # the key depends on it, and so do the commands that use the check's result (`fix`).
@@ -425,18 +427,6 @@ def _answer_again(
         )
     except UnreadableSourceError:
         return False  # the walks say it, naming the file and line
-
-
-@contextmanager
-def without_garbage_collection() -> Iterator[None]:
-    """Pause Python's cyclic garbage collector (as it was before, afterwards)."""
-    enabled = gc.isenabled()
-    gc.disable()
-    try:
-        yield
-    finally:
-        if enabled:
-            gc.enable()
 
 
 # The smallest cut of a kept contract that no report asked for (`cut_request.asked_for`),
