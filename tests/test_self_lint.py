@@ -6,6 +6,7 @@ the contract types loads, compared with what a fresh interpreter loads."""
 
 from __future__ import annotations
 
+import ast
 import json
 import shutil
 import subprocess
@@ -275,3 +276,28 @@ def test_an_import_that_a_contract_forbids_breaks_it(
         contract_id: "BROKEN" if contract_id in broken else "KEPT" for contract_id in CONTRACTS
     }
     assert shown in linted.stdout
+
+
+# The kinds of compound statement whose clauses `eager.conditions.clauses` gives: only that
+# module names them, so a new kind is taught in one place (docs/contributing.md).
+COMPOUND = {"Try", "TryStar", "With", "AsyncWith", "Match", "match_case"}
+
+
+def _names_of_ast(path: Path) -> set[str]:
+    return {
+        node.attr
+        for node in ast.walk(ast.parse(path.read_text()))
+        if isinstance(node, ast.Attribute)
+        and isinstance(node.value, ast.Name)
+        and node.value.id == "ast"
+    }
+
+
+def test_only_the_conditions_module_names_the_kinds_of_compound_statement() -> None:
+    package = Path(importlinter_contracts.__file__).parent
+    naming = {
+        path.relative_to(package).as_posix()
+        for path in package.rglob("*.py")
+        if COMPOUND & _names_of_ast(path)
+    }
+    assert naming == {"eager/conditions.py"}
