@@ -59,9 +59,7 @@ class NameResolver:
         self._getattr_of: dict[str, bool] = {}
         self._functions: dict[tuple[str, str], Function | None] = {}
         self._served: dict[tuple[str, Binding], tuple[tuple[str, str], ...]] = {}
-        self._bindings_by_name: dict[
-            int, tuple[tuple[Binding, ...], dict[str, list[tuple[int, Binding]]]]
-        ] = {}
+        self._bindings_by_name: dict[str, dict[str, list[tuple[int, Binding]]]] = {}
 
     def resolved(
         self, module: str, target: str, local: tuple[Binding, ...]
@@ -87,21 +85,19 @@ class NameResolver:
             )
         return found
 
-    def _naming(
-        self, bindings: tuple[Binding, ...], names: list[str]
-    ) -> Iterator[tuple[Binding, list[str]]]:
-        """`_naming` of a module's bindings, through an index of them by the first name each
-        binds (a module binds hundreds, and each name its code calls is looked up)."""
-        key = id(bindings)
-        found = self._bindings_by_name.get(key)
-        if found is None or found[0] is not bindings:
-            index: dict[str, list[tuple[int, Binding]]] = {}
-            for at, binding in enumerate(bindings):
+    def _naming_in(self, module: str, names: list[str]) -> Iterator[tuple[Binding, list[str]]]:
+        """`_naming` of the names `module`'s imports bind (of a module whose calls are read),
+        through an index of them by the first name each binds, made once per module (a
+        module binds hundreds, and each name its code calls is looked up)."""
+        index = self._bindings_by_name.get(module)
+        if index is None:
+            reading = self.calls_of(module)
+            index = self._bindings_by_name[module] = {}
+            for at, binding in enumerate(() if reading is None else reading.bindings):
                 first = STAR if binding.name == STAR else binding.name.partition(".")[0]
                 index.setdefault(first, []).append((at, binding))
-            found = self._bindings_by_name[key] = (bindings, index)
-        named = found[1].get(names[0], [])
-        stars = found[1].get(STAR, [])
+        named = index.get(names[0], [])
+        stars = index.get(STAR, [])
         # (In the order of the file: the first binding found is the first followed.)
         ordered = sorted([*named, *stars]) if named and stars else named or stars
         return _naming([binding for _, binding in ordered], names)
@@ -176,7 +172,7 @@ class NameResolver:
                 classes[module, dotted] = None
             leads = [
                 self._named(module, binding, names[0], rest)
-                for binding, rest in self._naming(reading.bindings, list(names))
+                for binding, rest in self._naming_in(module, list(names))
             ]
             leads += [
                 (module, (*alternative.split("."), *names[1:]))
@@ -219,7 +215,7 @@ class NameResolver:
         if reading is not None:
             if self._defines(module, target):
                 found[module, target] = None
-            bound += self._naming(reading.bindings, names)
+            bound += self._naming_in(module, names)
         for binding, rest in bound:
             name = self._named(module, binding, names[0], rest)
             if name is not None:
@@ -284,7 +280,7 @@ class NameResolver:
             reading = self.calls_of(base)
             if reading is None:
                 continue
-            naming = list(self._naming(reading.bindings, list(names)))
+            naming = list(self._naming_in(base, list(names)))
             explicit = [(b, rest) for b, rest in naming if b.name != STAR]
             for binding, rest in explicit or naming:
                 bound = self._bound(base, binding, names[0])
@@ -436,7 +432,7 @@ class NameResolver:
                 found[module, dotted] = None
             leads = [
                 self._named(module, binding, names[0], rest)
-                for binding, rest in self._naming(reading.bindings, list(names))
+                for binding, rest in self._naming_in(module, list(names))
             ]
             leads += self._leads_through_classes(module, names, reading)
             if self._asks_getattr(module, names[0]):
