@@ -348,7 +348,7 @@ _UNBOUNDED = 1 << 62
 
 
 class _Network:
-    """A flow network: capacities on directed edges, the residual capacity of each."""
+    """A flow network: positive capacities on directed edges, the residual capacity of each."""
 
     def __init__(self) -> None:
         self._residual: dict[object, dict[object, int]] = {}
@@ -390,23 +390,13 @@ class _Network:
         network, `start` cannot reach `end`: whether the edge is in some minimum cut."""
         if self._residual[start][end] > 0:
             return False
-        if self._residual[end][start] > 0:
-            # The flow on the edge lets `end` reach `start`: `start` reaches `end` exactly
-            # where both are in one strongly connected component of the residual network
-            # (found once for every edge asked, not by a search from each).
-            if self._components is None:
-                self._components = self._strongly_connected()
-            return self._components[start] != self._components[end]
-        found = {start}
-        queue = [start]
-        for node in queue:
-            for ahead, capacity in self._residual[node].items():
-                if capacity > 0 and ahead not in found:
-                    if ahead == end:
-                        return False
-                    found.add(ahead)
-                    queue.append(ahead)
-        return True
+        # A filled edge carries flow (every capacity is positive), which lets `end` reach
+        # `start`: `start` reaches `end` exactly where both are in one strongly connected
+        # component of the residual network (found once for every edge asked, not by a
+        # search from each).
+        if self._components is None:
+            self._components = self._strongly_connected()
+        return self._components[start] != self._components[end]
 
     def _strongly_connected(self) -> dict[object, int]:
         """The strongly connected component of each node of the residual network, by number
