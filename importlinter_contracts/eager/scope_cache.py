@@ -123,10 +123,11 @@ class ScopeIndex:
         self._graph: bytes | None = None
         self._stored_graph: object = None
         self._modules: dict[str, FileReading] = {}
-        # The lines of the files whose `from` imports were asked about; and, by module, the
-        # lines that may be `from` imports, as grimp reports them (from the cache).
-        self._statement_lines: dict[str, list[str]] = {}
+        # The lines of the files whose `from` imports were asked about (as bytes, each file
+        # read once; decoded, for those that `ast` reads); and, by module, the lines that may
+        # be `from` imports, as grimp reports them (from the cache).
         self._raw_lines: dict[str, list[bytes]] = {}
+        self._statement_lines: dict[str, list[str]] = {}
         self._listings = Listings()  # the folders' files, listed once for the run
         self._from_lines: dict[str, dict[int, str]] = {}
         # The files only searched for a module `__getattr__`: each with its modification
@@ -268,16 +269,16 @@ class ScopeIndex:
         simple = simple_from_import(text, line)
         if simple is not None:
             return simple
+        raw = self._raw_lines.get(module)
+        if raw is None:
+            raw = self._raw_lines[module] = self._module(module).source().split(b"\n")
         if "(" in text:
-            raw = self._raw_lines.get(module)
-            if raw is None:
-                raw = self._raw_lines[module] = self._module(module).source().split(b"\n")
             found = bracketed_from_import(text, raw[line:], line)
             if found is not None:
                 return found
         lines = self._statement_lines.get(module)
         if lines is None:
-            lines = self._statement_lines[module] = source_lines(self._module(module).source())
+            lines = self._statement_lines[module] = source_lines(b"\n".join(raw))
         return from_import_bindings(lines, line)
 
     def eager_lines(self, module: str, graph: ImportGraph) -> EagerLines:
