@@ -488,14 +488,7 @@ class _Outliner:
         start, line = entry
         block = self._ifs.get(start)
         if block is None:
-            never, always, test = self._test("if", start, line)
-            if never:
-                block = _named_block(never, "")
-            elif always:
-                block = _CLAUSES["if"]
-            else:
-                block = Block("if", False, ((IF, test, line),))
-            self._ifs[start] = block
+            block = self._ifs[start] = _if_block(*self._test("if", start, line), line)
         if not tested and block.conditions:
             return _CLAUSES["if"]
         return block
@@ -825,9 +818,15 @@ def _line_block(header: re.Match[bytes], code: bytes, line: int) -> Block | None
     is_simple, never_runs = _simple_test(test)
     if not is_simple:
         return None
-    if never_runs is not None:
-        return _named_block(never_runs, "")
-    return _CLAUSES["if"] if test == "True" else Block("if", False, ((IF, test, line),))
+    return _if_block(never_runs, test == "True", test, line)
+
+
+def _if_block(never: str | None, always: bool, test: str, line: int) -> Block:
+    """The block of an `if` on `line`: named for a test that never holds (`never`), plain for
+    one that always does, else with its test as the one condition it runs under."""
+    if never:
+        return _named_block(never, "")
+    return _CLAUSES["if"] if always else Block("if", False, ((IF, test, line),))
 
 
 # What the text alone says of the calls at import time: a superset. Each name an import
