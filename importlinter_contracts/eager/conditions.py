@@ -85,6 +85,9 @@ class Clause(NamedTuple):
 # `ast.iter_child_nodes` meets as a block's holder. (This module alone names the kinds of
 # compound statement: the readers ask `clauses`.)
 CLAUSE_NODES = (ast.ExceptHandler, ast.match_case)
+# The nodes a walk through a file's blocks visits, leaving out its expressions (which hold no
+# statement): statements and the clauses they stand in.
+BLOCK_NODES = (ast.stmt, *CLAUSE_NODES)
 
 
 def clauses(node: ast.AST) -> list[Clause]:

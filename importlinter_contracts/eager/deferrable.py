@@ -26,7 +26,7 @@ from typing import NamedTuple
 
 from ..errors import UnreadableSourceError
 from ..locations import display_path
-from .conditions import CLAUSE_NODES, clauses
+from .conditions import BLOCK_NODES, clauses
 from .import_time_uses import ImportTimeUse, import_time_uses
 from .parsing import parse, parse_error
 from .scopes import ImportScope, import_scopes
@@ -158,10 +158,6 @@ class _Statements(NamedTuple):
     every: list[ast.stmt]
 
 
-# What holds a statement: a statement, an `except` handler, a `case`.
-_BLOCKS = (ast.stmt, *CLAUSE_NODES)
-
-
 def _statements(module: ast.Module) -> _Statements:
     parents: dict[int, ast.AST] = {}
     imports: dict[int, list[ast.Import | ast.ImportFrom]] = {}
@@ -170,7 +166,7 @@ def _statements(module: ast.Module) -> _Statements:
     while queue:
         node = queue.popleft()
         for child in ast.iter_child_nodes(node):
-            if isinstance(child, _BLOCKS):
+            if isinstance(child, BLOCK_NODES):
                 parents[id(child)] = node
                 queue.append(child)
                 if isinstance(child, ast.stmt):

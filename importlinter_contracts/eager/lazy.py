@@ -24,7 +24,7 @@ from collections.abc import Callable, Iterator
 from typing import Any
 
 from ..errors import UnreadableSourceError
-from .conditions import CLAUSE_NODES, clauses
+from .conditions import BLOCK_NODES, CLAUSE_NODES, clauses
 from .target import Target
 
 _LAZY_MODULES = "__lazy_modules__"
@@ -241,5 +241,5 @@ def _loads(node: ast.AST) -> Iterator[ast.Name]:
     if isinstance(node, ast.Name) and isinstance(node.ctx, ast.Load):
         yield node
     for child in ast.iter_child_nodes(node):
-        if not isinstance(child, (ast.stmt, *CLAUSE_NODES)):
+        if not isinstance(child, BLOCK_NODES):
             yield from _loads(child)
