@@ -219,3 +219,17 @@ def run(command: list[str], cwd: Path, **env: str) -> subprocess.CompletedProces
         check=False,
         timeout=600,
     )
+
+
+def pytest_lines(*arguments: str) -> list[str]:
+    """Return the lines that `pytest -q ARGUMENTS`, run on this repository in a process of its
+    own, prints; it must pass."""
+    run = subprocess.run(
+        [sys.executable, "-m", "pytest", "-q", "-p", "no:cacheprovider", *arguments],
+        cwd=REPO,
+        capture_output=True,
+        text=True,
+        check=False,
+    )
+    assert run.returncode == 0, run.stdout + run.stderr
+    return run.stdout.splitlines()

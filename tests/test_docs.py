@@ -24,7 +24,7 @@ from importlinter.domain.contract import COMMON_CONTRACT_OPTIONS
 
 import importlinter_contracts
 from command_server import CommandServer
-from helpers import REPO
+from helpers import REPO, pytest_lines
 from importlinter_contracts import configuration
 from importlinter_contracts.cli import main
 from vllm_omni_tree import NEWEST, runtime_environment, tree
@@ -202,26 +202,8 @@ def collected() -> list[str]:
     """Return the lines of `pytest --collect-only -q` on the test files the docs name and
     those of LISTED_WHOLE: one collection, for the tests below."""
     listed = {f"tests/{test.partition('::')[0]}" for test in LISTED_WHOLE}
-    collection = subprocess.run(
-        # (Collecting asserts nothing: the modules are imported as they are, not rewritten.)
-        [
-            sys.executable,
-            "-m",
-            "pytest",
-            "--collect-only",
-            "-q",
-            "--assert=plain",
-            "-p",
-            "no:cacheprovider",
-            *sorted(NAMED_FILES | listed),
-        ],
-        cwd=REPO,
-        capture_output=True,
-        text=True,
-        check=False,
-    )
-    assert collection.returncode == 0, collection.stdout + collection.stderr
-    return collection.stdout.splitlines()
+    # (Collecting asserts nothing: the modules are imported as they are, not rewritten.)
+    return pytest_lines("--collect-only", "--assert=plain", *sorted(NAMED_FILES | listed))
 
 
 def test_the_tests_the_docs_name_exist(collected: list[str]) -> None:

@@ -4,10 +4,7 @@ and how to run them; the whole suite runs them, first."""
 
 from __future__ import annotations
 
-import subprocess
-import sys
-
-from helpers import REPO
+from helpers import pytest_lines
 
 # A file with slow tests (those that measure) and others.
 SUBJECT = "tests/test_closure_measure.py"
@@ -17,22 +14,9 @@ LEFT_OUT = (
 )
 
 
-def pytest(*arguments: str) -> list[str]:
-    """Return the lines that `pytest ARGUMENTS` prints, which must pass."""
-    run = subprocess.run(
-        [sys.executable, "-m", "pytest", "-q", "-p", "no:cacheprovider", *arguments],
-        cwd=REPO,
-        capture_output=True,
-        text=True,
-        check=False,
-    )
-    assert run.returncode == 0, run.stdout + run.stderr
-    return run.stdout.splitlines()
-
-
 def test_the_fast_loop_leaves_the_slow_tests_out_and_the_whole_suite_runs_them_first() -> None:
     def collected(*arguments: str) -> tuple[list[str], list[str]]:
-        lines = pytest("--collect-only", "-n0", *arguments, SUBJECT)
+        lines = pytest_lines("--collect-only", "-n0", *arguments, SUBJECT)
         return [line for line in lines if "::" in line], [
             line for line in lines if "::" not in line
         ]
@@ -47,7 +31,7 @@ def test_the_fast_loop_leaves_the_slow_tests_out_and_the_whole_suite_runs_them_f
 
 def test_under_xdist_the_summary_has_the_count_of_the_workers() -> None:
     # The controller collects nothing: each worker sends it its count.
-    lines = pytest(
+    lines = pytest_lines(
         "-n1",
         "-m",
         "not real_tree",
