@@ -13,7 +13,13 @@ import pytest
 from helpers import Project, run_cli
 from importlinter_contracts import explore
 from importlinter_contracts.eager import call_model, call_storage, import_bindings
-from importlinter_contracts.eager.conditions import SourceLines, shown
+from importlinter_contracts.eager.conditions import (
+    Clause,
+    SourceLines,
+    clause_conditions,
+    shown,
+    walk,
+)
 from importlinter_contracts.eager.outline import never_runs
 from importlinter_contracts.eager.scopes import ImportScope, read_source
 from importlinter_contracts.eager.target import Target, set_target, target_of
@@ -53,6 +59,97 @@ def detect():
 
 detect()
 """
+
+
+BLOCKS = """\
+import a
+if x:
+    import b
+elif y:
+    import c
+else:
+    import d
+try:
+    import e
+except ImportError:
+    import f
+class C:
+    import g
+    def m(self):
+        import h
+match v:
+    case 1:
+        import i
+with open(p):
+    for q in r:
+        import j
+"""
+
+
+def _inside(place: tuple[Clause, ...], clause: Clause) -> tuple[Clause, ...]:
+    return (*place, clause)
+
+
+def test_one_walk_gives_each_statement_with_the_clauses_it_stands_in() -> None:
+    module = ast.parse(BLOCKS)
+    outermost: tuple[Clause, ...] = ()
+    found = [
+        (node.lineno, " > ".join(clause.keyword for clause in place))
+        for node, place in walk(module.body, outermost, _inside)
+        if isinstance(node, ast.Import)
+    ]
+    assert found == [
+        (1, ""),
+        (3, "if"),
+        (5, "elif"),
+        (7, "else"),
+        (9, "try"),
+        (11, "except"),
+        (13, "class"),
+        (15, "class > def"),
+        (18, "case"),
+        (21, "with > for"),
+    ]
+
+
+def test_the_walk_leaves_out_the_clauses_its_reader_declines() -> None:
+    module = ast.parse(BLOCKS)
+
+    def outside_functions(place: tuple[Clause, ...], clause: Clause) -> tuple[Clause, ...] | None:
+        return None if clause.statement == "def" else (*place, clause)
+
+    outermost: tuple[Clause, ...] = ()
+    lines = [node.lineno for node, _ in walk(module.body, outermost, outside_functions)]
+    assert 15 not in lines
+    assert 14 in lines  # (the def itself stands in the class body)
+    assert lines == sorted(lines)
+
+
+def test_an_elif_and_an_else_run_under_the_earlier_tests_of_their_chain() -> None:
+    module = ast.parse(BLOCKS)
+    lines = SourceLines(BLOCKS)
+    chain = module.body[1]
+    found = [(clause.keyword, clause_conditions(clause, lines)) for clause in walk_clauses(chain)]
+    assert found == [
+        ("if", (("if", "x", 2),)),
+        ("elif", (("else", "x", 2), ("if", "y", 4))),
+        ("else", (("else", "x", 2), ("else", "y", 4))),
+    ]
+
+
+def walk_clauses(node: ast.stmt) -> list[Clause]:
+    """The clauses the walk enters of one statement, in order."""
+    entered: list[Clause] = []
+
+    def enter(place: tuple[Clause, ...], clause: Clause) -> tuple[Clause, ...] | None:
+        if not place:
+            entered.append(clause)
+        return None
+
+    outermost: tuple[Clause, ...] = ()
+    for _ in walk([node], outermost, enter):
+        pass
+    return entered
 
 
 def test_the_imports_of_a_function_carry_the_tests_of_the_function_they_run_under() -> None:

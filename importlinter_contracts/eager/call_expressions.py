@@ -21,7 +21,7 @@ from .call_model import (
     CalledName,
     ModuleTables,
 )
-from .conditions import ELSE, IF, Conditions, clauses
+from .conditions import ELSE, IF, Conditions, own_statements
 
 _DYNAMIC_CALLEES = ("import_module", "__import__")
 
@@ -49,7 +49,7 @@ def read_module_tables(statements: list[ast.stmt]) -> ModuleTables:
     mappings: dict[str, set[tuple[str, str]]] = {}
     other: set[str] = set()
     single: set[str] = set()  # (bound to a string: not a collection)
-    for node in _module_statements(statements):
+    for node in own_statements(statements):
         pairs: list[tuple[ast.expr, ast.expr]] = []
         if isinstance(node, ast.Assign):
             pairs = [(target, node.value) for target in node.targets]
@@ -106,15 +106,6 @@ def _string_items(node: ast.Dict) -> set[tuple[str, str]]:
 def _looked_up(table: tuple[str, ...], keys: set[str]) -> set[str]:
     """The values of a dict kept as its keys and values in turn, for these keys."""
     return {table[index + 1] for index in range(0, len(table), 2) if table[index] in keys}
-
-
-def _module_statements(statements: list[ast.stmt]) -> Iterator[ast.stmt]:
-    """The statements at module level, in its blocks too (not in defs or classes)."""
-    for node in statements:
-        yield node
-        if not isinstance(node, ast.FunctionDef | ast.AsyncFunctionDef | ast.ClassDef):
-            for block in statement_blocks(node):
-                yield from _module_statements(block)
 
 
 def _literal_strings(node: ast.expr) -> set[str] | None:
@@ -449,11 +440,6 @@ def parameter_strings(node: ast.FunctionDef) -> dict[str, tuple[str, ...]]:
 def leaves_function(block: list[ast.stmt]) -> bool:
     """Return whether a block ends by leaving its function (`return`, `raise`)."""
     return bool(block) and isinstance(block[-1], ast.Return | ast.Raise)
-
-
-def statement_blocks(node: ast.stmt) -> Iterator[list[ast.stmt]]:
-    """Return the blocks of statements of a compound statement that is not a def or class."""
-    return (clause.body for clause in clauses(node))
 
 
 # The nodes that hold no call: a name (its child is its context), a constant, an operator.

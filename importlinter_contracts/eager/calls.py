@@ -55,7 +55,6 @@ from .call_expressions import (
     parameter_strings,
     read_module_tables,
     split_prefix,
-    statement_blocks,
     strings_of,
     target_names,
 )
@@ -89,6 +88,7 @@ from .conditions import (
     clause_conditions,
     clauses,
     match_subject,
+    own_statements,
 )
 from .conditions import source_text as _source_text
 from .import_bindings import (
@@ -147,7 +147,7 @@ def _local_aliases(
 ) -> dict[str, list[str]]:
     """The names a function binds to one or more functions or classes (its own scope's)."""
     found: dict[str, list[str]] = {}
-    for statement in _own_statements(node.body):
+    for statement in own_statements(node.body):
         if isinstance(statement, ast.Assign):
             names = dotted_alternatives(statement.value, registries)
             for target in statement.targets:
@@ -355,8 +355,8 @@ def _bound_in(statements: list[ast.stmt], never_runs: NeverRuns, deleted: set[st
                 completed &= _bound_in(handler.body, never_runs, deleted)
             found |= completed | _bound_in(blocks["finally"], never_runs, deleted)
         else:
-            for block in statement_blocks(node):
-                _bound_in(block, never_runs, deleted)  # (for what it deletes)
+            for clause in clauses(node):
+                _bound_in(clause.body, never_runs, deleted)  # (for what it deletes)
     return found
 
 
@@ -375,7 +375,7 @@ def _through_global(
     for function in ast.walk(module):
         if not isinstance(function, ast.FunctionDef | ast.AsyncFunctionDef):
             continue
-        own = list(_own_statements(function.body))
+        own = list(own_statements(function.body))
         names = {name for node in own if isinstance(node, ast.Global) for name in node.names}
         for node in own if names else ():
             if isinstance(node, ast.Delete):
@@ -388,16 +388,6 @@ def _through_global(
             elif isinstance(node, ast.FunctionDef) and node.name in names:
                 functions.setdefault(node.name, []).append(node)
     return tuple(bindings), functions, deleted
-
-
-def _own_statements(statements: list[ast.stmt]) -> Iterator[ast.stmt]:
-    """The statements of a function's own scope, in its blocks too: not those of the
-    functions and classes it defines (whose `global` names are their own)."""
-    for node in statements:
-        yield node
-        if not isinstance(node, ast.FunctionDef | ast.AsyncFunctionDef | ast.ClassDef):
-            for block in statement_blocks(node):
-                yield from _own_statements(block)
 
 
 # A `global` statement, perhaps (in a string or a comment too): where one stands in a
@@ -875,8 +865,10 @@ class _Reader:
                 calls.extend(self._calls(_expressions(node)))
                 outer = self.loops
                 self.loops = {**outer, **taken_by}
-                for block in statement_blocks(node):
-                    self.run(block, calls, bindings, functions, imports, annotations=annotations)
+                for clause in clauses(node):
+                    self.run(
+                        clause.body, calls, bindings, functions, imports, annotations=annotations
+                    )
                 self.loops = outer
             elif (
                 self.asked
@@ -922,7 +914,7 @@ class _Reader:
         calls: list[CalledName] = []
         bindings: list[Binding] = []
         for node in nodes:
-            own = list(_own_statements(node.body))
+            own = list(own_statements(node.body))
             defined: dict[str, list[ast.FunctionDef]] = {}
             for statement in own:
                 if isinstance(statement, ast.FunctionDef):

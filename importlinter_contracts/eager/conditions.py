@@ -16,8 +16,8 @@ from __future__ import annotations
 
 import ast
 import re
-from collections.abc import Callable
-from typing import NamedTuple
+from collections.abc import Callable, Iterator
+from typing import NamedTuple, TypeVar
 
 # What a condition says of its test (`kind`):
 IF = "if"  # the test of an `if`, `elif` or `while` is true
@@ -65,25 +65,45 @@ def _is_negation(test: str) -> bool:
 
 
 class Clause(NamedTuple):
-    """One block of statements of a compound statement that is not a def or class: the
-    statement's keyword (`if`, `for`, `while`, `with`, `try`, `match`) and the clause's (`if`,
-    `for`, `while`, `with`, `try`, `except`, `else`, `finally`, `case`), its statements, the
-    line its header stands on, and what it tests: an `if` (and its `else`) or a `while` its
-    test, an `except` its exception type (and the name it binds), a `case` its pattern (and
-    its guard)."""
+    """One block of statements of a compound statement: the statement's keyword (`if`, `for`,
+    `while`, `with`, `try`, `match`, `def`, `class`) and the clause's (`if`, `elif`, `for`,
+    `while`, `with`, `try`, `except`, `else`, `finally`, `case`, `def`, `async def`,
+    `class`), its statements, the line its header stands on, and what it tests: an `if` or
+    `elif` or a `while` its test, an `except` its exception type (and the name it binds), a
+    `case` its pattern (and its guard); a def's or class's name. An `elif` or the `else` of
+    an `if` runs after the chain's `earlier` tests, each with its line, were false. `node`:
+    the compound statement."""
 
     statement: str
     keyword: str
     body: list[ast.stmt]
     line: int
+    node: ast.stmt
     test: ast.AST | None = None
     guard: ast.expr | None = None
     name: str | None = None
+    earlier: tuple[tuple[ast.expr, int], ...] = ()
+
+
+class Block(NamedTuple):
+    """One block a statement stands in, as every reader gives it: the clause's keyword (and
+    `match or case` where the outline does not tell the two apart); whether its statements
+    run when the module is imported, given that those around it do (mypy's reachability as a
+    tri-state: True always, False never, None only where its tests hold); the undecided tests
+    they run under beyond those of the blocks around it, where read (an `elif`'s: the earlier
+    tests false, then its own); and what names it: a def's or class's name, or the test of an
+    `if` whose body never runs (`TYPE_CHECKING`). `scopes.scope_in` renders the blocks around
+    an import as the reason it gives."""
+
+    keyword: str
+    runs: bool | None = True
+    conditions: Conditions = ()
+    name: str = ""
 
 
 # The nodes a compound statement's clauses stand in, besides statements: what a walk over
 # `ast.iter_child_nodes` meets as a block's holder. (This module alone names the kinds of
-# compound statement: the readers ask `clauses`.)
+# compound statement: the readers ask `clauses` and `walk`.)
 CLAUSE_NODES = (ast.ExceptHandler, ast.match_case)
 # The nodes a walk through a file's blocks visits, leaving out its expressions (which hold no
 # statement): statements and the clauses they stand in.
@@ -92,50 +112,114 @@ BLOCK_NODES = (ast.stmt, *CLAUSE_NODES)
 
 def clauses(node: ast.AST) -> list[Clause]:
     """Return the clauses of a compound statement that is not a def or class, in the order
-    they stand; none for any other node."""
+    they stand (an `if`'s `elif`s as clauses of their own); none for any other node."""
     if isinstance(node, ast.If):
-        return [
-            Clause("if", "if", node.body, node.lineno, node.test),
-            Clause("if", "else", node.orelse, node.lineno, node.test),
-        ]
+        found = [Clause("if", "if", node.body, node.lineno, node, node.test)]
+        earlier: tuple[tuple[ast.expr, int], ...] = ((node.test, node.lineno),)
+        chain = node
+        # `elif` is an `if` alone in the else branch, starting where its `if` does.
+        while (
+            len(chain.orelse) == 1
+            and isinstance(inner := chain.orelse[0], ast.If)
+            and inner.col_offset == node.col_offset
+        ):
+            found.append(
+                Clause("if", "elif", inner.body, inner.lineno, node, inner.test, earlier=earlier)
+            )
+            earlier = (*earlier, (inner.test, inner.lineno))
+            chain = inner
+        found.append(Clause("if", "else", chain.orelse, node.lineno, node, earlier=earlier))
+        return found
     if isinstance(node, ast.For | ast.AsyncFor | ast.While):
         keyword = "while" if isinstance(node, ast.While) else "for"
         test = node.test if isinstance(node, ast.While) else None
         return [
-            Clause(keyword, keyword, node.body, node.lineno, test),
-            Clause(keyword, "else", node.orelse, node.lineno),
+            Clause(keyword, keyword, node.body, node.lineno, node, test),
+            Clause(keyword, "else", node.orelse, node.lineno, node),
         ]
     if isinstance(node, ast.With | ast.AsyncWith):
-        return [Clause("with", "with", node.body, node.lineno)]
+        return [Clause("with", "with", node.body, node.lineno, node)]
     if isinstance(node, ast.Try | ast.TryStar):
         return [
-            Clause("try", "try", node.body, node.lineno),
+            Clause("try", "try", node.body, node.lineno, node),
             *(
-                Clause("try", "except", h.body, h.lineno, h.type, name=h.name)
+                Clause("try", "except", h.body, h.lineno, node, h.type, name=h.name)
                 for h in node.handlers
             ),
-            Clause("try", "else", node.orelse, node.lineno),
-            Clause("try", "finally", node.finalbody, node.lineno),
+            Clause("try", "else", node.orelse, node.lineno, node),
+            Clause("try", "finally", node.finalbody, node.lineno, node),
         ]
     if isinstance(node, ast.Match):
         return [
-            Clause("match", "case", case.body, case.pattern.lineno, case.pattern, case.guard)
+            Clause("match", "case", case.body, case.pattern.lineno, node, case.pattern, case.guard)
             for case in node.cases
         ]
     return []
 
 
+def body_clause(node: ast.stmt) -> Clause | None:
+    """Return the body of a def or class as a clause; None for any other statement."""
+    if isinstance(node, ast.FunctionDef | ast.AsyncFunctionDef):
+        keyword = "def" if isinstance(node, ast.FunctionDef) else "async def"
+        return Clause("def", keyword, node.body, node.lineno, node, name=node.name)
+    if isinstance(node, ast.ClassDef):
+        return Clause("class", "class", node.body, node.lineno, node, name=node.name)
+    return None
+
+
+_Around = TypeVar("_Around")
+
+
+def walk(
+    statements: list[ast.stmt],
+    around: _Around,
+    enter: Callable[[_Around, Clause], _Around | None],
+) -> Iterator[tuple[ast.stmt, _Around]]:
+    """Return each statement of a block in the order Python reads them, those of the clauses
+    of its compound statements too (a def's and a class's bodies are clauses: `body_clause`),
+    each with what the reader makes of the blocks it stands in: `around` for the block's own
+    statements, and for a clause's, `enter(what the statement stands in, clause)`; a clause
+    for which `enter` gives None is not walked. The one traversal of compound statements that
+    the readers share."""
+    # (A stack of iterators rather than a recursive generator: no frame per nesting level.)
+    waiting: list[tuple[Iterator[ast.stmt], _Around]] = [(iter(statements), around)]
+    while waiting:
+        block, within = waiting[-1]
+        node = next(block, None)
+        if node is None:
+            waiting.pop()
+            continue
+        yield node, within
+        own = body_clause(node)
+        parts = [own] if own is not None else clauses(node)
+        entered = [(clause.body, enter(within, clause)) for clause in parts]
+        # (Pushed last first: the first clause's statements come next.)
+        waiting += [(iter(body), inner) for body, inner in reversed(entered) if inner is not None]
+
+
+def own_statements(statements: list[ast.stmt]) -> Iterator[ast.stmt]:
+    """Return the statements of a block's own scope in the order they stand: those of the
+    block and of its compound statements' clauses, not of the defs and classes in it (whose
+    names are their own)."""
+    return (node for node, _ in walk(statements, True, _not_a_body))
+
+
+def _not_a_body(_: bool, clause: Clause) -> bool | None:
+    return None if clause.statement in ("def", "class") else True
+
+
 def clause_conditions(clause: Clause, lines: SourceLines) -> Conditions:
-    """Return the test a clause's statements run under beyond those of its statement: an
-    `if` or `while` body's test, an `if`'s `else` with that test false, an `except`
-    handler's exception type; none for any other clause."""
+    """Return the tests a clause's statements run under beyond those of its statement: an
+    `if` or `while` body's test, an `elif`'s or an `else`'s earlier tests of its chain false
+    (then an `elif`'s own), an `except` handler's exception type; none for any other
+    clause."""
     if clause.keyword == "except":
         text = "" if clause.test is None else source_text(lines, clause.test)
         return ((EXCEPT, text, clause.line),)
-    if clause.test is None or clause.keyword not in ("if", "while", "else"):
-        return ()
-    kind = ELSE if clause.keyword == "else" else IF
-    return ((kind, source_text(lines, clause.test), clause.line),)
+    earlier = tuple((ELSE, source_text(lines, test), line) for test, line in clause.earlier)
+    if clause.keyword in ("if", "elif", "while") and isinstance(clause.test, ast.expr):
+        return (*earlier, (IF, source_text(lines, clause.test), clause.line))
+    return earlier
 
 
 def always_runs(test: ast.expr, never_runs: Callable[[ast.expr], bool]) -> bool:

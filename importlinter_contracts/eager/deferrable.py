@@ -19,14 +19,13 @@ import ast
 import io
 import sys
 import tokenize
-from collections import deque
 from collections.abc import Collection
 from pathlib import Path
 from typing import NamedTuple
 
 from ..errors import UnreadableSourceError
 from ..locations import display_path
-from .conditions import BLOCK_NODES, clauses
+from .conditions import Clause, walk
 from .import_time_uses import ImportTimeUse, import_time_uses
 from .parsing import parse, parse_error
 from .scopes import ImportScope, import_scopes
@@ -149,31 +148,30 @@ def _import_scopes(source: bytes, shown: str) -> dict[int, ImportScope]:
 
 
 class _Statements(NamedTuple):
-    """A file's statements, found in one walk through its blocks (not its expressions, which
-    hold none): the block each statement, handler and case stands in, the import statements
-    by the line each starts on, and every statement (in `ast.walk`'s order)."""
+    """A file's statements, found in one walk through its blocks (`conditions.walk`): the
+    clauses each statement stands in (outermost first), by the statement, the import
+    statements by the line each starts on, and every statement."""
 
-    parents: dict[int, ast.AST]
+    places: dict[int, tuple[Clause, ...]]
     imports: dict[int, list[ast.Import | ast.ImportFrom]]
     every: list[ast.stmt]
 
 
 def _statements(module: ast.Module) -> _Statements:
-    parents: dict[int, ast.AST] = {}
+    places: dict[int, tuple[Clause, ...]] = {}
     imports: dict[int, list[ast.Import | ast.ImportFrom]] = {}
     every: list[ast.stmt] = []
-    queue: deque[ast.AST] = deque([module])
-    while queue:
-        node = queue.popleft()
-        for child in ast.iter_child_nodes(node):
-            if isinstance(child, BLOCK_NODES):
-                parents[id(child)] = node
-                queue.append(child)
-                if isinstance(child, ast.stmt):
-                    every.append(child)
-                if isinstance(child, ast.Import | ast.ImportFrom):
-                    imports.setdefault(child.lineno, []).append(child)
-    return _Statements(parents, imports, every)
+    outermost: tuple[Clause, ...] = ()
+    for node, place in walk(module.body, outermost, _inside):
+        every.append(node)
+        if isinstance(node, ast.Import | ast.ImportFrom):
+            imports.setdefault(node.lineno, []).append(node)
+            places[id(node)] = place
+    return _Statements(places, imports, every)
+
+
+def _inside(place: tuple[Clause, ...], clause: Clause) -> tuple[Clause, ...]:
+    return (*place, clause)
 
 
 def _statement(found: _Statements, line: int) -> tuple[ast.Import | ast.ImportFrom | None, str]:
@@ -182,11 +180,8 @@ def _statement(found: _Statements, line: int) -> tuple[ast.Import | ast.ImportFr
     if not imports:
         return None, "no import statement starts on this line"
     node = imports[0]
-    ancestors = []
-    parent = found.parents.get(id(node))
-    while parent is not None and not isinstance(parent, ast.Module):
-        ancestors.append(parent)
-        parent = found.parents.get(id(parent))
+    place = found.places[id(node)]
+    ancestors = [clause.node for clause in place]
     span = range(node.lineno, (node.end_lineno or node.lineno) + 1)
     shared = [
         other
@@ -196,15 +191,15 @@ def _statement(found: _Statements, line: int) -> tuple[ast.Import | ast.ImportFr
     ]
     if shared:
         return None, "it shares its line with another statement, which the edit would change too"
-    for parent in ancestors:
-        if isinstance(parent, ast.FunctionDef | ast.AsyncFunctionDef):
+    for clause in reversed(place):
+        if clause.statement == "def":
             return None, (
-                f"it is inside `def {parent.name}`, which runs it only when called: the call "
+                f"it is inside `def {clause.name}`, which runs it only when called: the call "
                 "that runs it at import time is what to defer (fix does not edit calls)"
             )
-        if isinstance(parent, ast.ClassDef):
-            return None, f"it is in the body of class {parent.name}, where an import cannot be lazy"
-        if any(clause.statement == "try" for clause in clauses(parent)[:1]):
+        if clause.statement == "class":
+            return None, f"it is in the body of class {clause.name}, where an import cannot be lazy"
+        if clause.statement == "try":
             return None, (
                 "it is inside a `try` statement, where an import cannot be lazy (an ImportError "
                 "it catches would be raised at the first use instead)"

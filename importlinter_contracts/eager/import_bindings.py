@@ -19,10 +19,12 @@ from .call_model import (
 )
 from .conditions import (
     UNLESS,
+    Clause,
     Conditions,
     SourceLines,
     clause_conditions,
     clauses,
+    walk,
 )
 from .conditions import source_text as _source_text
 from .parsing import parse
@@ -41,10 +43,20 @@ def served_imports(
     replaced = False
     found: dict[str, list[int]] = {}
     tested: dict[int, Conditions] = {}
-    # Each statement, with whether an `if` holds it, and the tests inside that `if`.
-    pending: list[tuple[ast.stmt, bool, Conditions]] = [(s, False, ()) for s in statements]
-    while pending:
-        node, under_if, conditions = pending.pop()
+
+    def enter(around: tuple[bool, Conditions], clause: Clause) -> tuple[bool, Conditions] | None:
+        """Of a clause's statements: whether an `if` holds them, and the tests inside it."""
+        if clause.statement in ("def", "class"):
+            return None
+        under_if, conditions = around
+        more = _clause_tests(clause, lines) if under_if and lines is not None else ()
+        if not under_if and clause.statement == "if" and clause.keyword != "if":
+            # (The first `if` of a chain is what serves them: the tests after it are read.)
+            more = _clause_tests(clause._replace(earlier=clause.earlier[1:]), lines)
+        return under_if or clause.statement == "if", (*conditions, *more)
+
+    outermost: tuple[bool, Conditions] = (False, ())
+    for node, (under_if, conditions) in walk(statements, outermost, enter):
         if isinstance(node, ast.Assign) and any(_is_own_entry(t) for t in node.targets):
             replaced = True
         elif isinstance(node, ast.Import | ast.ImportFrom) and under_if:
@@ -53,10 +65,6 @@ def served_imports(
                     found.setdefault(binding.name, []).append(node.lineno)
             if conditions:
                 tested[node.lineno] = conditions
-        elif not isinstance(node, ast.FunctionDef | ast.AsyncFunctionDef | ast.ClassDef):
-            for block, more in _tested_blocks(node, lines if under_if else None):
-                inside = under_if or isinstance(node, ast.If)
-                pending += [(statement, inside, (*conditions, *more)) for statement in block]
     if not replaced:
         return {}
     return {
@@ -68,29 +76,20 @@ def served_imports(
     }
 
 
-def _tested_blocks(
-    node: ast.stmt, lines: SourceLines | None
-) -> Iterator[tuple[list[ast.stmt], Conditions]]:
-    """The blocks of a statement, each with the tests it runs under (read where `lines` are
-    given): of an `if`, its test or its negation; of a `try`, the handlers' exception types,
-    and for its `else`, the negation of each `if` of its body that raises."""
-    found = clauses(node)
-    for clause in found:
-        if lines is None:
-            yield clause.body, ()
-        elif clause.statement == "try" and clause.keyword == "else":
-            yield (
-                clause.body,
-                tuple(
-                    (UNLESS, _source_text(lines, inner.test), inner.lineno)
-                    for inner in found[0].body
-                    if isinstance(inner, ast.If)
-                    and leaves_function(inner.body)
-                    and not inner.orelse
-                ),
-            )
-        else:
-            yield clause.body, clause_conditions(clause, lines)
+def _clause_tests(clause: Clause, lines: SourceLines | None) -> Conditions:
+    """The tests a clause's statements run under, read where `lines` are given: of an `if`,
+    its test or its negation; of a `try`, the handlers' exception types, and for its `else`,
+    the negation of each `if` of its body that raises."""
+    if lines is None:
+        return ()
+    if clause.statement == "try" and clause.keyword == "else":
+        body = clauses(clause.node)[0].body
+        return tuple(
+            (UNLESS, _source_text(lines, inner.test), inner.lineno)
+            for inner in body
+            if isinstance(inner, ast.If) and leaves_function(inner.body) and not inner.orelse
+        )
+    return clause_conditions(clause, lines)
 
 
 def _is_own_entry(target: ast.expr) -> bool:

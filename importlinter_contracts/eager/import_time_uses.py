@@ -29,7 +29,7 @@ from typing import NamedTuple
 from ..errors import UnreadableSourceError
 from .call_model import RETURNED, CallReading
 from .calls import annotations_run, lazy_annotations, read_calls
-from .conditions import clauses
+from .conditions import Clause, own_statements, walk
 from .lazy import bound_names, import_time_loads
 from .parsing import parse, parse_error
 from .target import Target, set_target, target_python
@@ -97,7 +97,11 @@ def import_time_uses(
 def _import_time_uses(
     path: str, source: bytes, lines: Collection[int], module: ast.Module
 ) -> dict[int, tuple[ImportTimeUse, ...]]:
-    imports = [statement for node in module.body for statement in _module_level(node)]
+    imports = [
+        node
+        for node in own_statements(module.body)
+        if isinstance(node, ast.Import | ast.ImportFrom)
+    ]
     text = source.decode("utf-8", "replace")
     with reading_for(lazy_target(target_python())):
         policy = lazy_annotations(module, text)
@@ -133,20 +137,6 @@ def _import_time_uses(
         unique = {(use.line, use.name): use for use in reversed(uses)}
         found[statement.lineno] = tuple(sorted(unique.values(), key=lambda use: use.line))
     return found
-
-
-def _module_level(node: ast.stmt) -> Iterator[ast.Import | ast.ImportFrom]:
-    """The import statements of a module-level statement outside functions and classes."""
-    if isinstance(node, ast.Import | ast.ImportFrom):
-        yield node
-    elif not isinstance(node, ast.FunctionDef | ast.AsyncFunctionDef | ast.ClassDef):
-        for child in ast.iter_child_nodes(node):
-            if isinstance(child, ast.stmt):
-                yield from _module_level(child)
-        for clause in clauses(node):
-            if clause.keyword in ("except", "case"):
-                for inner in clause.body:
-                    yield from _module_level(inner)
 
 
 def _definitions(module: ast.Module) -> dict[str, list[ast.FunctionDef | ast.AsyncFunctionDef]]:
@@ -266,28 +256,25 @@ class _MayRun:
 def _bindings(module: ast.Module) -> Iterator[tuple[_Callable, str]]:
     """The functions defined at import time, and the lambdas assigned there to plain names,
     by the engine's keys (`f`, `C.f`)."""
-    waiting: list[tuple[ast.stmt, str]] = [(node, "") for node in module.body]
-    while waiting:
-        node, prefix = waiting.pop()
+    for node, prefix in walk(module.body, "", _class_prefix):
         if isinstance(node, ast.FunctionDef | ast.AsyncFunctionDef):
             yield node, prefix + node.name
-        elif isinstance(node, ast.Assign) and isinstance(node.value, ast.Lambda):
-            if all(isinstance(target, ast.Name) for target in node.targets):
-                yield from (
-                    (node.value, prefix + t.id) for t in node.targets if isinstance(t, ast.Name)
-                )
-        elif isinstance(node, ast.ClassDef):
-            waiting += [(statement, f"{prefix}{node.name}.") for statement in node.body]
-        else:
-            for child in ast.iter_child_nodes(node):
-                if isinstance(child, ast.stmt):
-                    waiting.append((child, prefix))
-            waiting += [
-                (statement, prefix)
-                for clause in clauses(node)
-                if clause.keyword in ("except", "case")
-                for statement in clause.body
-            ]
+        elif (
+            isinstance(node, ast.Assign)
+            and isinstance(node.value, ast.Lambda)
+            and all(isinstance(target, ast.Name) for target in node.targets)
+        ):
+            yield from (
+                (node.value, prefix + t.id) for t in node.targets if isinstance(t, ast.Name)
+            )
+
+
+def _class_prefix(prefix: str, clause: Clause) -> str | None:
+    """The prefix of the keys of what a clause's statements define: `C.` in class C's body;
+    None for a def's (whose statements run when called)."""
+    if clause.statement == "def":
+        return None
+    return f"{prefix}{clause.name}." if clause.statement == "class" else prefix
 
 
 def _read(

@@ -24,7 +24,7 @@ from collections.abc import Callable, Iterator
 from typing import Any
 
 from ..errors import UnreadableSourceError
-from .conditions import BLOCK_NODES, CLAUSE_NODES, clauses
+from .conditions import BLOCK_NODES, Clause, clauses, walk
 from .target import Target
 
 _LAZY_MODULES = "__lazy_modules__"
@@ -134,30 +134,29 @@ _Found = tuple[
 def _module_imports(statements: list[ast.stmt]) -> Iterator[_Found]:
     declared: tuple[int, frozenset[str] | None] | None = None
     filtered: int | None = None
+    for node, in_try in walk(statements, False, _at_module_level):
+        if isinstance(node, ast.Import | ast.ImportFrom):
+            star = any(alias.name == "*" for alias in node.names)
+            yield node, not (in_try or star), declared, filtered
+            continue
+        if isinstance(node, ast.FunctionDef | ast.AsyncFunctionDef | ast.ClassDef):
+            continue
+        if filtered is None and any(
+            isinstance(n, ast.Attribute | ast.Name) and _name(n) == _FILTER for n in ast.walk(node)
+        ):
+            filtered = node.lineno
+        if isinstance(node, ast.Assign | ast.AnnAssign) and any(
+            isinstance(t, ast.Name) and t.id == _LAZY_MODULES for t in _targets(node)
+        ):
+            declared = (node.lineno, _literal_names(node.value))
 
-    def visit(block: list[ast.stmt], in_try: bool) -> Iterator[_Found]:
-        nonlocal declared, filtered
-        for node in block:
-            if isinstance(node, ast.Import | ast.ImportFrom):
-                star = any(alias.name == "*" for alias in node.names)
-                yield node, not (in_try or star), declared, filtered
-                continue
-            if isinstance(node, ast.FunctionDef | ast.AsyncFunctionDef | ast.ClassDef):
-                continue
-            if filtered is None and any(
-                isinstance(n, ast.Attribute | ast.Name) and _name(n) == _FILTER
-                for n in ast.walk(node)
-            ):
-                filtered = node.lineno
-            if isinstance(node, ast.Assign | ast.AnnAssign) and any(
-                isinstance(t, ast.Name) and t.id == _LAZY_MODULES for t in _targets(node)
-            ):
-                declared = (node.lineno, _literal_names(node.value))
-            else:
-                for clause in clauses(node):
-                    yield from visit(clause.body, in_try or clause.statement == "try")
 
-    yield from visit(statements, False)
+def _at_module_level(in_try: bool, clause: Clause) -> bool | None:
+    """Whether a clause's statements stand in a `try` statement; None for a def's or a class's
+    (not at module level)."""
+    if clause.statement in ("def", "class"):
+        return None
+    return in_try or clause.statement == "try"
 
 
 def _name(node: ast.Attribute | ast.Name) -> str:
@@ -184,13 +183,16 @@ def import_time_loads(
     functions and lambdas, which run when called), the lines it loads it on, each with how
     that code runs then ("at module level", "in a decorator of f", ...)."""
     uses: dict[str, list[tuple[int, str]]] = {}
-    # (A list of statements to read rather than a recursive closure, which would make a
-    # reference cycle for the garbage collector to find.)
-    waiting: list[tuple[ast.stmt, bool, str]] = [
-        (node, annotations_run(module), "at module level") for node in module.body
-    ]
-    while waiting:
-        node, annotations, where = waiting.pop()
+
+    def enter(around: tuple[bool, str], clause: Clause) -> tuple[bool, str] | None:
+        if clause.statement == "def":
+            return None
+        if clause.statement == "class":
+            return annotations_run(clause.node), f"in the body of class {clause.name}"
+        return around
+
+    module_level = annotations_run(module), "at module level"
+    for node, (evaluated, where) in walk(module.body, module_level, enter):
         found: list[tuple[ast.AST | None, str]] = []
         if isinstance(node, ast.FunctionDef | ast.AsyncFunctionDef):
             arguments = node.args
@@ -207,22 +209,19 @@ def import_time_loads(
         elif isinstance(node, ast.ClassDef):
             found += [(d, f"in a decorator of class {node.name}") for d in node.decorator_list]
             found += [(b, f"in a base of class {node.name}") for b in [*node.bases, *node.keywords]]
-            body = annotations_run(node), f"in the body of class {node.name}"
-            waiting += [(statement, *body) for statement in node.body]
         elif isinstance(node, ast.AnnAssign):
             found += [(node.value, where), (node.target, where)]
-            if annotations:
+            if evaluated:
                 found.append((node.annotation, f"in an annotation {where}"))
         else:
-            for child in ast.iter_child_nodes(node):
-                if isinstance(child, ast.stmt):
-                    waiting.append((child, annotations, where))
-                elif not isinstance(child, CLAUSE_NODES):
-                    found.append((child, where))
+            found += [
+                (child, where)
+                for child in ast.iter_child_nodes(node)
+                if not isinstance(child, BLOCK_NODES)
+            ]
             for clause in clauses(node):
                 if clause.keyword in ("except", "case"):
                     found += [(clause.test, where), (clause.guard, where)]
-                    waiting += [(statement, annotations, where) for statement in clause.body]
         for expression, how in found:
             if expression is not None:
                 for name in _loads(expression):

@@ -29,9 +29,9 @@ from typing import NamedTuple
 
 from .call_model import STAR, Body, CallReading
 from .calls import read_calls_outlined
-from .conditions import ELSE, EXCEPT, IF, Condition, always_runs, clauses
+from .conditions import ELSE, EXCEPT, IF, Block, Condition, always_runs, clauses
 from .parsing import parse
-from .scopes import TC, Block, ImportScope, never_runs_label, scope_in
+from .scopes import TC, ImportScope, never_runs_label, scope_in
 from .target import target_python
 
 # The code is read with a newline put before it, so that every line starts after one, which
@@ -82,8 +82,7 @@ _IMPORT = re.compile(r"import\s+(.*)", re.DOTALL)
 _BRACES = re.compile(r"\{\{|\}\}|[{}]")
 # Every bracket as a parenthesis, so that two `str.count`s count them.
 _AS_PARENTHESES = str.maketrans("[{]}", "(())")
-_MATCH = Block("match or case", deferred=False)
-_CLASS_BODY = "class body of "
+_MATCH = Block("match or case")
 
 
 class Outline(NamedTuple):
@@ -323,7 +322,7 @@ class _Outliner:
             elif keyword == "def":
                 if name is None:
                     raise _Unread
-                block = _named_block("async def " if is_async else "def ", name)
+                block = _named_block("async def" if is_async else "def", name)
                 body, body_end = self._body(start + indent, line, indent)
                 bodies.append(body)
                 # (A function of a class body counts under its own name, which a call in the
@@ -340,7 +339,7 @@ class _Outliner:
             elif keyword == "class":
                 if name is None:
                     raise _Unread
-                stack.append((indent, _named_block(_CLASS_BODY, name)))
+                stack.append((indent, _named_block("class", name)))
                 current = None
             else:
                 # A clause; `match` and `case` are soft keywords: a match statement or a name
@@ -484,7 +483,7 @@ class _Outliner:
                 if not always:
                     kind = EXCEPT if entry.keyword == "except" else IF
                     conditions.append((kind, test, own[1]))
-            return Block(entry.keyword, False, tuple(conditions))
+            return Block(entry.keyword, None if conditions else True, tuple(conditions))
         start, line = entry
         block = self._ifs.get(start)
         if block is None:
@@ -541,8 +540,8 @@ class _Outliner:
 def _classes(stack: list[tuple[int, _Entry]]) -> Iterator[str]:
     """The names of the classes whose bodies hold the blocks open on `stack`."""
     for _, entry in stack:
-        if isinstance(entry, Block) and entry.label.startswith(_CLASS_BODY):
-            yield entry.label.removeprefix(_CLASS_BODY)
+        if isinstance(entry, Block) and entry.keyword == "class":
+            yield entry.name
 
 
 def _simple_test(test: str) -> tuple[bool, str | None]:
@@ -560,13 +559,13 @@ def _simple_test(test: str) -> tuple[bool, str | None]:
     return False, None
 
 
-def _named_block(kind: str, name: str) -> Block:
-    """The block `kind` + `name` ("def f", "class body of C", "if TYPE_CHECKING"): one object
-    for each, so that the scope of the blocks around an import is worked out once."""
-    label = kind + name
-    block = _NAMED.get(label)
+def _named_block(keyword: str, name: str) -> Block:
+    """The block of a def, a class or an `if` whose body never runs (`if`, "TYPE_CHECKING"):
+    one object for each, so that the scope of the blocks around an import is worked out
+    once."""
+    block = _NAMED.get((keyword, name))
     if block is None:
-        block = _NAMED[label] = Block(label, deferred=not kind.startswith("class "))
+        block = _NAMED[keyword, name] = Block(keyword, keyword == "class", name=name)
     return block
 
 
@@ -578,10 +577,10 @@ def _scope_of(blocks: tuple[Block, ...]) -> ImportScope:
     return scope
 
 
-_NAMED: dict[str, Block] = {}
+_NAMED: dict[tuple[str, str], Block] = {}
 _SCOPES: dict[tuple[Block, ...], ImportScope] = {}
 _CLAUSES = {
-    keyword: Block(keyword, deferred=False)
+    keyword: Block(keyword, None if keyword in ("while", "except") else True)
     for keyword in ("if", "elif", "else", "try", "except", "finally", "with", "for", "while")
 }
 _CLAUSES["match"] = _CLAUSES["case"] = _MATCH
@@ -788,7 +787,7 @@ def scope_of_line(lines: list[bytes], number: int) -> ImportScope | None:
         blocks.append(block)
         indent = len(line) - len(code)
     scope = _scope_of(tuple(reversed(blocks)))
-    if scope.eager and any(block.label in _TESTED_ELSEWHERE for block in blocks):
+    if scope.eager and any(block.keyword in _TESTED_ELSEWHERE for block in blocks):
         return None  # (the tests it runs under stand on other lines: the outline's)
     return scope
 
@@ -810,8 +809,8 @@ def _line_block(header: re.Match[bytes], code: bytes, line: int) -> Block | None
     if word == "def" or word == "class":
         if name is None:
             return None
-        kind = _CLASS_BODY if word == "class" else "async def " if is_async else "def "
-        return _named_block(kind, name.decode())
+        keyword = "class" if word == "class" else "async def" if is_async else "def"
+        return _named_block(keyword, name.decode())
     if word != "if":
         return _CLAUSES[word]
     test = code[2:-1].strip().decode()
@@ -825,8 +824,8 @@ def _if_block(never: str | None, always: bool, test: str, line: int) -> Block:
     """The block of an `if` on `line`: named for a test that never holds (`never`), plain for
     one that always does, else with its test as the one condition it runs under."""
     if never:
-        return _named_block(never, "")
-    return _CLAUSES["if"] if always else Block("if", False, ((IF, test, line),))
+        return _named_block("if", never.removeprefix("if "))
+    return _CLAUSES["if"] if always else Block("if", None, ((IF, test, line),))
 
 
 # What the text alone says of the calls at import time: a superset. Each name an import

@@ -22,7 +22,7 @@ import io
 import re
 import tokenize
 from collections import Counter
-from collections.abc import Iterator
+from collections.abc import Iterator, Sequence
 from tokenize import TokenInfo
 from typing import NamedTuple
 
@@ -33,13 +33,15 @@ from .conditions import (
     ELSE,
     EXCEPT,
     IF,
+    Block,
+    Clause,
     Condition,
     Conditions,
     SourceLines,
     always_runs,
     clause_conditions,
-    clauses,
     source_text,
+    walk,
 )
 from .import_bindings import served_imports
 from .lazy import read_lazy
@@ -67,14 +69,6 @@ class ImportScope(NamedTuple):
     lazy: str = ""
 
 
-class Block(NamedTuple):
-    label: str  # "try", "class body of C", "def f", ...
-    deferred: bool
-    # The tests its statements run under, beyond those of the blocks around it: of an `elif`,
-    # the earlier tests false, then its own.
-    conditions: Conditions = ()
-
-
 class SourceReading(NamedTuple):
     """What a file says about import time: the scope of each import statement, by the line
     its statement starts on, and its calls (None when `ast` cannot parse the file here, with
@@ -97,11 +91,9 @@ def read_source(source: bytes) -> SourceReading:
         # RecursionError: a deeply nested expression (a chain of thousands of attributes)
         # that the interpreter compiles but `ast` cannot build; the tokenizer reads it flat.
         return SourceReading(import_scopes_from_tokens(source), None, parse_error(error))
-    scopes: dict[int, ImportScope] = {}
-    aliases: set[str] = set()
     text = _decoded(source)
     lines = SourceLines(text)
-    _visit(module.body, [], scopes, aliases, lines)
+    scopes, aliases = _scopes(module, lines)
     chosen = target_python()
     lazy_names = None
     if chosen.lazy and (b"lazy" in source or chosen.lazy_imports != "normal"):
@@ -148,77 +140,59 @@ def import_scopes(source: bytes) -> dict[int, ImportScope]:
     return read_source(source).scopes
 
 
-def _visit(
-    statements: list[ast.stmt],
-    blocks: list[Block],
-    scopes: dict[int, ImportScope],
-    aliases: set[str],
-    lines: SourceLines,
-) -> None:
-    """Record the scope of each import in `statements`; `aliases` collects the names that
-    `from typing import TYPE_CHECKING as NAME` binds, in the order Python runs them."""
-    # (The tests of a deferred block's statements are not read: its imports carry none.)
-    tested = not any(block.deferred for block in blocks)
-    for node in statements:
+def _scopes(module: ast.Module, lines: SourceLines) -> tuple[dict[int, ImportScope], set[str]]:
+    """The scope of each import of a module, and the names that `from typing import
+    TYPE_CHECKING as NAME` binds, in the order Python runs them."""
+    scopes: dict[int, ImportScope] = {}
+    aliases: set[str] = set()
+
+    def enter(blocks: tuple[Block, ...], clause: Clause) -> tuple[Block, ...]:
+        return (*blocks, *_opened(clause, blocks, aliases, lines))
+
+    outermost: tuple[Block, ...] = ()
+    for node, blocks in walk(module.body, outermost, enter):
         if isinstance(node, ast.Import | ast.ImportFrom):
             _add(scopes, node.lineno, scope_in(blocks))
             if isinstance(node, ast.ImportFrom) and node.module in _TYPING and not node.level:
                 aliases.update(a.asname for a in node.names if a.name == TC and a.asname)
-        elif isinstance(node, ast.FunctionDef | ast.AsyncFunctionDef):
-            prefix = "async " if isinstance(node, ast.AsyncFunctionDef) else ""
-            function = Block(f"{prefix}def {node.name}", deferred=True)
-            _visit(node.body, [*blocks, function], scopes, aliases, lines)
-        elif isinstance(node, ast.ClassDef):
-            class_body = Block(f"class body of {node.name}", deferred=False)
-            _visit(node.body, [*blocks, class_body], scopes, aliases, lines)
-        elif isinstance(node, ast.If):
-            _visit_if(node, "if", (), blocks, scopes, aliases, lines)
-        elif parts := clauses(node):
-            # (A `match` statement's cases stand in its block.)
-            around = [*blocks, Block("match", False)] if parts[0].statement == "match" else blocks
-            for clause in parts:
-                conditions = clause_conditions(clause, lines) if tested else ()
-                block = Block(clause.keyword, False, conditions)
-                _visit(clause.body, [*around, block], scopes, aliases, lines)
+    return scopes, aliases
 
 
-def _visit_if(
-    node: ast.If,
-    keyword: str,
-    earlier: Conditions,
-    blocks: list[Block],
-    scopes: dict[int, ImportScope],
-    aliases: set[str],
-    lines: SourceLines,
-) -> None:
-    """Record the scopes of an `if` (or `elif`, after the `earlier` tests of its chain, each
-    false) and its branches."""
-    never = never_runs_label(node.test, aliases) if keyword == "if" else None
-    if never:
-        body = Block(never, deferred=True)
-        otherwise: Conditions = earlier
-    elif always_runs(node.test, lambda test: never_runs_label(test, aliases) is not None):
-        body = Block(keyword, False, earlier)
-        otherwise = (*earlier, (ELSE, source_text(lines, node.test), node.lineno))
-    elif any(block.deferred for block in blocks):
-        body = Block(keyword, deferred=False)
-        otherwise = ()
-    else:
-        test: Condition = (IF, source_text(lines, node.test), node.lineno)
-        body = Block(keyword, False, (*earlier, test))
-        otherwise = (*earlier, (ELSE, test[1], test[2]))
-    _visit(node.body, [*blocks, body], scopes, aliases, lines)
-    orelse = node.orelse
-    # `elif` is an `if` alone in the else branch, starting where its `if` does.
-    if (
-        len(orelse) == 1
-        and isinstance(orelse[0], ast.If)
-        and orelse[0].col_offset == node.col_offset
-    ):
-        _visit_if(orelse[0], "elif", otherwise, blocks, scopes, aliases, lines)
-    else:
-        else_block = Block("else", False, otherwise)
-        _visit(orelse, [*blocks, else_block], scopes, aliases, lines)
+def _opened(
+    clause: Clause, around: tuple[Block, ...], aliases: set[str], lines: SourceLines
+) -> tuple[Block, ...]:
+    """The blocks a clause opens inside those `around` it (a `match` statement's cases stand
+    in its block)."""
+    keyword = clause.keyword
+    if clause.statement in ("def", "class"):
+        return (Block(keyword, keyword == "class", name=clause.name or ""),)
+    if clause.statement == "match":
+        return (Block("match"), Block("case"))
+    # (The tests of a deferred block's statements are not read: its imports carry none.)
+    tested = not any(block.runs is False for block in around)
+    if clause.statement != "if":
+        if not tested:
+            return (Block(keyword, None if keyword in ("while", "except") else True),)
+        conditions = clause_conditions(clause, lines)
+        return (Block(keyword, None if conditions else True, conditions),)
+    never = never_runs_label(clause.test, aliases) if isinstance(clause.test, ast.expr) else None
+    if keyword == "if" and never:
+        return (Block("if", False, name=never.removeprefix("if ")),)
+    if not tested:
+        return (Block(keyword, None),)
+    # Each earlier test of the chain was false, but one that never holds says nothing.
+    earlier: Conditions = tuple(
+        (ELSE, source_text(lines, test), line)
+        for number, (test, line) in enumerate(clause.earlier)
+        if number or not never_runs_label(test, aliases)
+    )
+    if keyword == "else":
+        return (Block("else", None if earlier else True, earlier),)
+    assert isinstance(clause.test, ast.expr)
+    if always_runs(clause.test, lambda test: never_runs_label(test, aliases) is not None):
+        return (Block(keyword, None if earlier else True, earlier),)
+    own: Condition = (IF, source_text(lines, clause.test), clause.line)
+    return (Block(keyword, None, (*earlier, own)),)
 
 
 def never_runs_label(test: ast.expr, aliases: set[str]) -> str | None:
@@ -434,17 +408,17 @@ def _header(
         following = tokens[start + 1] if start + 1 < len(tokens) else None
     if word == "match" and not _is_match_statement(tokens, start):
         return None
-    if word == "case" and not (blocks and blocks[-1].label == "match"):
+    if word == "case" and not (blocks and blocks[-1].keyword == "match"):
         return None
     if word not in _CLAUSES and word not in ("def", "class"):
         return None
     colon = _header_colon(tokens, start + 1)
     if word == "def":
         name = following.string if following is not None else "?"
-        return Block(f"{prefix}def {name}", deferred=True), colon
+        return Block(f"{prefix}def", False, name=name), colon
     if word == "class":
         name = following.string if following is not None else "?"
-        return Block(f"class body of {name}", deferred=False), colon
+        return Block("class", name=name), colon
     test = tokens[start + 1 : colon]
     nesting = len(blocks)
     earlier = chains.pop(nesting, ()) if word in ("elif", "else") else ()
@@ -452,9 +426,9 @@ def _header(
     never = _never_runs_tokens(test, aliases) if word == "if" else None
     if never:
         chains[nesting] = ()
-        return Block(never, deferred=True), colon
-    if any(block.deferred for block in blocks):
-        return Block(word, deferred=False), colon  # (its tests are not read)
+        return Block("if", False, name=never.removeprefix("if ")), colon
+    if any(block.runs is False for block in blocks):
+        return Block(word, None if word in _TESTED else True), colon  # (its tests are not read)
     conditions: Conditions = ()
     if word in ("if", "elif", "while"):
         condition: Condition = (IF, _test_text(test), first.start[0])
@@ -466,7 +440,11 @@ def _header(
         conditions = earlier
     elif word == "except":
         conditions = ((EXCEPT, _handler_text(test), first.start[0]),)
-    return Block(word, False, conditions), colon
+    return Block(word, None if conditions else True, conditions), colon
+
+
+# The clauses that run only where a test holds.
+_TESTED = frozenset({"if", "elif", "else", "while", "except"})
 
 
 def _test_text(test: list[TokenInfo]) -> str:
@@ -616,8 +594,7 @@ def _record(
             raise UnreadableSourceError(_lazy_too_new(line))
         strings = [token.string for token in statement]
         if "*" in strings or any(
-            block.label.startswith(("def ", "async def ", "class ", "try", "except", "finally"))
-            for block in blocks
+            block.keyword in (*_DEFS, "class", "try", "except", "finally") for block in blocks
         ):
             raise UnreadableSourceError(
                 f"line {line}: a `lazy` import is a syntax error here in Python 3.15"
@@ -658,18 +635,30 @@ def _add(scopes: dict[int, ImportScope], line: int, scope: ImportScope) -> None:
         scopes[line] = scope
 
 
-def scope_in(blocks: list[Block]) -> ImportScope:
+def scope_in(blocks: Sequence[Block]) -> ImportScope:
     """Return the scope of an import statement inside `blocks` (outermost first): deferred
-    by the first block that defers it, else at import time by the innermost, under the tests
-    of the blocks."""
+    by the first block whose statements never run on import, else at import time by the
+    innermost, under the tests of the blocks. The one place a reason is rendered."""
     for block in blocks:
-        if block.deferred:
-            where = "inside " if block.label.startswith(("def ", "async def ")) else "under "
-            return ImportScope(eager=False, reason=where + block.label)
+        if block.runs is False:
+            where = "inside " if block.keyword in _DEFS else "under "
+            return ImportScope(eager=False, reason=where + _label(block))
     if not blocks:
         return ImportScope(eager=True, reason="module level")
-    labels = [block.label for block in blocks]
-    if not labels[0].startswith("class "):
+    labels = [_label(block) for block in blocks]
+    if blocks[0].keyword != "class":
         labels[0] = f"module-level {labels[0]}"
     conditions = tuple(condition for block in blocks for condition in block.conditions)
     return ImportScope(eager=True, reason=" > ".join(labels), conditions=conditions)
+
+
+_DEFS = ("def", "async def")
+
+
+def _label(block: Block) -> str:
+    """How a reason names a block: `def f`, `class body of C`, `if TYPE_CHECKING`, `try`."""
+    if block.keyword == "class":
+        return f"class body of {block.name}"
+    if block.name:
+        return f"{block.keyword} {block.name}"
+    return block.keyword
