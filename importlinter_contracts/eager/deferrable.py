@@ -85,7 +85,7 @@ def deferrable(path: Path, shown: str, lines: Collection[int]) -> Deferrable:
             f"the file names {_FILTER}, which may refuse any lazy import", False, module
         )
     try:
-        scopes = _import_scopes(source, shown)
+        scopes = _import_scopes(source, shown, module)
         uses = import_time_uses(shown, source, set(lines), module)
     except UnreadableSourceError as error:
         return refuse_all(f"its imports cannot be read ({error})", True, module)
@@ -135,14 +135,14 @@ def source_text(source: bytes) -> tuple[str, str]:
     return text, encoding
 
 
-def _import_scopes(source: bytes, shown: str) -> dict[int, ImportScope]:
-    """Return `import_scopes(source)`.
+def _import_scopes(source: bytes, shown: str, module: ast.Module) -> dict[int, ImportScope]:
+    """Return `import_scopes(source, module)`.
 
     Raises UnreadableSourceError when it cannot finish (a Python whose `ast` parses a deeply
     nested expression may still not walk it).
     """
     try:
-        return import_scopes(source)
+        return import_scopes(source, module)
     except RecursionError as error:
         raise UnreadableSourceError(f"{shown}: {parse_error(error)}") from None
 

@@ -27,7 +27,7 @@ from tokenize import TokenInfo
 from typing import NamedTuple
 
 from ..errors import UnreadableSourceError
-from .call_model import SERVED, CallReading
+from .call_model import SERVED, CallReading, Served
 from .calls import annotations_run, lazy_annotations, read_calls
 from .conditions import (
     ELSE,
@@ -44,7 +44,7 @@ from .conditions import (
     walk,
 )
 from .import_bindings import served_imports
-from .lazy import read_lazy
+from .lazy import LazyNames, read_lazy
 from .parsing import parse, parse_error
 from .target import RUNNING, target_python
 
@@ -91,6 +91,30 @@ def read_source(source: bytes) -> SourceReading:
         # RecursionError: a deeply nested expression (a chain of thousands of attributes)
         # that the interpreter compiles but `ast` cannot build; the tokenizer reads it flat.
         return SourceReading(import_scopes_from_tokens(source), None, parse_error(error))
+    parsed = _read_parsed(module, source)
+    calls = read_calls(
+        module,
+        lambda test: never_runs_label(test, parsed.aliases) is not None,
+        parsed.text,
+        parsed.lazy_names,
+        parsed.served,
+    )
+    return SourceReading(parsed.scopes, calls)
+
+
+class _Parsed(NamedTuple):
+    """What a parsed file says about its imports, which its call reading asks: their scopes,
+    the names bound to `TYPE_CHECKING`, its lazy imports' names (None where none can be
+    lazy), what it serves in place of itself in `sys.modules`, and its text."""
+
+    scopes: dict[int, ImportScope]
+    aliases: set[str]
+    lazy_names: LazyNames | None
+    served: dict[str, Served]
+    text: str
+
+
+def _read_parsed(module: ast.Module, source: bytes) -> _Parsed:
     text = _decoded(source)
     lines = SourceLines(text)
     scopes, aliases = _scopes(module, lines)
@@ -107,10 +131,7 @@ def read_source(source: bytes) -> SourceReading:
     for imports in served.values():
         for line in imports.lines:
             scopes[line] = scopes[line]._replace(lazy=SERVED)
-    calls = read_calls(
-        module, lambda test: never_runs_label(test, aliases) is not None, text, lazy_names, served
-    )
-    return SourceReading(scopes, calls)
+    return _Parsed(scopes, aliases, lazy_names, served, text)
 
 
 def _decoded(source: bytes) -> str:
@@ -130,14 +151,17 @@ def _lazy_too_new(line: int) -> str:
     )
 
 
-def import_scopes(source: bytes) -> dict[int, ImportScope]:
-    """Return the scope of every import statement, by the line number its statement starts on.
+def import_scopes(source: bytes, module: ast.Module | None = None) -> dict[int, ImportScope]:
+    """Return the scope of every import statement, by the line number its statement starts on;
+    `module`: the file's syntax tree, where the caller has parsed it already.
 
     Two statements on one line (`import a; import b`) always share a scope.
 
     Raises UnreadableSourceError when the source can be read neither way.
     """
-    return read_source(source).scopes
+    if module is None:
+        return read_source(source).scopes
+    return _read_parsed(module, source).scopes
 
 
 def _scopes(module: ast.Module, lines: SourceLines) -> tuple[dict[int, ImportScope], set[str]]:
