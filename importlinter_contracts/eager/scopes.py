@@ -617,9 +617,7 @@ def _record(
         if not target_python().lazy:
             raise UnreadableSourceError(_lazy_too_new(line))
         strings = [token.string for token in statement]
-        if "*" in strings or any(
-            block.keyword in (*_DEFS, "class", "try", "except", "finally") for block in blocks
-        ):
+        if "*" in strings or any(block.keyword in _NEVER_LAZY for block in blocks):
             raise UnreadableSourceError(
                 f"line {line}: a `lazy` import is a syntax error here in Python 3.15"
                 " (in a function, a class body or a `try` statement, or of `*`)"
@@ -677,6 +675,8 @@ def scope_in(blocks: Sequence[Block]) -> ImportScope:
 
 
 _DEFS = ("def", "async def")
+# The blocks where Python 3.15 refuses a `lazy` import.
+_NEVER_LAZY = frozenset({*_DEFS, "class", "try", "except", "finally"})
 
 
 def _label(block: Block) -> str:
