@@ -33,6 +33,7 @@ from .eager.walk import (
     calls_unread_warnings,
     chain_to,
     dynamic_import_warnings,
+    located_per_line,
     unconditionally,
     walk,
 )
@@ -340,13 +341,14 @@ class Explorer:
 
     def _import_hop(self, importer: str, imported: str) -> EagerHop:
         """The import of `imported` by `importer`, as the graph holds it: each line with whether
-        it runs at import time and why, as the line reads."""
+        it runs at import time and why, and the tests it runs under then, as the line reads."""
         lines = self._eager.lines(importer, imported)
         return EagerHop(
             importer,
             imported,
             tuple(line for line, _ in lines),
             tuple(scope.reason for _, scope in lines),
+            conditions=located_per_line(importer, tuple(scope.conditions for _, scope in lines)),
             at_import_time=tuple(scope.eager for _, scope in lines),
         )
 

@@ -133,10 +133,11 @@ def _no_calls(count: int) -> tuple[tuple[Call, ...], ...]:
 _Line = tuple[int, str, tuple[Call, ...], tuple[LocatedCondition, ...]]
 
 
-def _located(
+def located_per_line(
     module: str, tests: tuple[Conditions, ...]
 ) -> tuple[tuple[LocatedCondition, ...], ...]:
-    """The `conditions` field of a hop of `module`'s own lines, whose tests are `tests`."""
+    """Return the `conditions` field of a hop of `module`'s own lines, whose tests are
+    `tests`."""
     if not any(tests):
         return ()
     return tuple(located(module, line) for line in tests)
@@ -178,7 +179,7 @@ class Offer:
                 reasons,
                 _no_calls(len(lines)),
                 module,
-                _located(module, tests),
+                located_per_line(module, tests),
             )
         return hop
 
@@ -292,7 +293,7 @@ class EagerImports:
             eager = self._ask.eager_lines(module)
         for imported, line_numbers, reasons, tests in eager:
             none = _no_calls(len(line_numbers))
-            tested = _located(module, tests)
+            tested = located_per_line(module, tests)
             hops.append(new((module, imported, line_numbers, reasons, none, module, tested, ())))
         if may_call is None:
             may_call = self._ask.may_call(module)
