@@ -654,15 +654,15 @@ def closure(
         explorer = explore.load(config, cache)
         module = explorer.module(module)  # a file's path names its module
         found = explorer.eager_closure(module)
-    steps = {name: found.step_to(name) for name in found}
+    hops = {name: found.step_to(name) for name in found}
     data: ClosureReport = {
         "module": module,
         "modules": {
             name: {
                 "reached_from": found.reached_from(name),
-                "hop": None if step is None else step.hop,
+                "hop": None if hop is None else hop.as_data(eager=True),
             }
-            for name, step in steps.items()
+            for name, hop in hops.items()
         },
         "warnings": warned,
     }
@@ -690,7 +690,7 @@ def closure(
     _echo_found(
         output_format,
         f"importing {module}",
-        [step.hop for step in steps.values() if step is not None],
+        [hop for entry in data["modules"].values() if (hop := entry["hop"]) is not None],
         data,
         found,
     )
@@ -725,14 +725,14 @@ def why(
     data: WhyReport = {
         "importer": importer,
         "imported": imported,
-        "shortest": chains[0].hops if chains else None,
-        "shortest_eager": next((chain.hops for chain in chains if chain.eager), None),
+        "shortest": chains[0].as_data() if chains else None,
+        "shortest_eager": next((chain.as_data() for chain in chains if chain.eager), None),
         "warnings": warned,
     }
     _echo_found(
         output_format,
         f"{importer} to {imported}",
-        [hop for chain in chains for hop in chain.hops],
+        [hop for chain in chains for hop in chain.as_data()],
         data,
         chains,
     )

@@ -28,124 +28,58 @@ from . import _importlinter
 from .cache import DEFAULT_CACHE_DIR, cache_directory, grimp_cache_directory, using_caches
 from .eager.scope_cache import ScopeIndex
 from .eager.walk import (
-    PARENT_PACKAGE,
     EagerHop,
     EagerImports,
     calls_unread_warnings,
+    chain_to,
     dynamic_import_warnings,
+    located_per_line,
     unconditionally,
     walk,
 )
 from .errors import UnknownModuleError, UsageError, warn
-from .locations import link_text, locations, module_of_path
+from .locations import link_text, location, module_of_path
 from .modules import has_module, parents
 from .options import not_a_module_name
-from .rendering import only_if, smallest_cut_heading, smallest_cut_steps
-from .report import Hop, Location, Report, SmallestCutData
+from .rendering import describe_hop_lines, smallest_cut_heading, smallest_cut_steps
+from .report import Hop, Report, SmallestCutData
 from .running import read_configuration, run_contracts, static_only
 from .unseen import unseen_folders
 
 
-@dataclass(frozen=True)
-class ImportLine:
-    """One import statement: its line, whether it runs at import time and why."""
-
-    line: int
-    eager: bool
-    why: str
-    location: Location | None
+class Steps(tuple[EagerHop, ...]):
+    """Direct imports of or by a module, each with whether each of its lines runs at import
+    time; one per line in a terminal."""
 
     def __repr__(self) -> str:
-        timing = "eager" if self.eager else "deferred"
-        where = link_text(self.location) if self.location else "no file"
-        return f"l.{self.line} {timing}, {self.why} ({where})"
+        return "\n".join(describe_hop_lines(hop.as_data(eager=True)) for hop in self) or "(none)"
 
 
-class Step:
-    """How `importer` brings in `imported`: import lines, or as its parent package; the
-    REPL's view of a hop as `closure` and `why` report it (`hop`): a walk's hop
-    (`EagerHop.as_data`), or an import of the graph whose lines need not run at import
-    time (`imports`, `importers`, the shortest chain), which no walk's hop holds."""
+class Chain(tuple[EagerHop, ...]):
+    """Hops from one module to another; `eager` when every hop happens at import time."""
 
-    def __init__(self, hop: Hop) -> None:
-        self.hop = hop
-
-    @property
-    def importer(self) -> str:
-        return self.hop["importer"]
-
-    @property
-    def imported(self) -> str:
-        return self.hop["imported"]
-
-    @property
-    def is_parent(self) -> bool:
-        return not self.hop["line_numbers"]
-
-    @property
-    def lines(self) -> tuple[ImportLine, ...]:
-        hop = self.hop
-        eager = hop.get("eager", [True] * len(hop["line_numbers"]))
-        where = {location["line"]: location for location in hop["locations"]}
-        return tuple(
-            ImportLine(line, runs, why, where.get(line))
-            for line, runs, why in zip(hop["line_numbers"], eager, hop["why"], strict=True)
-        )
+    def as_data(self) -> list[Hop]:
+        """Return the chain as the report's hops, saying of each line whether it runs at import
+        time."""
+        return [hop.as_data(eager=True) for hop in self]
 
     @property
     def eager(self) -> bool:
-        """Whether this step happens when `importer` is imported."""
-        return self.is_parent or any(line.eager for line in self.lines)
+        return all(hop.eager for hop in self)
 
     @property
     def conditional(self) -> bool:
-        """Whether this step happens only where a test holds that the tool cannot decide."""
-        return bool(self.hop.get("conditions"))
-
-    def __eq__(self, other: object) -> bool:
-        return isinstance(other, Step) and self.hop == other.hop
-
-    def __hash__(self) -> int:
-        return hash((self.importer, self.imported, tuple(self.hop["line_numbers"])))
-
-    def __repr__(self) -> str:
-        if self.is_parent:
-            return f"{self.importer} -> {self.imported} ({PARENT_PACKAGE})"
-        shown = f"{self.importer} -> {self.imported}: " + "; ".join(map(repr, self.lines))
-        conditions = self.hop.get("conditions")
-        return f"{shown}\n    {only_if(conditions)}" if conditions else shown
-
-
-class Steps(tuple[Step, ...]):
-    """Direct imports of or by a module, one per line in a terminal."""
-
-    def __repr__(self) -> str:
-        return "\n".join(map(repr, self)) if self else "(none)"
-
-
-class Chain(tuple[Step, ...]):
-    """Steps from one module to another; `eager` when every step happens at import time."""
-
-    @property
-    def hops(self) -> list[Hop]:
-        """The chain as the report's hops."""
-        return [step.hop for step in self]
-
-    @property
-    def eager(self) -> bool:
-        return all(step.eager for step in self)
-
-    @property
-    def conditional(self) -> bool:
-        """Whether a step of the chain happens only where a test holds that the tool cannot
+        """Whether a hop of the chain happens only where a test holds that the tool cannot
         decide."""
-        return any(step.conditional for step in self)
+        return any(hop.conditional for hop in self)
 
     def __repr__(self) -> str:
         heading = "eager chain" if self.eager else "chain (not all at import time)"
         if self.eager and self.conditional:
             heading = "eager chain, conditional"
-        return "\n".join([f"{heading}:", *(f"  {step!r}" for step in self)])
+        return "\n".join(
+            [f"{heading}:", *(f"  {describe_hop_lines(hop)}" for hop in self.as_data())]
+        )
 
 
 class Why(tuple[Chain, ...]):
@@ -178,9 +112,9 @@ class Cut:
 class EagerClosure(Mapping[str, Chain]):
     """Every module that runs when a module is imported, each with the chain that loads it.
 
-    Each module is kept with the one step that first reaches it: a chain is made when asked
+    Each module is kept with the one hop that first reaches it: a chain is made when asked
     for, so that the closure costs as much as the modules it holds, not the sum of their
-    chains' lengths (on a chain of 1,000 modules, half a million steps).
+    chains' lengths (on a chain of 1,000 modules, half a million hops).
     """
 
     def __init__(
@@ -191,34 +125,22 @@ class EagerClosure(Mapping[str, Chain]):
     ) -> None:
         self.module = module
         self._reached = reached
-        self._steps: dict[str, Step] = {}
         # The modules that every chain reaches across a test the tool cannot decide.
         self.conditional = conditional
 
-    def step_to(self, module: str) -> Step | None:
-        """Return the step that reaches `module` (None for the module imported itself)."""
-        step = self._steps.get(module)
-        if step is None:
-            hop = self._reached[module]
-            if hop is None:
-                return None
-            step = self._steps[module] = Step(hop.as_data(eager=True))
-        return step
+    def step_to(self, module: str) -> EagerHop | None:
+        """Return the hop that reaches `module` (None for the module imported itself)."""
+        return self._reached[module]
 
     def reached_from(self, module: str) -> str | None:
-        """Return the module whose import runs the step to `module`: the step's importer, or
+        """Return the module whose import runs the hop to `module`: the hop's importer, or
         the module that calls the function the import is in (None for the module imported
         itself)."""
         hop = self._reached[module]
         return None if hop is None else hop.runs_from
 
     def __getitem__(self, module: str) -> Chain:
-        steps = []
-        found: str | None = module
-        while found is not None and (step := self.step_to(found)) is not None:
-            steps.append(step)
-            found = self.reached_from(found)
-        return Chain(reversed(steps))
+        return Chain(chain_to(self._reached, module))
 
     def __iter__(self) -> Iterator[str]:
         return iter(sorted(self._reached))
@@ -229,14 +151,14 @@ class EagerClosure(Mapping[str, Chain]):
     def __repr__(self) -> str:
         lines = [f"importing {self.module} runs {len(self)} modules:"]
         for module in self:
-            step = self.step_to(module)
-            if step is None:
+            hop = self._reached[module]
+            if hop is None:
                 lines.append(f"  {module}  (itself)")
-            elif step.is_parent:
-                lines.append(f"  {module}  (parent package of {step.importer})")
+            elif not hop.is_import:
+                lines.append(f"  {module}  (parent package of {hop.importer})")
             else:
-                found = step.hop["locations"]
-                where = link_text(found[0]) if found else step.importer
+                found = location(hop.importer, hop.line_numbers[0])
+                where = link_text(found) if found else hop.importer
                 if module in self.conditional:
                     where += ", conditional"
                 lines.append(f"  {module}  ({where})")
@@ -309,7 +231,7 @@ class Explorer:
 
     def why(self, importer: str, imported: str) -> Why:
         """Return the shortest chain of imports from `importer` to `imported` (through parent
-        packages too, which Python runs before their submodules), each step with its lines
+        packages too, which Python runs before their submodules), each hop with its lines
         and whether each runs at import time; and the shortest chain that does run at import
         time, when that is another.
 
@@ -325,12 +247,15 @@ class Explorer:
         if shortest:
             chains.append(Chain(shortest))
         closure = self.eager_closure(importer)
-        if imported in closure and closure[imported] not in chains:
-            chains.append(closure[imported])
+        if imported in closure:
+            eager = closure[imported]
+            # Each chain once: the shortest may be the eager one, as the graph reads it.
+            if not chains or chains[0].as_data() != eager.as_data():
+                chains.append(eager)
         return Why(chains)
 
-    def _shortest_chain(self, importer: str, imported: str) -> list[Step]:
-        """The steps of the shortest chain from `importer` to `imported`: imports, and parent
+    def _shortest_chain(self, importer: str, imported: str) -> list[EagerHop]:
+        """The hops of the shortest chain from `importer` to `imported`: imports, and parent
         packages, which Python runs before their submodules (grimp's chain of imports where
         none through a parent package is shorter)."""
         imports = self.graph.find_shortest_chain(importer, imported) or ()
@@ -352,17 +277,14 @@ class Explorer:
                         following.append(target)
             level = following
         if imported not in reached:
-            return [self._import_step(a, b) for a, b in itertools.pairwise(imports)]
-        steps = []
+            return [self._import_hop(a, b) for a, b in itertools.pairwise(imports)]
+        hops = []
         module = imported
         while module != importer:
             before, is_parent = reached[module]
-            if is_parent:
-                steps.append(Step(EagerHop(before, module).as_data()))
-            else:
-                steps.append(self._import_step(before, module))
+            hops.append(EagerHop(before, module) if is_parent else self._import_hop(before, module))
             module = before
-        return steps[::-1]
+        return hops[::-1]
 
     def imports(self, module: str, as_package: bool = False) -> Steps:
         """Return what `module` (with `as_package`, any module in it) imports directly."""
@@ -413,22 +335,21 @@ class Explorer:
         return {module, *self.graph.find_descendants(module)} if as_package else {module}
 
     def _steps(self, pairs: Iterable[tuple[str, str]]) -> Steps:
-        steps = [self._import_step(a, b) for a, b in sorted(set(pairs))]
+        hops = [self._import_hop(a, b) for a, b in sorted(set(pairs))]
         self._save_scopes()
-        return Steps(steps)
+        return Steps(hops)
 
-    def _import_step(self, importer: str, imported: str) -> Step:
+    def _import_hop(self, importer: str, imported: str) -> EagerHop:
+        """The import of `imported` by `importer`, as the graph holds it: each line with whether
+        it runs at import time and why, and the tests it runs under then, as the line reads."""
         lines = self._eager.lines(importer, imported)
-        numbers = [line for line, _ in lines]
-        return Step(
-            {
-                "importer": importer,
-                "imported": imported,
-                "line_numbers": numbers,
-                "why": [scope.reason for _, scope in lines],
-                "eager": [scope.eager for _, scope in lines],
-                "locations": locations(importer, numbers),
-            }
+        return EagerHop(
+            importer,
+            imported,
+            tuple(line for line, _ in lines),
+            tuple(scope.reason for _, scope in lines),
+            conditions=located_per_line(importer, tuple(scope.conditions for _, scope in lines)),
+            at_import_time=tuple(scope.eager for _, scope in lines),
         )
 
     def _save_scopes(self) -> None:

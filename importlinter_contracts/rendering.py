@@ -40,8 +40,9 @@ def chain_steps(hop: Hop) -> list[tuple[str, list[Location]]]:
     """Return a hop of a chain as the lines that show it, each with where it stands: first each
     call that runs its import lines, in the calling module at the call's line (`pkg.a
     calls pkg.b:f (l.3, at import time)`, then `pkg.b:f calls pkg.c:g (l.9)`), each once;
-    then the hop itself with its import lines (in the function). So the chain reads on
-    from the module that makes the call to the module whose function imports."""
+    then the hop itself with its import lines (in the function); then a conditional hop's
+    tests (`only_if`). So the chain reads on from the module that makes the call to the
+    module whose function imports."""
     steps: list[tuple[str, list[Location]]] = []
     shown: set[tuple[str, int, str]] = set()
     for calls in hop.get("calls", []):
@@ -59,12 +60,16 @@ def chain_steps(hop: Hop) -> list[tuple[str, list[Location]]]:
                     )
                 )
             caller = call["function"]
-    conditions = hop.get("conditions")
     steps.append((describe_hop(hop, tested=False), list(hop["locations"])))
-    if conditions:
+    if "conditions" in hop:
         # (The tests on a line of their own, with where each stands.)
-        where = [found for c in conditions if (found := c["location"]) is not None]
-        steps.append((only_if(conditions, places=False), where))
+        where = [
+            found
+            for _, tests in _tests_by_line(hop)
+            for condition in tests
+            if (found := condition["location"]) is not None
+        ]
+        steps.append((only_if(hop, places=False), where))
     return steps
 
 
@@ -76,20 +81,52 @@ def chain_locations(chain: list[Hop]) -> list[Location]:
 
 def describe_hop(hop: Hop, *, tested: bool = True) -> str:
     """Return a hop as one line: `a -> b (l.3, module level)`, or `a.b -> a (why)` for a parent;
-    a conditional hop with its tests after it (`only if ...`) where `tested`."""
+    a conditional hop with its tests after it (`only_if`) where `tested`."""
     if not hop["line_numbers"]:
         return f"{hop['importer']} -> {hop['imported']} ({hop['why'][0]})"
     lines = "; ".join(
         f"l.{line}, {why}" for line, why in zip(hop["line_numbers"], hop["why"], strict=True)
     )
-    conditions = hop.get("conditions")
-    tests = f" {only_if(conditions)}" if conditions and tested else ""
+    tests = f" {only_if(hop)}" if "conditions" in hop and tested else ""
     return f"{hop['importer']} -> {hop['imported']} ({lines}){tests}"
 
 
-def only_if(conditions: list[Condition], *, places: bool = True) -> str:
-    """Return the tests a hop runs under: `only if A and not (B)`; with `places`, each with
-    where it stands (`only if A (path:6) and not (B) (path:9)`)."""
+def describe_hop_lines(hop: Hop) -> str:
+    """Return a hop as the REPL shows it: `a -> b: l.3 eager, module level (path:3)`, each line
+    with whether it runs at import time, why and where; a parent as `describe_hop` gives it;
+    a conditional hop's tests (`only_if`) on a line of their own under it."""
+    if not hop["line_numbers"]:
+        return describe_hop(hop)
+    where = {found["line"]: link_text(found) for found in hop["locations"]}
+    eager = hop.get("eager", [True] * len(hop["line_numbers"]))
+    lines = "; ".join(
+        f"l.{line} {'eager' if runs else 'deferred'}, {why} ({where.get(line, 'no file')})"
+        for line, runs, why in zip(hop["line_numbers"], eager, hop["why"], strict=True)
+    )
+    shown = f"{hop['importer']} -> {hop['imported']}: {lines}"
+    return f"{shown}\n    {only_if(hop)}" if "conditions" in hop else shown
+
+
+def only_if(hop: Hop, *, places: bool = True) -> str:
+    """Return the tests a conditional hop runs under: `only if A and not (B)`; with `places`,
+    each with where it stands (`only if A (path:6) and not (B) (path:9)`). Where its lines
+    run under different tests, each line's after its number: `l.4 only if A; l.9 only if B`."""
+    return "; ".join(
+        ("" if line is None else f"l.{line} ") + _only_if(tests, places)
+        for line, tests in _tests_by_line(hop)
+    )
+
+
+def _tests_by_line(hop: Hop) -> list[tuple[int | None, list[Condition]]]:
+    """The tests of a conditional hop: once, with no line, where every line runs under the same;
+    else each line's, with its number."""
+    conditions = hop.get("conditions", [])
+    if all(tests == conditions[0] for tests in conditions):
+        return [(None, tests) for tests in conditions[:1]]
+    return list(zip(hop["line_numbers"], conditions, strict=True))
+
+
+def _only_if(conditions: list[Condition], places: bool) -> str:
     shown = [condition["shown"] for condition in conditions]
     if len(shown) > 1:
         # (Joined by `and`, a test with its own `or` or `and` keeps its brackets.)

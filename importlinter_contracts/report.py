@@ -55,9 +55,10 @@ class Condition(TypedDict):
 
 class Hop(TypedDict):
     """One step of a chain: a direct import with its lines, or (for an eager chain, with no
-    lines) a parent package that Python runs before its submodule. An eager_imports walk's
-    hop (`eager.walk.EagerHop`) gives it by `as_data`; the built-in contracts' chains by
-    `running`, backend_isolation's re-export chains by its contract."""
+    lines) a parent package that Python runs before its submodule. The hops of eager_imports
+    walks and of the REPL (`eager.walk.EagerHop`) give it by `as_data`, with the keys in this
+    order; the built-in contracts' chains by `running`, backend_isolation's re-export chains
+    by its contract."""
 
     importer: str
     imported: str
@@ -66,13 +67,16 @@ class Hop(TypedDict):
     # re-export chains: the name the line imports or re-exports.)
     why: list[str]
     locations: list[Location]
-    eager: NotRequired[list[bool]]  # per line, whether it runs at import time (explore, why)
+    # Per line, whether it runs at import time (closure, why, explore).
+    eager: NotRequired[list[bool]]
     # eager_imports, per line: the calls that run an import inside a function at import
     # time, the call at import time first; empty for a line that runs by itself.
     calls: NotRequired[list[list[CallSite]]]
     # Of a hop that runs only where a test the tool cannot decide holds (every line of it
-    # does): the tests its first line runs under, outermost first.
-    conditions: NotRequired[list[Condition]]
+    # does): per line, the tests it runs under, outermost first. Per line, not per hop: the
+    # lines of one import may stand under different tests, and the hop runs where the tests
+    # of any one of its lines hold.
+    conditions: NotRequired[list[list[Condition]]]
 
 
 class ImportFinding(TypedDict):

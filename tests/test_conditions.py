@@ -6,7 +6,7 @@ from __future__ import annotations
 import ast
 import json
 import textwrap
-from typing import Any
+from typing import Any, get_type_hints
 
 import pytest
 
@@ -21,9 +21,13 @@ from importlinter_contracts.eager.conditions import (
     walk,
 )
 from importlinter_contracts.eager.outline import never_runs
+from importlinter_contracts.eager.resolver import Call
 from importlinter_contracts.eager.scopes import ImportScope, read_source
 from importlinter_contracts.eager.target import Target, set_target, target_of
+from importlinter_contracts.eager.walk import EagerHop
 from importlinter_contracts.errors import ConfigurationError
+from importlinter_contracts.rendering import chain_steps, describe_hop, describe_hop_lines, only_if
+from importlinter_contracts.report import Condition, Hop
 
 pytestmark = pytest.mark.matrix
 
@@ -222,9 +226,8 @@ def test_a_hop_behind_an_operand_is_conditional(project: Project) -> None:
     )
     heavy = closure_of("pkg.main")["pkg.heavy"]
     assert heavy.get("conditional") is True
-    assert [(c["kind"], c["test"], c["line"]) for c in heavy["hop"]["conditions"]] == [
-        ("if", "os.name", 3)
-    ]
+    (tests,) = heavy["hop"]["conditions"]
+    assert [(c["kind"], c["test"], c["line"]) for c in tests] == [("if", "os.name", 3)]
 
 
 @pytest.mark.parametrize(
@@ -375,7 +378,7 @@ def test_a_module_that_every_chain_reaches_across_a_test_is_conditional() -> Non
         "pkg.heavy",
         "pkg.platforms.xpu",
     }
-    assert modules["pkg.platforms.xpu"]["hop"]["conditions"] == [XPU_TEST]
+    assert modules["pkg.platforms.xpu"]["hop"]["conditions"] == [[XPU_TEST]]
     assert "conditions" not in modules["pkg.heavy"]["hop"]
     assert "conditions" not in modules["pkg.platforms.cpu"]["hop"]
 
@@ -399,6 +402,132 @@ def test_why_shows_the_test_under_the_hop() -> None:
     assert "eager chain, conditional:" in result.output
 
 
+# One import on two lines, each under a test of its own; as reports hold it, with where each
+# line and test stands (`if os.name == "nt":` at l.3, `else:` of `if B:` at l.8).
+TWO_TESTS = EagerHop(
+    "app.a",
+    "app.m",
+    (4, 9),
+    ("module-level if", "module-level else"),
+    conditions=((("app.a", "if", 'os.name == "nt"', 3),), (("app.a", "else", "B", 8),)),
+)
+A_TEST: Condition = {
+    "module": "app.a",
+    "line": 3,
+    "kind": "if",
+    "test": 'os.name == "nt"',
+    "shown": 'os.name == "nt"',
+    "location": {"path": "app/a.py", "line": 3},
+}
+NOT_B: Condition = {
+    "module": "app.a",
+    "line": 8,
+    "kind": "else",
+    "test": "B",
+    "shown": "not (B)",
+    "location": {"path": "app/a.py", "line": 8},
+}
+TWO_TESTS_DATA: Hop = {
+    "importer": "app.a",
+    "imported": "app.m",
+    "line_numbers": [4, 9],
+    "why": ["module-level if", "module-level else"],
+    "locations": [{"path": "app/a.py", "line": 4}, {"path": "app/a.py", "line": 9}],
+    "eager": [True, True],
+    "conditions": [[A_TEST], [NOT_B]],
+}
+
+
+def test_a_hop_gives_the_tests_of_each_of_its_lines() -> None:
+    # No file of `app.a` is found: no locations.
+    assert TWO_TESTS.as_data(eager=True) == {
+        "importer": "app.a",
+        "imported": "app.m",
+        "line_numbers": [4, 9],
+        "why": ["module-level if", "module-level else"],
+        "locations": [],
+        "eager": [True, True],
+        "conditions": [[{**A_TEST, "location": None}], [{**NOT_B, "location": None}]],
+    }
+    # A hop with a line that runs under no test runs wherever its importer is imported.
+    once = TWO_TESTS._replace(conditions=(TWO_TESTS.conditions[0], ()))
+    assert "conditions" not in once.as_data()
+
+
+def test_a_hop_s_keys_come_in_the_report_s_order() -> None:
+    call = Call("app.a", None, 5, "app.b", "load")
+    called = TWO_TESTS._replace(calls=((call,), ()))
+    assert list(called.as_data(eager=True)) == list(get_type_hints(Hop))
+
+
+def test_each_output_gives_the_tests_of_each_line_of_a_hop() -> None:
+    assert describe_hop(TWO_TESTS_DATA) == (
+        "app.a -> app.m (l.4, module-level if; l.9, module-level else) "
+        'l.4 only if os.name == "nt" (app/a.py:3); l.9 only if not (B) (app/a.py:8)'
+    )
+    assert chain_steps(TWO_TESTS_DATA) == [
+        (
+            "app.a -> app.m (l.4, module-level if; l.9, module-level else)",
+            [{"path": "app/a.py", "line": 4}, {"path": "app/a.py", "line": 9}],
+        ),
+        (
+            'l.4 only if os.name == "nt"; l.9 only if not (B)',
+            [{"path": "app/a.py", "line": 3}, {"path": "app/a.py", "line": 8}],
+        ),
+    ]
+    assert describe_hop_lines(TWO_TESTS_DATA).splitlines() == [
+        "app.a -> app.m: l.4 eager, module-level if (app/a.py:4); l.9 eager, module-level else "
+        "(app/a.py:9)",
+        '    l.4 only if os.name == "nt" (app/a.py:3); l.9 only if not (B) (app/a.py:8)',
+    ]
+
+
+def test_the_tests_that_every_line_of_a_hop_runs_under_are_shown_once() -> None:
+    both: Hop = {**TWO_TESTS_DATA, "conditions": [[A_TEST, NOT_B], [A_TEST, NOT_B]]}
+    assert only_if(both) == 'only if os.name == "nt" (app/a.py:3) and not (B) (app/a.py:8)'
+    assert chain_steps(both)[-1] == (
+        'only if os.name == "nt" and not (B)',
+        [{"path": "app/a.py", "line": 3}, {"path": "app/a.py", "line": 8}],
+    )
+
+
+def test_why_closure_and_a_broken_contract_give_each_line_s_tests(project: Project) -> None:
+    project.write(
+        {
+            "pkg/a.py": (
+                "import os\n\nif os.name == 'nt':\n    import pkg.m\n\n\n\n"
+                "if os.environ.get('B'):\n    import pkg.m\n"
+            ),
+            "pkg/m.py": "import pkg.heavy\n",
+            "pkg/heavy.py": "",
+        }
+    )
+    project.configure(
+        "[importlinter:contract:r4]\nname = R4\ntype = eager_imports\n"
+        "source_modules = pkg.a\nfollow_modules = pkg\nforbidden_modules = pkg.heavy\n"
+    )
+    lines = "l.4 eager, module-level if (pkg/a.py:4); l.9 eager, module-level if (pkg/a.py:9)"
+    tests = "l.4 only if os.name == 'nt' (pkg/a.py:3); l.9 only if os.environ.get('B') (pkg/a.py:8)"
+    # The graph's import, the shortest chain, is the walk's hop: one chain, with its tests.
+    result = run_cli("why", "pkg.a", "pkg.m")
+    assert result.output.splitlines() == [
+        "eager chain, conditional:",
+        f"  pkg.a -> pkg.m: {lines}",
+        f"    {tests}",
+    ]
+    imports = explore.load(cache_dir=None).imports("pkg.a")
+    assert repr(imports).splitlines() == [f"pkg.a -> pkg.m: {lines}", f"    {tests}"]
+    (first, second) = closure_of("pkg.a")["pkg.m"]["hop"]["conditions"]
+    assert [(c["line"], c["shown"]) for c in first + second] == [
+        (3, "os.name == 'nt'"),
+        (8, "os.environ.get('B')"),
+    ]
+    assert (
+        "-   l.4 only if os.name == 'nt'; l.9 only if os.environ.get('B')\n"
+        "    pkg/a.py:3\n    pkg/a.py:8\n"
+    ) in project.check().output
+
+
 def test_the_explorer_marks_conditional_modules(platforms: Project) -> None:
     closure = explore.load(cache_dir=None).eager_closure("pkg")
     assert closure.conditional == {"pkg.heavy", "pkg.platforms.xpu"}
@@ -419,7 +548,7 @@ def test_a_violation_every_chain_to_which_crosses_a_test_is_conditional_and_brea
     )
     (violation,) = platforms.contract("r4")["violations"]
     assert violation["conditional"] is True
-    assert violation["chain"][-2]["conditions"] == [XPU_TEST]
+    assert violation["chain"][-2]["conditions"] == [[XPU_TEST]]
 
 
 def test_a_violation_with_a_chain_that_crosses_no_test_shows_that_chain(

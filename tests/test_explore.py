@@ -9,6 +9,7 @@ import pytest
 
 from helpers import Project, calls_unread_warning, run_cli
 from importlinter_contracts import explore
+from importlinter_contracts.eager.walk import EagerHop
 
 pytestmark = pytest.mark.matrix
 
@@ -69,11 +70,14 @@ def test_eager_closure_lists_what_python_runs_with_the_chain_to_each(
         ("pkg.platforms.cuda.platform", "pkg.platforms.cuda.hooks"),
         ("pkg.platforms.cuda.hooks", "pkg.util"),
     ]
-    assert chain[1].lines == (
-        explore.ImportLine(
-            2, True, "module-level try", {"path": "pkg/platforms/cuda/hooks.py", "line": 2}
-        ),
-    )
+    assert chain.as_data()[1] == {
+        "importer": "pkg.platforms.cuda.hooks",
+        "imported": "pkg.util",
+        "line_numbers": [2],
+        "why": ["module-level try"],
+        "locations": [{"path": "pkg/platforms/cuda/hooks.py", "line": 2}],
+        "eager": [True],
+    }
     assert repr(closure).splitlines() == [
         "importing pkg.platforms.cuda.platform runs 7 modules:",
         "  pkg  (parent package of pkg.platforms)",
@@ -144,12 +148,12 @@ def test_why_follows_parent_packages_in_a_deferred_chain(project: Project) -> No
         }
     )
     shortest, eager = explore.load(cache_dir=None).why("mypkg.core.engine", "mypkg.platforms.cuda")
-    assert [(step.importer, step.imported, step.is_parent) for step in shortest] == [
-        ("mypkg.core.engine", "mypkg.platforms.cuda.platform", False),
-        ("mypkg.platforms.cuda.platform", "mypkg.platforms.cuda", True),
+    assert [(hop.importer, hop.imported, hop.is_import) for hop in shortest] == [
+        ("mypkg.core.engine", "mypkg.platforms.cuda.platform", True),
+        ("mypkg.platforms.cuda.platform", "mypkg.platforms.cuda", False),
     ]
     assert not shortest.eager
-    assert eager.eager and [step.imported for step in eager] == [
+    assert eager.eager and [hop.imported for hop in eager] == [
         "mypkg.core.a",
         "mypkg.core.b",
         "mypkg.platforms.cuda",
@@ -170,6 +174,49 @@ def test_imports_and_importers_with_per_line_detail(explorer: explore.Explorer) 
         "pkg -> pkg.config: l.1 eager, module level (pkg/__init__.py:1)"
     )
     assert repr(explorer.importers("pkg.platforms.cuda")) == "(none)"
+
+
+def test_the_repl_holds_the_walk_s_hops_and_the_graph_s_alike() -> None:
+    # A graph's import with a deferred line and an eager one, a parent package, and a walk's
+    # hop whose lines run under different tests (no file of `app` is found).
+    graph = EagerHop(
+        "app.a", "app.b", (2, 7), ("inside def f", "module level"), at_import_time=(False, True)
+    )
+    deferred = EagerHop("app.a", "app.c", (3,), ("inside def g",), at_import_time=(False,))
+    tested = EagerHop(
+        "app.b",
+        "app.m",
+        (4, 9),
+        ("module-level if", "module-level if"),
+        conditions=((("app.b", "if", "A", 3),), (("app.b", "if", "B", 8),)),
+    )
+    assert [hop.eager for hop in (graph, deferred, EagerHop("app.b", "app"), tested)] == [
+        True,
+        False,
+        True,
+        True,
+    ]
+    chain = explore.Chain([graph, EagerHop("app.b", "app"), tested])
+    assert chain.eager and chain.conditional
+    assert [hop.get("eager") for hop in chain.as_data()] == [[False, True], None, [True, True]]
+    assert repr(chain).splitlines() == [
+        "eager chain, conditional:",
+        "  app.a -> app.b: l.2 deferred, inside def f (no file); l.7 eager, module level (no file)",
+        "  app.b -> app (its parent package runs first)",
+        "  app.b -> app.m: l.4 eager, module-level if (no file); l.9 eager, module-level if "
+        "(no file)",
+        "    l.4 only if A (app.b, l.3); l.9 only if B (app.b, l.8)",
+    ]
+    assert not explore.Chain([graph, deferred]).eager
+    assert repr(explore.Steps([deferred, graph])).splitlines() == [
+        "app.a -> app.c: l.3 deferred, inside def g (no file)",
+        "app.a -> app.b: l.2 deferred, inside def f (no file); l.7 eager, module level (no file)",
+    ]
+    closure = explore.EagerClosure(
+        "app.b", {"app.b": None, "app": EagerHop("app.b", "app"), "app.m": tested}, frozenset()
+    )
+    assert closure["app.m"] == (tested,)
+    assert closure.step_to("app") == EagerHop("app.b", "app")
 
 
 def test_check_gives_the_json_report_data(project: Project) -> None:

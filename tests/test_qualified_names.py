@@ -301,7 +301,7 @@ def test_import_module_of_what_a_detector_returns_is_a_conditional_hop(project: 
     hop = found["modules"]["pkg.platforms.cpu"]["hop"]
     assert found["modules"]["pkg.platforms.cpu"]["conditional"] is True
     assert hop["why"] == ["importlib.import_module at l.3"]
-    assert hop["conditions"] == [CPU_TEST]
+    assert hop["conditions"] == [[CPU_TEST]]
 
 
 def test_a_conditional_expression_returned_carries_its_test(project: Project) -> None:
@@ -314,7 +314,7 @@ def test_a_conditional_expression_returned_carries_its_test(project: Project) ->
     # (The first call's name is computed otherwise: a warning; the second is followed.)
     assert found["warnings"] == [UNSEEN.format(path="pkg/source.py", line=3)]
     hop = found["modules"]["pkg.platforms.cuda"]["hop"]
-    assert hop["conditions"] == [condition(7, "if", "is_cuda", "is_cuda", PLATFORMS)]
+    assert hop["conditions"] == [[condition(7, "if", "is_cuda", "is_cuda", PLATFORMS)]]
     assert found["modules"]["pkg.heavy"]["conditional"] is True
 
 
@@ -325,13 +325,15 @@ def test_a_detector_returning_under_no_test_of_its_own_carries_its_return(projec
     )
     hop = found["modules"]["pkg.platforms.tpu"]["hop"]
     assert hop["conditions"] == [
-        condition(
-            19,
-            "returns",
-            'tpu_plugin() == "pkg.platforms.tpu.TpuPlatform"',
-            'tpu_plugin() == "pkg.platforms.tpu.TpuPlatform"',
-            PLATFORMS,
-        )
+        [
+            condition(
+                19,
+                "returns",
+                'tpu_plugin() == "pkg.platforms.tpu.TpuPlatform"',
+                'tpu_plugin() == "pkg.platforms.tpu.TpuPlatform"',
+                PLATFORMS,
+            )
+        ]
     ]
     # What a detector always returns is certain.
     found = closure_of(
@@ -365,9 +367,9 @@ def test_a_registry_of_detectors_passed_to_a_helper_reaches_each_platform(
     assert all(modules[m]["conditional"] for m in modules if m.startswith("pkg.platforms."))
     assert modules["pkg.heavy"]["conditional"] is True
     picked = condition(37, "if", "len(activated) == 1", "len(activated) == 1", PLATFORMS)
-    assert modules["pkg.platforms.cpu"]["hop"]["conditions"] == [picked, CPU_TEST]
+    assert modules["pkg.platforms.cpu"]["hop"]["conditions"] == [[picked, CPU_TEST]]
     assert modules["pkg.platforms.interface"]["hop"]["conditions"] == [
-        condition(37, "else", "len(activated) == 1", "not (len(activated) == 1)", PLATFORMS)
+        [condition(37, "else", "len(activated) == 1", "not (len(activated) == 1)", PLATFORMS)]
     ]
 
 
@@ -422,7 +424,7 @@ def test_a_name_computed_otherwise_keeps_the_warning(
     found = closure_of(project, source + FOLLOWED)
     assert found["warnings"] == [UNSEEN.format(path=path, line=line)]
     assert "pkg.platforms.tpu" not in found["modules"]
-    assert found["modules"]["pkg.platforms.cpu"]["hop"]["conditions"] == [CPU_TEST]
+    assert found["modules"]["pkg.platforms.cpu"]["hop"]["conditions"] == [[CPU_TEST]]
 
 
 def test_a_detector_among_names_not_known_is_followed_and_still_warned_of(

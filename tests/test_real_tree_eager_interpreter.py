@@ -92,12 +92,15 @@ def test_the_static_eager_closure_is_what_python_loads_at_each_probe(copy: Proje
     # The XPU platform is among them, and its detector's test is on its chain.
     xpu = explorer.eager_closure(probes[0])["vllm_omni.platforms.xpu"]
     assert xpu.conditional
-    tests = [c["test"] for step in xpu for c in step.hop.get("conditions", [])]
+    tests = [c["test"] for hop in xpu.as_data() for line in hop.get("conditions", []) for c in line]
     assert 'hasattr(torch, "xpu") and torch.xpu.is_available()' in tests
     # The quantization package runs only because vllm_omni.patch calls a function at import
     # time (patch.py:481) whose body imports it; its chain says so.
     assert "vllm_omni.quantization" in loaded[0]
     chain = explorer.eager_closure(probes[0])["vllm_omni.quantization"]
     assert [
-        call["location"] for step in chain for calls in step.hop.get("calls", []) for call in calls
+        call["location"]
+        for hop in chain.as_data()
+        for calls in hop.get("calls", [])
+        for call in calls
     ] == [{"path": "vllm_omni/patch.py", "line": 481}]

@@ -181,7 +181,8 @@ def test_vllm_detected_platform_is_a_conditional_hop_of_a_module_reading_current
             "at l.8 of vllm.v1.attention.ops.flashmla"
         ],
     )
-    assert [(c["line"], c["shown"]) for c in hop["conditions"]] == [
+    (tests,) = hop["conditions"]
+    assert [(c["line"], c["shown"]) for c in tests] == [
         (316, "_current_platform is None"),
         (244, 'envs.VLLM_TARGET_DEVICE == "cpu"'),
         (202, "is_cpu"),

@@ -32,7 +32,7 @@ def test_closure_lists_the_modules_explore_lists(copy: Project) -> None:
     assert sorted(modules) == list(expected)
     assert len(modules) >= 106
     assert modules[MODELS]["hop"]["imported"] == MODELS
-    assert chains_of(data) == {module: expected[module].hops for module in expected}
+    assert chains_of(data) == {module: expected[module].as_data() for module in expected}
 
 
 @pytest.mark.skipif(shutil.which("dot") is None, reason="Graphviz's dot is not installed")

@@ -35,8 +35,9 @@ Terms:
 - *name resolution*: what a dotted name called in a module may run, through the names its
   imports bind, re-exports, classes and their bases (`name_resolution.NameResolver`);
 - *hop*: one step by which importing a module runs another (`walk.EagerHop`: what the walks
-  take, the smallest cut is found in and the findings are made of; reports, `closure`, `why`
-  and the REPL hold it as `report.Hop`, which `EagerHop.as_data` makes);
+  take, the smallest cut is found in, the findings are made of and the REPL holds, with the
+  graph's imports whose lines need not run at import time; reports, `closure` and `why`
+  hold it as `report.Hop`, which `EagerHop.as_data` makes);
 - *smallest cut*: the fewest import statements (or, for imports inside functions, the
   calls at import time that run them) whose deferral leaves no eager chain from a source
   module to a forbidden one (`smallest_cut.SmallestCut`);

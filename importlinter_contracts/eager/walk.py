@@ -27,11 +27,14 @@ PARENT_PACKAGE = "its parent package runs first"
 class EagerHop(NamedTuple):
     """One step by which importing a module runs another.
 
-    Either eager import lines (with why each runs at import time), or a parent package,
+    Either import lines (with why each runs at import time or not), or a parent package,
     which Python runs before any of its submodules (no lines). A line inside a function runs
     because of `calls` (per line; empty for a line that runs by itself): the call at import
     time first, then each call by which one function runs the next. The hop's `origin` is the
     module whose import runs it: its importer, or the module that makes the calls.
+
+    Every line of a walk's hop runs at import time; the REPL also holds imports of the graph
+    whose lines need not (`at_import_time`).
     """
 
     importer: str
@@ -42,10 +45,18 @@ class EagerHop(NamedTuple):
     origin: str = ""
     # Per line, the undecided tests it runs under, each where it stands (none: empty).
     conditions: tuple[tuple[LocatedCondition, ...], ...] = ()
+    # Per line, whether it runs at import time (every line does: empty, as on a walk's hops).
+    at_import_time: tuple[bool, ...] = ()
 
     @property
     def is_import(self) -> bool:
         return bool(self.line_numbers)
+
+    @property
+    def eager(self) -> bool:
+        """Return whether importing the importer runs this hop: a parent package, or a line
+        that runs at import time."""
+        return not self.at_import_time or any(self.at_import_time)
 
     @property
     def conditional(self) -> bool:
@@ -54,18 +65,14 @@ class EagerHop(NamedTuple):
         return bool(self.conditions) and all(self.conditions)
 
     @property
-    def tests(self) -> tuple[LocatedCondition, ...]:
-        """Return the tests a conditional hop runs under (its first line's); none for another."""
-        return self.conditions[0] if self.conditional else ()
-
-    @property
     def runs_from(self) -> str:
         """Return the module whose import runs this hop."""
         return self.origin or self.importer
 
     def as_data(self, *, eager: bool = False) -> Hop:
-        """Return the hop as reports hold it; with `eager`, saying of each line that it runs at
-        import time, as `closure` and `why` say of each line they show."""
+        """Return the hop as reports hold it, its keys in `report.Hop`'s order; with `eager`,
+        saying of each line whether it runs at import time, as `closure`, `why` and the REPL
+        say of each line they show."""
         hop: Hop = {
             "importer": self.importer,
             "imported": self.imported,
@@ -73,12 +80,14 @@ class EagerHop(NamedTuple):
             "why": list(self.why) if self.is_import else [PARENT_PACKAGE],
             "locations": locations(self.importer, list(self.line_numbers)),
         }
+        if eager and self.is_import:
+            hop["eager"] = list(self.at_import_time) or [True] * len(self.line_numbers)
         if any(self.calls):
             hop["calls"] = [[call.as_data() for call in calls] for calls in self.calls]
         if self.conditional:
-            hop["conditions"] = [condition_data(condition) for condition in self.tests]
-        if eager and self.is_import:
-            hop["eager"] = [True] * len(self.line_numbers)
+            hop["conditions"] = [
+                [condition_data(condition) for condition in tests] for tests in self.conditions
+            ]
         return hop
 
 
@@ -124,10 +133,11 @@ def _no_calls(count: int) -> tuple[tuple[Call, ...], ...]:
 _Line = tuple[int, str, tuple[Call, ...], tuple[LocatedCondition, ...]]
 
 
-def _located(
+def located_per_line(
     module: str, tests: tuple[Conditions, ...]
 ) -> tuple[tuple[LocatedCondition, ...], ...]:
-    """The `conditions` field of a hop of `module`'s own lines, whose tests are `tests`."""
+    """Return the `conditions` field of a hop of `module`'s own lines, whose tests are
+    `tests`."""
     if not any(tests):
         return ()
     return tuple(located(module, line) for line in tests)
@@ -169,7 +179,7 @@ class Offer:
                 reasons,
                 _no_calls(len(lines)),
                 module,
-                _located(module, tests),
+                located_per_line(module, tests),
             )
         return hop
 
@@ -283,8 +293,8 @@ class EagerImports:
             eager = self._ask.eager_lines(module)
         for imported, line_numbers, reasons, tests in eager:
             none = _no_calls(len(line_numbers))
-            tested = _located(module, tests)
-            hops.append(new((module, imported, line_numbers, reasons, none, module, tested)))
+            tested = located_per_line(module, tests)
+            hops.append(new((module, imported, line_numbers, reasons, none, module, tested, ())))
         if may_call is None:
             may_call = self._ask.may_call(module)
         getattr_calls = self._resolver.getattr_calls(module, eager)

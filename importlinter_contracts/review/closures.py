@@ -138,7 +138,7 @@ def closure_changes(
                 "gained": [
                     {
                         "module": name,
-                        "chain": (chain := closure[name].hops),
+                        "chain": (chain := closure[name].as_data()),
                         "changed": changed.first_on(chain),
                         "breaks": sorted(set(breaks.get((module, name), []))),
                     }
