@@ -211,6 +211,51 @@ def test_a_call_in_an_operand_carries_the_operands_that_decide_it() -> None:
     }
 
 
+def test_a_callee_that_is_an_alternative_carries_the_test_that_chooses_it() -> None:
+    found = reading(
+        """\
+        import os
+        (cuda_init if os.name == "nt" else cpu_init)()
+        (preferred or fallback).setup()
+        """
+    )
+    assert {call.target: call.conditions for call in found.calls} == {
+        "cuda_init": (("if", 'os.name == "nt"', 2),),
+        "cpu_init": (("else", 'os.name == "nt"', 2),),
+        "preferred.setup": (),
+        "fallback.setup": (("else", "preferred", 3),),
+    }
+
+
+def test_a_call_in_a_comprehension_carries_its_if_clauses() -> None:
+    found = reading(
+        """\
+        import os
+        loaded = [
+            load(name)
+            for name in listed()
+            if enabled(name)
+            if ready(name)
+            for part in parts(name)
+        ]
+        table = {key(n): value(n) for n in names() if wanted(n)}
+        """
+    )
+    enabled = ("if", "enabled(name)", 5)
+    ready = ("if", "ready(name)", 6)
+    assert {call.target: call.conditions for call in found.calls} == {
+        "listed": (),
+        "enabled": (),
+        "ready": (enabled,),
+        "parts": (enabled, ready),
+        "load": (enabled, ready),
+        "names": (),
+        "wanted": (),
+        "key": (("if", "wanted(n)", 9),),
+        "value": (("if", "wanted(n)", 9),),
+    }
+
+
 def test_a_hop_behind_an_operand_is_conditional(project: Project) -> None:
     project.write(
         {

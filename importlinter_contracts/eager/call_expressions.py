@@ -482,15 +482,74 @@ def calls_in(
             inner = dict(taken)
             for generator in node.generators:
                 inner.update(iterated_strings(generator.target, generator.iter, tables, inner))
-            stack.extend((child, inner, under) for child in ast.iter_child_nodes(node))
+            if shown is None:
+                stack.extend((child, inner, under) for child in ast.iter_child_nodes(node))
+            else:
+                stack.extend((child, inner, tests) for child, tests in _clauses(node, under, shown))
             continue
         if shown is not None and isinstance(node, ast.BoolOp | ast.IfExp):
             stack.extend((child, taken, tests) for child, tests in _operands(node, under, shown))
             continue
         if isinstance(node, ast.Call):
             found = _called(node, tables, taken)
-            yield from (call._replace(conditions=under) for call in found) if under else found
+            if shown is not None and isinstance(_callee(node.func), ast.BoolOp | ast.IfExp):
+                found = _chosen(node, found, under, shown)
+            elif under:
+                found = (call._replace(conditions=under) for call in found)
+            yield from found
         stack.extend((child, taken, under) for child in ast.iter_child_nodes(node))
+
+
+def _clauses(
+    node: ast.ListComp | ast.SetComp | ast.GeneratorExp | ast.DictComp,
+    under: Conditions,
+    shown: Callable[[ast.expr], str],
+) -> Iterator[tuple[ast.expr, Conditions]]:
+    """The parts of a comprehension, each with the tests it runs under: those around it, then
+    each `if` clause before it true (a later `for`'s collection and the elements run only where
+    the earlier clauses' tests hold)."""
+    tests = under
+    for generator in node.generators:
+        yield generator.iter, tests
+        yield generator.target, tests
+        for test in generator.ifs:
+            yield test, tests
+            tests = (*tests, (IF, shown(test), test.lineno))
+    elements = [node.key, node.value] if isinstance(node, ast.DictComp) else [node.elt]
+    for element in elements:
+        yield element, tests
+
+
+def _callee(function: ast.expr) -> ast.expr:
+    """What a call's callee names: the object whose attribute it is (`(a or b).f`), or itself."""
+    return function.value if isinstance(function, ast.Attribute) else function
+
+
+def _chosen(
+    node: ast.Call, found: Iterable[CalledName], under: Conditions, shown: Callable[[ast.expr], str]
+) -> Iterator[CalledName]:
+    """The calls of a callee that is one of alternatives (`(a if c else b)()`, `(a or b).f()`),
+    each with the tests that choose its alternative."""
+    function = node.func
+    attribute = f".{function.attr}" if isinstance(function, ast.Attribute) else ""
+    tests: dict[str, Conditions] = {}
+    for name, chosen_by in _alternatives(_callee(function), under, shown):
+        tests.setdefault(name + attribute, chosen_by)
+    for call in found:
+        yield call._replace(conditions=tests.get(call.target, under))
+
+
+def _alternatives(
+    node: ast.expr, under: Conditions, shown: Callable[[ast.expr], str]
+) -> Iterator[tuple[str, Conditions]]:
+    """The dotted names an expression may be (`dotted_alternatives`) among its operands, each
+    with the tests that choose it (the first found of a name that stands twice)."""
+    if isinstance(node, ast.BoolOp | ast.IfExp):
+        for operand, tests in _operands(node, under, shown):
+            if not (isinstance(node, ast.IfExp) and operand is node.test):
+                yield from _alternatives(operand, tests, shown)
+    elif (dotted := dotted_name(node)) is not None:
+        yield dotted, under
 
 
 def _operands(
