@@ -7,7 +7,8 @@ questions (`questions`) of grimp's graph and of the module's file; the call reso
 (`resolver`) works out, from those answers, what the functions a module calls at import
 time run, asking name resolution (`name_resolution`) what each name called is. A module's
 file is read as little as the questions need (`module_files`: in part, then its outline,
-then its calls; the readers are `outline`, `scopes` and `calls`, with `parsing`; a call
+then its calls; the readers are `outline`, `scopes` and `calls`, with `parsing`, and they
+walk a file's blocks as `conditions` says; a call
 reading is made of the records and keys of `call_model`, read with `call_expressions` and
 `import_bindings`, and kept as `call_storage` says), those readings are kept between runs
 (`scope_cache`) and read ahead of the walks by a second process (`read_ahead`); what the
@@ -24,7 +25,12 @@ Terms:
 - *eager import*: an import statement that runs when its module is imported (module level,
   `if`/`try`/`with`/loop bodies, class bodies, the body of a function called then), as
   opposed to one inside a function nobody calls then, under `if TYPE_CHECKING:` or lazy;
-- *scope*: whether an import statement is eager, and why (`scopes.ImportScope`);
+- *block*, *condition*: a clause of a compound statement that a statement stands in, as
+  data: whether its statements run on import (always, never, or only where a test the tool
+  cannot decide holds) and those tests (`conditions.Block`, `conditions.Condition`), given
+  by the one walk through a file's compound statements (`conditions.walk`);
+- *scope*: whether an import statement is eager, and why, rendered from the blocks around
+  it, with its conditions (`scopes.ImportScope`);
 - *outline*: what a file's text says about import time without its expressions: the scope
   of each import and the names its import-time code may call (`outline.Outline`);
 - *read in part*: a short file read only around the imports asked about, and for the
