@@ -256,6 +256,83 @@ def test_a_call_in_a_comprehension_carries_its_if_clauses() -> None:
     }
 
 
+def test_a_function_called_for_each_value_of_a_registry_calls_each_value() -> None:
+    found = reading(
+        """\
+        from itertools import chain
+
+        def cuda_plugin(): ...
+        def xpu_plugin(): ...
+        def npu_plugin(): ...
+
+        PLUGINS = {"cuda": cuda_plugin, "xpu": xpu_plugin}
+        HOOKS = (npu_plugin,)
+
+        def detect(found):
+            for name, func in chain(PLUGINS.items(), found.items()):
+                try:
+                    func()
+                except Exception:
+                    pass
+            for detector in PLUGINS.values():
+                detector()
+            for hook in HOOKS:
+                hook()
+            for key in PLUGINS:
+                key()
+
+        for each in HOOKS:
+            each()
+        """
+    )
+    called = [call.target for call in found.functions["detect"].calls]
+    assert sorted(target for target in called if target.endswith("_plugin")) == [
+        "cuda_plugin",  # (func, of the chained items)
+        "cuda_plugin",  # (detector, of the values)
+        "npu_plugin",  # (hook, of the tuple)
+        "xpu_plugin",
+        "xpu_plugin",
+    ]
+    # A module-level loop's variable is a name of the module bound to each value.
+    assert found.aliases["each"] == ("npu_plugin",)
+
+
+def test_a_detector_a_loop_calls_is_reached_under_its_own_test_alone(project: Project) -> None:
+    project.write(
+        {
+            "pkg/__init__.py": "",
+            "pkg/xpu.py": "",
+            "pkg/platforms.py": (
+                "import os\n"
+                "def xpu_plugin():\n"
+                "    if os.environ.get('XPU'):\n"
+                "        import pkg.xpu\n"
+                "def cpu_plugin():\n"
+                "    return None\n"
+                "PLUGINS = {'xpu': xpu_plugin, 'cpu': cpu_plugin}\n"
+                "def detect():\n"
+                "    activated = []\n"
+                "    for name, func in PLUGINS.items():\n"
+                "        if func() is not None:\n"
+                "            activated.append(name)\n"
+                "    if len(activated) == 1:\n"
+                "        return PLUGINS[activated[0]]()\n"
+                "detect()\n"
+            ),
+        }
+    )
+    project.configure(
+        "[importlinter:contract:r4]\nname = R4\ntype = eager_imports\n"
+        "source_modules = pkg.platforms\nfollow_modules = pkg\nforbidden_modules = pkg.xpu\n"
+    )
+    xpu = closure_of("pkg.platforms")["pkg.xpu"]
+    assert xpu.get("conditional") is True
+    (tests,) = xpu["hop"]["conditions"]
+    assert [(c["kind"], c["test"], c["line"]) for c in tests] == [
+        ("if", "os.environ.get('XPU')", 3)
+    ]
+
+
 def test_a_hop_behind_an_operand_is_conditional(project: Project) -> None:
     project.write(
         {

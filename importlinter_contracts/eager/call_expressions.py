@@ -353,6 +353,59 @@ def _formatted(
     return found
 
 
+def iterated_alternatives(
+    target: ast.expr, iterable: ast.expr, tables: ModuleTables
+) -> dict[str, list[str]]:
+    """Return the functions or classes a loop's variable takes from a module's literal registry
+    of them that the loop iterates: a dict's `.values()`, the second variable of its
+    `.items()`, a tuple's or a list's elements (through `chain`, `sorted`, `list`, `tuple`
+    or `set`); none where it cannot tell."""
+    found: dict[str, list[str]] = {}
+    for part in _chained(iterable):
+        method = None
+        if (
+            isinstance(part, ast.Call)
+            and isinstance(part.func, ast.Attribute)
+            and part.func.attr in ("values", "items")
+            and not part.args
+        ):
+            method, part = part.func.attr, part.func.value
+        if not isinstance(part, ast.Name) or part.id not in tables.registries:
+            continue
+        variable = target
+        if method == "items":
+            if not (isinstance(target, ast.Tuple) and len(target.elts) == 2):
+                continue
+            variable = target.elts[1]
+        elif method is None and part.id in tables.strings:
+            continue  # (a dict iterates its keys)
+        if isinstance(variable, ast.Name):
+            found.setdefault(variable.id, []).extend(tables.registries[part.id])
+    return found
+
+
+def _chained(iterable: ast.expr) -> list[ast.expr]:
+    """The collections a loop iterates one after another: `chain(a, b)`'s, else the one, each
+    without a `sorted`, `list`, `tuple` or `set` around it."""
+    parts = [iterable]
+    if isinstance(iterable, ast.Call) and dotted_name(iterable.func) in (
+        "chain",
+        "itertools.chain",
+    ):
+        parts = list(iterable.args)
+    found = []
+    for part in parts:
+        while (
+            isinstance(part, ast.Call)
+            and isinstance(part.func, ast.Name)
+            and part.func.id in ("sorted", "list", "tuple", "set")
+            and len(part.args) == 1
+        ):
+            part = part.args[0]
+        found.append(part)
+    return found
+
+
 def iterated_strings(
     target: ast.expr,
     iterable: ast.expr,

@@ -50,6 +50,7 @@ from .call_expressions import (
     decorator_calls,
     dotted_alternatives,
     dotted_name,
+    iterated_alternatives,
     iterated_strings,
     leaves_function,
     parameter_strings,
@@ -142,19 +143,22 @@ def _through_method(
     return found
 
 
-def _local_aliases(
-    node: ast.FunctionDef, registries: Mapping[str, tuple[str, ...]]
-) -> dict[str, list[str]]:
-    """The names a function binds to one or more functions or classes (its own scope's)."""
+def _local_aliases(node: ast.FunctionDef, tables: ModuleTables) -> dict[str, list[str]]:
+    """The names a function binds to one or more functions or classes (its own scope's): by
+    assignment, or as a loop's variable over a registry of them."""
     found: dict[str, list[str]] = {}
     for statement in own_statements(node.body):
         if isinstance(statement, ast.Assign):
-            names = dotted_alternatives(statement.value, registries)
+            names = dotted_alternatives(statement.value, tables.registries)
             for target in statement.targets:
                 if isinstance(target, ast.Name) and names:
                     found.setdefault(target.id, []).extend(
                         name for name in names if name.partition(".")[0] != target.id
                     )
+        elif isinstance(statement, ast.For | ast.AsyncFor):
+            taken = iterated_alternatives(statement.target, statement.iter, tables)
+            for name, alternatives in taken.items():
+                found.setdefault(name, []).extend(alternatives)
     return found
 
 
@@ -738,6 +742,10 @@ class _Reader:
             for target in node.targets:
                 if isinstance(target, ast.Name) and names:
                     self.aliases.setdefault(target.id, []).extend(names)
+        elif isinstance(node, ast.For | ast.AsyncFor) and not self.class_path:
+            taken = iterated_alternatives(node.target, node.iter, self.tables)
+            for name, alternatives in taken.items():
+                self.aliases.setdefault(name, []).extend(alternatives)
 
     def run(
         self,
@@ -1019,9 +1027,7 @@ class _Reader:
             arguments = [*node.args.posonlyargs, *node.args.args]
             is_static = _is_static(node) or node.lineno in static
             first = arguments[0].arg if owner and arguments and not is_static else None
-            body_calls = _through_method(
-                body_calls, first, _local_aliases(node, self.tables.registries)
-            )
+            body_calls = _through_method(body_calls, first, _local_aliases(node, self.tables))
             body_calls.extend(_decorated(node))
             ran: set[str] = set()
             while called := [c for c in body_calls if c.target in own.keys() - ran]:
