@@ -41,7 +41,7 @@ from .errors import UnknownModuleError, UsageError, warn
 from .locations import link_text, location, module_of_path
 from .modules import has_module, parents
 from .options import not_a_module_name
-from .rendering import describe_hop_lines, smallest_cut_heading, smallest_cut_steps
+from .rendering import describe_hop_lines, only_if, smallest_cut_heading, smallest_cut_steps
 from .report import Hop, Report, SmallestCutData
 from .running import read_configuration, run_contracts, static_only
 from .unseen import unseen_folders
@@ -159,13 +159,17 @@ class EagerClosure(Mapping[str, Chain]):
             else:
                 found = location(hop.importer, hop.line_numbers[0])
                 where = link_text(found) if found else hop.importer
-                if module in self.conditional:
+                if hop.conditional:
+                    # (The hop's own tests; a module whose chain crosses a test before it is
+                    # only marked.)
+                    where += ", " + only_if(hop.as_data())
+                elif module in self.conditional:
                     where += ", conditional"
                 lines.append(f"  {module}  ({where})")
         if self.conditional:
             lines.append(
                 f"{len(self.conditional)} of them only where a test holds that the tool cannot "
-                "decide (conditional: `why` shows the test)"
+                "decide (conditional: `why` shows the tests of the whole chain)"
             )
         return "\n".join(lines)
 

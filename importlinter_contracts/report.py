@@ -41,9 +41,10 @@ class CallSite(TypedDict):
 
 class Condition(TypedDict):
     """An undecided test that a hop runs under, where it stands: `kind` is if (the test holds),
-    else (it does not), except (the `try` raised the exception named) or unless (an earlier
-    `if` of the function, whose body leaves it, did not hold); `shown`, the test as it holds
-    for the hop (`not (A)`, `except ImportError`)."""
+    else (it does not), except (the `try` raised the exception named), unless (an earlier
+    `if` of the function, whose body leaves it, did not hold) or returns (a function that may
+    return other names returned this one, under no test of its own: `f() == "name"`);
+    `shown`, the test as it holds for the hop (`not (A)`, `except ImportError`)."""
 
     module: str
     line: int

@@ -524,6 +524,29 @@ def test_why_shows_the_test_under_the_hop() -> None:
     assert "eager chain, conditional:" in result.output
 
 
+@pytest.mark.usefixtures("platforms")
+def test_closure_shows_the_test_after_a_conditional_hop() -> None:
+    lines = run_cli("closure", "pkg").output.splitlines()
+    assert (
+        "  pkg.platforms.xpu  (pkg/platforms/__init__.py:5, only if hasattr(os, 'xpu') and "
+        "os.xpu() (pkg/platforms/__init__.py:4))"
+    ) in lines
+    # (Its own hop crosses no test: the chain to it does.)
+    assert "  pkg.heavy  (pkg/platforms/xpu.py:1, conditional)" in lines
+
+
+@pytest.mark.usefixtures("platforms")
+def test_why_draws_a_conditional_eager_edge_as_eager_and_conditional() -> None:
+    # (The shortest chain's hop to xpu is deferred, the eager chain's the same edge: eager.)
+    drawn = run_cli("why", "pkg", "pkg.platforms.xpu", "--format", "dot").output
+    assert (
+        '  "pkg.platforms" -> "pkg.platforms.xpu" [label="l.5, conditional", style=solid];'
+        in drawn.splitlines()
+    )
+    flowchart = run_cli("why", "pkg", "pkg.platforms.xpu", "--format", "mermaid").output
+    assert '-->|"l.5, conditional"|' in flowchart
+
+
 # One import on two lines, each under a test of its own; as reports hold it, with where each
 # line and test stands (`if os.name == "nt":` at l.3, `else:` of `if B:` at l.8).
 TWO_TESTS = EagerHop(

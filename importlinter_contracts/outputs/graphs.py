@@ -1,6 +1,8 @@
 """Chains of imports as pictures: Graphviz DOT, and Mermaid (which GitHub renders in
-Markdown). Each hop is an edge labelled with its lines; a parent package (which Python runs
-before its submodule) is a dotted edge; an import that does not run at import time, dashed."""
+Markdown). Each hop is an edge labelled with its lines (and `conditional` where it runs only
+where a test holds that the tool cannot decide); a parent package (which Python runs before its
+submodule) is a dotted edge; an import that does not run at import time, dashed. Where two
+chains share an edge, it is drawn eager if either's hop is."""
 
 from __future__ import annotations
 
@@ -16,7 +18,8 @@ PARENT = "parent runs first"
 def _label(hop: Hop) -> str:
     if not hop["line_numbers"]:
         return PARENT
-    return format_line_numbers(hop["line_numbers"])
+    lines = format_line_numbers(hop["line_numbers"])
+    return f"{lines}, conditional" if "conditions" in hop else lines
 
 
 def _deferred(hop: Hop) -> bool:
@@ -26,7 +29,9 @@ def _deferred(hop: Hop) -> bool:
 def _edges(hops: Iterable[Hop]) -> list[Hop]:
     seen: dict[tuple[str, str], Hop] = {}
     for hop in hops:
-        seen.setdefault((hop["importer"], hop["imported"]), hop)
+        key = (hop["importer"], hop["imported"])
+        if key not in seen or (_deferred(seen[key]) and not _deferred(hop)):
+            seen[key] = hop
     return list(seen.values())
 
 
