@@ -53,8 +53,8 @@ def test_why_shows_the_detector_imports_xpu_inside_a_function_that_a_registry_ru
     )
     assert hop["locations"] == [{"path": "vllm_omni/platforms/__init__.py", "line": 96}]
     # Yet the detector runs at import time: vllm_omni, which runs first, loads mrope, whose
-    # code asks for `current_omni_platform`, whose `__getattr__` calls a detector out of the
-    # literal registry `builtin_omni_platform_plugins` (every one is followed).
+    # code asks for `current_omni_platform`, whose `__getattr__` calls every detector of the
+    # literal registry `builtin_omni_platform_plugins` in a loop (l.141).
     assert at_import_time.eager
     hop = at_import_time.as_data()[-1]
     assert (hop["line_numbers"], hop["eager"], hop["why"]) == (
@@ -62,7 +62,7 @@ def test_why_shows_the_detector_imports_xpu_inside_a_function_that_a_registry_ru
         [True],
         [
             "inside def xpu_omni_platform_plugin, called by def "
-            "resolve_current_omni_platform_cls_qualname at l.162, called by def "
+            "resolve_current_omni_platform_cls_qualname at l.141, called by def "
             "__getattr__('current_omni_platform') at l.183, called at import time at l.20 of "
             "vllm_omni.model_executor.layers.rotary_embedding.mrope"
         ],
