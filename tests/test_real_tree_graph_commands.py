@@ -69,5 +69,5 @@ def test_debt_history_without_a_venv_says_what_to_run_first(tmp_path: Path) -> N
     assert result.stderr == (
         f"debt_history.py: {bare[0]} has no import-linter and importlinter-contracts, and "
         f"there is no {tmp_path}/repo/.venv: run first, in {tmp_path}/repo: "
-        "python3 -m venv .venv && .venv/bin/pip install -e '.[dev]'\n"
+        "python3 tools/dev.py lint\n"
     )

@@ -110,11 +110,22 @@ def test_a_bare_python_without_the_project_venv_says_what_to_run_first(tmp_path:
     assert result.stderr == (
         f"vllm_omni_tree.py: {BARE_PYTHON[0]} has no import-linter and importlinter-contracts, "
         f"and there is no {tmp_path}/.venv: run first, in {tmp_path}: "
-        "python3 -m venv .venv && .venv/bin/pip install -e '.[dev]'\n"
+        "python3 tools/dev.py lint\n"
     )
 
 
 @PROJECT_VENV_RUNS
+def test_path_needs_no_linter(tmp_path: Path) -> None:
+    # A copy of the tools with no .venv beside them, sharing the downloads.
+    (tmp_path / "tools").mkdir()
+    tool = Path(shutil.copy(TOOL, tmp_path / "tools"))
+    tree(NEWEST)  # (downloaded once, here)
+    (tmp_path / ".cache").symlink_to(REPO / ".cache")
+    result = run_tool("path", cwd=tmp_path, python=BARE_PYTHON, tool=tool)
+    assert (result.returncode, result.stderr) == (0, "")
+    assert result.stdout == f"{tmp_path}/.cache/vllm-omni/{NEWEST}\n"
+
+
 def test_a_bare_python_uses_the_project_venv(tmp_path: Path) -> None:
     # Only lint-imports with our contract types, which the bare Python lacks and the project's
     # .venv has, can print this contract's verdict.

@@ -133,11 +133,11 @@ def main() -> int:
     parser.add_argument("name", choices=sorted(RELEASES))
     args, rest = parser.parse_known_args()
     try:
-        scripts = use_project_environment()
-        release = RELEASES[args.name]
-        if args.command == "path":
+        if args.command == "path":  # (only downloads: no linter needed)
             print(tree(args.name))
             return 0
+        scripts = use_project_environment()
+        release = RELEASES[args.name]
         config = release.example
         if not config.exists():
             raise ToolError(

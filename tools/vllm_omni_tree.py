@@ -57,7 +57,7 @@ NO_CPU_TORCH = (
 )
 VLLM = "vllm==0.30.0"
 PROJECT_VENV = REPO / ".venv"
-SET_UP = "python3 -m venv .venv && .venv/bin/pip install -e '.[dev]'"
+SET_UP = "python3 tools/dev.py lint"
 # Set when this script runs itself again under the project's .venv, so that it does so once.
 _REEXECUTED = "VLLM_OMNI_TREE_REEXECUTED"
 
@@ -440,12 +440,12 @@ def main() -> int:
     which.add_argument("--version", help=f"the vllm-omni release (default {NEWEST})")
     args, rest = parser.parse_known_args()
     try:
-        scripts = use_project_environment()
-        if args.command == "path":
+        if args.command == "path":  # (only downloads: no linter needed)
             if args.tree is not None:
                 raise ToolError("path takes --version, not --tree.")
             print(tree(args.version or NEWEST))
             return 0
+        scripts = use_project_environment()
         chosen = chosen_tree(args.tree, args.version)
         if args.command == "runtime":
             say(f"running the runtime contract on {chosen.describe()}")
