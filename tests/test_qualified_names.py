@@ -427,6 +427,40 @@ def test_a_name_computed_otherwise_keeps_the_warning(
     assert found["modules"]["pkg.platforms.cpu"]["hop"]["conditions"] == [[CPU_TEST]]
 
 
+def test_an_external_helper_given_a_detector_s_names_is_warned_of(project: Project) -> None:
+    # vllm-omni's platforms call vllm's `resolve_obj_by_qualname`, whose code is not read.
+    found = closure_of(
+        project,
+        "from extlib import resolve_obj_by_qualname\n"
+        "from pkg.platforms import resolve_current_platform_cls_qualname\n"
+        "resolve_obj_by_qualname(resolve_current_platform_cls_qualname())\n",
+    )
+    assert found["warnings"] == [
+        "pkg/source.py:3: resolve_obj_by_qualname runs at import time with a module name "
+        "computed at run time: the modules it imports are not seen."
+    ]
+
+
+@pytest.mark.parametrize(
+    "source",
+    [
+        "print(resolve_current_platform_cls_qualname())\n",  # (a builtin)
+        "logger = make()\nlogger.info(resolve_current_platform_cls_qualname())\n",
+        "from extlib import show\nshow(name_from_environment())\n",  # (no name known)
+    ],
+    ids=["builtin", "not imported", "no name known"],
+)
+def test_a_call_given_names_that_no_import_binds_is_not_warned_of(
+    project: Project, source: str
+) -> None:
+    found = closure_of(
+        project,
+        "from pkg.platforms import resolve_current_platform_cls_qualname\n"
+        "from pkg.platforms import name_from_environment\n" + source,
+    )
+    assert found["warnings"] == []
+
+
 def test_a_detector_among_names_not_known_is_followed_and_still_warned_of(
     project: Project,
 ) -> None:

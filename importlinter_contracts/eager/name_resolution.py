@@ -229,6 +229,21 @@ class NameResolver:
             return iter([function for function in found if function not in through])
         return iter(found)
 
+    def imported_from_outside(self, module: str, target: str, local: tuple[Binding, ...]) -> bool:
+        """Return whether the name a call of `target` in `module` starts with is bound by an
+        import from a module whose code is not read (an external package's)."""
+        names = target.split(".")
+        bound = list(_naming(local, names))
+        if self.calls_of(module) is not None:
+            bound += self._naming_in(module, names)
+        return any(not binding.level and not self.has_code(binding.module) for binding, _ in bound)
+
+    def names_a_module(self, qualified: str) -> bool:
+        """Return whether a qualified name is, or is inside, a module of the graph below its
+        top-level package (`pkg.platforms.cpu.CpuPlatform`)."""
+        parts = qualified.split(".")
+        return any(self.has_code(".".join(parts[:end])) for end in range(2, len(parts) + 1))
+
     def _through_names(
         self, module: str, names: tuple[str, ...], reading: ImportTimeCalls
     ) -> Iterator[tuple[str, str]]:

@@ -233,6 +233,9 @@ class CallResolver:
                 given = tuple(passing.pop((found.line, target), ()))
                 if all(name is None for _, name, _ in given):
                     given = ()  # (nothing known is passed: run as any call of it)
+                elif not callees and self._given_unread(caller, target, local, given):
+                    path = self._ask.path(caller)
+                    self.dynamic_unread.setdefault(path, set()).add((found.line, target))
                 call(caller, function, calls, found.line, callees, False, found.conditions, given)
 
         lazy = target_python().lazy
@@ -269,6 +272,16 @@ class CallResolver:
                 yield last.module, line, why, calls, None, under
             run(last.module, last.function, calls, function.calls, function)
             yield from dynamic
+
+    def _given_unread(
+        self, module: str, target: str, local: tuple[Binding, ...], given: tuple[Passed, ...]
+    ) -> bool:
+        """Whether a call that the walks cannot follow, of a function an external package's
+        import binds (vllm's `resolve_obj_by_qualname`), is given qualified names of the
+        graph's modules, which it may import: what it imports is not seen."""
+        return any(
+            name is not None and self._names.names_a_module(name) for _, name, _ in given
+        ) and self._names.imported_from_outside(module, target, local)
 
     def _dynamic_modules(
         self,
