@@ -333,6 +333,30 @@ def test_a_detector_a_loop_calls_is_reached_under_its_own_test_alone(project: Pr
     ]
 
 
+def test_an_import_that_a_call_under_no_test_runs_too_is_not_conditional(
+    project: Project,
+) -> None:
+    project.write(
+        {
+            "pkg/__init__.py": "",
+            "pkg/setup.py": "def load():\n    import pkg.heavy\n",
+            "pkg/heavy.py": "",
+            "pkg/main.py": (
+                "import os\nfrom pkg.setup import load\n"
+                "if os.name == 'nt':\n    load()\nload()\n"
+            ),
+        }
+    )
+    project.configure(
+        "[importlinter:contract:r4]\nname = R4\ntype = eager_imports\n"
+        "source_modules = pkg.main\nfollow_modules = pkg\nforbidden_modules = pkg.heavy\n"
+    )
+    heavy = closure_of("pkg.main")["pkg.heavy"]
+    assert "conditional" not in heavy
+    assert "conditions" not in heavy["hop"]
+    assert heavy["hop"]["calls"][0][0]["location"] == {"path": "pkg/main.py", "line": 5}
+
+
 def test_a_hop_behind_an_operand_is_conditional(project: Project) -> None:
     project.write(
         {

@@ -145,7 +145,10 @@ class CallResolver:
         that this code runs, each with the modules it imports (None for an import
         statement: grimp's)."""
         queue: deque[tuple[Call, ...]] = deque()
-        ran: set[tuple[str, str]] = set()
+        # Each function followed, with the tests of the chain of calls that ran it: one that
+        # another chain runs under fewer of them (a subset) is followed again, so that what
+        # it imports is shown under the fewest.
+        ran: dict[tuple[str, str], frozenset[LocatedCondition]] = {}
         # (A function that is passed qualified names runs once for each set of them.)
         ran_passed: set[tuple[str, str, tuple[Passed, ...]]] = set()
         dynamic: list[CalledImport] = []
@@ -160,15 +163,24 @@ class CallResolver:
             conditions: Conditions = (),
             passed: tuple[Passed, ...] = (),
         ) -> None:
+            tests: frozenset[LocatedCondition] | None = None
             for callee, name in callees:
                 if passed:
                     if (callee, name, passed) in ran_passed:
                         continue
                     ran_passed.add((callee, name, passed))
-                elif (callee, name) in ran:
-                    continue
                 else:
-                    ran.add((callee, name))
+                    earlier = ran.get((callee, name))
+                    if earlier is not None:
+                        if not earlier:
+                            continue  # (it ran under no test: nothing to show again)
+                        if tests is None:
+                            tests = frozenset((*_tests_of(calls), *located(caller, conditions)))
+                        if not tests < earlier:
+                            continue
+                    elif tests is None:
+                        tests = frozenset((*_tests_of(calls), *located(caller, conditions)))
+                    ran[callee, name] = tests
                 made = Call(caller, function, line, callee, name, by_import, conditions, passed)
                 queue.append((*calls, made))
 

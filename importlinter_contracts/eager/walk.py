@@ -308,9 +308,15 @@ class EagerImports:
                 modules = self._ask.imported_on(importer, line)
             for imported in modules:
                 found = called.setdefault((importer, imported), [])
-                # (A method run for two classes runs its imports once for each: the first
-                # found, by the shortest chain of calls, says why.)
-                if all(line != other[0] for other in found):
+                # An import that several chains of calls run (a method run for two classes,
+                # a function called twice) is shown once: by the first found, the shortest,
+                # unless a later one runs it under fewer tests (a subset of them).
+                for index, other in enumerate(found):
+                    if other[0] == line:
+                        if set(under) < set(other[3]):
+                            found[index] = (line, why, calls, under)
+                        break
+                else:
                     found.append((line, why, calls, under))
         if not called:
             return hops
