@@ -342,8 +342,7 @@ def test_an_import_that_a_call_under_no_test_runs_too_is_not_conditional(
             "pkg/setup.py": "def load():\n    import pkg.heavy\n",
             "pkg/heavy.py": "",
             "pkg/main.py": (
-                "import os\nfrom pkg.setup import load\n"
-                "if os.name == 'nt':\n    load()\nload()\n"
+                "import os\nfrom pkg.setup import load\nif os.name == 'nt':\n    load()\nload()\n"
             ),
         }
     )
