@@ -361,16 +361,9 @@ def iterated_alternatives(
     `.items()`, a tuple's or a list's elements (through `chain`, `sorted`, `list`, `tuple`
     or `set`); none where it cannot tell."""
     found: dict[str, list[str]] = {}
-    for part in _chained(iterable):
-        method = None
-        if (
-            isinstance(part, ast.Call)
-            and isinstance(part.func, ast.Attribute)
-            and part.func.attr in ("values", "items")
-            and not part.args
-        ):
-            method, part = part.func.attr, part.func.value
-        if not isinstance(part, ast.Name) or part.id not in tables.registries:
+    for chained in _chained(iterable):
+        method, part = _dict_method(chained)
+        if method == "keys" or not isinstance(part, ast.Name) or part.id not in tables.registries:
             continue
         variable = target
         if method == "items":
@@ -393,17 +386,32 @@ def _chained(iterable: ast.expr) -> list[ast.expr]:
         "itertools.chain",
     ):
         parts = list(iterable.args)
-    found = []
-    for part in parts:
-        while (
-            isinstance(part, ast.Call)
-            and isinstance(part.func, ast.Name)
-            and part.func.id in ("sorted", "list", "tuple", "set")
-            and len(part.args) == 1
-        ):
-            part = part.args[0]
-        found.append(part)
-    return found
+    return [_unwrapped(part) for part in parts]
+
+
+def _unwrapped(iterable: ast.expr) -> ast.expr:
+    """A collection a loop iterates, without a `sorted`, `list`, `tuple` or `set` around it."""
+    while (
+        isinstance(iterable, ast.Call)
+        and isinstance(iterable.func, ast.Name)
+        and iterable.func.id in ("sorted", "list", "tuple", "set")
+        and len(iterable.args) == 1
+    ):
+        iterable = iterable.args[0]
+    return iterable
+
+
+def _dict_method(iterable: ast.expr) -> tuple[str | None, ast.expr]:
+    """Of `D.keys()`, `D.values()` or `D.items()`: the method and `D`; else None and the
+    collection itself."""
+    if (
+        isinstance(iterable, ast.Call)
+        and isinstance(iterable.func, ast.Attribute)
+        and iterable.func.attr in ("keys", "values", "items")
+        and not iterable.args
+    ):
+        return iterable.func.attr, iterable.func.value
+    return None, iterable
 
 
 def iterated_strings(
@@ -415,21 +423,7 @@ def iterated_strings(
     """Return the strings a loop's variables take from a literal collection it iterates (`for name
     in ("a", "b")`, a module's name bound to one, a dict's `.keys()`, `.values()` or
     `.items()`, through `sorted`, `list`, `tuple` or `set`): none where it cannot tell."""
-    while (
-        isinstance(iterable, ast.Call)
-        and isinstance(iterable.func, ast.Name)
-        and iterable.func.id in ("sorted", "list", "tuple", "set")
-        and len(iterable.args) == 1
-    ):
-        iterable = iterable.args[0]
-    method = None
-    if (
-        isinstance(iterable, ast.Call)
-        and isinstance(iterable.func, ast.Attribute)
-        and iterable.func.attr in ("keys", "values", "items")
-        and not iterable.args
-    ):
-        method, iterable = iterable.func.attr, iterable.func.value
+    method, iterable = _dict_method(_unwrapped(iterable))
     keys: set[str] | None
     dict_values: set[str] | None = None
     if isinstance(iterable, ast.Name) and iterable.id not in loops:

@@ -209,13 +209,11 @@ class NameResolver:
                 ]
             )
         names = target.split(".")
-        bound = list(_naming(local, names))
+        bound = self._bindings_naming(module, names, local)
         reading = self.calls_of(module)
         found: dict[tuple[str, str], None] = {}
-        if reading is not None:
-            if self._defines(module, target):
-                found[module, target] = None
-            bound += self._naming_in(module, names)
+        if reading is not None and self._defines(module, target):
+            found[module, target] = None
         for binding, rest in bound:
             name = self._named(module, binding, names[0], rest)
             if name is not None:
@@ -232,11 +230,21 @@ class NameResolver:
     def imported_from_outside(self, module: str, target: str, local: tuple[Binding, ...]) -> bool:
         """Return whether the name a call of `target` in `module` starts with is bound by an
         import from a module whose code is not read (an external package's)."""
-        names = target.split(".")
+        return any(
+            not binding.level and not self.has_code(binding.module)
+            for binding, _ in self._bindings_naming(module, target.split("."), local)
+        )
+
+    def _bindings_naming(
+        self, module: str, names: list[str], local: tuple[Binding, ...]
+    ) -> list[tuple[Binding, list[str]]]:
+        """The imports that bind the first of dotted `names` in `module`'s code: the calling
+        function's own (`local`), then the module's (of a module whose calls are read), each
+        with the rest of the names."""
         bound = list(_naming(local, names))
         if self.calls_of(module) is not None:
             bound += self._naming_in(module, names)
-        return any(not binding.level and not self.has_code(binding.module) for binding, _ in bound)
+        return bound
 
     def names_a_module(self, qualified: str) -> bool:
         """Return whether a qualified name is, or is inside, a module of the graph below its
