@@ -25,7 +25,8 @@ from importlinter_contracts.allowlist.entries import parse_entry
 from importlinter_contracts.cache import DEFAULT_CACHE_DIR
 from importlinter_contracts.cli import main
 from importlinter_contracts.compiled import build
-from importlinter_contracts.eager import module_files, outcomes, scope_cache
+from importlinter_contracts.eager import call_model, module_files, outcomes, scope_cache
+from importlinter_contracts.eager.scopes import read_source
 from vllm_omni_tree import contract_options, tree
 
 REPO = Path(__file__).resolve().parent.parent
@@ -233,3 +234,10 @@ def pytest_lines(*arguments: str) -> list[str]:
     )
     assert run.returncode == 0, run.stdout + run.stderr
     return run.stdout.splitlines()
+
+
+def call_reading(source: str) -> call_model.CallReading:
+    """The call reading of an in-memory source (dedented), read with `ast`."""
+    found = read_source(textwrap.dedent(source).encode()).calls
+    assert found is not None
+    return found

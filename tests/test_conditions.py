@@ -5,12 +5,11 @@ from __future__ import annotations
 
 import ast
 import json
-import textwrap
 from typing import Any, get_type_hints
 
 import pytest
 
-from helpers import Project, run_cli
+from helpers import Project, call_reading, run_cli
 from importlinter_contracts import explore
 from importlinter_contracts.eager import call_model, call_storage, import_bindings
 from importlinter_contracts.eager.conditions import (
@@ -30,12 +29,6 @@ from importlinter_contracts.rendering import chain_steps, describe_hop, describe
 from importlinter_contracts.report import Condition, Hop
 
 pytestmark = pytest.mark.matrix
-
-
-def reading(source: str) -> call_model.CallReading:
-    found = read_source(textwrap.dedent(source).encode()).calls
-    assert found is not None
-    return found
 
 
 # What `detect`, called at import time, runs: each import by line, with the tests of the
@@ -157,7 +150,7 @@ def walk_clauses(node: ast.stmt) -> list[Clause]:
 
 
 def test_the_imports_of_a_function_carry_the_tests_of_the_function_they_run_under() -> None:
-    function = reading(DETECT).functions["detect"]
+    function = call_reading(DETECT).functions["detect"]
     assert dict(function.conditions) == {
         7: (("if", 'hasattr(os, "xpu") and os.xpu()', 6),),
         9: (("else", 'hasattr(os, "xpu") and os.xpu()', 6), ("if", 'os.name == "nt"', 8)),
@@ -172,7 +165,7 @@ def test_the_imports_of_a_function_carry_the_tests_of_the_function_they_run_unde
 
 
 def test_a_call_carries_the_tests_of_the_code_it_runs_in() -> None:
-    found = reading(
+    found = call_reading(
         """\
         import sys
         if sys.platform == "linux":
@@ -190,7 +183,7 @@ def test_a_call_carries_the_tests_of_the_code_it_runs_in() -> None:
 
 
 def test_a_call_in_an_operand_carries_the_operands_that_decide_it() -> None:
-    found = reading(
+    found = call_reading(
         """\
         import os
         if os.name:
@@ -212,7 +205,7 @@ def test_a_call_in_an_operand_carries_the_operands_that_decide_it() -> None:
 
 
 def test_a_callee_that_is_an_alternative_carries_the_test_that_chooses_it() -> None:
-    found = reading(
+    found = call_reading(
         """\
         import os
         (cuda_init if os.name == "nt" else cpu_init)()
@@ -228,7 +221,7 @@ def test_a_callee_that_is_an_alternative_carries_the_test_that_chooses_it() -> N
 
 
 def test_a_call_in_a_comprehension_carries_its_if_clauses() -> None:
-    found = reading(
+    found = call_reading(
         """\
         import os
         loaded = [
@@ -257,7 +250,7 @@ def test_a_call_in_a_comprehension_carries_its_if_clauses() -> None:
 
 
 def test_a_function_called_for_each_value_of_a_registry_calls_each_value() -> None:
-    found = reading(
+    found = call_reading(
         """\
         from itertools import chain
 
@@ -386,11 +379,11 @@ def test_a_hop_behind_an_operand_is_conditional(project: Project) -> None:
     ids=["if True", "not TYPE_CHECKING", "for", "with"],
 )
 def test_a_block_that_always_runs_carries_no_test(source: str) -> None:
-    assert reading(source).functions["f"].conditions == ()
+    assert call_reading(source).functions["f"].conditions == ()
 
 
 def test_the_tests_are_kept_in_the_cache_as_read() -> None:
-    found = reading(DETECT + "if os.name:\n    detect()\n")
+    found = call_reading(DETECT + "if os.name:\n    detect()\n")
     again = call_storage.from_tuples(
         call_storage.to_tuples(found), lambda: DETECT.splitlines(), never_runs
     )
@@ -439,9 +432,9 @@ def test_assume_false_decides_a_test_of_the_names_it_lists() -> None:
 
 def test_assume_false_decides_the_functions_tests_too() -> None:
     source = "def f():\n    if FLAG:\n        import a\n    import b\nf()\n"
-    assert reading(source).functions["f"].imports == (3, 4)
+    assert call_reading(source).functions["f"].imports == (3, 4)
     set_target(Target((3, 11), assume_false=("FLAG",)))
-    assert reading(source).functions["f"].imports == (4,)
+    assert call_reading(source).functions["f"].imports == (4,)
 
 
 @pytest.mark.parametrize(

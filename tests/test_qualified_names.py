@@ -12,19 +12,12 @@ from typing import Any
 
 import pytest
 
-from helpers import Project, run_cli
-from importlinter_contracts.eager import call_model, call_storage
+from helpers import Project, call_reading, run_cli
+from importlinter_contracts.eager import call_storage
 from importlinter_contracts.eager.call_model import CalledName
 from importlinter_contracts.eager.outline import never_runs
-from importlinter_contracts.eager.scopes import read_source
 
 pytestmark = pytest.mark.matrix
-
-
-def reading(source: str) -> call_model.CallReading:
-    found = read_source(textwrap.dedent(source).encode()).calls
-    assert found is not None
-    return found
 
 
 DETECTORS = """\
@@ -61,7 +54,7 @@ def name_from_environment():
 
 
 def test_what_a_detector_returns_is_read_with_the_tests_it_is_returned_under() -> None:
-    functions = reading(DETECTORS).functions
+    functions = call_reading(DETECTORS).functions
     assert functions["cuda_plugin"].returns == (
         CalledName(
             7, '"pkg.platforms.cuda.CudaPlatform', (("if", "is_cuda", 7),)
@@ -110,7 +103,7 @@ def test_a_returned_variable_is_each_value_it_is_assigned_on_a_way_to_the_return
     picked = ("if", "len(os.sys.argv) == 1", 39)
     # (Each assignment counts, the loop's too: `func` is not a function of the file, and so
     # what it returns is not known.)
-    assert reading(source).functions["resolve"].returns == (
+    assert call_reading(source).functions["resolve"].returns == (
         CalledName(35, "only_cpu", (("if", 'os.environ.get("ONLY")', 34),)),
         CalledName(38, "func", (unless,)),
         CalledName(40, "cpu_plugin", (unless, picked)),
@@ -150,7 +143,7 @@ def test_a_helper_that_imports_a_prefix_of_its_argument_is_read_as_such(
     source = f"from importlib import import_module\n\ndef resolve(qualname):\n    {body}\n"
     (dynamic,) = [
         call.target
-        for call in reading(source).functions["resolve"].calls
+        for call in call_reading(source).functions["resolve"].calls
         if call.target.startswith("<import>")
     ]
     assert dynamic == f"<import>import_module:(argument):{recipe}"
@@ -173,7 +166,7 @@ def test_another_name_computed_from_an_argument_is_not_followed(body: str) -> No
     )
     dynamic = [
         call.target
-        for call in reading(source).functions["resolve"].calls
+        for call in call_reading(source).functions["resolve"].calls
         if call.target.startswith("<import>")
     ]
     assert dynamic == ["<import>import_module:(argument):0:rpartition:.", "<import>import_module::"]
@@ -190,7 +183,7 @@ def test_a_call_that_passes_what_a_function_returns_is_kept_with_the_call() -> N
         importlib.import_module(only_cpu())
         """
     )
-    calls = [call.target for call in reading(source).calls]
+    calls = [call.target for call in call_reading(source).calls]
     assert calls == [
         "<passes>resolve_obj:0:cuda_plugin",
         "cuda_plugin",
@@ -207,7 +200,7 @@ def test_a_call_that_passes_what_a_function_returns_is_kept_with_the_call() -> N
 
 def test_what_a_function_returns_and_passes_is_kept_in_the_cache_as_read() -> None:
     source = DETECTORS + "from pkg.utils import resolve_obj\nresolve_obj(tpu_plugin())\n"
-    found = reading(source)
+    found = call_reading(source)
     again = call_storage.from_tuples(
         call_storage.to_tuples(found), lambda: source.splitlines(), never_runs
     )
@@ -481,7 +474,7 @@ def test_a_nested_function_s_argument_is_not_its_caller_s() -> None:
     )
     dynamic = [
         call.target
-        for call in reading(source).functions["resolve"].calls
+        for call in call_reading(source).functions["resolve"].calls
         if call.target.startswith("<import>")
     ]
     assert dynamic == ["<import>import_module:(argument):0:rpartition:.", "<import>import_module::"]
