@@ -79,23 +79,25 @@ class ReadAhead:
 
     def __init__(self, process: subprocess.Popen[bytes], work: bytes) -> None:
         self._process = process
-        # By module: the file's path, its modification time and its cache entry. Filled by a
+        # By module: the file's cache entry, with its path and modification time. Filled by a
         # thread that hands the process its work and reads what it sends (the walks go on
         # meanwhile), taken by the walks.
-        self._readings: dict[str, tuple[str, float, StoredReading]] = {}
+        self._readings: dict[str, StoredReading] = {}
         # The scopes the entries are numbered in, as the process numbered them: each batch
         # brings those it added.
         self._table: list[ImportScope] = []
         self._thread = threading.Thread(target=self._exchange, args=(work,), daemon=True)
         self._thread.start()
 
-    def take(self, module: str, path: str, mtime: float) -> FileReading | None:
-        """Return the reading of `module`'s file at `path` as it is now (modified at
-        `mtime`), if it has come back; None otherwise."""
+    def take(self, module: str) -> FileReading | None:
+        """Return the reading of `module`'s file, if it has come back; None otherwise. It holds
+        the path and the modification time that the second process found just before it
+        read the file, as a walk's own reading would: a file changed since is read again
+        by the next run, whose modification time differs."""
         found = self._readings.pop(module, None)
-        if found is None or found[0] != path or found[1] != mtime:
+        if found is None:
             return None
-        record = FileReading.from_entry(found[2])
+        record = FileReading.from_entry(found)
         record.unpack_scopes(self._table)
         # (Numbers not in the table: read again, by the walk.)
         return None if record.changed else record
@@ -123,10 +125,10 @@ class ReadAhead:
                     return  # not what `serve` sends
                 scopes, readings = marshal.loads(process.stdout.read(size))
                 self._table.extend(scopes_from_table(scopes))
-                for module, path, mtime, entry in readings:
+                for module, entry in readings:
                     stored = stored_reading(entry)
                     if stored is not None:
-                        self._readings[module] = (path, mtime, stored)
+                        self._readings[module] = stored
         except (OSError, ValueError, EOFError, TypeError):
             return  # the walks read the rest themselves
 
@@ -204,7 +206,7 @@ def serve() -> None:
             record = _read(path, status.st_mtime, code.__contains__)
         except Exception:
             continue
-        batch.append((module, path, status.st_mtime, tuple(record.to_entry(table))))
+        batch.append((module, tuple(record.to_entry(table))))
         if len(batch) == _BATCH:
             sent = _send(out, table, sent, batch)
             batch = []

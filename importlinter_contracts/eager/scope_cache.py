@@ -501,13 +501,14 @@ class ScopeIndex:
         if entry is not None:
             record = self._modules[module] = FileReading.from_entry(entry)
             return record
-        found = source_file_status(module, self._listings)
-        if found is None:
-            raise UnreadableSourceError(f"{module}: no source file found for this module.")
-        path, status = found
-        record = self._ahead.take(module, path, status.st_mtime) if self._ahead else None
+        # (A reading the second process made saves the walk a stat as well as the reading.)
+        record = self._ahead.take(module) if self._ahead else None
         source = self._sources.pop(module, None)
         if record is None:
+            found = source_file_status(module, self._listings)
+            if found is None:
+                raise UnreadableSourceError(f"{module}: no source file found for this module.")
+            path, status = found
             searched = self._searched.get(module)
             if searched is None or searched.mtime != status.st_mtime:
                 source = None  # (changed since it was searched)
