@@ -353,6 +353,20 @@ class NameResolver:
             if not self._binds(base, name):
                 yield base, getattr_key(name)
 
+    def may_serve_from(self, imported: str) -> bool:
+        """Return whether a `from` import that grimp reports imports `imported` (a module of the
+        graph's code) may call a module `__getattr__` or load a lazy import: the module it
+        imports from, `imported` or the package of a submodule it names, may define a
+        `__getattr__` or take its place in `sys.modules` (`_getattr_called`, `_lazy_loaded`);
+        on Python 3.15, any. Asked first: most import from neither, and their lines are not
+        read."""
+        if not self.has_code(imported):
+            return False
+        if target_python().lazy or self._may_define_getattr(imported):
+            return True
+        package = imported.rpartition(".")[0]
+        return bool(package) and self.has_code(package) and self._may_define_getattr(package)
+
     def _lazy_loaded(self, module: str, binding: Binding) -> Iterator[tuple[str, str]]:
         """What a `from` import of `module` loads of the lazy imports (PEP 810) of the module
         it imports from, that nothing there uses: the name it imports (every one, for a star

@@ -403,7 +403,9 @@ class CallResolver:
             found = []
             texts = self._ask.from_import_lines(module)
             for imported, lines, _, tests in eager:
-                if not self._names.has_code(imported):
+                if not any(line in texts for line in lines):
+                    continue
+                if not self._names.may_serve_from(imported):
                     continue
                 for line, under in zip(lines, tests, strict=True):
                     if line in texts:
