@@ -302,7 +302,7 @@ def test_after_a_walk_a_touched_file_answers_as_before(
     modules = taken(monkeypatch)
     first = reach.check_with_cache("--contract", R4)
     assert first.exit_code == 0
-    assert modules.get("reach.s1.m3") == (None if from_modules > 1 else "in part")
+    assert modules.get("reach.s1.m3") == (None if from_modules > 1 else "outline, calls read")
     then = touched.stat().st_mtime
     os.utime(touched, (then + 10, then + 10))
     again = reach.check_with_cache("--verbose", "--contract", R4)
@@ -311,6 +311,27 @@ def test_after_a_walk_a_touched_file_answers_as_before(
         "as the cache keeps them (one file they run has changed since, and answers as before)."
         in " ".join(again.output.split())
     )
+
+
+# Its text calls a name an import binds, which its outline finds only inside a function.
+_CALLS_ONLY_IN_A_FUNCTION = b"from pkg.a import other\n\n\ndef unused():\n    other.x()\n"
+
+
+@pytest.mark.parametrize("asked", ["calls", "a line the text does not tell"])
+def test_a_file_read_in_part_keeps_the_names_its_text_may_call(asked: str) -> None:
+    # Whichever process reads the rest of it, and whenever: the walks' first question of a
+    # module (may its code call?) has one answer.
+    record = module_files.read_module_file("m.py", 0.0, _CALLS_ONLY_IN_A_FUNCTION)
+    assert record.level is ReadingLevel.IN_PART
+    names = record.callable_names
+    assert names == (("other", "pkg"),)
+    if asked == "calls":
+        record.read_calls()
+        assert record.level is ReadingLevel.CALLS and record.calls is not None
+    else:
+        record._read_whole_outline(_CALLS_ONLY_IN_A_FUNCTION)
+        assert record.level is ReadingLevel.OUTLINE
+    assert record.callable_names == names
 
 
 def test_a_reading_is_taken_once_with_the_time_its_file_was_read(reach: Project) -> None:

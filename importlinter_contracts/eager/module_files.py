@@ -53,9 +53,9 @@ class ReadingLevel(enum.Enum):
 
 class FileReading:
     """What has been read of one module's file (always its import scopes, as far as asked;
-    the rest once asked), and what grimp reports of it. Its path, modification time and
-    whether it may define a module `__getattr__` are fixed; the rest grows as it is asked,
-    by its own methods only."""
+    the rest once asked), and what grimp reports of it. Its path, modification time, whether
+    it may define a module `__getattr__` and the names its code may call are fixed by its
+    first reading; the rest grows as it is asked, by its own methods only."""
 
     __slots__ = (
         "_checked",
@@ -97,9 +97,9 @@ class FileReading:
         self.scopes = scopes
         # The scopes as the cache keeps them, until asked (`unpack_scopes`).
         self._stored_scopes: bytes | None = None
-        # From the outline: the names its import-time code may call, with the top-level
-        # package each may reach an import of, and its functions' lines (None when the
-        # outline did not answer, and the file was read with `ast`).
+        # From the first reading: the names its import-time code may call, with the
+        # top-level package each may reach an import of (None where it was read with `ast`
+        # first); and, from the outline, its functions' lines.
         self.callable_names = callable_names
         self.bodies = bodies
         self._lines: list[bytes] | None = None  # (read in part: the file's lines)
@@ -306,16 +306,16 @@ class FileReading:
 
     def _read_whole_outline(self, source: bytes) -> bool:
         """Read the whole outline of a file read in part (or, where it has none, read it
-        with `ast`); return whether it has one."""
+        with `ast`); return whether it has one. The names its code may call stay those its
+        text gave: a walk may have asked them before, and whichever process reads the
+        file, and whenever, it answers the same."""
         outline = read_outline(source)
         if outline is None:
+            names = self.callable_names
             self._keep_ast_reading(read_with_ast(self.path, source))
-            self.callable_names = None
+            self.callable_names = names
         else:
             self.scopes = outline.scopes
-            self.callable_names = _with_calls_beyond(
-                outline.callable_names, source.decode("latin-1")
-            )
             self.bodies = outline.bodies
             self.level = ReadingLevel.OUTLINE
         self._lines = None

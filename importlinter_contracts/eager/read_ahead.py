@@ -214,14 +214,12 @@ def serve() -> None:
 
 
 def _read(path: str, mtime: float, has_code: Callable[[str], bool]) -> FileReading:
-    """Return the file as a walk reads it first, with what the walk asks next: for a file
-    read from its outline, what its code calls at import time where it may call a function
-    that runs an import (of a package that `has_code`); for a file read in part, the scope of
-    each import statement that starts a line (`scope_of_line`, which the walk would ask)."""
+    """Return the file as a walk reads it first, with what the walk asks next: what its code
+    calls at import time where it may call a function that runs an import (of a package
+    that `has_code`); else, for a file read in part, the scope of each import statement that
+    starts a line (`scope_of_line`, which the walk would ask)."""
     record = read_module_file(path, mtime)
-    # (Not for a file read in part: reading its calls reads its whole outline, whose answers
-    # differ from those the walks ask of the part first, and the answers are kept.)
-    if record.level is ReadingLevel.OUTLINE and may_call(record.callable_names, has_code):
+    if record.level is not ReadingLevel.CALLS and may_call(record.callable_names, has_code):
         with suppress(Exception):  # the walk reads them, and says what it cannot
             record.read_calls()
     record.read_imports_ahead()
