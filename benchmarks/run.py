@@ -116,19 +116,24 @@ forbidden_modules =
     diffusers.quantizers.sdnq
     diffusers.quantizers.torchao
 """
+# The name of the configuration's R4, as lint-imports --show-timings prints it.
+DIFFUSERS_R4 = "Importing the quantizer base classes loads no quantization backend"
 DIFFUSERS_TRIVIAL = {
     "root": "diffusers",
     "source": "diffusers.utils.constants",
     "forbidden": "diffusers.pipelines",
 }
 
-# Reads every module file under a folder once, in one process: with the cheapest reading the
-# eager contract makes of a file (`outline`: what it reads of each reached file first), or
-# with CPython's own parser (`ast`). What a cold run cannot do with less, on one core.
+# Reads every module file under a folder once, in one process: as a walk reads a file it
+# reaches (`calls`: its first reading, then what its code calls at import time where it may
+# call a function of the package), or with CPython's own parser (`ast`). What a cold run
+# cannot do with less, on one core.
 READ_EVERY_FILE = """\
 import ast, os, sys
-from importlinter_contracts.eager.module_files import read_module_file
+from importlinter_contracts.errors import UnreadableSourceError
+from importlinter_contracts.eager.module_files import ReadingLevel, may_call, read_module_file
 root, reader = sys.argv[1:]
+package = os.path.basename(root)
 for folder, _, names in os.walk(root):
     for name in names:
         if name.endswith(".py"):
@@ -136,8 +141,15 @@ for folder, _, names in os.walk(root):
             if reader == "ast":
                 with open(path, "rb") as file:
                     ast.parse(file.read(), path)
-            else:
-                read_module_file(path, os.stat(path).st_mtime)
+                continue
+            record = read_module_file(path, os.stat(path).st_mtime)
+            if record.level is not ReadingLevel.CALLS and may_call(
+                record.callable_names, package.__eq__
+            ):
+                try:
+                    record.read_calls()
+                except UnreadableSourceError:
+                    pass
 """
 
 # The reader's time per file (`read_module_file`, what a walk does first with each file it
@@ -204,9 +216,12 @@ R4's own check() time per 1,000 imports it reaches; and cached with one reached 
 touched before each run (its modification time moved on, and given back after it), as after
 an edit: grimp parses that file again, and R4 reads it again and asks it what its walks asked
 it. A second table says what bounds a cold run: every module file read once in one process,
-with the eager contract's first reading of a file (*read every file*) and with CPython's own
-parser (*ast.parse every file*); R4's check() when it walks again with every file's reading in
-its cache (its walk outcomes removed before each run), which is what it does besides reading;
+with the eager contract's reading of a file (*read every file*: its first reading, then what
+its code calls at import time where it may call a function of the package, as a walk reads
+it) and with CPython's own parser (*ast.parse every file*); R4's check() when it walks again
+with every file's reading in its cache (its walk outcomes removed before each run), which is
+what it does besides reading; *reading on two cores, and the walk*, half the first plus the
+third, what a cold run would take were the reading split evenly between its two processes;
 and *what 1.5x leaves*, half the floor's time, all the static contracts may add for a ratio of
 1.5.
 
@@ -223,8 +238,10 @@ before, best of 5, each build's.
 wheel once into the cache and keeps its `.py` files; the tree is on `PYTHONPATH`): lint-imports
 with three static contracts, cold (`--no-cache`), against the trivial built-in contract
 (*floor*: `forbidden`, `diffusers.utils.constants` against `diffusers.pipelines`), with each
-contract's check() time. The configuration, whose R4 follows the whole package from the
-quantizer base classes (diffusers breaks all three contracts; lint-imports exits with 1):
+contract's check() time; and what bounds a cold run there, as for the reach trees (*what 2.5x
+leaves*: one and a half times the floor's time). The configuration, whose R4 follows the
+whole package from the quantizer base classes (diffusers breaks all three contracts;
+lint-imports exits with 1):
 
 <!-- untested: the configuration benchmarks/run.py measures, written from the same text -->
 ```ini
@@ -602,7 +619,7 @@ def reach(sizes: list[int], rounds: int, scripts: Path, compiled: Path) -> None:
                 before=touch,
                 after=untouch,
             ),
-            Variant("read every file", [*read, "outline"]),
+            Variant("read every file", [*read, "calls"]),
             Variant("ast.parse every file", [*read, "ast"]),
             Variant(
                 "static, walking again",
@@ -678,18 +695,32 @@ def diffusers(rounds: int, scripts: Path) -> None:
     work = Path(tempfile.mkdtemp(prefix="benchmark-diffusers-"))
     (work / "floor.ini").write_text(FLOOR.format(**DIFFUSERS_TRIVIAL))
     (work / "static.ini").write_text(DIFFUSERS)
-    lint = [str(scripts / "lint-imports"), "--no-logo", "--show-timings", "--no-cache"]
+    from importlinter_contracts.eager.outcomes import OUTCOMES_FILE
+
+    def forget_outcomes(outcomes: Path = work / "walk-cache" / OUTCOMES_FILE) -> None:
+        outcomes.unlink(missing_ok=True)
+
+    lint = [str(scripts / "lint-imports"), "--no-logo", "--show-timings"]
+    read = [sys.executable, "-c", READ_EVERY_FILE, str(release / "diffusers")]
     variants = [
-        Variant("floor, cold", [*lint, "floor.ini"]),
+        Variant("floor, cold", [*lint, "--no-cache", "floor.ini"]),
         # diffusers 0.42.1 breaks all three contracts.
-        Variant("static, cold", [*lint, "static.ini"], status=1),
+        Variant("static, cold", [*lint, "--no-cache", "static.ini"], status=1),
+        Variant("read every file", [*read, "calls"]),
+        Variant("ast.parse every file", [*read, "ast"]),
+        Variant(
+            "static, walking again",
+            [*lint, "--cache-dir", "walk-cache", "static.ini"],
+            before=forget_outcomes,
+            status=1,
+        ),
     ]
-    for variant in variants:  # Python's bytecode caches
+    for variant in variants:  # Python's bytecode caches, and the walk's cache of readings
         measure(variant.command, work, env, variant.status)
     interleave(variants, rounds, work, env)
     shutil.rmtree(work)
 
-    floor, static = variants
+    floor, static, read_every, read_ast, walking = variants
     print(f"## diffusers {RELEASES['diffusers'].version} ({rounds} paired rounds, cold)\n")
     print_variants(
         variants,
@@ -703,6 +734,14 @@ def diffusers(rounds: int, scripts: Path) -> None:
         ],
     )
     print_ratios([("static / floor, cold", static, floor, 2)])
+    walk = median_of(walking, lambda r: contract_timings(r.output)[DIFFUSERS_R4])
+    print("| floor, cold | what 2.5x leaves | read every file | ast.parse every file ", end="")
+    print("| R4 check(), walking again | reading on two cores, and the walk |")
+    print("| ---: " * 6 + "|")
+    print(
+        f"| {floor.median:.2f} s | {floor.median * 1.5:.2f} s | {read_every.median:.2f} s "
+        f"| {read_ast.median:.2f} s | {walk:.2f} s | {read_every.median / 2 + walk:.2f} s |\n"
+    )
 
 
 def reader_speed(size: int, builds: dict[str, Path]) -> None:
