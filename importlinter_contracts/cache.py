@@ -191,9 +191,15 @@ def code_identity() -> tuple[object, ...]:
     modification time and size, when first asked, which is about when the code running was
     imported), how the running Python's `ast` reads files, and how grimp reports imports. A
     cache written by other code is not used, even where its format looks the same."""
-    package = Path(__file__).parent
+    # (os.scandir, not Path.rglob: every run asks, and a Path per file costs most of it.)
     files = []
-    for path in sorted(package.rglob("*.py")):
-        status = path.stat()
-        files.append((path.relative_to(package).as_posix(), status.st_mtime_ns, status.st_size))
-    return (sys.version_info[:2], grimp.__version__, tuple(files))
+    folders = [(os.path.dirname(__file__), "")]
+    for folder, prefix in folders:
+        with os.scandir(folder) as entries:
+            for entry in entries:
+                if entry.is_dir() and entry.name != "__pycache__":
+                    folders.append((entry.path, f"{prefix}{entry.name}/"))
+                elif entry.name.endswith(".py"):
+                    status = entry.stat()
+                    files.append((f"{prefix}{entry.name}", status.st_mtime_ns, status.st_size))
+    return (sys.version_info[:2], grimp.__version__, tuple(sorted(files)))
