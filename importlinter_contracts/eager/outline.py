@@ -44,6 +44,10 @@ _STATEMENT = re.compile(
     r"(if|elif|else|try|except|finally|with|for|while|def|class|match|case|import|from|lazy)"
     r"\b[ \t]*+([^\W\d]\w*)?([^\n]*)"
 )
+# Those of them that a function's body is read for.
+_BODY_STATEMENT = re.compile(
+    r"\n([ \t]*+)(?=[afil])(?:(async)[ \t]+)?(import|from|lazy)\b[ \t]*+([^\W\d]\w*)?([^\n]*)"
+)
 # A string, whole, from its opening quote; a lone quote is a string left open.
 _STRING = re.compile(
     r"""'''[^'\\]*(?:(?:\\.|'(?!''))[^'\\]*)*'''
@@ -311,6 +315,7 @@ class _Outliner:
         # the scope of the def's block (worked out for the first), and nothing else of it is
         # read.
         body_end = -1
+        body_line = body_depth = 0  # the line and bracket depth at the body's end
         body_blocks: list[_Entry] = []
         body_scope: ImportScope | None = None
         line = 0  # the line of `position` (line 1 starts after the newline put first)
@@ -318,12 +323,25 @@ class _Outliner:
         position = 0
         count_lines = code.count
         count_brackets = self.brackets.count
-        for match in _STATEMENT.finditer(code):
+        search = _STATEMENT.search
+        search_body = _BODY_STATEMENT.search
+        end = 0  # where the last statement matched ends
+        while True:
+            # Inside a function's body only its import statements are read: they are searched
+            # for alone, up to the body's end (a newline, where the line of each ends).
+            inside = end < body_end
+            match = search_body(code, end, body_end) if inside else search(code, end)
+            if match is None:
+                if inside:
+                    # The rest of the body holds no statement read: on from its end, where
+                    # `_body` counted the lines and brackets.
+                    end = position = body_end
+                    line, depth = body_line, body_depth
+                    continue
+                break
+            end = match.end()
             start = match.start() + 1
             indentation, is_async, keyword, name, _ = match.groups()
-            inside = start < body_end
-            if inside and keyword not in _IN_BODY:
-                continue
             line += count_lines("\n", position, start)
             depth += count_brackets("(", position, start) - count_brackets(")", position, start)
             position = start
@@ -373,7 +391,8 @@ class _Outliner:
                 if name is None:
                     raise _Unread
                 block = _named_block("async def" if is_async else "def", name)
-                body, body_end = self._body(start + indent, line, indent)
+                body, body_end, body_depth = self._body(start + indent, line, indent)
+                body_line = body[2]
                 bodies.append(body)
                 # (A function of a class body counts under its own name, which a call in the
                 # class body runs, and under its class's, through which `C.f()` runs it.)
@@ -493,25 +512,31 @@ class _Outliner:
                 return code[start:newline]
             end = newline + 1
 
-    def _body(self, start: int, line: int, indent: int) -> tuple[Body, int]:
-        """The lines of the function whose `def` starts at `start` (on `line`): the def's
-        line, the first and last lines of its body (none when it is on the def's line), and
-        the def's indentation. The body ends before the first line that starts a statement
-        at the def's indentation or less."""
+    def _body(self, start: int, line: int, indent: int) -> tuple[Body, int, int]:
+        """The lines of the function whose `def` starts at `start` (on `line`, outside any
+        bracket): the def's line, the first and last lines of its body (none when it is on
+        the def's line), and the def's indentation; where the body ends, and how many more
+        brackets open than close before that. The body ends before the first line that
+        starts a statement at the def's indentation or less."""
         code = self.code
         header = self._read_logical_line(start)
         body = start + len(header)  # the newline that ends the header
         first = line + header.count("\n") + 1
         end = len(code)
-        found = _dedent(indent).search(code, body)
+        dedent = _dedent(indent)
+        found = dedent.search(code, body)
         while found is not None:
             candidate = found.start() + 1
             if not self._count_opened(body, candidate) and code[candidate - 2] != "\\":
                 end = candidate - 1  # the newline before it
                 break
-            found = _dedent(indent).search(code, candidate)
+            found = dedent.search(code, candidate)
+        depth = self._count_opened(start, body)
+        if end == len(code):
+            # Else the body's brackets balance: checked above.
+            depth += self._count_opened(body, end)
         self._bodies.append((body, end))
-        return (line, first, line + code.count("\n", start, end), indent), end
+        return (line, first, line + code.count("\n", start, end), indent), end, depth
 
     def _block(self, entry: _Entry, *, tested: bool = True) -> Block:
         """The block an entry of the stack opens; with `tested`, with the tests it runs under
@@ -652,8 +677,6 @@ class _Tested(NamedTuple):
 # What the stack of open blocks holds: a block, an `if` header (offset, line) whose test is
 # read when an import needs it, or a clause under tests (`_Tested`).
 _Entry = Block | tuple[int, int] | _Tested
-# What a function's body is read for.
-_IN_BODY = frozenset({"import", "from", "lazy"})
 
 
 @functools.cache
