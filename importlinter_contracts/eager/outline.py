@@ -382,7 +382,7 @@ class _Outliner:
                 imports.append(start + indent)
                 # (What a class body imports, a call through the class may run.)
                 for class_name in _classes(stack):
-                    functions.setdefault(class_name, _Function()).imports.append(start + indent)
+                    _function(functions, class_name).imports.append(start + indent)
             elif keyword == "if":
                 stack.append((indent, (start + indent, line)))
                 chains[indent] = ((start + indent, line),)
@@ -396,12 +396,10 @@ class _Outliner:
                 bodies.append(body)
                 # (A function of a class body counts under its own name, which a call in the
                 # class body runs, and under its class's, through which `C.f()` runs it.)
-                owner = functions.get(name)
-                if owner is None:
-                    owner = functions[name] = _Function()
+                owner = _function(functions, name)
                 owner.bodies.append(self._bodies[-1])
                 for class_name in _classes(stack):
-                    functions.setdefault(class_name, _Function()).calls.append(name)
+                    _function(functions, class_name).calls.append(name)
                 body_blocks = [entry for _, entry in stack]
                 body_blocks.append(block)
                 body_scope = None
@@ -497,19 +495,24 @@ class _Outliner:
 
     def _read_logical_line(self, start: int) -> str:
         """The statement that starts at `start`, with the lines it continues on."""
+        return self.code[start : self._logical_line_end(start)[0]]
+
+    def _logical_line_end(self, start: int) -> tuple[int, int]:
+        """Where the statement that starts at `start` ends (the newline after the lines it
+        continues on, or the code's end), and how many more brackets open than close in it."""
         code = self.code
         newline = code.find("\n", start)
         if newline != -1 and code[newline - 1] != "\\" and not self._count_opened(start, newline):
-            return code[start:newline]  # one line, as most are
+            return newline, 0  # one line, as most are
         end = start
         depth = 0
         while True:
             newline = code.find("\n", end)
             if newline == -1:
-                return code[start:]
+                return len(code), depth + self._count_opened(end, len(code))
             depth += self._count_opened(end, newline)
             if depth <= 0 and code[newline - 1] != "\\":
-                return code[start:newline]
+                return newline, depth
             end = newline + 1
 
     def _body(self, start: int, line: int, indent: int) -> tuple[Body, int, int]:
@@ -519,24 +522,25 @@ class _Outliner:
         brackets open than close before that. The body ends before the first line that
         starts a statement at the def's indentation or less."""
         code = self.code
-        header = self._read_logical_line(start)
-        body = start + len(header)  # the newline that ends the header
-        first = line + header.count("\n") + 1
+        count = self.brackets.count
+        body, depth = self._logical_line_end(start)  # the newline that ends the header
+        first = line + code.count("\n", start, body) + 1
         end = len(code)
         dedent = _dedent(indent)
         found = dedent.search(code, body)
         while found is not None:
             candidate = found.start() + 1
-            if not self._count_opened(body, candidate) and code[candidate - 2] != "\\":
+            if count("(", body, candidate) == count(")", body, candidate) and (
+                code[candidate - 2] != "\\"
+            ):
                 end = candidate - 1  # the newline before it
                 break
             found = dedent.search(code, candidate)
-        depth = self._count_opened(start, body)
         if end == len(code):
             # Else the body's brackets balance: checked above.
             depth += self._count_opened(body, end)
         self._bodies.append((body, end))
-        return (line, first, line + code.count("\n", start, end), indent), end, depth
+        return (line, first, first - 1 + code.count("\n", body, end), indent), end, depth
 
     def _block(self, entry: _Entry, *, tested: bool = True) -> Block:
         """The block an entry of the stack opens; with `tested`, with the tests it runs under
@@ -737,6 +741,14 @@ class _Function:
         self.bodies: list[tuple[int, int]] = []
         self.imports: list[int] = []
         self.calls: list[str] = []
+
+
+def _function(functions: dict[str, _Function], name: str) -> _Function:
+    """The function or class of that name in `functions`, added where it is not yet."""
+    found = functions.get(name)
+    if found is None:
+        found = functions[name] = _Function()
+    return found
 
 
 def _called(text: str, names: list[str]) -> set[str]:
@@ -1101,12 +1113,14 @@ def calls_beyond_names(text: str) -> bool:
     a name it binds to functions or classes, of a callee that is an expression, or through
     a class that derives from another. (A superset: such a file has its calls read with
     `ast`.)"""
-    # (Cheapest first: the names are looked for before the dynamic call's pattern, which is
-    # slow; a callee that is an expression is found by patterns alone; the names a file
-    # binds to alternatives are searched for one occurrence at a time, the most costly.)
-    if ("import_module" in text or "__import__" in text) and _DYNAMIC_CALL.search(text):
-        return True
+    # Cheapest first: a subscript called, which half the files have, is found by a pattern
+    # the engine searches for fast; the names are looked for before the dynamic call's
+    # pattern, which is slow; a callee that is an expression is found by patterns alone;
+    # the names a file binds to alternatives are searched for one occurrence at a time,
+    # the most costly.
     if _INDEXED_CALL.search(text):
+        return True
+    if ("import_module" in text or "__import__" in text) and _DYNAMIC_CALL.search(text):
         return True
     for call in _PARENTHESISED_CALL.finditer(text):
         end = call.start()
