@@ -134,8 +134,10 @@ def read_outline(source: bytes) -> Outline | None:
 def _decode(source: bytes) -> str:
     if source.startswith(b"\xef\xbb\xbf"):
         source = source[3:]
-    # PEP 263: a coding declaration on either of the first two lines.
-    for line in source.split(b"\n", 2)[:2]:
+    # PEP 263: a coding declaration on either of the first two lines, split from the rest
+    # without copying it.
+    second = source.find(b"\n", source.find(b"\n") + 1)
+    for line in (source if second < 0 else source[:second]).split(b"\n")[:2]:
         declared = _CODING.match(line)
         if declared and declared.group(1).decode("ascii", "replace").lower() not in _UTF_8:
             raise _Unread
@@ -182,7 +184,9 @@ def _blank(text: str) -> tuple[str, list[str]]:
     double = size if double < 0 else double
     position = 0  # where the text not yet copied starts
     while True:
-        start = min(comment, single, double)
+        start = comment if comment < single else single
+        if double < start:
+            start = double
         if start == size:
             break
         pieces.append(text[position:start])
@@ -222,10 +226,19 @@ def _blank(text: str) -> tuple[str, list[str]]:
 
 def _string_end(text: str, start: int) -> int:
     """Where the string whose quote is at `start` ends (`_STRING`)."""
-    quotes = text[start] * 3
-    if text.startswith(quotes, start):
-        # Most long strings hold no backslash: they end at the first three quotes.
-        close = text.find(quotes, start + 3)
+    # Most strings hold no backslash: one on a line ends at the next quote, a long one at
+    # the first three quotes.
+    quote = text[start]
+    if not text.startswith(quote, start + 1):
+        close = text.find(quote, start + 1)
+        if (
+            close >= 0
+            and text.find("\n", start + 1, close) < 0
+            and text.find("\\", start + 1, close) < 0
+        ):
+            return close + 1
+    elif text.startswith(quote * 3, start):
+        close = text.find(quote * 3, start + 3)
         if close >= 0 and text.find("\\", start + 3, close) < 0:
             return close + 3
     found = _STRING.match(text, start)
