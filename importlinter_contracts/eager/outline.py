@@ -81,6 +81,8 @@ _ONE_NAME = re.compile(
 _FROM = re.compile(r"from\s+(\.*)\s*([\w.]*)\s+import\s+(.*)", re.DOTALL)
 _IMPORT = re.compile(r"import\s+(.*)", re.DOTALL)
 _BRACES = re.compile(r"\{\{|\}\}|[{}]")
+# Text whose braces pair up, each field closing before the next opens.
+_SIMPLE_FIELDS = re.compile(r"[^{}]*+(?:\{[^{}]*+\}[^{}]*+)*+")
 # Every bracket as a parenthesis, so that two `str.count`s count them.
 _AS_PARENTHESES = str.maketrans("[{]}", "(())")
 _MATCH = Block("match or case")
@@ -275,6 +277,8 @@ def _check_fields(string: str) -> None:
     quotes inside a field, PEP 701, which this reading ends too early), or hold a character
     that is not ASCII (a name Python normalises, as in `_is_left_to_ast`). Its literal text
     may hold any."""
+    if string.isascii() and _SIMPLE_FIELDS.fullmatch(string):
+        return  # as most are: fields of ASCII that close, none inside another, no `{{`
     depth = 0
     opened = 0  # where the field being read opened
     for brace in _BRACES.finditer(string):
@@ -302,7 +306,10 @@ class _Outliner:
         self.text = text
         self.code = code
         self.brackets = code.translate(_AS_PARENTHESES)
-        self._lines: list[str] | None = None
+        # The text's lines as far as split: the last one is the rest of the text, unless the
+        # whole text is split.
+        self._lines: list[str] = []
+        self._split_whole = False
         # `if` headers, by offset, whose test is read when an import needs it; the tests read.
         self._ifs: dict[int, Block] = {}
         self._tests: dict[int, tuple[str | None, bool, str]] = {}
@@ -602,9 +609,13 @@ class _Outliner:
             is_simple, never = _simple_test(test)
             if is_simple:
                 return never, test == "True", test
-        if self._lines is None:
-            self._lines = self.text.split("\n")
-        lines = self._lines[line : line + 1 + header.count("\n")]
+        last = line + header.count("\n")
+        if len(self._lines) <= last + 1 and not self._split_whole:
+            # Most files read one test, near their start; split twice as far each time.
+            limit = max(last + 1, 2 * len(self._lines))
+            self._lines = self.text.split("\n", limit)
+            self._split_whole = len(self._lines) <= limit
+        lines = self._lines[line : last + 1]
         # (A byte-order mark stands before the first line's header.)
         text = "\n".join([lines[0].lstrip(" \t\ufeff"), *lines[1:]])
         if keyword == "elif":
