@@ -1099,9 +1099,9 @@ _DYNAMIC_CALL = re.compile(r"\b(?:import_module|__import__)[ \t]*\(", re.ASCII)
 # Each pattern below starts with one character or word that the engine looks for first (a
 # `^` or a `\b` first makes it try every position of the file: three to five times as slow),
 # and its quantifiers are possessive where giving back cannot make a match.
-# What a line that assigns holds before its first `=`: a name, perhaps annotated. (Each `=`
-# is found first: a pattern tried on every line takes three times as long.)
-_ASSIGNED = re.compile(r"[ \t]*+([A-Za-z_]\w*+)[ \t]*+(?::[^=\n]*+)?", re.ASCII)
+# A line that assigns to a name, perhaps annotated, with its value: what it holds before
+# and after its first `=`, read from the newline before it.
+_ASSIGNMENT = re.compile(r"\n[ \t]*+([A-Za-z_]\w*+)[ \t]*+(?::[^=\n]*+)?=(?!=)([^\n]*+)", re.ASCII)
 # (A class statement starts its line: checked for each match, as few lines are one.)
 _DERIVED_CLASS = re.compile(r"class[ \t]++([A-Za-z_]\w*+)[ \t]*+\([ \t]*+[A-Za-z_]", re.ASCII)
 _ALTERNATIVES = re.compile(r"\b(?:if|or|and)\b|\[|^[A-Za-z_][\w.]*[ \t]*$", re.ASCII)
@@ -1117,17 +1117,10 @@ def _assigned_alternatives(text: str) -> list[str]:
     """The names that lines of `text` assign alternatives to (`_ALTERNATIVES`), or a name:
     `NAME [: annotation] = value`, the value up to a comment."""
     names = []
-    equals = text.find("=")
-    while equals != -1:
-        line_start = text.rfind("\n", 0, equals) + 1
-        line_end = text.find("\n", equals)
-        line_end = len(text) if line_end == -1 else line_end
-        assigned = _ASSIGNED.fullmatch(text, line_start, equals)
-        if assigned is not None and text[equals + 1 : equals + 2] != "=":
-            value = text[equals + 1 : line_end].partition("#")[0].lstrip(" \t")
-            if _ALTERNATIVES.search(value):
-                names.append(assigned[1])
-        equals = text.find("=", line_end)  # (the next line's first)
+    # A newline put first: the first line too starts after one.
+    for assigned in _ASSIGNMENT.finditer("\n" + text):
+        if _ALTERNATIVES.search(assigned[2].partition("#")[0].lstrip(" \t")):
+            names.append(assigned[1])
     return names
 
 
