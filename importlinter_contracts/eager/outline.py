@@ -197,20 +197,18 @@ def _blank(text: str) -> tuple[str, list[str]]:
             end = size if end < 0 else end
         else:
             end = _string_end(text, start)
-            found = text[start:end]
-            letters = ""
             # Most strings have no prefix: the character before the quote is not a letter
             # of one. A quote is never first: the text starts with a newline.
             if text[start - 1] in _PREFIX_LETTERS:
                 prefix = _PREFIX.search(text, max(0, start - 2), start)
-                if prefix and prefix.end() == start:
-                    letters = prefix.group().lower()
-            if "t" in letters:
-                raise _Unread  # a t-string (PEP 750)
-            if "f" in letters and "{" in found:
-                _check_fields(found)
-                formatted.append(found)
-            newlines = found.count("\n")
+                letters = prefix.group().lower() if prefix and prefix.end() == start else ""
+                if "t" in letters:
+                    raise _Unread  # a t-string (PEP 750)
+                if "f" in letters and find("{", start, end) >= 0:
+                    found = text[start:end]
+                    _check_fields(found)
+                    formatted.append(found)
+            newlines = text.count("\n", start, end)
             pieces.append('""' if not newlines else '"' + f"\n{_INSIDE_STRING}" * newlines + '"')
         position = end
         if comment < end:
