@@ -154,7 +154,7 @@ def _decode(source: bytes) -> str:
     if any(c in text for c in ("\r", "\f", "\0", _INSIDE_STRING)):
         raise _Unread
     text = "\n" + text
-    # (The pattern tries every newline: most files have no tab at all.)
+    # Most files have no tab at all, and the pattern tries every newline.
     if "\t" in text and _TAB_INDENT.search(text):
         raise _Unread
     return text
