@@ -1114,15 +1114,16 @@ _DYNAMIC_CALL = re.compile(r"\b(?:import_module|__import__)[ \t]*\(", re.ASCII)
 # Each pattern below starts with one character or word that the engine looks for first (a
 # `^` or a `\b` first makes it try every position of the file: three to five times as slow),
 # and its quantifiers are possessive where giving back cannot make a match.
-# A line that assigns to a name, perhaps annotated, with its value: what it holds before
-# and after its first `=`, read from the newline before it.
-_ASSIGNMENT = re.compile(r"\n[ \t]*+([A-Za-z_]\w*+)[ \t]*+(?::[^=\n]*+)?=(?!=)([^\n]*+)", re.ASCII)
+# A line that assigns alternatives to a name, perhaps annotated, read from the newline
+# before it: its value, up to a comment, holds a `[` or the word `if`, `or` or `and`, or is a
+# name.
+_ASSIGNED_ALTERNATIVES = re.compile(
+    r"\n[ \t]*+([A-Za-z_]\w*+)[ \t]*+(?::[^=\n]*+)?=(?!=)[ \t]*+"
+    r"(?:[^#\n\[]*+\[|[^#\n]*?\b(?:if|or|and)\b|[A-Za-z_][\w.]*+[ \t]*+(?=#|\n|\Z))",
+    re.ASCII,
+)
 # (A class statement starts its line: checked for each match, as few lines are one.)
 _DERIVED_CLASS = re.compile(r"class[ \t]++([A-Za-z_]\w*+)[ \t]*+\([ \t]*+[A-Za-z_]", re.ASCII)
-# What a value of alternatives holds, besides a `[`: a conditional expression, `or`, `and`;
-# or the value that is a name.
-_ALTERNATIVE_TEST = re.compile(r"\b(?:if|or|and)\b", re.ASCII)
-_NAME_VALUE = re.compile(r"[A-Za-z_][\w.]*[ \t]*", re.ASCII)
 # A callee that is an expression: a subscript called (`REG[key]()`, `REG[key].f()`), or a
 # parenthesised expression called whose last bracket-free part holds `else`, `or` or `and`
 # (`(a if c else b)()`): the call is found first, then the words before its `)`.
@@ -1135,22 +1136,8 @@ def _assigned_alternatives(text: str) -> list[str]:
     """The names that lines of `text` assign alternatives to (a value that holds a `[` or
     the word `if`, `or` or `and`), or a name: `NAME [: annotation] = value`, the value up to
     a comment."""
-    names = []
     # A newline put first: the first line too starts after one.
-    for assigned in _ASSIGNMENT.finditer("\n" + text):
-        value = assigned[2].partition("#")[0].lstrip(" \t")
-        # Each word is looked for with `in` first: a pattern that starts with `\b` is tried
-        # at every position.
-        if (
-            "[" in value
-            or (
-                ("if" in value or "or" in value or "and" in value)
-                and _ALTERNATIVE_TEST.search(value)
-            )
-            or _NAME_VALUE.fullmatch(value)
-        ):
-            names.append(assigned[1])
-    return names
+    return _ASSIGNED_ALTERNATIVES.findall("\n" + text)
 
 
 def calls_beyond_names(text: str) -> bool:
