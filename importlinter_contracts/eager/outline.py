@@ -2,15 +2,15 @@
 import statement, and the names that its code running at import time may call.
 
 Parsing a file with `ast` builds an object for every name, operator and literal in it: a few
-milliseconds for a file of a few hundred lines, and more than building the import graph for a
-whole package. Whether an import runs at import time depends only on the blocks around it,
-and those can be read from the text: strings and comments are blanked out (one pass of a
-regular expression), the lines that start a statement with a block keyword or an import are
-found (another), and the blocks around each import follow from the indentation, as Python
-reads it. The functions' bodies are then left out, and what runs at import time is searched
-for calls of names that a `def` or an import of the file binds: only such a call can run a
-function whose imports matter (`calls.py`), and a file with none needs no `ast` reading of its
-calls.
+milliseconds for a file of a few hundred lines, and more than building the import graph for
+a whole package. Whether an import runs at import time depends only on the blocks around it,
+and those can be read from the text: strings and comments are blanked out (one pass, each
+found with `str.find`), the lines that start a statement with a block keyword or an import
+are found (a regular expression), and the blocks around each import follow from the
+indentation, as Python reads it. The functions' bodies are then left out, and what runs at
+import time is searched for calls of names that a `def` or an import of the file binds: only
+such a call can run a function whose imports matter (`calls.py`), and a file with none needs
+no `ast` reading of its calls.
 
 The outline is exact where it answers, and answers only for text it reads as Python does:
 anything else (a tab or form feed in an indentation, an import on its block header's line or
@@ -44,13 +44,13 @@ _STATEMENT = re.compile(
     r"(if|elif|else|try|except|finally|with|for|while|def|class|match|case|import|from|lazy)"
     r"\b[ \t]*+([^\W\d]\w*)?([^\n]*)"
 )
-# A comment or a string, whole; a lone quote is a string left open. Every alternative starts
-# with `#` or a quote, which the engine looks for first. (It does so only where each
-# alternative starts with one character, not a set of them: `'|"`, not `['"]`, reads the
-# file in 60 % of the time.)
-_COMMENT_OR_STRING = re.compile(
-    r"""\#[^\n]*
-    |'''[^'\\]*(?:(?:\\.|'(?!''))[^'\\]*)*'''
+# Those of them that a function's body is read for.
+_BODY_STATEMENT = re.compile(
+    r"\n([ \t]*+)(?=[afil])(?:(async)[ \t]+)?(import|from|lazy)\b[ \t]*+([^\W\d]\w*)?([^\n]*)"
+)
+# A string, whole, from its opening quote; a lone quote is a string left open.
+_STRING = re.compile(
+    r"""'''[^'\\]*(?:(?:\\.|'(?!''))[^'\\]*)*'''
     |\"\"\"[^"\\]*(?:(?:\\.|"(?!""))[^"\\]*)*\"\"\"
     |'[^'\\\n]*(?:\\.[^'\\\n]*)*'
     |"[^"\\\n]*(?:\\.[^"\\\n]*)*"
@@ -58,7 +58,8 @@ _COMMENT_OR_STRING = re.compile(
     re.VERBOSE | re.DOTALL,
 )
 # The prefix of a string that ends at `pos` (r, b, u, f, t and their pairs).
-_PREFIX = re.compile(r"(?<![\w])[rRbBuUfFtT]{1,2}")
+_PREFIX_LETTERS = "rRbBuUfFtT"
+_PREFIX = re.compile(rf"(?<![\w])[{_PREFIX_LETTERS}]{{1,2}}")
 # Marks the start of each line that continues inside a string.
 _INSIDE_STRING = "\x01"
 _NAME = re.compile(r"[^\W\d]\w*")
@@ -80,6 +81,8 @@ _ONE_NAME = re.compile(
 _FROM = re.compile(r"from\s+(\.*)\s*([\w.]*)\s+import\s+(.*)", re.DOTALL)
 _IMPORT = re.compile(r"import\s+(.*)", re.DOTALL)
 _BRACES = re.compile(r"\{\{|\}\}|[{}]")
+# Text whose braces pair up, each field closing before the next opens.
+_SIMPLE_FIELDS = re.compile(r"[^{}]*+(?:\{[^{}]*+\}[^{}]*+)*+")
 # Every bracket as a parenthesis, so that two `str.count`s count them.
 _AS_PARENTHESES = str.maketrans("[{]}", "(())")
 _MATCH = Block("match or case")
@@ -133,8 +136,10 @@ def read_outline(source: bytes) -> Outline | None:
 def _decode(source: bytes) -> str:
     if source.startswith(b"\xef\xbb\xbf"):
         source = source[3:]
-    # PEP 263: a coding declaration on either of the first two lines.
-    for line in source.split(b"\n", 2)[:2]:
+    # PEP 263: a coding declaration on either of the first two lines, split from the rest
+    # without copying it.
+    second = source.find(b"\n", source.find(b"\n") + 1)
+    for line in (source if second < 0 else source[:second]).split(b"\n")[:2]:
         declared = _CODING.match(line)
         if declared and declared.group(1).decode("ascii", "replace").lower() not in _UTF_8:
             raise _Unread
@@ -149,35 +154,97 @@ def _decode(source: bytes) -> str:
     if any(c in text for c in ("\r", "\f", "\0", _INSIDE_STRING)):
         raise _Unread
     text = "\n" + text
-    if _TAB_INDENT.search(text):
+    # Most files have no tab at all, and the pattern tries every newline.
+    if "\t" in text and _TAB_INDENT.search(text):
         raise _Unread
     return text
 
 
 def _read(text: str) -> Outline:
-    formatted: list[str] = []  # the f-strings, whose replacement fields hold code
-
-    def blank(match: re.Match[str]) -> str:
-        found = match.group()
-        if found[0] == "#":
-            return ""
-        if len(found) == 1:
-            raise _Unread  # a string left open
-        start = match.start()
-        prefix = _PREFIX.search(text, max(0, start - 2), start)
-        letters = prefix.group().lower() if prefix and prefix.end() == start else ""
-        if "t" in letters:
-            raise _Unread  # a t-string (PEP 750)
-        if "f" in letters and "{" in found:
-            _check_fields(found)
-            formatted.append(found)
-        newlines = found.count("\n")
-        return '""' if not newlines else '"' + f"\n{_INSIDE_STRING}" * newlines + '"'
-
-    code = _COMMENT_OR_STRING.sub(blank, text)
+    code, formatted = _blank(text)
     if _TC_ALIAS.search(code) or _is_left_to_ast(code):
         raise _Unread
     return _Outliner(text, code).read(formatted)
+
+
+def _blank(text: str) -> tuple[str, list[str]]:
+    """The code of a text: its comments left out, each string blanked to `""` (with its
+    newlines, each line after one marked `_INSIDE_STRING`); and its f-strings, whose
+    replacement fields hold code."""
+    formatted: list[str] = []
+    pieces: list[str] = []
+    find = text.find
+    size = len(text)
+    # The next `#`, `'` and `"` (`size` where there is none), each found again once passed:
+    # `str.find` scans far faster than a pattern tried at each position. The first of them
+    # starts a comment or a string.
+    comment = find("#")
+    single = find("'")
+    double = find('"')
+    comment = size if comment < 0 else comment
+    single = size if single < 0 else single
+    double = size if double < 0 else double
+    position = 0  # where the text not yet copied starts
+    while True:
+        start = comment if comment < single else single
+        if double < start:
+            start = double
+        if start == size:
+            break
+        pieces.append(text[position:start])
+        if start == comment:
+            end = find("\n", start)
+            end = size if end < 0 else end
+        else:
+            end = _string_end(text, start)
+            # Most strings have no prefix: the character before the quote is not a letter
+            # of one. A quote is never first: the text starts with a newline.
+            if text[start - 1] in _PREFIX_LETTERS:
+                prefix = _PREFIX.search(text, max(0, start - 2), start)
+                letters = prefix.group().lower() if prefix and prefix.end() == start else ""
+                if "t" in letters:
+                    raise _Unread  # a t-string (PEP 750)
+                if "f" in letters and find("{", start, end) >= 0:
+                    found = text[start:end]
+                    _check_fields(found)
+                    formatted.append(found)
+            newlines = text.count("\n", start, end)
+            pieces.append('""' if not newlines else '"' + f"\n{_INSIDE_STRING}" * newlines + '"')
+        position = end
+        if comment < end:
+            comment = find("#", end)
+            comment = size if comment < 0 else comment
+        if single < end:
+            single = find("'", end)
+            single = size if single < 0 else single
+        if double < end:
+            double = find('"', end)
+            double = size if double < 0 else double
+    pieces.append(text[position:])
+    return "".join(pieces), formatted
+
+
+def _string_end(text: str, start: int) -> int:
+    """Where the string whose quote is at `start` ends (`_STRING`)."""
+    # Most strings hold no backslash: one on a line ends at the next quote, a long one at
+    # the first three quotes.
+    quote = text[start]
+    if not text.startswith(quote, start + 1):
+        close = text.find(quote, start + 1)
+        if (
+            close >= 0
+            and text.find("\n", start + 1, close) < 0
+            and text.find("\\", start + 1, close) < 0
+        ):
+            return close + 1
+    elif text.startswith(quote * 3, start):
+        close = text.find(quote * 3, start + 3)
+        if close >= 0 and text.find("\\", start + 3, close) < 0:
+            return close + 3
+    found = _STRING.match(text, start)
+    if found is None or found.end() == start + 1:
+        raise _Unread  # a string left open
+    return found.end()
 
 
 def _is_left_to_ast(code: str) -> bool:
@@ -208,6 +275,8 @@ def _check_fields(string: str) -> None:
     quotes inside a field, PEP 701, which this reading ends too early), or hold a character
     that is not ASCII (a name Python normalises, as in `_is_left_to_ast`). Its literal text
     may hold any."""
+    if string.isascii() and _SIMPLE_FIELDS.fullmatch(string):
+        return  # as most are: fields of ASCII that close, none inside another, no `{{`
     depth = 0
     opened = 0  # where the field being read opened
     for brace in _BRACES.finditer(string):
@@ -235,7 +304,10 @@ class _Outliner:
         self.text = text
         self.code = code
         self.brackets = code.translate(_AS_PARENTHESES)
-        self._lines: list[str] | None = None
+        # The text's lines as far as split: the last one is the rest of the text, unless the
+        # whole text is split.
+        self._lines: list[str] = []
+        self._split_whole = False
         # `if` headers, by offset, whose test is read when an import needs it; the tests read.
         self._ifs: dict[int, Block] = {}
         self._tests: dict[int, tuple[str | None, bool, str]] = {}
@@ -261,6 +333,7 @@ class _Outliner:
         # the scope of the def's block (worked out for the first), and nothing else of it is
         # read.
         body_end = -1
+        body_line = body_depth = 0  # the line and bracket depth at the body's end
         body_blocks: list[_Entry] = []
         body_scope: ImportScope | None = None
         line = 0  # the line of `position` (line 1 starts after the newline put first)
@@ -268,12 +341,25 @@ class _Outliner:
         position = 0
         count_lines = code.count
         count_brackets = self.brackets.count
-        for match in _STATEMENT.finditer(code):
+        search = _STATEMENT.search
+        search_body = _BODY_STATEMENT.search
+        end = 0  # where the last statement matched ends
+        while True:
+            # Inside a function's body only its import statements are read: they are searched
+            # for alone, up to the body's end (a newline, where the line of each ends).
+            inside = end < body_end
+            match = search_body(code, end, body_end) if inside else search(code, end)
+            if match is None:
+                if inside:
+                    # The rest of the body holds no statement read: on from its end, where
+                    # `_body` counted the lines and brackets.
+                    end = position = body_end
+                    line, depth = body_line, body_depth
+                    continue
+                break
+            end = match.end()
             start = match.start() + 1
             indentation, is_async, keyword, name, _ = match.groups()
-            inside = start < body_end
-            if inside and keyword not in _IN_BODY:
-                continue
             line += count_lines("\n", position, start)
             depth += count_brackets("(", position, start) - count_brackets(")", position, start)
             position = start
@@ -314,7 +400,7 @@ class _Outliner:
                 imports.append(start + indent)
                 # (What a class body imports, a call through the class may run.)
                 for class_name in _classes(stack):
-                    functions.setdefault(class_name, _Function()).imports.append(start + indent)
+                    _function(functions, class_name).imports.append(start + indent)
             elif keyword == "if":
                 stack.append((indent, (start + indent, line)))
                 chains[indent] = ((start + indent, line),)
@@ -323,16 +409,15 @@ class _Outliner:
                 if name is None:
                     raise _Unread
                 block = _named_block("async def" if is_async else "def", name)
-                body, body_end = self._body(start + indent, line, indent)
+                body, body_end, body_depth = self._body(start + indent, line, indent)
+                body_line = body[2]
                 bodies.append(body)
                 # (A function of a class body counts under its own name, which a call in the
                 # class body runs, and under its class's, through which `C.f()` runs it.)
-                owner = functions.get(name)
-                if owner is None:
-                    owner = functions[name] = _Function()
+                owner = _function(functions, name)
                 owner.bodies.append(self._bodies[-1])
                 for class_name in _classes(stack):
-                    functions.setdefault(class_name, _Function()).calls.append(name)
+                    _function(functions, class_name).calls.append(name)
                 body_blocks = [entry for _, entry in stack]
                 body_blocks.append(block)
                 body_scope = None
@@ -428,40 +513,52 @@ class _Outliner:
 
     def _read_logical_line(self, start: int) -> str:
         """The statement that starts at `start`, with the lines it continues on."""
+        return self.code[start : self._logical_line_end(start)[0]]
+
+    def _logical_line_end(self, start: int) -> tuple[int, int]:
+        """Where the statement that starts at `start` ends (the newline after the lines it
+        continues on, or the code's end), and how many more brackets open than close in it."""
         code = self.code
         newline = code.find("\n", start)
         if newline != -1 and code[newline - 1] != "\\" and not self._count_opened(start, newline):
-            return code[start:newline]  # one line, as most are
+            return newline, 0  # one line, as most are
         end = start
         depth = 0
         while True:
             newline = code.find("\n", end)
             if newline == -1:
-                return code[start:]
+                return len(code), depth + self._count_opened(end, len(code))
             depth += self._count_opened(end, newline)
             if depth <= 0 and code[newline - 1] != "\\":
-                return code[start:newline]
+                return newline, depth
             end = newline + 1
 
-    def _body(self, start: int, line: int, indent: int) -> tuple[Body, int]:
-        """The lines of the function whose `def` starts at `start` (on `line`): the def's
-        line, the first and last lines of its body (none when it is on the def's line), and
-        the def's indentation. The body ends before the first line that starts a statement
-        at the def's indentation or less."""
+    def _body(self, start: int, line: int, indent: int) -> tuple[Body, int, int]:
+        """The lines of the function whose `def` starts at `start` (on `line`, outside any
+        bracket): the def's line, the first and last lines of its body (none when it is on
+        the def's line), and the def's indentation; where the body ends, and how many more
+        brackets open than close before that. The body ends before the first line that
+        starts a statement at the def's indentation or less."""
         code = self.code
-        header = self._read_logical_line(start)
-        body = start + len(header)  # the newline that ends the header
-        first = line + header.count("\n") + 1
+        count = self.brackets.count
+        body, depth = self._logical_line_end(start)  # the newline that ends the header
+        first = line + code.count("\n", start, body) + 1
         end = len(code)
-        found = _dedent(indent).search(code, body)
+        dedent = _dedent(indent)
+        found = dedent.search(code, body)
         while found is not None:
             candidate = found.start() + 1
-            if not self._count_opened(body, candidate) and code[candidate - 2] != "\\":
+            if count("(", body, candidate) == count(")", body, candidate) and (
+                code[candidate - 2] != "\\"
+            ):
                 end = candidate - 1  # the newline before it
                 break
-            found = _dedent(indent).search(code, candidate)
+            found = dedent.search(code, candidate)
+        if end == len(code):
+            # Else the body's brackets balance: checked above.
+            depth += self._count_opened(body, end)
         self._bodies.append((body, end))
-        return (line, first, line + code.count("\n", start, end), indent), end
+        return (line, first, first - 1 + code.count("\n", body, end), indent), end, depth
 
     def _block(self, entry: _Entry, *, tested: bool = True) -> Block:
         """The block an entry of the stack opens; with `tested`, with the tests it runs under
@@ -510,9 +607,13 @@ class _Outliner:
             is_simple, never = _simple_test(test)
             if is_simple:
                 return never, test == "True", test
-        if self._lines is None:
-            self._lines = self.text.split("\n")
-        lines = self._lines[line : line + 1 + header.count("\n")]
+        last = line + header.count("\n")
+        if len(self._lines) <= last + 1 and not self._split_whole:
+            # Most files read one test, near their start; split twice as far each time.
+            limit = max(last + 1, 2 * len(self._lines))
+            self._lines = self.text.split("\n", limit)
+            self._split_whole = len(self._lines) <= limit
+        lines = self._lines[line : last + 1]
         # (A byte-order mark stands before the first line's header.)
         text = "\n".join([lines[0].lstrip(" \t\ufeff"), *lines[1:]])
         if keyword == "elif":
@@ -602,8 +703,6 @@ class _Tested(NamedTuple):
 # What the stack of open blocks holds: a block, an `if` header (offset, line) whose test is
 # read when an import needs it, or a clause under tests (`_Tested`).
 _Entry = Block | tuple[int, int] | _Tested
-# What a function's body is read for.
-_IN_BODY = frozenset({"import", "from", "lazy"})
 
 
 @functools.cache
@@ -666,8 +765,29 @@ class _Function:
         self.calls: list[str] = []
 
 
+def _function(functions: dict[str, _Function], name: str) -> _Function:
+    """The function or class of that name in `functions`, added where it is not yet."""
+    found = functions.get(name)
+    if found is None:
+        found = functions[name] = _Function()
+    return found
+
+
 def _called(text: str, names: list[str]) -> set[str]:
     """Those of `names` that `text` calls (or uses as decorators)."""
+    if len(names) > 32 and text.isascii():
+        # Each name is searched for through the whole text. Where there are many, the text's
+        # words are found first, all at once, with a dot kept before each attribute and put
+        # after `def ` and `class `: a name that is no word of its own is not called there,
+        # as `_is_called` reads it, and is not searched for.
+        words = set(
+            text.replace("def ", "def.")
+            .replace("class ", "class.")
+            .replace(".", " .")
+            .translate(_WORD_BREAKS)
+            .split()
+        )
+        names = [name for name in names if name in words]
     called = set()
     for name in names:
         size = len(name)
@@ -680,6 +800,10 @@ def _called(text: str, names: list[str]) -> set[str]:
     return called
 
 
+# Each ASCII character that is not in a dotted name, as a space.
+_WORD_BREAKS = str.maketrans(
+    {chr(code): " " for code in range(128) if not (chr(code).isalnum() or chr(code) in "_.")}
+)
 # What follows a name that is called: spaces, newlines inside brackets (and comments, in
 # text not blanked), the closing brackets of a parenthesised callee, or attributes, then an
 # opening parenthesis.
@@ -990,12 +1114,16 @@ _DYNAMIC_CALL = re.compile(r"\b(?:import_module|__import__)[ \t]*\(", re.ASCII)
 # Each pattern below starts with one character or word that the engine looks for first (a
 # `^` or a `\b` first makes it try every position of the file: three to five times as slow),
 # and its quantifiers are possessive where giving back cannot make a match.
-# What a line that assigns holds before its first `=`: a name, perhaps annotated. (Each `=`
-# is found first: a pattern tried on every line takes three times as long.)
-_ASSIGNED = re.compile(r"[ \t]*+([A-Za-z_]\w*+)[ \t]*+(?::[^=\n]*+)?", re.ASCII)
+# A line that assigns alternatives to a name, perhaps annotated, read from the newline
+# before it: its value, up to a comment, holds a `[` or the word `if`, `or` or `and`, or is a
+# name.
+_ASSIGNED_ALTERNATIVES = re.compile(
+    r"\n[ \t]*+([A-Za-z_]\w*+)[ \t]*+(?::[^=\n]*+)?=(?!=)[ \t]*+"
+    r"(?:[^#\n\[]*+\[|[^#\n]*?\b(?:if|or|and)\b|[A-Za-z_][\w.]*+[ \t]*+(?=#|\n|\Z))",
+    re.ASCII,
+)
 # (A class statement starts its line: checked for each match, as few lines are one.)
 _DERIVED_CLASS = re.compile(r"class[ \t]++([A-Za-z_]\w*+)[ \t]*+\([ \t]*+[A-Za-z_]", re.ASCII)
-_ALTERNATIVES = re.compile(r"\b(?:if|or|and)\b|\[|^[A-Za-z_][\w.]*[ \t]*$", re.ASCII)
 # A callee that is an expression: a subscript called (`REG[key]()`, `REG[key].f()`), or a
 # parenthesised expression called whose last bracket-free part holds `else`, `or` or `and`
 # (`(a if c else b)()`): the call is found first, then the words before its `)`.
@@ -1005,21 +1133,11 @@ _ALTERNATIVE_WORD = re.compile(r"\b(?:else|or|and)\b", re.ASCII)
 
 
 def _assigned_alternatives(text: str) -> list[str]:
-    """The names that lines of `text` assign alternatives to (`_ALTERNATIVES`), or a name:
-    `NAME [: annotation] = value`, the value up to a comment."""
-    names = []
-    equals = text.find("=")
-    while equals != -1:
-        line_start = text.rfind("\n", 0, equals) + 1
-        line_end = text.find("\n", equals)
-        line_end = len(text) if line_end == -1 else line_end
-        assigned = _ASSIGNED.fullmatch(text, line_start, equals)
-        if assigned is not None and text[equals + 1 : equals + 2] != "=":
-            value = text[equals + 1 : line_end].partition("#")[0].lstrip(" \t")
-            if _ALTERNATIVES.search(value):
-                names.append(assigned[1])
-        equals = text.find("=", line_end)  # (the next line's first)
-    return names
+    """The names that lines of `text` assign alternatives to (a value that holds a `[` or
+    the word `if`, `or` or `and`), or a name: `NAME [: annotation] = value`, the value up to
+    a comment."""
+    # A newline put first: the first line too starts after one.
+    return _ASSIGNED_ALTERNATIVES.findall("\n" + text)
 
 
 def calls_beyond_names(text: str) -> bool:
@@ -1028,12 +1146,14 @@ def calls_beyond_names(text: str) -> bool:
     a name it binds to functions or classes, of a callee that is an expression, or through
     a class that derives from another. (A superset: such a file has its calls read with
     `ast`.)"""
-    # (Cheapest first: the names are looked for before the dynamic call's pattern, which is
-    # slow; a callee that is an expression is found by patterns alone; the names a file
-    # binds to alternatives are searched for one occurrence at a time, the most costly.)
-    if ("import_module" in text or "__import__" in text) and _DYNAMIC_CALL.search(text):
-        return True
+    # Cheapest first: a subscript called, which half the files have, is found by a pattern
+    # the engine searches for fast; the names are looked for before the dynamic call's
+    # pattern, which is slow; a callee that is an expression is found by patterns alone;
+    # the names a file binds to alternatives are searched for one occurrence at a time,
+    # the most costly.
     if _INDEXED_CALL.search(text):
+        return True
+    if ("import_module" in text or "__import__" in text) and _DYNAMIC_CALL.search(text):
         return True
     for call in _PARENTHESISED_CALL.finditer(text):
         end = call.start()
