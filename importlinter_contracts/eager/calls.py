@@ -41,6 +41,7 @@ from __future__ import annotations
 import ast
 import functools
 import re
+from collections import deque
 from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 
 from ..errors import UnreadableSourceError
@@ -135,11 +136,11 @@ def _through_method(
     for call in calls:
         head, dot, rest = call.target.partition(".")
         if first is not None and dot and head == first:
-            found.append(call._replace(target=CLASS_CALL + rest))
+            found.append(CalledName(call.line, CLASS_CALL + rest, call.conditions))
             continue
         found.append(call)
         for alternative in aliases.get(head, ()):
-            found.append(call._replace(target=alternative + dot + rest))
+            found.append(CalledName(call.line, alternative + dot + rest, call.conditions))
     return found
 
 
@@ -376,10 +377,8 @@ def _through_global(
     bindings: list[Binding] = []
     functions: dict[str, list[ast.FunctionDef]] = {}
     deleted: set[str] = set()
-    for function in ast.walk(module):
-        if not isinstance(function, ast.FunctionDef | ast.AsyncFunctionDef):
-            continue
-        own = list(own_statements(function.body))
+    for function in _defs(module):
+        own = own_statements(function.body)
         names = {name for node in own if isinstance(node, ast.Global) for name in node.names}
         for node in own if names else ():
             if isinstance(node, ast.Delete):
@@ -392,6 +391,23 @@ def _through_global(
             elif isinstance(node, ast.FunctionDef) and node.name in names:
                 functions.setdefault(node.name, []).append(node)
     return tuple(bindings), functions, deleted
+
+
+def _defs(module: ast.Module) -> Iterator[ast.FunctionDef | ast.AsyncFunctionDef]:
+    """The defs of a module, at any depth, in the order `ast.walk` gives them: breadth first
+    through the statements alone, which hold every def, not through their expressions."""
+    waiting: deque[ast.AST] = deque([module])
+    while waiting:
+        node = waiting.popleft()
+        if isinstance(node, ast.FunctionDef | ast.AsyncFunctionDef):
+            yield node
+        for field in node._fields:
+            if field in _BLOCK_FIELDS:
+                waiting.extend(getattr(node, field))
+
+
+# The fields of a statement that hold statements, or the clauses that hold them.
+_BLOCK_FIELDS = frozenset({"body", "orelse", "finalbody", "handlers", "cases"})
 
 
 # A `global` statement, perhaps (in a string or a comment too): where one stands in a
@@ -684,23 +700,21 @@ class _Reader:
         self.module_level = False
         return _in_order(calls), functions, tuple(bindings)
 
-    def _calls(self, nodes: Iterable[ast.AST]) -> Iterator[CalledName]:
+    def _calls(self, nodes: Iterable[ast.AST]) -> Iterable[CalledName]:
         return self._tested(calls_in(nodes, self.tables, self.loops, self._shown))
 
     def _shown(self, test: ast.expr) -> str:
         return _source_text(self.lines, test)
 
-    def _tested(self, calls: Iterable[CalledName]) -> Iterator[CalledName]:
+    def _tested(self, calls: Iterable[CalledName]) -> Iterable[CalledName]:
         """The calls, each with the tests it runs under: its statement's, then its own (an
         operand's, `calls_in`)."""
         conditions = self.conditions
         if not conditions:
-            return iter(calls)
-        return (call._replace(conditions=(*conditions, *call.conditions)) for call in calls)
-
-    def _under(self, kind: str, test: ast.expr, line: int) -> Conditions:
-        """The tests a block runs under: those of the blocks around it, then its own."""
-        return (*self.conditions, (kind, _source_text(self.lines, test), line))
+            return calls
+        return [
+            CalledName(call.line, call.target, (*conditions, *call.conditions)) for call in calls
+        ]
 
     def _bind_strings(self, node: ast.Assign) -> None:
         """Keep the strings a variable is assigned where the text spells them out
@@ -726,10 +740,8 @@ class _Reader:
             self.loops = {k: v for k, v in self.loops.items() if k not in forgotten}
 
     def _note(self, node: ast.stmt) -> None:
-        """Keep what a statement of the module's own code binds that calls may run: a class
-        (with its bases), a name bound to functions or classes."""
-        if not self.module_level:
-            return
+        """Keep what a statement of the module's own code (`module_level`) binds that calls
+        may run: a class (with its bases), a name bound to functions or classes."""
         if isinstance(node, ast.ClassDef):
             key = ".".join([*self.class_path, node.name])
             self.classes.setdefault(key, []).extend(
@@ -779,7 +791,8 @@ class _Reader:
         annotations: bool,
     ) -> None:
         for node in statements:
-            self._note(node)
+            if self.module_level:
+                self._note(node)
             if isinstance(node, ast.Import | ast.ImportFrom):
                 bindings.extend(bindings_of(node))
                 if imports is not None:
@@ -843,16 +856,18 @@ class _Reader:
                     decided is None and not never and not always_runs(node.test, self.never_runs)
                 )
                 around = self.conditions
+                # (The test's text, which each of its blocks' tests holds: worked out once.)
+                test = _source_text(self.lines, node.test) if undecided else ""
                 if decided is not False and not never:
                     if undecided:
-                        self.conditions = self._under(IF, node.test, node.lineno)
+                        self.conditions = (*around, (IF, test, node.lineno))
                     self.run(
                         node.body, calls, bindings, functions, imports, annotations=annotations
                     )
                 self.conditions = around
                 if decided is not True:
                     if undecided:
-                        self.conditions = self._under(ELSE, node.test, node.lineno)
+                        self.conditions = (*around, (ELSE, test, node.lineno))
                     self.run(
                         node.orelse, calls, bindings, functions, imports, annotations=annotations
                     )
@@ -862,9 +877,9 @@ class _Reader:
                     return  # (the branch taken leaves the function: nothing after it runs)
                 if undecided and leaves_function(node.body) and not leaves_function(node.orelse):
                     # What follows runs only where the test is false.
-                    self.conditions = self._under(UNLESS, node.test, node.lineno)
+                    self.conditions = (*around, (UNLESS, test, node.lineno))
                 elif undecided and leaves_function(node.orelse) and not leaves_function(node.body):
-                    self.conditions = self._under(IF, node.test, node.lineno)
+                    self.conditions = (*around, (IF, test, node.lineno))
             elif isinstance(node, ast.For) and (
                 taken_by := iterated_strings(node.target, node.iter, self.tables, self.loops)
             ):
@@ -922,7 +937,7 @@ class _Reader:
         calls: list[CalledName] = []
         bindings: list[Binding] = []
         for node in nodes:
-            own = list(own_statements(node.body))
+            own = own_statements(node.body)
             defined: dict[str, list[ast.FunctionDef]] = {}
             for statement in own:
                 if isinstance(statement, ast.FunctionDef):
@@ -1183,18 +1198,51 @@ def _in_order(calls: list[CalledName]) -> tuple[CalledName, ...]:
     return tuple(sorted(set(calls), key=lambda call: (call.line, call.target)))
 
 
-def _expressions(node: ast.stmt) -> Iterator[ast.AST]:
+# Of the statements met most often, the fields that hold their expressions, in their order
+# (not an operator, which calls nothing): `_expressions` reads them straight.
+_EXPRESSION_FIELDS: dict[type[ast.AST], tuple[str, ...]] = {
+    ast.Expr: ("value",),
+    ast.Assign: ("targets", "value"),
+    ast.AugAssign: ("target", "value"),
+    ast.AnnAssign: ("target", "annotation", "value"),
+    ast.Return: ("value",),
+    ast.Delete: ("targets",),
+    ast.Raise: ("exc", "cause"),
+    ast.Assert: ("test", "msg"),
+    ast.For: ("target", "iter"),
+    ast.AsyncFor: ("target", "iter"),
+    ast.While: ("test",),
+    ast.Pass: (),
+    ast.Break: (),
+    ast.Continue: (),
+    ast.Global: (),
+    ast.Nonlocal: (),
+}
+
+
+def _expressions(node: ast.stmt) -> list[ast.AST]:
     """The parts of a statement that are not blocks of statements."""
+    found: list[ast.AST] = []
+    fields = _EXPRESSION_FIELDS.get(type(node))
+    if fields is not None:
+        for name in fields:
+            value = getattr(node, name)
+            if type(value) is list:
+                found += value
+            elif value is not None:
+                found.append(value)
+        return found
     for field, value in ast.iter_fields(node):
         if field in ("body", "orelse", "finalbody", "handlers", "cases"):
             continue
         if isinstance(value, list):
-            yield from (item for item in value if isinstance(item, ast.AST))
+            found += [item for item in value if isinstance(item, ast.AST)]
         elif isinstance(value, ast.AST):
-            yield value
+            found.append(value)
     for handler in getattr(node, "handlers", []):
         if handler.type is not None:
-            yield handler.type
+            found.append(handler.type)
     for case in getattr(node, "cases", []):
         if case.guard is not None:
-            yield case.guard
+            found.append(case.guard)
+    return found
