@@ -524,15 +524,64 @@ _DEF_LINE = re.compile(r"([ \t]*)(async[ \t]+)?def[ \t]+(\w+)[ \t]*\(")
 def _stub_def(header: list[str]) -> str | None:
     """The first line of a def that binds the same name and runs nothing where it stands,
     for the lines of a def's header (from `def` to its colon) whose parameters' defaults and
-    annotations call nothing: no bracket but the parameters' own, no string (which may hold
-    one); None for any other. Most headers are so, and `ast` reads a long one slowly, where
-    only its calls count (its body is read from its own lines, `FunctionBodies`)."""
+    annotations call nothing (`_calls_nothing`); None for any other. Most headers are so, and
+    `ast` reads a long one slowly, where only its calls count (its body is read from its own
+    lines, `FunctionBodies`)."""
     text = "\n".join(header)
     found = _DEF_LINE.match(text)
-    if found is None or text.count("(") != 1 or "'" in text or '"' in text:
+    if found is None or not _calls_nothing(text):
         return None
     indent, is_async, name = found.groups()
     return f"{indent}{is_async or ''}def {name}():"
+
+
+def _calls_nothing(header: str) -> bool:
+    """Whether a def's header calls nothing: no string and no bracket but its parameters' own;
+    or else, its strings and comments left out, no bracket but its parameters' own, no
+    f-string or t-string, whose fields may call, no quote that starts no whole string, and its
+    colon last: where the outline ends a header elsewhere, the header is kept, and the module,
+    which then does not parse, is read whole."""
+    if "'" not in header and '"' not in header:
+        if header.count("(") == 1:
+            return True
+        if "#" not in header:
+            return False
+    code: list[str] = []
+    start = 0
+    for part in _STRING_OR_COMMENT.finditer(header):
+        if part["quote"] or (part["string"] and _FORMATTED.search(_word_before(header, part))):
+            return False
+        code.append(header[start : part.start()])
+        start = part.end()
+    code.append(header[start:])
+    left = "".join(code)
+    return left.count("(") == 1 and left.rstrip().endswith(":")
+
+
+def _word_before(text: str, part: re.Match[str]) -> str:
+    """The word right before a string: its prefix, or a keyword as in `else"x"`."""
+    end = start = part.start()
+    while start and (text[start - 1].isalnum() or text[start - 1] == "_"):
+        start -= 1
+    return text[start:end]
+
+
+# In a def's header: a comment; a string; a quote that starts no whole string.
+_STRING_OR_COMMENT = re.compile(
+    r"(?P<comment>#[^\n]*)|(?P<string>"
+    + "|".join(
+        (
+            r"'''(?:[^'\\]|\\.|'(?!''))*'''",
+            r'"""(?:[^"\\]|\\.|"(?!""))*"""',
+            r"'(?:[^'\\\n]|\\.)*'",
+            r'"(?:[^"\\\n]|\\.)*"',
+        )
+    )
+    + r")|(?P<quote>['\"])",
+    re.DOTALL,
+)
+# A prefix that makes a string an f-string or a PEP 750 t-string, or a word that may.
+_FORMATTED = re.compile("[fFtT]")
 
 
 class FunctionBodies(Mapping[str, Function]):
