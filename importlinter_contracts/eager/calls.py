@@ -40,6 +40,7 @@ from __future__ import annotations
 
 import ast
 import functools
+import operator
 import re
 from collections import deque
 from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
@@ -466,25 +467,26 @@ def read_calls_outlined(
     lines: list[str], bodies: Sequence[Body], never_runs: NeverRuns
 ) -> CallReading:
     """Return the call reading of a file whose functions' `bodies` are known: only the code that
-    runs at import time is parsed (each body stands in as `...`), and a function's body is
+    runs at import time is parsed (each body stands in as `pass`), and a function's body is
     read from its own lines when first asked for (`FunctionBodies`): the same reading, at a
     fraction of the cost for a file of many functions. Raises SyntaxError (or ValueError)
     where the file, so cut, does not parse. (A file whose functions may bind a module's name
     with `global` is read whole, as `read_calls` reads it.)
     """
-    if _may_declare_global(lines):
-        return read_calls(parse("\n".join(lines)), never_runs, "\n".join(lines))
+    text = "\n".join(lines)
+    if "global" in text and _may_declare_global(lines):
+        return read_calls(parse(text), never_runs, text)
     kept = list(lines)
     for line, first, last, indent in bodies:
         if first <= last:
-            kept[first - 1] = " " * (indent + 1) + "..."
+            kept[first - 1] = " " * (indent + 1) + "pass"
             kept[first:last] = [""] * (last - first)
             stub = _stub_def(lines[line - 1 : first - 1])
             if stub is not None:
                 kept[line - 1] = stub
                 kept[line : first - 1] = [""] * (first - 1 - line)
     module = parse("\n".join(kept))
-    lazy = lazy_annotations(module, "\n".join(lines))
+    lazy = lazy_annotations(module, text)
     tables = read_module_tables(module.body)
     reader = _Reader(never_runs, lazy, {}, tables, SourceLines(lambda: lines))
     calls, defined, bindings = reader.read(module)
@@ -749,7 +751,9 @@ class _Reader:
         self.module_level = False
         return _in_order(calls), functions, tuple(bindings)
 
-    def _calls(self, nodes: Iterable[ast.AST]) -> Iterable[CalledName]:
+    def _calls(self, nodes: Sequence[ast.AST]) -> Iterable[CalledName]:
+        if not nodes:
+            return ()
         return self._tested(calls_in(nodes, self.tables, self.loops, self._shown))
 
     def _shown(self, test: ast.expr) -> str:
@@ -857,8 +861,10 @@ class _Reader:
                 run += [default for default in arguments.kw_defaults if default]
                 if annotations_run(self.policy, node):
                     run += _annotations(node)
-                calls.extend(self._calls(run))
-                calls.extend(self._tested(decorator_calls(node.decorator_list)))
+                # Most defs read with the module have a header that calls nothing.
+                if run:
+                    calls.extend(self._calls(run))
+                    calls.extend(self._tested(decorator_calls(node.decorator_list)))
                 if functions is not None and isinstance(node, ast.FunctionDef):
                     functions.setdefault(node.name, []).append(node)
             elif isinstance(node, ast.ClassDef):
@@ -1094,7 +1100,9 @@ class _Reader:
             body_calls = _through_method(body_calls, first, _local_aliases(node, self.tables))
             body_calls.extend(_decorated(node))
             ran: set[str] = set()
-            while called := [c for c in body_calls if c.target in own.keys() - ran]:
+            while (waiting := own.keys() - ran) and (
+                called := [c for c in body_calls if c.target in waiting]
+            ):
                 ran.update(c.target for c in called)
                 for name in dict.fromkeys(c.target for c in called):
                     under = next(c.conditions for c in called if c.target == name)
@@ -1244,7 +1252,10 @@ def _decorated(node: ast.FunctionDef) -> list[CalledName]:
 
 
 def _in_order(calls: list[CalledName]) -> tuple[CalledName, ...]:
-    return tuple(sorted(set(calls), key=lambda call: (call.line, call.target)))
+    return tuple(sorted(set(calls), key=_LINE_AND_TARGET))
+
+
+_LINE_AND_TARGET = operator.itemgetter(0, 1)
 
 
 # Of the statements met most often, the fields that hold their expressions, in their order
