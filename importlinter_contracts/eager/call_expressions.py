@@ -500,10 +500,10 @@ _LEAVES = (
     ast.boolop,
 )
 # Of the kinds of node that most expressions are made of, the fields that may hold a call, in
-# the order `ast.iter_child_nodes` gives them (not a context, an operator, a string):
+# the order `ast.iter_child_nodes` gives them, no context, operator or string among them:
 # `calls_in` reads them straight, where `iter_child_nodes` takes a generator step for each
-# child, a leaf too. The kinds it reads otherwise (a lambda, a comprehension, an operand
-# chosen by a test) and any other are not here.
+# child, a leaf too. The kinds it reads otherwise, a lambda, a comprehension, an operand
+# chosen by a test, and any other are not here.
 _CALL_FIELDS: dict[type[ast.AST], tuple[str, ...]] = {
     ast.Attribute: ("value",),
     ast.Call: ("func", "args", "keywords"),
@@ -563,8 +563,8 @@ def calls_in(
                 found += [CalledName(call.line, call.target, under) for call in called]
             else:
                 found += called
-        # (Pushed in the order `iter_child_nodes` gives them, leaves left out: the calls
-        # come in the same order.)
+        # Pushed in the order `iter_child_nodes` gives them, leaves left out: the calls
+        # come in the same order.
         for field in fields:
             value = getattr(node, field)
             if type(value) is list:

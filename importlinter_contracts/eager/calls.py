@@ -911,7 +911,7 @@ class _Reader:
                     decided is None and not never and not always_runs(node.test, self.never_runs)
                 )
                 around = self.conditions
-                # (The test's text, which each of its blocks' tests holds: worked out once.)
+                # The test's text, which each of its blocks' tests holds, worked out once.
                 test = _source_text(self.lines, node.test) if undecided else ""
                 if decided is not False and not never:
                     if undecided:
@@ -1258,8 +1258,8 @@ def _in_order(calls: list[CalledName]) -> tuple[CalledName, ...]:
 _LINE_AND_TARGET = operator.itemgetter(0, 1)
 
 
-# Of the statements met most often, the fields that hold their expressions, in their order
-# (not an operator, which calls nothing): `_expressions` reads them straight.
+# Of the statements met most often, the fields that hold their expressions, in their order,
+# an operator's left out as it calls nothing: `_expressions` reads them straight.
 _EXPRESSION_FIELDS: dict[type[ast.AST], tuple[str, ...]] = {
     ast.Expr: ("value",),
     ast.Assign: ("targets", "value"),

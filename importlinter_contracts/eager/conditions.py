@@ -114,7 +114,7 @@ def clauses(node: ast.AST) -> list[Clause]:
     """Return the clauses of a compound statement that is not a def or class, in the order
     they stand (an `if`'s `elif`s as clauses of their own); none for any other node."""
     if not isinstance(node, _COMPOUND):
-        return []  # (most statements: one test)
+        return []  # Most statements are answered with this one test.
     if isinstance(node, ast.If):
         found = [Clause("if", "if", node.body, node.lineno, node, node.test)]
         earlier: tuple[tuple[ast.expr, int], ...] = ((node.test, node.lineno),)
@@ -196,7 +196,7 @@ def walk(
     each with what the reader makes of the blocks it stands in: `around` for the block's own
     statements, and for a clause's, `enter(what the statement stands in, clause)`; a clause
     for which `enter` gives None is not walked. The one traversal of compound statements that
-    the readers share (`own_statements` gives its order, where no reader's blocks count)."""
+    the readers share; `own_statements` gives its order where no reader's blocks count."""
     # (A stack of iterators rather than a recursive generator: no frame per nesting level.)
     waiting: list[tuple[Iterator[ast.stmt], _Around]] = [(iter(statements), around)]
     while waiting:
@@ -225,7 +225,7 @@ def own_statements(statements: list[ast.stmt]) -> list[ast.stmt]:
 
 
 def _add_own_statements(statements: list[ast.stmt], found: list[ast.stmt]) -> None:
-    # (Recursive: Python refuses blocks nested 100 deep.)
+    # Recursive, as Python refuses blocks nested 100 deep.
     for node in statements:
         found.append(node)
         for clause in clauses(node):
