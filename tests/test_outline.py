@@ -413,6 +413,69 @@ def test_a_def_header_that_calls_nothing_is_not_parsed_with_the_module(
     assert {name: outlined.functions[name] for name in whole.functions} == dict(whole.functions)
 
 
+@patches_compiled
+def test_a_def_header_whose_brackets_stand_in_strings_and_comments_calls_nothing(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    # A bracket in a string or a comment calls nothing: the header stands in as `def f():`.
+    # An f-string's fields may call: its header is kept.
+    source = textwrap.dedent(
+        """\
+        import pkg.lazy
+
+        def quoted(
+            mode: "Literal['a(b)']" = "bilinear(",  # (a comment)
+            raw=rb"\\"(",
+            doc='''(
+            )''',
+        ) -> None:
+            import pkg.inside
+
+        def formatted(x=f"{pkg.lazy.default()}"):
+            return x
+
+        class C:
+            def method(self, name: str = "x", *, sep: str = ')') -> None:
+                pkg.lazy.go()
+        """
+    ).encode()
+    parsed: list[str] = []
+    real = calls_module.parse
+
+    def recorded(text: str, *args: Any) -> Any:
+        parsed.append(text)
+        return real(text, *args)
+
+    monkeypatch.setattr(calls_module, "parse", recorded)
+    outlined, whole = _outlined_and_whole(source)
+    module_level = parsed[0]
+    assert "bilinear" not in module_level
+    assert "sep" not in module_level
+    assert "pkg.lazy.default()" in module_level
+    assert (outlined.calls, outlined.bindings) == (whole.calls, whole.bindings)
+    assert {name: outlined.functions[name] for name in whole.functions} == dict(whole.functions)
+
+
+def test_a_header_with_a_string_that_the_outline_ends_before_its_colon_is_kept() -> None:
+    # The outline gives this one-line def a body on the line below: its header is kept, the
+    # module so cut does not parse, and the file is read whole.
+    source = textwrap.dedent(
+        """\
+        from typing import overload
+
+        class C:
+            @overload
+            def get(self, s: slice) -> "C": ...
+
+            def get(self, index):
+                return index
+        """
+    ).encode()
+    outline = read_outline(source)
+    assert outline is not None and outline.bodies[0] == (5, 6, 6, 4)
+    assert read_calls_of(source, outline.bodies) is None
+
+
 def test_a_static_method_read_from_its_own_lines_is_not_called_through_its_class() -> None:
     # Its own lines start at `def`: the file's reading says it is static, so its first
     # parameter is not the class or object it is called through.

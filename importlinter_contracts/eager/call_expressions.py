@@ -499,6 +499,36 @@ _LEAVES = (
     ast.cmpop,
     ast.boolop,
 )
+# Of the kinds of node that most expressions are made of, the fields that may hold a call, in
+# the order `ast.iter_child_nodes` gives them, no context, operator or string among them:
+# `calls_in` reads them straight, where `iter_child_nodes` takes a generator step for each
+# child, a leaf too. The kinds it reads otherwise, a lambda, a comprehension, an operand
+# chosen by a test, and any other are not here.
+_CALL_FIELDS: dict[type[ast.AST], tuple[str, ...]] = {
+    ast.Attribute: ("value",),
+    ast.Call: ("func", "args", "keywords"),
+    ast.keyword: ("value",),
+    ast.Compare: ("left", "comparators"),
+    ast.BinOp: ("left", "right"),
+    ast.UnaryOp: ("operand",),
+    ast.Subscript: ("value", "slice"),
+    ast.Slice: ("lower", "upper", "step"),
+    ast.Starred: ("value",),
+    ast.Tuple: ("elts",),
+    ast.List: ("elts",),
+    ast.Set: ("elts",),
+    ast.Dict: ("keys", "values"),
+    ast.JoinedStr: ("values",),
+    ast.FormattedValue: ("value", "format_spec"),
+    ast.NamedExpr: ("target", "value"),
+    ast.Await: ("value",),
+    ast.Yield: ("value",),
+    ast.YieldFrom: ("value",),
+    ast.withitem: ("context_expr", "optional_vars"),
+    ast.comprehension: ("target", "iter", "ifs"),
+}
+# The leaves those fields hold, which `calls_in` leaves out of its walk.
+_LEAF_KINDS: frozenset[type[ast.AST]] = frozenset({ast.Name, ast.Constant})
 
 
 def calls_in(
@@ -506,7 +536,7 @@ def calls_in(
     tables: ModuleTables | None = None,
     loops: Mapping[str, tuple[str, ...]] | None = None,
     shown: Callable[[ast.expr], str] | None = None,
-) -> Iterator[CalledName]:
+) -> list[CalledName]:
     """Return every call of a dotted name in these expressions, except in a lambda's body (which
     runs only when called); of each name a callee expression may be (`(a if c else b)()`,
     `REG[key]()`, `(a or b).f()`); through `super()` (`<super>.f`); and each dynamic import
@@ -515,35 +545,67 @@ def calls_in(
     an operand that runs only as the operands before it decide (`a and f()`, `a or f()`,
     `f() if a else g()`) carries those tests as its conditions."""
     tables = tables or ModuleTables()
+    outer = loops or {}
     none: Conditions = ()
-    stack = [(node, loops or {}, none) for node in nodes]
+    stack = [(node, outer, none) for node in nodes]
+    found: list[CalledName] = []
     while stack:
         node, taken, under = stack.pop()
-        if isinstance(node, _LEAVES):
-            continue  # (nothing below: most of the nodes, which `iter_child_nodes` is slow on)
-        if isinstance(node, ast.Lambda):
-            defaults = [*node.args.defaults, *(d for d in node.args.kw_defaults if d)]
-            stack.extend((default, taken, under) for default in defaults)
-            continue
-        if isinstance(node, ast.ListComp | ast.SetComp | ast.GeneratorExp | ast.DictComp):
-            inner = dict(taken)
-            for generator in node.generators:
-                inner.update(iterated_strings(generator.target, generator.iter, tables, inner))
-            if shown is None:
-                stack.extend((child, inner, under) for child in ast.iter_child_nodes(node))
-            else:
-                stack.extend((child, inner, tests) for child, tests in _clauses(node, under, shown))
-            continue
-        if shown is not None and isinstance(node, ast.BoolOp | ast.IfExp):
-            stack.extend((child, taken, tests) for child, tests in _operands(node, under, shown))
+        fields = _CALL_FIELDS.get(type(node))
+        if fields is None:
+            _push_parts(node, taken, under, stack, tables, shown)
             continue
         if isinstance(node, ast.Call):
-            found = _called(node, tables, taken)
+            called = _called(node, tables, taken)
             if shown is not None and isinstance(_callee(node.func), ast.BoolOp | ast.IfExp):
-                found = _chosen(node, found, under, shown)
+                found += _chosen(node, called, under, shown)
             elif under:
-                found = (call._replace(conditions=under) for call in found)
-            yield from found
+                found += [CalledName(call.line, call.target, under) for call in called]
+            else:
+                found += called
+        # Pushed in the order `iter_child_nodes` gives them, leaves left out: the calls
+        # come in the same order.
+        for field in fields:
+            value = getattr(node, field)
+            if type(value) is list:
+                for item in value:
+                    if item is not None and type(item) not in _LEAF_KINDS:
+                        stack.append((item, taken, under))
+            elif value is not None and type(value) not in _LEAF_KINDS:
+                stack.append((value, taken, under))
+    return found
+
+
+# A node of `calls_in`'s walk, with the strings its loops' variables take and its tests.
+_Walked = tuple[ast.AST, Mapping[str, tuple[str, ...]], Conditions]
+
+
+def _push_parts(
+    node: ast.AST,
+    taken: Mapping[str, tuple[str, ...]],
+    under: Conditions,
+    stack: list[_Walked],
+    tables: ModuleTables,
+    shown: Callable[[ast.expr], str] | None,
+) -> None:
+    """Put on `calls_in`'s `stack` the parts of a node of a kind that `_CALL_FIELDS` does not
+    list, which may hold a call."""
+    if isinstance(node, _LEAVES):
+        return
+    if isinstance(node, ast.Lambda):
+        defaults = [*node.args.defaults, *(d for d in node.args.kw_defaults if d)]
+        stack.extend((default, taken, under) for default in defaults)
+    elif isinstance(node, ast.ListComp | ast.SetComp | ast.GeneratorExp | ast.DictComp):
+        inner = dict(taken)
+        for generator in node.generators:
+            inner.update(iterated_strings(generator.target, generator.iter, tables, inner))
+        if shown is None:
+            stack.extend((child, inner, under) for child in ast.iter_child_nodes(node))
+        else:
+            stack.extend((child, inner, tests) for child, tests in _clauses(node, under, shown))
+    elif shown is not None and isinstance(node, ast.BoolOp | ast.IfExp):
+        stack.extend((child, taken, tests) for child, tests in _operands(node, under, shown))
+    else:
         stack.extend((child, taken, under) for child in ast.iter_child_nodes(node))
 
 
@@ -620,32 +682,34 @@ def _operands(
 
 def _called(
     node: ast.Call, tables: ModuleTables, loops: Mapping[str, tuple[str, ...]]
-) -> Iterator[CalledName]:
+) -> list[CalledName]:
     """What one call calls (`calls_in`)."""
     line = node.lineno
     function = node.func
     target = dotted_name(function)
+    found: list[CalledName] = []
     if target is not None:
-        yield CalledName(line, target)
+        found.append(CalledName(line, target))
         if target.rpartition(".")[2] in _DYNAMIC_CALLEES:
-            for found in _find_dynamic_imports(node, target, tables, loops):
-                yield CalledName(line, found)
+            for imported in _find_dynamic_imports(node, target, tables, loops):
+                found.append(CalledName(line, imported))
         else:
             for index, argument in enumerate(node.args):
                 for returning in _returned_by(argument, tables, loops):
-                    yield CalledName(line, f"{PASSES}{target}:{index}:{returning}")
+                    found.append(CalledName(line, f"{PASSES}{target}:{index}:{returning}"))
     elif isinstance(function, ast.Call) and (called := dotted_name(function.func)):
-        yield CalledName(line, called + RETURNED)  # `f(x)(y)`: what `f(x)` returns
+        found.append(CalledName(line, called + RETURNED))  # `f(x)(y)`: what `f(x)` returns
     elif isinstance(function, ast.Attribute):
         base = function.value
         if isinstance(base, ast.Call) and dotted_name(base.func) == "super":
-            yield CalledName(line, SUPER_CALL + function.attr)
+            found.append(CalledName(line, SUPER_CALL + function.attr))
         else:
             for name in dotted_alternatives(base, tables.registries):
-                yield CalledName(line, f"{name}.{function.attr}")
+                found.append(CalledName(line, f"{name}.{function.attr}"))
     else:
         for name in dotted_alternatives(function, tables.registries):
-            yield CalledName(line, name)
+            found.append(CalledName(line, name))
+    return found
 
 
 def _returned_by(

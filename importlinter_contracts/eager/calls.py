@@ -40,7 +40,9 @@ from __future__ import annotations
 
 import ast
 import functools
+import operator
 import re
+from collections import deque
 from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 
 from ..errors import UnreadableSourceError
@@ -135,11 +137,11 @@ def _through_method(
     for call in calls:
         head, dot, rest = call.target.partition(".")
         if first is not None and dot and head == first:
-            found.append(call._replace(target=CLASS_CALL + rest))
+            found.append(CalledName(call.line, CLASS_CALL + rest, call.conditions))
             continue
         found.append(call)
         for alternative in aliases.get(head, ()):
-            found.append(call._replace(target=alternative + dot + rest))
+            found.append(CalledName(call.line, alternative + dot + rest, call.conditions))
     return found
 
 
@@ -376,10 +378,8 @@ def _through_global(
     bindings: list[Binding] = []
     functions: dict[str, list[ast.FunctionDef]] = {}
     deleted: set[str] = set()
-    for function in ast.walk(module):
-        if not isinstance(function, ast.FunctionDef | ast.AsyncFunctionDef):
-            continue
-        own = list(own_statements(function.body))
+    for function in _defs(module):
+        own = own_statements(function.body)
         names = {name for node in own if isinstance(node, ast.Global) for name in node.names}
         for node in own if names else ():
             if isinstance(node, ast.Delete):
@@ -392,6 +392,23 @@ def _through_global(
             elif isinstance(node, ast.FunctionDef) and node.name in names:
                 functions.setdefault(node.name, []).append(node)
     return tuple(bindings), functions, deleted
+
+
+def _defs(module: ast.Module) -> Iterator[ast.FunctionDef | ast.AsyncFunctionDef]:
+    """The defs of a module, at any depth, in the order `ast.walk` gives them: breadth first
+    through the statements alone, which hold every def, not through their expressions."""
+    waiting: deque[ast.AST] = deque([module])
+    while waiting:
+        node = waiting.popleft()
+        if isinstance(node, ast.FunctionDef | ast.AsyncFunctionDef):
+            yield node
+        for field in node._fields:
+            if field in _BLOCK_FIELDS:
+                waiting.extend(getattr(node, field))
+
+
+# The fields of a statement that hold statements, or the clauses that hold them.
+_BLOCK_FIELDS = frozenset({"body", "orelse", "finalbody", "handlers", "cases"})
 
 
 # A `global` statement, perhaps (in a string or a comment too): where one stands in a
@@ -450,25 +467,26 @@ def read_calls_outlined(
     lines: list[str], bodies: Sequence[Body], never_runs: NeverRuns
 ) -> CallReading:
     """Return the call reading of a file whose functions' `bodies` are known: only the code that
-    runs at import time is parsed (each body stands in as `...`), and a function's body is
+    runs at import time is parsed (each body stands in as `pass`), and a function's body is
     read from its own lines when first asked for (`FunctionBodies`): the same reading, at a
     fraction of the cost for a file of many functions. Raises SyntaxError (or ValueError)
     where the file, so cut, does not parse. (A file whose functions may bind a module's name
     with `global` is read whole, as `read_calls` reads it.)
     """
-    if _may_declare_global(lines):
-        return read_calls(parse("\n".join(lines)), never_runs, "\n".join(lines))
+    text = "\n".join(lines)
+    if "global" in text and _may_declare_global(lines):
+        return read_calls(parse(text), never_runs, text)
     kept = list(lines)
     for line, first, last, indent in bodies:
         if first <= last:
-            kept[first - 1] = " " * (indent + 1) + "..."
+            kept[first - 1] = " " * (indent + 1) + "pass"
             kept[first:last] = [""] * (last - first)
             stub = _stub_def(lines[line - 1 : first - 1])
             if stub is not None:
                 kept[line - 1] = stub
                 kept[line : first - 1] = [""] * (first - 1 - line)
     module = parse("\n".join(kept))
-    lazy = lazy_annotations(module, "\n".join(lines))
+    lazy = lazy_annotations(module, text)
     tables = read_module_tables(module.body)
     reader = _Reader(never_runs, lazy, {}, tables, SourceLines(lambda: lines))
     calls, defined, bindings = reader.read(module)
@@ -508,15 +526,64 @@ _DEF_LINE = re.compile(r"([ \t]*)(async[ \t]+)?def[ \t]+(\w+)[ \t]*\(")
 def _stub_def(header: list[str]) -> str | None:
     """The first line of a def that binds the same name and runs nothing where it stands,
     for the lines of a def's header (from `def` to its colon) whose parameters' defaults and
-    annotations call nothing: no bracket but the parameters' own, no string (which may hold
-    one); None for any other. Most headers are so, and `ast` reads a long one slowly, where
-    only its calls count (its body is read from its own lines, `FunctionBodies`)."""
+    annotations call nothing (`_calls_nothing`); None for any other. Most headers are so, and
+    `ast` reads a long one slowly, where only its calls count (its body is read from its own
+    lines, `FunctionBodies`)."""
     text = "\n".join(header)
     found = _DEF_LINE.match(text)
-    if found is None or text.count("(") != 1 or "'" in text or '"' in text:
+    if found is None or not _calls_nothing(text):
         return None
     indent, is_async, name = found.groups()
     return f"{indent}{is_async or ''}def {name}():"
+
+
+def _calls_nothing(header: str) -> bool:
+    """Whether a def's header calls nothing: no string and no bracket but its parameters' own;
+    or else, its strings and comments left out, no bracket but its parameters' own, no
+    f-string or t-string, whose fields may call, no quote that starts no whole string, and its
+    colon last: where the outline ends a header elsewhere, the header is kept, and the module,
+    which then does not parse, is read whole."""
+    if "'" not in header and '"' not in header:
+        if header.count("(") == 1:
+            return True
+        if "#" not in header:
+            return False
+    code: list[str] = []
+    start = 0
+    for part in _STRING_OR_COMMENT.finditer(header):
+        if part["quote"] or (part["string"] and _FORMATTED.search(_word_before(header, part))):
+            return False
+        code.append(header[start : part.start()])
+        start = part.end()
+    code.append(header[start:])
+    left = "".join(code)
+    return left.count("(") == 1 and left.rstrip().endswith(":")
+
+
+def _word_before(text: str, part: re.Match[str]) -> str:
+    """The word right before a string: its prefix, or a keyword as in `else"x"`."""
+    end = start = part.start()
+    while start and (text[start - 1].isalnum() or text[start - 1] == "_"):
+        start -= 1
+    return text[start:end]
+
+
+# In a def's header: a comment; a string; a quote that starts no whole string.
+_STRING_OR_COMMENT = re.compile(
+    r"(?P<comment>#[^\n]*)|(?P<string>"
+    + "|".join(
+        (
+            r"'''(?:[^'\\]|\\.|'(?!''))*'''",
+            r'"""(?:[^"\\]|\\.|"(?!""))*"""',
+            r"'(?:[^'\\\n]|\\.)*'",
+            r'"(?:[^"\\\n]|\\.)*"',
+        )
+    )
+    + r")|(?P<quote>['\"])",
+    re.DOTALL,
+)
+# A prefix that makes a string an f-string or a PEP 750 t-string, or a word that may.
+_FORMATTED = re.compile("[fFtT]")
 
 
 class FunctionBodies(Mapping[str, Function]):
@@ -684,23 +751,23 @@ class _Reader:
         self.module_level = False
         return _in_order(calls), functions, tuple(bindings)
 
-    def _calls(self, nodes: Iterable[ast.AST]) -> Iterator[CalledName]:
+    def _calls(self, nodes: Sequence[ast.AST]) -> Iterable[CalledName]:
+        if not nodes:
+            return ()
         return self._tested(calls_in(nodes, self.tables, self.loops, self._shown))
 
     def _shown(self, test: ast.expr) -> str:
         return _source_text(self.lines, test)
 
-    def _tested(self, calls: Iterable[CalledName]) -> Iterator[CalledName]:
+    def _tested(self, calls: Iterable[CalledName]) -> Iterable[CalledName]:
         """The calls, each with the tests it runs under: its statement's, then its own (an
         operand's, `calls_in`)."""
         conditions = self.conditions
         if not conditions:
-            return iter(calls)
-        return (call._replace(conditions=(*conditions, *call.conditions)) for call in calls)
-
-    def _under(self, kind: str, test: ast.expr, line: int) -> Conditions:
-        """The tests a block runs under: those of the blocks around it, then its own."""
-        return (*self.conditions, (kind, _source_text(self.lines, test), line))
+            return calls
+        return [
+            CalledName(call.line, call.target, (*conditions, *call.conditions)) for call in calls
+        ]
 
     def _bind_strings(self, node: ast.Assign) -> None:
         """Keep the strings a variable is assigned where the text spells them out
@@ -726,10 +793,8 @@ class _Reader:
             self.loops = {k: v for k, v in self.loops.items() if k not in forgotten}
 
     def _note(self, node: ast.stmt) -> None:
-        """Keep what a statement of the module's own code binds that calls may run: a class
-        (with its bases), a name bound to functions or classes."""
-        if not self.module_level:
-            return
+        """Keep what a statement of the module's own code (`module_level`) binds that calls
+        may run: a class (with its bases), a name bound to functions or classes."""
         if isinstance(node, ast.ClassDef):
             key = ".".join([*self.class_path, node.name])
             self.classes.setdefault(key, []).extend(
@@ -779,7 +844,8 @@ class _Reader:
         annotations: bool,
     ) -> None:
         for node in statements:
-            self._note(node)
+            if self.module_level:
+                self._note(node)
             if isinstance(node, ast.Import | ast.ImportFrom):
                 bindings.extend(bindings_of(node))
                 if imports is not None:
@@ -795,8 +861,10 @@ class _Reader:
                 run += [default for default in arguments.kw_defaults if default]
                 if annotations_run(self.policy, node):
                     run += _annotations(node)
-                calls.extend(self._calls(run))
-                calls.extend(self._tested(decorator_calls(node.decorator_list)))
+                # Most defs read with the module have a header that calls nothing.
+                if run:
+                    calls.extend(self._calls(run))
+                    calls.extend(self._tested(decorator_calls(node.decorator_list)))
                 if functions is not None and isinstance(node, ast.FunctionDef):
                     functions.setdefault(node.name, []).append(node)
             elif isinstance(node, ast.ClassDef):
@@ -843,16 +911,18 @@ class _Reader:
                     decided is None and not never and not always_runs(node.test, self.never_runs)
                 )
                 around = self.conditions
+                # The test's text, which each of its blocks' tests holds, worked out once.
+                test = _source_text(self.lines, node.test) if undecided else ""
                 if decided is not False and not never:
                     if undecided:
-                        self.conditions = self._under(IF, node.test, node.lineno)
+                        self.conditions = (*around, (IF, test, node.lineno))
                     self.run(
                         node.body, calls, bindings, functions, imports, annotations=annotations
                     )
                 self.conditions = around
                 if decided is not True:
                     if undecided:
-                        self.conditions = self._under(ELSE, node.test, node.lineno)
+                        self.conditions = (*around, (ELSE, test, node.lineno))
                     self.run(
                         node.orelse, calls, bindings, functions, imports, annotations=annotations
                     )
@@ -862,9 +932,9 @@ class _Reader:
                     return  # (the branch taken leaves the function: nothing after it runs)
                 if undecided and leaves_function(node.body) and not leaves_function(node.orelse):
                     # What follows runs only where the test is false.
-                    self.conditions = self._under(UNLESS, node.test, node.lineno)
+                    self.conditions = (*around, (UNLESS, test, node.lineno))
                 elif undecided and leaves_function(node.orelse) and not leaves_function(node.body):
-                    self.conditions = self._under(IF, node.test, node.lineno)
+                    self.conditions = (*around, (IF, test, node.lineno))
             elif isinstance(node, ast.For) and (
                 taken_by := iterated_strings(node.target, node.iter, self.tables, self.loops)
             ):
@@ -922,7 +992,7 @@ class _Reader:
         calls: list[CalledName] = []
         bindings: list[Binding] = []
         for node in nodes:
-            own = list(own_statements(node.body))
+            own = own_statements(node.body)
             defined: dict[str, list[ast.FunctionDef]] = {}
             for statement in own:
                 if isinstance(statement, ast.FunctionDef):
@@ -1030,7 +1100,9 @@ class _Reader:
             body_calls = _through_method(body_calls, first, _local_aliases(node, self.tables))
             body_calls.extend(_decorated(node))
             ran: set[str] = set()
-            while called := [c for c in body_calls if c.target in own.keys() - ran]:
+            while (waiting := own.keys() - ran) and (
+                called := [c for c in body_calls if c.target in waiting]
+            ):
                 ran.update(c.target for c in called)
                 for name in dict.fromkeys(c.target for c in called):
                     under = next(c.conditions for c in called if c.target == name)
@@ -1180,21 +1252,57 @@ def _decorated(node: ast.FunctionDef) -> list[CalledName]:
 
 
 def _in_order(calls: list[CalledName]) -> tuple[CalledName, ...]:
-    return tuple(sorted(set(calls), key=lambda call: (call.line, call.target)))
+    return tuple(sorted(set(calls), key=_LINE_AND_TARGET))
 
 
-def _expressions(node: ast.stmt) -> Iterator[ast.AST]:
+_LINE_AND_TARGET = operator.itemgetter(0, 1)
+
+
+# Of the statements met most often, the fields that hold their expressions, in their order,
+# an operator's left out as it calls nothing: `_expressions` reads them straight.
+_EXPRESSION_FIELDS: dict[type[ast.AST], tuple[str, ...]] = {
+    ast.Expr: ("value",),
+    ast.Assign: ("targets", "value"),
+    ast.AugAssign: ("target", "value"),
+    ast.AnnAssign: ("target", "annotation", "value"),
+    ast.Return: ("value",),
+    ast.Delete: ("targets",),
+    ast.Raise: ("exc", "cause"),
+    ast.Assert: ("test", "msg"),
+    ast.For: ("target", "iter"),
+    ast.AsyncFor: ("target", "iter"),
+    ast.While: ("test",),
+    ast.Pass: (),
+    ast.Break: (),
+    ast.Continue: (),
+    ast.Global: (),
+    ast.Nonlocal: (),
+}
+
+
+def _expressions(node: ast.stmt) -> list[ast.AST]:
     """The parts of a statement that are not blocks of statements."""
+    found: list[ast.AST] = []
+    fields = _EXPRESSION_FIELDS.get(type(node))
+    if fields is not None:
+        for name in fields:
+            value = getattr(node, name)
+            if type(value) is list:
+                found += value
+            elif value is not None:
+                found.append(value)
+        return found
     for field, value in ast.iter_fields(node):
         if field in ("body", "orelse", "finalbody", "handlers", "cases"):
             continue
         if isinstance(value, list):
-            yield from (item for item in value if isinstance(item, ast.AST))
+            found += [item for item in value if isinstance(item, ast.AST)]
         elif isinstance(value, ast.AST):
-            yield value
+            found.append(value)
     for handler in getattr(node, "handlers", []):
         if handler.type is not None:
-            yield handler.type
+            found.append(handler.type)
     for case in getattr(node, "cases", []):
         if case.guard is not None:
-            yield case.guard
+            found.append(case.guard)
+    return found

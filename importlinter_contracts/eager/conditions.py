@@ -113,6 +113,8 @@ BLOCK_NODES = (ast.stmt, *CLAUSE_NODES)
 def clauses(node: ast.AST) -> list[Clause]:
     """Return the clauses of a compound statement that is not a def or class, in the order
     they stand (an `if`'s `elif`s as clauses of their own); none for any other node."""
+    if not isinstance(node, _COMPOUND):
+        return []  # Most statements are answered with this one test.
     if isinstance(node, ast.If):
         found = [Clause("if", "if", node.body, node.lineno, node, node.test)]
         earlier: tuple[tuple[ast.expr, int], ...] = ((node.test, node.lineno),)
@@ -157,6 +159,20 @@ def clauses(node: ast.AST) -> list[Clause]:
     return []
 
 
+# The statements `clauses` gives clauses of.
+_COMPOUND = (
+    ast.If,
+    ast.For,
+    ast.AsyncFor,
+    ast.While,
+    ast.With,
+    ast.AsyncWith,
+    ast.Try,
+    ast.TryStar,
+    ast.Match,
+)
+
+
 def body_clause(node: ast.stmt) -> Clause | None:
     """Return the body of a def or class as a clause; None for any other statement."""
     if isinstance(node, ast.FunctionDef | ast.AsyncFunctionDef):
@@ -180,7 +196,7 @@ def walk(
     each with what the reader makes of the blocks it stands in: `around` for the block's own
     statements, and for a clause's, `enter(what the statement stands in, clause)`; a clause
     for which `enter` gives None is not walked. The one traversal of compound statements that
-    the readers share."""
+    the readers share; `own_statements` gives its order where no reader's blocks count."""
     # (A stack of iterators rather than a recursive generator: no frame per nesting level.)
     waiting: list[tuple[Iterator[ast.stmt], _Around]] = [(iter(statements), around)]
     while waiting:
@@ -192,20 +208,28 @@ def walk(
         yield node, within
         own = body_clause(node)
         parts = [own] if own is not None else clauses(node)
+        if not parts:
+            continue
         entered = [(clause.body, enter(within, clause)) for clause in parts]
         # (Pushed last first: the first clause's statements come next.)
         waiting += [(iter(body), inner) for body, inner in reversed(entered) if inner is not None]
 
 
-def own_statements(statements: list[ast.stmt]) -> Iterator[ast.stmt]:
+def own_statements(statements: list[ast.stmt]) -> list[ast.stmt]:
     """Return the statements of a block's own scope in the order they stand: those of the
     block and of its compound statements' clauses, not of the defs and classes in it (whose
-    names are their own)."""
-    return (node for node, _ in walk(statements, True, _not_a_body))
+    names are their own). `walk`'s order, without its work for each block."""
+    found: list[ast.stmt] = []
+    _add_own_statements(statements, found)
+    return found
 
 
-def _not_a_body(_: bool, clause: Clause) -> bool | None:
-    return None if clause.statement in ("def", "class") else True
+def _add_own_statements(statements: list[ast.stmt], found: list[ast.stmt]) -> None:
+    # Recursive, as Python refuses blocks nested 100 deep.
+    for node in statements:
+        found.append(node)
+        for clause in clauses(node):
+            _add_own_statements(clause.body, found)
 
 
 def clause_conditions(clause: Clause, lines: SourceLines) -> Conditions:
