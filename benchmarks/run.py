@@ -266,14 +266,16 @@ at import time.
 reaches 1,061 of them, almost every one making calls at import time: each file is read once,
 by one of the two processes (its outline, then its code at import time with `ast`, each
 function's body only when a call runs it; the 147 `__init__.py` that put a `_LazyModule` in
-their place in `sys.modules` with `ast` whole), and that reading is most of the check. In it,
-`ast.parse` of the code at import time alone is about a third (the long annotated signatures
-of the pipelines' methods cost most; a header that calls nothing is left out). The rest:
-following each module's calls once (the resolver keeps what each call, import and name
-lookup resolves to), grimp's import details of each reached module, and the smallest cut of
-the broken contract over the walks' 10,726 hops (two maximum flows, the edges of some minimum
-cut found in one pass, and whether the two files it asks about can defer their imports):
-about 0.4 s.
+their place in `sys.modules` with `ast` whole). Its bound table says where that leaves a cold
+run: reading every file as a walk does takes about as long on one core as R4's whole cold
+check, so about half of it on two; the walk with every reading cached (following each
+module's calls once, grimp's import details of each reached module, and the smallest cut of
+the broken contract over the walks' 10,726 hops: two maximum flows, and whether the two
+files it asks about can defer their imports) takes about half of it again. Their sum is
+about R4's cold check: the two processes are busy for all of it. A ratio of 2.5 would leave
+the static contracts less time than either half takes alone: this design, which reads each
+reached file in Python, cannot reach it there; what could is grimp's own parse reporting
+the scope of each import and the calls made at import time, or a reader in compiled code.
 """
 
 DOCS_PAGE = REPO / "docs" / "benchmarks.md"
