@@ -314,10 +314,7 @@ def test_a_detector_a_loop_calls_is_reached_under_its_own_test_alone(project: Pr
             ),
         }
     )
-    project.configure(
-        "[importlinter:contract:r4]\nname = R4\ntype = eager_imports\n"
-        "source_modules = pkg.platforms\nfollow_modules = pkg\nforbidden_modules = pkg.xpu\n"
-    )
+    project.configure(_r4("pkg.platforms", "pkg.xpu"))
     xpu = closure_of("pkg.platforms")["pkg.xpu"]
     assert xpu.get("conditional") is True
     (tests,) = xpu["hop"]["conditions"]
@@ -339,10 +336,7 @@ def test_an_import_that_a_call_under_no_test_runs_too_is_not_conditional(
             ),
         }
     )
-    project.configure(
-        "[importlinter:contract:r4]\nname = R4\ntype = eager_imports\n"
-        "source_modules = pkg.main\nfollow_modules = pkg\nforbidden_modules = pkg.heavy\n"
-    )
+    project.configure(_r4("pkg.main", "pkg.heavy"))
     heavy = closure_of("pkg.main")["pkg.heavy"]
     assert "conditional" not in heavy
     assert "conditions" not in heavy["hop"]
@@ -358,10 +352,7 @@ def test_a_hop_behind_an_operand_is_conditional(project: Project) -> None:
             "pkg/main.py": "import os\nfrom pkg.setup import load\nos.name and load()\n",
         }
     )
-    project.configure(
-        "[importlinter:contract:r4]\nname = R4\ntype = eager_imports\n"
-        "source_modules = pkg.main\nfollow_modules = pkg\nforbidden_modules = pkg.heavy\n"
-    )
+    project.configure(_r4("pkg.main", "pkg.heavy"))
     heavy = closure_of("pkg.main")["pkg.heavy"]
     assert heavy.get("conditional") is True
     (tests,) = heavy["hop"]["conditions"]
@@ -495,11 +486,16 @@ XPU_TEST = {
 @pytest.fixture
 def platforms(project: Project) -> Project:
     project.write(TREE)
-    project.configure(
-        "[importlinter:contract:r4]\nname = R4\ntype = eager_imports\n"
-        "source_modules = pkg\nfollow_modules = pkg\nforbidden_modules = pkg.heavy\n"
-    )
+    project.configure(_r4("pkg", "pkg.heavy"))
     return project
+
+
+def _r4(source: str, forbidden: str) -> str:
+    """An eager_imports contract that follows `pkg` from `source` to `forbidden`."""
+    return (
+        "[importlinter:contract:r4]\nname = R4\ntype = eager_imports\n"
+        f"source_modules = {source}\nfollow_modules = pkg\nforbidden_modules = {forbidden}\n"
+    )
 
 
 def closure_of(module: str) -> dict[str, Any]:
@@ -663,10 +659,7 @@ def test_why_closure_and_a_broken_contract_give_each_line_s_tests(project: Proje
             "pkg/heavy.py": "",
         }
     )
-    project.configure(
-        "[importlinter:contract:r4]\nname = R4\ntype = eager_imports\n"
-        "source_modules = pkg.a\nfollow_modules = pkg\nforbidden_modules = pkg.heavy\n"
-    )
+    project.configure(_r4("pkg.a", "pkg.heavy"))
     lines = "l.4 eager, module-level if (pkg/a.py:4); l.9 eager, module-level if (pkg/a.py:9)"
     tests = "l.4 only if os.name == 'nt' (pkg/a.py:3); l.9 only if os.environ.get('B') (pkg/a.py:8)"
     # The graph's import, the shortest chain, is the walk's hop: one chain, with its tests.
@@ -736,10 +729,7 @@ def test_assume_false_in_the_configuration_leaves_the_block_out(project: Project
             "pkg/heavy.py": "",
         }
     )
-    contract = (
-        "[importlinter:contract:r4]\nname = R4\ntype = eager_imports\n"
-        "source_modules = pkg\nfollow_modules = pkg\nforbidden_modules = pkg.heavy\n"
-    )
+    contract = _r4("pkg", "pkg.heavy")
     project.configure(contract)
     (violation,) = project.contract("r4")["violations"]
     assert violation["conditional"] is True

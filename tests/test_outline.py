@@ -395,22 +395,11 @@ def test_a_def_header_that_calls_nothing_is_not_parsed_with_the_module(
                 pkg.lazy.go()
         """
     ).encode()
-    parsed: list[str] = []
-    real = calls_module.parse
-
-    def recorded(text: str, *args: Any) -> Any:
-        parsed.append(text)
-        return real(text, *args)
-
-    monkeypatch.setattr(calls_module, "parse", recorded)
-    outlined, whole = _outlined_and_whole(source)
-    module_level = parsed[0]
+    module_level = _module_level_parsed(source, monkeypatch)
     assert "SomeVeryLongAnnotation" not in module_level
     assert "AnotherAnnotation" not in module_level
     assert "Holder" not in module_level
     assert "pkg.lazy.default()" in module_level
-    assert (outlined.calls, outlined.bindings) == (whole.calls, whole.bindings)
-    assert {name: outlined.functions[name] for name in whole.functions} == dict(whole.functions)
 
 
 @patches_compiled
@@ -439,21 +428,10 @@ def test_a_def_header_whose_brackets_stand_in_strings_and_comments_calls_nothing
                 pkg.lazy.go()
         """
     ).encode()
-    parsed: list[str] = []
-    real = calls_module.parse
-
-    def recorded(text: str, *args: Any) -> Any:
-        parsed.append(text)
-        return real(text, *args)
-
-    monkeypatch.setattr(calls_module, "parse", recorded)
-    outlined, whole = _outlined_and_whole(source)
-    module_level = parsed[0]
+    module_level = _module_level_parsed(source, monkeypatch)
     assert "bilinear" not in module_level
     assert "sep" not in module_level
     assert "pkg.lazy.default()" in module_level
-    assert (outlined.calls, outlined.bindings) == (whole.calls, whole.bindings)
-    assert {name: outlined.functions[name] for name in whole.functions} == dict(whole.functions)
 
 
 def test_a_header_with_a_string_that_the_outline_ends_before_its_colon_is_kept() -> None:
@@ -505,6 +483,23 @@ def test_a_static_method_read_from_its_own_lines_is_not_called_through_its_class
         "staticmethod()",
         "weight.narrow",
     ]
+
+
+def _module_level_parsed(source: bytes, monkeypatch: pytest.MonkeyPatch) -> str:
+    """The text `ast` parses of a file's code at import time, read from its outline; its calls
+    and functions so read are those of its whole `ast` reading."""
+    parsed: list[str] = []
+    real = calls_module.parse
+
+    def recorded(text: str, *args: Any) -> Any:
+        parsed.append(text)
+        return real(text, *args)
+
+    monkeypatch.setattr(calls_module, "parse", recorded)
+    outlined, whole = _outlined_and_whole(source)
+    assert (outlined.calls, outlined.bindings) == (whole.calls, whole.bindings)
+    assert {name: outlined.functions[name] for name in whole.functions} == dict(whole.functions)
+    return parsed[0]
 
 
 def _outlined_and_whole(source: bytes) -> tuple[CallReading, CallReading]:
