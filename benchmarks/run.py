@@ -561,9 +561,6 @@ def scaling(sizes: list[int], rounds: int, scripts: Path) -> None:
 
 
 def reach(sizes: list[int], rounds: int, scripts: Path, compiled: Path) -> None:
-    # (Imported here: this script runs first in any Python, which may not have the package.)
-    from importlinter_contracts.eager.outcomes import OUTCOMES_FILE
-
     print(f"## Whole-package reach ({rounds} paired rounds)\n")
     print(
         "| modules | imports | floor cold | static cold | ratio | (CPU) | peak memory "
@@ -589,10 +586,6 @@ def reach(sizes: list[int], rounds: int, scripts: Path, compiled: Path) -> None:
         def untouch(touched: Path = touched, untouched: int = untouched) -> None:
             os.utime(touched, ns=(untouched, untouched))
 
-        def forget_outcomes(outcomes: Path = work / "static-cache-walk" / OUTCOMES_FILE) -> None:
-            outcomes.unlink(missing_ok=True)
-
-        read = [sys.executable, "-c", READ_EVERY_FILE, "reach"]
         (work / "static.ini").write_text(synthetic_tree.reach_configuration())
         (work / "floor.ini").write_text(
             FLOOR.format(
@@ -621,13 +614,7 @@ def reach(sizes: list[int], rounds: int, scripts: Path, compiled: Path) -> None:
                 before=touch,
                 after=untouch,
             ),
-            Variant("read every file", [*read, "calls"]),
-            Variant("ast.parse every file", [*read, "ast"]),
-            Variant(
-                "static, walking again",
-                [*lint, "static.ini", "--cache-dir", "static-cache-walk"],
-                before=forget_outcomes,
-            ),
+            *bound_variants(work / "reach", [*lint, "static.ini"], work / "static-cache-walk"),
             Variant("static compiled, cold", [*compiled_lint, "static.ini", "--no-cache"]),
             Variant(
                 "static compiled, cached",
@@ -690,6 +677,30 @@ def reach(sizes: list[int], rounds: int, scripts: Path, compiled: Path) -> None:
     print()
 
 
+def bound_variants(package: Path, static: list[str], cache: Path, status: int = 0) -> list[Variant]:
+    """What bounds a cold run of the `static` lint-imports command on `package`'s folder: every
+    file read as a walk reads it, then with `ast.parse`, in one process; and the command
+    walking again with every reading in the `cache` folder (its walk outcomes removed before
+    each run), whose exit status is `status`."""
+    # (Imported here: this script runs first in any Python, which may not have the package.)
+    from importlinter_contracts.eager.outcomes import OUTCOMES_FILE
+
+    def forget_outcomes(outcomes: Path = cache / OUTCOMES_FILE) -> None:
+        outcomes.unlink(missing_ok=True)
+
+    read = [sys.executable, "-c", READ_EVERY_FILE, str(package)]
+    return [
+        Variant("read every file", [*read, "calls"]),
+        Variant("ast.parse every file", [*read, "ast"]),
+        Variant(
+            "static, walking again",
+            [*static, "--cache-dir", str(cache)],
+            before=forget_outcomes,
+            status=status,
+        ),
+    ]
+
+
 def diffusers(rounds: int, scripts: Path) -> None:
     """The static contracts of `DIFFUSERS` against the trivial one, cold, on diffusers."""
     release = other_tree("diffusers")
@@ -697,24 +708,13 @@ def diffusers(rounds: int, scripts: Path) -> None:
     work = Path(tempfile.mkdtemp(prefix="benchmark-diffusers-"))
     (work / "floor.ini").write_text(FLOOR.format(**DIFFUSERS_TRIVIAL))
     (work / "static.ini").write_text(DIFFUSERS)
-    from importlinter_contracts.eager.outcomes import OUTCOMES_FILE
-
-    def forget_outcomes(outcomes: Path = work / "walk-cache" / OUTCOMES_FILE) -> None:
-        outcomes.unlink(missing_ok=True)
-
     lint = [str(scripts / "lint-imports"), "--no-logo", "--show-timings"]
-    read = [sys.executable, "-c", READ_EVERY_FILE, str(release / "diffusers")]
     variants = [
         Variant("floor, cold", [*lint, "--no-cache", "floor.ini"]),
         # diffusers 0.42.1 breaks all three contracts.
         Variant("static, cold", [*lint, "--no-cache", "static.ini"], status=1),
-        Variant("read every file", [*read, "calls"]),
-        Variant("ast.parse every file", [*read, "ast"]),
-        Variant(
-            "static, walking again",
-            [*lint, "--cache-dir", "walk-cache", "static.ini"],
-            before=forget_outcomes,
-            status=1,
+        *bound_variants(
+            release / "diffusers", [*lint, "static.ini"], work / "walk-cache", status=1
         ),
     ]
     for variant in variants:  # Python's bytecode caches, and the walk's cache of readings
