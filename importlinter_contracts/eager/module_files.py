@@ -311,9 +311,7 @@ class FileReading:
         file, and whenever, it answers the same."""
         outline = read_outline(source)
         if outline is None:
-            names = self.callable_names
             self._keep_ast_reading(read_with_ast(self.path, source))
-            self.callable_names = names
         else:
             self.scopes = outline.scopes
             self.bodies = outline.bodies

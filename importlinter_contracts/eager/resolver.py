@@ -403,16 +403,14 @@ class CallResolver:
             found = []
             texts = self._ask.from_import_lines(module)
             for imported, lines, _, tests in eager:
-                if not any(line in texts for line in lines):
+                from_lines = [
+                    (line, under) for line, under in zip(lines, tests, strict=True) if line in texts
+                ]
+                if not from_lines or not self._names.may_serve_from(imported):
                     continue
-                if not self._names.may_serve_from(imported):
-                    continue
-                for line, under in zip(lines, tests, strict=True):
-                    if line in texts:
-                        for binding in self._names.from_import_bindings(module, line):
-                            found += [
-                                (line, *c, under) for c in self._names.served_by(module, binding)
-                            ]
+                for line, under in from_lines:
+                    for binding in self._names.from_import_bindings(module, line):
+                        found += [(line, *c, under) for c in self._names.served_by(module, binding)]
             found = self._getattr_calls_of[module] = list(dict.fromkeys(found))
         return found
 
