@@ -34,20 +34,26 @@ from .parsing import parse
 from .scopes import TC, ImportScope, never_runs_label, scope_in
 from .target import target_python
 
+
+def _statements(keywords: tuple[str, ...]) -> re.Pattern[str]:
+    """The pattern of a line that starts with one of `keywords`, perhaps after `async`. Its
+    lookahead for the keywords' first letters spares the engine trying each keyword on every
+    line: it reads four times as fast."""
+    firsts = "".join(sorted({"a", *(keyword[0] for keyword in keywords)}))
+    return re.compile(
+        rf"\n([ \t]*+)(?=[{firsts}])(?:(async)[ \t]+)?({'|'.join(keywords)})"
+        r"\b[ \t]*+([^\W\d]\w*)?([^\n]*)"
+    )
+
+
 # The code is read with a newline put before it, so that every line starts after one, which
 # the regular-expression engine looks for first.
 # A header of a block that `scopes` labels, or an import statement, starting a line.
-# (The lookahead for the keywords' first letters spares the engine trying each keyword on
-# every line: it reads four times as fast.)
-_STATEMENT = re.compile(
-    r"\n([ \t]*+)(?=[acdefilmtw])(?:(async)[ \t]+)?"
-    r"(if|elif|else|try|except|finally|with|for|while|def|class|match|case|import|from|lazy)"
-    r"\b[ \t]*+([^\W\d]\w*)?([^\n]*)"
-)
+_IMPORT_KEYWORDS = ("import", "from", "lazy")
+_BLOCK_KEYWORDS = ("if", "elif", "else", "try", "except", "finally", "with", "for", "while")
+_STATEMENT = _statements((*_BLOCK_KEYWORDS, "def", "class", "match", "case", *_IMPORT_KEYWORDS))
 # Those of them that a function's body is read for.
-_BODY_STATEMENT = re.compile(
-    r"\n([ \t]*+)(?=[afil])(?:(async)[ \t]+)?(import|from|lazy)\b[ \t]*+([^\W\d]\w*)?([^\n]*)"
-)
+_BODY_STATEMENT = _statements(_IMPORT_KEYWORDS)
 # A string, whole, from its opening quote; a lone quote is a string left open.
 _STRING = re.compile(
     r"""'''[^'\\]*(?:(?:\\.|'(?!''))[^'\\]*)*'''
