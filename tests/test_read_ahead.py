@@ -159,10 +159,11 @@ def test_a_walk_through_the_cache_starts_no_second_process(
 
 
 # A second process that sends a reading of each module's file, as `entry`, numbered in the
-# table of `scopes`.
+# table of `scopes`, and then waits to be stopped.
 _SENDS = """\
-import marshal, os, sys
-folders, modules, code = marshal.loads(sys.stdin.buffer.read())
+import marshal, os, sys, time
+given = sys.stdin.buffer
+folders, modules = marshal.loads(given.read(int.from_bytes(given.read(4), "little")))[:2]
 readings = []
 for module in modules:
     path = os.path.join(folders["reach"][0], *module.split(".")[1:]) + ".py"
@@ -171,6 +172,8 @@ for module in modules:
         readings.append((module, {entry}))
 data = marshal.dumps(({scopes}, readings))
 sys.stdout.buffer.write(len(data).to_bytes(4, "little") + data)
+sys.stdout.buffer.flush()
+time.sleep(60)
 """
 
 
@@ -352,6 +355,50 @@ def test_a_reading_is_taken_once_with_the_time_its_file_was_read(reach: Project)
         assert ahead.take("reach.s1.m4") is None  # (not asked for)
     finally:
         ahead.close()
+
+
+def test_the_order_reads_what_the_walks_say_they_reach_first_the_last_said_first() -> None:
+    order = read_ahead.ReadingOrder(["a", "b", "c", "d", "e", "f"])
+    read = iter(order)
+    assert next(read) == "a"
+    order.say(b"+d")
+    order.say(b"+e")
+    order.say(b"-b")  # read by a walk
+    order.say(b"+z")  # not given: not read
+    assert next(read) == "e"  # (the walks reach d first)
+    order.say(b"+a")  # read already
+    assert list(read) == ["d", "c", "f"]
+
+
+def test_the_second_process_reads_the_modules_said_first_and_none_read_here(
+    reach: Project,
+) -> None:
+    modules = sorted(
+        ".".join(path.relative_to(reach.root).with_suffix("").parts)
+        for path in (reach.root / "reach").glob("s*/m*.py")
+    )
+    assert len(modules) > 200
+    # It reads the list from its end: the first modules last.
+    said, read_here = modules[:50], modules[50]
+    ahead = read_ahead._start(modules, {"reach"})
+    assert ahead is not None
+    try:
+        deadline = time.monotonic() + 30
+        while ahead._saying is None and time.monotonic() < deadline:
+            time.sleep(0.001)
+        ahead.read_here(read_here)
+        ahead.will_reach(said)
+        assert ahead._said == bytearray()  # (sent)
+        ahead._thread.join(60)
+        arrived = list(ahead._readings)
+    finally:
+        ahead.close()
+    assert read_here not in arrived
+    assert len(arrived) == len(modules) - 1
+    # The last said first, after at most the few it had started on.
+    positions = [arrived.index(module) for module in said]
+    assert positions == sorted(positions, reverse=True)
+    assert positions[0] < len(said) + read_ahead._BATCH * 2
 
 
 def test_the_second_process_runs_no_module_of_the_working_directory(

@@ -3,15 +3,19 @@
 A walk reads each module's file when it first reaches one (`scope_cache`); where it will
 reach thousands that the import-scope cache does not hold, reading them is most of the
 check. A second process then reads the files of the modules the walks may reach while the
-walks go on, and sends back what each file says, as the cache keeps it (`module_files`): the
-walks take modules in about the order of a breadth-first walk through every import, and it
-reads them in the reverse order, so that the two seldom read the same file. A walk that
-reaches a module takes its reading where it has come back and the file's modification time
-is the one the walk finds; otherwise it reads the file itself. What the second process
-cannot read (a file that does not parse, say) it leaves to the walk, which reports it as
-before; if it cannot start or fails, the walks read every file. Either way each reading is
-the one the walk makes of the same file, with the same functions, so a verdict never depends
-on which process read it.
+walks go on, and sends back what each file says, as the cache keeps it (`module_files`). It
+reads first the modules the walks say they will reach (the eager imports of each module they
+enter, which a breadth-first walk enters after those it has queued), the last said first:
+the far end of the walks' queue, where the walks are not yet, so that the two seldom read the
+same file; then the rest from the far end of a breadth-first walk through every import; and
+none that a walk said it read itself. (The walks follow only the imports that run, in an
+order that no walk through every import foretells.) A walk that reaches a module takes its
+reading where it has come back and
+the file's modification time is the one the walk finds; otherwise it reads the file itself,
+and says so. What the second process cannot read (a file that does not parse, say) it
+leaves to the walk, which reports it as before; if it cannot start or fails, the walks read
+every file. Either way each reading is the one the walk makes of the same file, with the same
+functions, so a verdict never depends on which process read it.
 
 The second process runs this Python isolated (`-I -S`: neither the working directory nor
 site-packages on its path) and imports only this package's readers, by their path: it never
@@ -24,7 +28,7 @@ import marshal
 import os
 import sys
 import threading
-from collections.abc import Callable, Iterator
+from collections.abc import Callable, Iterable, Iterator
 from contextlib import contextmanager, suppress
 from itertools import islice
 from pathlib import Path
@@ -56,6 +60,16 @@ READ_AHEAD_FROM = 500
 _BATCH = 16
 # A batch is far smaller than this: a header that says more was not written by `serve`.
 _MAX_BATCH_BYTES = 1 << 26
+# What the walks say goes to the process once there are this many bytes of it (a few dozen
+# modules' names: one write per few modules entered), in writes of at most `_SAYING` bytes,
+# each whole lines: a pipe takes a write of up to 4,096 bytes whole or not at all (POSIX's
+# PIPE_BUF), so that a full pipe drops what a write says rather than cutting a line.
+_SAY_FROM = 512
+_SAYING = 4096
+# What the walks say is dropped past this many bytes unsent (the process is not reading it).
+_UNSENT = 1 << 20
+# The lines the walks send: a module they will reach, one they read themselves.
+_WILL_REACH, _READ = b"+", b"-"
 
 _STARTER = """\
 import sys, types
@@ -86,8 +100,48 @@ class ReadAhead:
         # The scopes the entries are numbered in, as the process numbered them: each batch
         # brings those it added.
         self._table: list[ImportScope] = []
+        # What the walks say (`will_reach`, `read_here`), not yet sent; and the pipe it goes
+        # through, which never blocks them, once the process has its work (None till then,
+        # and where nothing more can be sent).
+        self._said = bytearray()
+        self._saying: int | None = None
         self._thread = threading.Thread(target=self._exchange, args=(work,), daemon=True)
         self._thread.start()
+
+    def will_reach(self, modules: Iterable[str]) -> None:
+        """Say that the walks will reach `modules`, after those they have queued: the process
+        reads them next (the last said first), where it has not yet."""
+        for module in modules:
+            self._said += _WILL_REACH + module.encode() + b"\n"
+        if len(self._said) >= _SAY_FROM:
+            self._say()
+
+    def read_here(self, module: str) -> None:
+        """Say that a walk read `module`'s file itself: the process need not."""
+        self._said += _READ + module.encode() + b"\n"
+        if len(self._said) >= _SAY_FROM:
+            self._say()
+
+    def _say(self) -> None:
+        fd = self._saying
+        if fd is None:
+            if len(self._said) > _UNSENT:  # (kept until the process has its work)
+                self._said.clear()
+            return
+        said, self._said = self._said, bytearray()
+        start = 0
+        while start < len(said):
+            end = said.rfind(b"\n", start, start + _SAYING) + 1
+            if end <= start:
+                return  # (no module's name is this long)
+            try:
+                os.write(fd, said[start:end])
+            except BlockingIOError:
+                return  # a full pipe: what the walks say is only a hint
+            except OSError:
+                self._saying = None  # the process is gone
+                return
+            start = end
 
     def take(self, module: str) -> FileReading | None:
         """Return the reading of `module`'s file, if it has come back; None otherwise. It holds
@@ -107,18 +161,28 @@ class ReadAhead:
 
     def close(self) -> None:
         """Stop the process: the walks are done, whatever it has not read is not needed."""
+        self._saying = None
         self._process.kill()
         self._process.wait()
         self._thread.join()
-        if self._process.stdout is not None:
-            self._process.stdout.close()
+        for pipe in (self._process.stdin, self._process.stdout):
+            if pipe is not None:
+                with suppress(OSError):
+                    pipe.close()
 
     def _exchange(self, work: bytes) -> None:
         process = self._process
         assert process.stdin is not None and process.stdout is not None
         try:
-            with process.stdin:
-                process.stdin.write(work)
+            process.stdin.write(len(work).to_bytes(4, "little") + work)
+            process.stdin.flush()
+            fd = process.stdin.fileno()
+            try:
+                os.set_blocking(fd, False)
+            except (AttributeError, OSError):
+                pass  # (Windows before Python 3.12: the walks say nothing)
+            else:
+                self._saying = fd
             while header := process.stdout.read(4):
                 size = int.from_bytes(header, "little")
                 if size > _MAX_BATCH_BYTES:
@@ -188,16 +252,20 @@ def _start(modules: list[str], code: set[str]) -> ReadAhead | None:
 
 
 def serve() -> None:
-    """The second process: read the files of the modules it is given, in order, and send
-    back each reading it can make."""
-    folders, modules, code, chosen = marshal.loads(sys.stdin.buffer.read())
+    """The second process: read the files of the modules it is given, those the walks say
+    they will reach first (`ReadingOrder`), and send back each reading it can make."""
+    given = sys.stdin.buffer
+    work = given.read(int.from_bytes(given.read(4), "little"))
+    folders, modules, code, chosen = marshal.loads(work)
     set_target(Target(*chosen))
+    order = ReadingOrder(modules)
+    threading.Thread(target=order.follow, args=(given,), daemon=True).start()
     out = sys.stdout.buffer
     table: dict[ImportScope, int] = {}
     sent = 0  # how many of the scopes in `table` were sent
     batch: list[Any] = []
     listings = Listings()
-    for module in modules:
+    for module in order:
         found = source_file_status_in(folders[module.partition(".")[0]], module, listings)
         if found is None:
             continue
@@ -211,6 +279,47 @@ def serve() -> None:
             sent = _send(out, table, sent, batch)
             batch = []
     _send(out, table, sent, batch)
+
+
+class ReadingOrder:
+    """The order in which the second process reads the `modules` it is given: first those the
+    walks say they will reach, the last said first, then the rest in the order given; each
+    once, and none that a walk said it read itself. What the walks say comes while it reads
+    (`follow`, on a thread of its own)."""
+
+    def __init__(self, modules: list[str]) -> None:
+        self._given = set(modules)
+        self._rest = iter(modules)
+        self._reach: list[str] = []  # what the walks will reach, as they said it
+        self._done: set[str] = set()  # read, or read by a walk
+
+    def say(self, line: bytes) -> None:
+        """Take one line the walks sent (`ReadAhead.will_reach`, `ReadAhead.read_here`)."""
+        module = line[1:].decode(errors="replace")
+        if module in self._given:
+            if line.startswith(_WILL_REACH):
+                self._reach.append(module)
+            elif line.startswith(_READ):
+                self._done.add(module)
+
+    def follow(self, said: Iterable[bytes]) -> None:
+        """Take each line the walks send, until they end."""
+        for line in said:
+            self.say(line.rstrip(b"\n"))
+
+    def __iter__(self) -> Iterator[str]:
+        while (module := self._next()) is not None:
+            self._done.add(module)
+            yield module
+
+    def _next(self) -> str | None:
+        said, done = self._reach, self._done
+        # (Only this thread takes from `said`: one that is not empty stays so here.)
+        while said:
+            module = said.pop()  # (the walks take theirs from the other end)
+            if module not in done:
+                return module
+        return next((module for module in self._rest if module not in done), None)
 
 
 def _read(path: str, mtime: float, has_code: Callable[[str], bool]) -> FileReading:

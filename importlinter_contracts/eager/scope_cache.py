@@ -316,6 +316,12 @@ class ScopeIndex:
                 )
         found = tuple(eager)
         record.keep_eager_lines(self._keep_imported_digest(module, imported), found, from_lines)
+        if self._ahead is not None:
+            # The modules a walk entering this one reaches next, where none is read yet.
+            read, stored = self._modules, self._load()
+            self._ahead.will_reach(
+                [target for target, _, _, _ in found if target not in read and target not in stored]
+            )
         return found
 
     def imported_on(self, module: str, line: int, graph: ImportGraph) -> tuple[str, ...]:
@@ -513,6 +519,8 @@ class ScopeIndex:
             if searched is None or searched.mtime != status.st_mtime:
                 source = None  # (changed since it was searched)
             record = read_module_file(path, status.st_mtime, source)
+            if self._ahead is not None:
+                self._ahead.read_here(module)
         self._modules[module] = record
         self._dirty = True
         return record
