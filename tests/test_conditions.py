@@ -5,11 +5,14 @@ from __future__ import annotations
 
 import ast
 import json
+import os
+import subprocess
+import sys
 from typing import Any, get_type_hints
 
 import pytest
 
-from helpers import Project, call_reading, run_cli
+from helpers import REPO, Project, call_reading, run_cli
 from importlinter_contracts import explore
 from importlinter_contracts.eager import call_model, call_storage, import_bindings
 from importlinter_contracts.eager.conditions import (
@@ -247,6 +250,57 @@ def test_a_call_in_a_comprehension_carries_its_if_clauses() -> None:
         "key": (("if", "wanted(n)", 9),),
         "value": (("if", "wanted(n)", 9),),
     }
+
+
+# Prints the calls of an in-memory source as `read_source` reads them: those at import time,
+# then those of `detect`.
+_PRINT_CALLS = """\
+import sys
+from importlinter_contracts.eager.scopes import read_source
+found = read_source(sys.stdin.read().encode()).calls
+print(repr([[tuple(call) for call in calls] for calls in (found.calls, found.functions["detect"].calls)]))
+"""
+
+
+def test_the_calls_of_a_name_on_one_line_come_in_source_order_whatever_the_hash_seed() -> None:
+    source = """\
+import os
+name = os.environ.get("A") or os.environ.get("B") or os.environ.get("C")
+
+def detect():
+    return probe("x") and probe("y") and probe("z")
+
+detect()
+"""
+    # Each reading in a process of its own: the hash of a string, so the order of a set of
+    # calls, differs with the seed.
+    readings = [
+        ast.literal_eval(
+            subprocess.run(
+                [sys.executable, "-c", _PRINT_CALLS],
+                input=source,
+                env={**os.environ, "PYTHONHASHSEED": seed, "PYTHONPATH": str(REPO)},
+                capture_output=True,
+                text=True,
+                check=True,
+            ).stdout
+        )
+        for seed in ("0", "1", "2")
+    ]
+    a = ("else", 'os.environ.get("A")', 2)
+    b = ("else", 'os.environ.get("B")', 2)
+    x = ("if", 'probe("x")', 5)
+    y = ("if", 'probe("y")', 5)
+    expected = [
+        [
+            (2, "os.environ.get", ()),
+            (2, "os.environ.get", (a,)),
+            (2, "os.environ.get", (a, b)),
+            (7, "detect", ()),
+        ],
+        [(5, "probe", ()), (5, "probe", (x,)), (5, "probe", (x, y))],
+    ]
+    assert readings == [expected] * 3
 
 
 def test_a_function_called_for_each_value_of_a_registry_calls_each_value() -> None:

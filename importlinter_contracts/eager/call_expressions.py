@@ -9,7 +9,7 @@ a compound statement, whether one leaves its function, the names a target binds)
 from __future__ import annotations
 
 import ast
-from collections.abc import Callable, Iterable, Iterator, Mapping
+from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 
 from .call_model import (
     ARGUMENT,
@@ -532,22 +532,24 @@ _LEAF_KINDS: frozenset[type[ast.AST]] = frozenset({ast.Name, ast.Constant})
 
 
 def calls_in(
-    nodes: Iterable[ast.AST],
+    nodes: Sequence[ast.AST],
     tables: ModuleTables | None = None,
     loops: Mapping[str, tuple[str, ...]] | None = None,
     shown: Callable[[ast.expr], str] | None = None,
 ) -> list[CalledName]:
-    """Return every call of a dotted name in these expressions, except in a lambda's body (which
-    runs only when called); of each name a callee expression may be (`(a if c else b)()`,
-    `REG[key]()`, `(a or b).f()`); through `super()` (`<super>.f`); and each dynamic import
-    (`DYNAMIC_IMPORT`), whose name may use a variable that a loop around it (`loops`, or a
-    comprehension's) takes from a literal collection. With `shown` (a test's text), a call in
-    an operand that runs only as the operands before it decide (`a and f()`, `a or f()`,
-    `f() if a else g()`) carries those tests as its conditions."""
+    """Return every call of a dotted name in these expressions, in source order, except in a
+    lambda's body (which runs only when called); of each name a callee expression may be
+    (`(a if c else b)()`, `REG[key]()`, `(a or b).f()`); through `super()` (`<super>.f`);
+    and each dynamic import (`DYNAMIC_IMPORT`), whose name may use a variable that a loop
+    around it (`loops`, or a comprehension's) takes from a literal collection. With `shown` (a
+    test's text), a call in an operand that runs only as the operands before it decide
+    (`a and f()`, `a or f()`, `f() if a else g()`) carries those tests as its conditions."""
     tables = tables or ModuleTables()
     outer = loops or {}
     none: Conditions = ()
-    stack = [(node, outer, none) for node in nodes]
+    # Each node's parts go on the stack last first: the calls come off it in the order the
+    # source spells them, which the calls of one name on one line keep (`calls._in_order`).
+    stack = [(node, outer, none) for node in reversed(nodes)]
     found: list[CalledName] = []
     while stack:
         node, taken, under = stack.pop()
@@ -563,12 +565,11 @@ def calls_in(
                 found += [CalledName(call.line, call.target, under) for call in called]
             else:
                 found += called
-        # Pushed in the order `iter_child_nodes` gives them, leaves left out: the calls
-        # come in the same order.
-        for field in fields:
+        # The fields in `iter_child_nodes` order, pushed last first; leaves left out.
+        for field in reversed(fields):
             value = getattr(node, field)
             if type(value) is list:
-                for item in value:
+                for item in reversed(value):
                     if item is not None and type(item) not in _LEAF_KINDS:
                         stack.append((item, taken, under))
             elif value is not None and type(value) not in _LEAF_KINDS:
@@ -589,24 +590,26 @@ def _push_parts(
     shown: Callable[[ast.expr], str] | None,
 ) -> None:
     """Put on `calls_in`'s `stack` the parts of a node of a kind that `_CALL_FIELDS` does not
-    list, which may hold a call."""
+    list, which may hold a call, last first."""
     if isinstance(node, _LEAVES):
         return
+    parts: list[_Walked]
     if isinstance(node, ast.Lambda):
         defaults = [*node.args.defaults, *(d for d in node.args.kw_defaults if d)]
-        stack.extend((default, taken, under) for default in defaults)
+        parts = [(default, taken, under) for default in defaults]
     elif isinstance(node, ast.ListComp | ast.SetComp | ast.GeneratorExp | ast.DictComp):
         inner = dict(taken)
         for generator in node.generators:
             inner.update(iterated_strings(generator.target, generator.iter, tables, inner))
         if shown is None:
-            stack.extend((child, inner, under) for child in ast.iter_child_nodes(node))
+            parts = [(child, inner, under) for child in ast.iter_child_nodes(node)]
         else:
-            stack.extend((child, inner, tests) for child, tests in _clauses(node, under, shown))
+            parts = [(child, inner, tests) for child, tests in _clauses(node, under, shown)]
     elif shown is not None and isinstance(node, ast.BoolOp | ast.IfExp):
-        stack.extend((child, taken, tests) for child, tests in _operands(node, under, shown))
+        parts = [(child, taken, tests) for child, tests in _operands(node, under, shown)]
     else:
-        stack.extend((child, taken, under) for child in ast.iter_child_nodes(node))
+        parts = [(child, taken, under) for child in ast.iter_child_nodes(node)]
+    stack.extend(reversed(parts))
 
 
 def _clauses(

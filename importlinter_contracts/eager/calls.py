@@ -1252,7 +1252,9 @@ def _decorated(node: ast.FunctionDef) -> list[CalledName]:
 
 
 def _in_order(calls: list[CalledName]) -> tuple[CalledName, ...]:
-    return tuple(sorted(set(calls), key=_LINE_AND_TARGET))
+    # Each call once, the first found: a set would give the calls of one name on one line
+    # (under different tests) in the order of their strings' hashes, which differs per run.
+    return tuple(sorted(dict.fromkeys(calls), key=_LINE_AND_TARGET))
 
 
 _LINE_AND_TARGET = operator.itemgetter(0, 1)
