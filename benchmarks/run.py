@@ -255,27 +255,29 @@ contract reuses its probe's cached result: the price of having the runtime contr
 **Reading the tables.** Warm, the eager contract reads no file: it reports what its walks found
 in the run before, after a `stat` of each file they read. Cold, it reads in Python each file
 that the walks reach, while grimp parses every file in Rust on both cores; from 500 modules to
-read, a second process reads files from the far end of the walks' order. A cold run of this
-design reads every reached file at least once and walks every reached import: the bound table
-shows what that costs against the floor. Reading with CPython's own parser would not lower it
-(`ast.parse` builds a whole tree of Python objects, where the reading builds only what it is
-asked); what would is grimp's own parse reporting the scope of each import and the calls made
-at import time.
+read, a second process reads files ahead of the walks, those they say they will reach first. A
+cold run of this design reads every reached file at least once and walks every reached import:
+the bound table shows what that costs against the floor. Reading with CPython's own parser
+would not lower it (`ast.parse` builds a whole tree of Python objects, where the reading builds
+only what it is asked); what would is grimp's own parse reporting the scope of each import and
+the calls made at import time.
 
 **What bounds the cold run on diffusers.** R4 follows the whole package from two modules and
-reaches 1,061 of them, almost every one making calls at import time: each file is read once,
-by one of the two processes (its outline, then its code at import time with `ast`, each
-function's body only when a call runs it; the 147 `__init__.py` that put a `_LazyModule` in
-their place in `sys.modules` with `ast` whole). Its bound table says where that leaves a cold
-run: reading every file as a walk does takes about as long on one core as R4's whole cold
-check, so about half of it on two; the walk with every reading cached (following each
-module's calls once, grimp's import details of each reached module, and the smallest cut of
-the broken contract over the walks' 10,726 hops: two maximum flows, and whether the two
-files it asks about can defer their imports) takes about half of it again. Their sum is
-about R4's cold check: the two processes are busy for all of it. A ratio of 2.5 would leave
-the static contracts less time than either half takes alone: this design, which reads each
-reached file in Python, cannot reach it there; what could is grimp's own parse reporting
-the scope of each import and the calls made at import time, or a reader in compiled code.
+reaches 1,061 of them, almost every one making calls at import time: each file is read once, by
+one of the two processes (its outline, then its code at import time with `ast`, each function's
+body only when a call runs it; the 147 `__init__.py` that put a `_LazyModule` in their place in
+`sys.modules` with `ast` whole). Its bound table says where that leaves a cold run: reading
+every file as a walk does takes about as long on one core as R4's whole cold check, so about
+half of it on two; the walk with every reading cached (following each module's calls once, the
+modules grimp reports each reached module imports, and the smallest cut of the broken contract
+over the walks' 10,726 hops: two maximum flows, and whether the two files it asks about can
+defer their imports) takes about half of it again. Their sum is about R4's cold check: the two
+processes are busy for all of it. (The walk again takes from the cache which of each module's
+imports run at import time, which a cold run works out in its first process from grimp's line
+of each import: the bound is, if anything, higher.) A ratio of 2.5 would leave the static
+contracts less time than either half takes alone: this design, which reads each reached file in
+Python, cannot reach it there; what could is grimp's own parse reporting the scope of each
+import and the calls made at import time, or a reader in compiled code.
 """
 
 DOCS_PAGE = REPO / "docs" / "benchmarks.md"

@@ -199,8 +199,9 @@ class ReadAhead:
 
 @contextmanager
 def reading_ahead(modules: list[str], code: set[str]) -> Iterator[ReadAhead | None]:
-    """Return a second process reading the files of `modules` while the block runs, in reverse (the
-    walks take them from the front), with the calls of those that may call a function of
+    """Return a second process reading the files of `modules` while the block runs (those the
+    walks say they will reach first, `ReadAhead.will_reach`; the rest in reverse: the walks
+    take them from about the front), with the calls of those that may call a function of
     the top-level packages in `code`; None where there are too few modules, or the process
     cannot start."""
     # (Killed by Popen.kill, which never signals a process once it is reaped: the watch
