@@ -401,6 +401,32 @@ def test_the_second_process_reads_the_modules_said_first_and_none_read_here(
     assert positions[0] < len(said) + read_ahead._BATCH * 2
 
 
+def test_what_the_walks_say_never_makes_them_wait(monkeypatch: pytest.MonkeyPatch) -> None:
+    # A process that takes its work and then reads nothing more: the pipe fills, and what
+    # the walks say beyond it is dropped.
+    monkeypatch.setattr(
+        read_ahead,
+        "_STARTER",
+        "import sys, time\n"
+        "given = sys.stdin.buffer\n"
+        "given.read(int.from_bytes(given.read(4), 'little'))\n"
+        "time.sleep(10)\n",
+    )
+    ahead = read_ahead._start(["reach.m"], {"reach"})
+    assert ahead is not None
+    try:
+        deadline = time.monotonic() + 30
+        while ahead._saying is None and time.monotonic() < deadline:
+            time.sleep(0.001)
+        assert ahead._saying is not None
+        started = time.monotonic()
+        for number in range(20_000):  # about 400 KB, several times what a pipe holds
+            ahead.will_reach([f"reach.module{number}"])
+        assert time.monotonic() - started < 5
+    finally:
+        ahead.close()
+
+
 def test_the_second_process_runs_no_module_of_the_working_directory(
     reach: Project, monkeypatch: pytest.MonkeyPatch
 ) -> None:

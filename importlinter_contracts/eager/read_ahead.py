@@ -135,12 +135,14 @@ class ReadAhead:
             if end <= start:
                 return  # (no module's name is this long)
             try:
-                os.write(fd, said[start:end])
+                written = os.write(fd, said[start:end])
             except BlockingIOError:
                 return  # a full pipe: what the walks say is only a hint
             except OSError:
                 self._saying = None  # the process is gone
                 return
+            if written < end - start:
+                return  # (a pipe that took part of it: the rest is dropped)
             start = end
 
     def take(self, module: str) -> FileReading | None:
