@@ -10,12 +10,13 @@ the far end of the walks' queue, where the walks are not yet, so that the two se
 same file; then the rest from the far end of a breadth-first walk through every import; and
 none that a walk said it read itself. (The walks follow only the imports that run, in an
 order that no walk through every import foretells.) A walk that reaches a module takes its
-reading where it has come back and
-the file's modification time is the one the walk finds; otherwise it reads the file itself,
-and says so. What the second process cannot read (a file that does not parse, say) it
-leaves to the walk, which reports it as before; if it cannot start or fails, the walks read
-every file. Either way each reading is the one the walk makes of the same file, with the same
-functions, so a verdict never depends on which process read it.
+reading where it has come back, with the path and modification time the second process
+found just before it read the file (a file changed since is read again by the next run);
+otherwise it reads the file itself, and says so. What the second process cannot read (a file
+that does not parse, say) it leaves to the walk, which reports it as before; if it cannot
+start or fails, the walks read every file. Either way each reading is the one the walk makes
+of the same file, with the same functions, so a verdict never depends on which process read
+it.
 
 The second process runs this Python isolated (`-I -S`: neither the working directory nor
 site-packages on its path) and imports only this package's readers, by their path: it never
@@ -111,14 +112,15 @@ class ReadAhead:
     def will_reach(self, modules: Iterable[str]) -> None:
         """Say that the walks will reach `modules`, after those they have queued: the process
         reads them next (the last said first), where it has not yet."""
-        for module in modules:
-            self._said += _WILL_REACH + module.encode() + b"\n"
-        if len(self._said) >= _SAY_FROM:
-            self._say()
+        self._tell(_WILL_REACH, modules)
 
     def read_here(self, module: str) -> None:
         """Say that a walk read `module`'s file itself: the process need not."""
-        self._said += _READ + module.encode() + b"\n"
+        self._tell(_READ, (module,))
+
+    def _tell(self, kind: bytes, modules: Iterable[str]) -> None:
+        for module in modules:
+            self._said += kind + module.encode() + b"\n"
         if len(self._said) >= _SAY_FROM:
             self._say()
 
