@@ -1295,7 +1295,7 @@ def _expressions(node: ast.stmt) -> list[ast.AST]:
                 found.append(value)
         return found
     for field, value in ast.iter_fields(node):
-        if field in ("body", "orelse", "finalbody", "handlers", "cases"):
+        if field in _BLOCK_FIELDS:
             continue
         if isinstance(value, list):
             found += [item for item in value if isinstance(item, ast.AST)]
