@@ -179,6 +179,18 @@ def test_mermaid_is_a_flowchart_with_one_node_per_module(tree: Project) -> None:
     assert len(lines) == 4 + len(nodes) + len(edges)
 
 
+def test_a_deferred_hop_is_labelled_so_in_both_formats(tree: Project) -> None:
+    # (Mermaid has no dashed edge: a deferred hop is dotted there, as a parent package is,
+    # and only its label tells the two apart.)
+    args = ("why", "--no-cache", "pkg.platforms.cuda.platform", "pkg.models.big", "--format")
+    drawn = run_cli(*args, "dot").stdout.splitlines()
+    assert (
+        '  "pkg.platforms.cuda.platform" -> "pkg.models.big" [label="l.4, deferred", style=dashed];'
+    ) in drawn
+    flowchart = run_cli(*args, "mermaid").stdout
+    assert re.search(r'^  m0 -\.->\|"l\.4, deferred"\| m1$', flowchart, re.M), flowchart
+
+
 @pytest.mark.skipif(
     DOT is None, reason="Graphviz's dot is not installed (apt-get install graphviz)"
 )

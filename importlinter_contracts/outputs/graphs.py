@@ -1,8 +1,9 @@
 """Chains of imports as pictures: Graphviz DOT, and Mermaid (which GitHub renders in
 Markdown). Each hop is an edge labelled with its lines (and `conditional` where it runs only
 where a test holds that the tool cannot decide); a parent package (which Python runs before its
-submodule) is a dotted edge; an import that does not run at import time, dashed. Where two
-chains share an edge, it is drawn eager if either's hop is."""
+submodule) is a dotted edge labelled so; an import that does not run at import time is labelled
+`deferred`, as the text says it, and in DOT is dashed (Mermaid draws it dotted, as it has no
+dashed edge). Where two chains share an edge, it is drawn eager if either's hop is."""
 
 from __future__ import annotations
 
@@ -19,6 +20,8 @@ def _label(hop: Hop) -> str:
     if not hop["line_numbers"]:
         return PARENT
     lines = format_line_numbers(hop["line_numbers"])
+    if _deferred(hop):
+        return f"{lines}, deferred"
     return f"{lines}, conditional" if "conditions" in hop else lines
 
 
