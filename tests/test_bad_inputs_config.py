@@ -716,20 +716,24 @@ def test_lint_imports_runs_no_module_of_the_working_directory(
     [[str(BIN / "importlinter-contracts")], [sys.executable, "-m", "importlinter_contracts"]],
     ids=["console-script", "python-m"],
 )
+# (`PYTHONPATH=.`, as a user may run it: the working directory on sys.path from the start.)
+@pytest.mark.parametrize("pythonpath", [None, "."], ids=["", "PYTHONPATH=."])
 def test_our_check_runs_no_module_of_the_working_directory(
-    planted: tuple[Path, Path], command: list[str]
+    planted: tuple[Path, Path], command: list[str], pythonpath: str | None
 ) -> None:
     folder, markers = planted
     (folder / ".importlinter").write_text(STATIC_CONTRACTS)
     argv = ["importlinter-contracts", "check", "--no-cache", "--format", "json"]
     names = imported_names(folder, argv, OUR_CLI, start=True)
-    assert {"contextvars", "configparser", "click", "importlinter", "grimp"} <= names
+    assert {"contextvars", "configparser", "click", "importlinter", "grimp", "signal"} <= names
     plant(folder, names, markers)
+    env = {k: v for k, v in os.environ.items() if k != "PYTHONPATH"}
     result = subprocess.run(
         [*command, "check", "--no-cache", "--format", "json"],
         cwd=folder,
         capture_output=True,
         text=True,
+        env=env if pythonpath is None else {**env, "PYTHONPATH": pythonpath},
     )
     assert sorted(os.listdir(markers)) == []
     assert result.returncode == 1, result.stderr
