@@ -412,21 +412,25 @@ _EXTERNAL = object()
 
 
 def load(
-    config: str | None = None, cache_dir: Path | None = DEFAULT_CACHE_DIR, static: bool = False
+    config: str | os.PathLike[str] | None = None,
+    cache_dir: str | os.PathLike[str] | None = DEFAULT_CACHE_DIR,
+    static: bool = False,
 ) -> Explorer:
-    """Return an explorer of the configuration, read as lint-imports reads it (the same file
-    discovery and session options), with its graph built once, with the same cache (None: no
-    cache; a graph cache that cannot be used gives a CacheWarning, and then none is used).
-    With `static`, its `check` leaves out the contracts that run the analysed code, as
-    `check --static` does.
+    """Return an explorer of the configuration (a path, as a string or a Path), read as
+    lint-imports reads it (the same file discovery and session options), with its graph built
+    once, with the same cache (None: no cache; a graph cache that cannot be used gives a
+    CacheWarning, and then none is used). With `static`, its `check` leaves out the contracts
+    that run the analysed code, as `check --static` does.
 
     Raises ConfigurationError when there is no configuration or it cannot be read.
     """
     if os.getcwd() not in sys.path:
         sys.path.insert(0, os.getcwd())
+    config = None if config is None else os.fspath(config)
     # There is one, and it parses: or one line that says why not.
     _, user_options = read_configuration(config)
-    with using_caches(cache_dir, user_options.session_options.get("root_packages", [])):
+    folder = None if cache_dir is None else Path(cache_dir)
+    with using_caches(folder, user_options.session_options.get("root_packages", [])):
         graph = _importlinter.build_graph(user_options)
         # (None where the graph's cache could not be used: `_importlinter.build_graph`.)
         cache_dir, grimp_cache = cache_directory(), grimp_cache_directory()

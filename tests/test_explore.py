@@ -252,6 +252,19 @@ def test_load_takes_a_config_file_elsewhere(project: Project, tmp_path: Path) ->
     assert explore.load("rules.ini", cache_dir=None).check()["kept"] is True
 
 
+def test_load_takes_paths_as_strings_or_path_objects(project: Project, tmp_path: Path) -> None:
+    project.write(TREE)
+    project.configure(
+        "[importlinter:contract:r2]\nname = R2\ntype = backend_isolation\ncontainer = pkg.platforms\n",
+        session=LAZY_TARGET,
+    )
+    (project.root / ".importlinter").rename(project.root / "rules.ini")
+    cache = tmp_path / "my cache"
+    explorer = explore.load(Path("rules.ini"), cache_dir=str(cache))
+    assert explorer.check()["kept"] is True
+    assert (cache / "grimp").is_dir()
+
+
 R2_AND_RUNTIME = """\
 [importlinter:contract:r2]
 name = R2
