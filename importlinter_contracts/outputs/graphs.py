@@ -34,11 +34,11 @@ def _edges(hops: Iterable[Hop]) -> dict[Edge, dict[str, bool]]:
         if not count:
             edges.setdefault((importer, imported, "dotted"), {})
             continue
-        conditional = "conditions" in hop
-        for line, runs, calls in zip(
+        for line, runs, calls, tests in zip(
             hop["line_numbers"],
             hop.get("eager", [True] * count),
             hop.get("calls", [[]] * count),
+            hop.get("conditions", [[]] * count),
             strict=True,
         ):
             if not runs:
@@ -51,7 +51,7 @@ def _edges(hops: Iterable[Hop]) -> dict[Edge, dict[str, bool]]:
             else:
                 edge, shown = (importer, imported, "solid"), f"l.{line}"
             lines = edges.setdefault(edge, {})
-            lines[shown] = lines.get(shown, True) and conditional
+            lines[shown] = lines.get(shown, True) and bool(tests)
     return edges
 
 
