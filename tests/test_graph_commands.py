@@ -1,5 +1,6 @@
 """`closure MODULE` and `why IMPORTER IMPORTED` on the command line, as text, JSON, DOT (rendered
-with Graphviz's real `dot` where it is installed) and Mermaid."""
+with Graphviz's real `dot` where it is installed) and Mermaid; and the two pictures of
+in-memory hops."""
 
 from __future__ import annotations
 
@@ -15,6 +16,8 @@ from test_explore import TREE
 
 from helpers import Project, calls_unread_warning, run_cli
 from importlinter_contracts import explore
+from importlinter_contracts.outputs import graphs
+from importlinter_contracts.report import CallSite, Hop
 
 pytestmark = pytest.mark.matrix
 
@@ -189,6 +192,113 @@ def test_a_deferred_hop_is_labelled_so_in_both_formats(tree: Project) -> None:
     ) in drawn
     flowchart = run_cli(*args, "mermaid").stdout
     assert re.search(r'^  m0 -\.->\|"l\.4, deferred"\| m1$', flowchart, re.M), flowchart
+
+
+def hop(importer: str, imported: str, *lines: tuple[int, bool, str | None, int]) -> Hop:
+    """A hop of `why` or `closure` (`EagerHop.as_data(eager=True)`): each line with whether it
+    runs at import time, and the module and line of the call at import time that runs it
+    (None, 0 for a line that runs by itself)."""
+    found: Hop = {
+        "importer": importer,
+        "imported": imported,
+        "line_numbers": [line for line, _, _, _ in lines],
+        "why": [
+            "module level" if runs and caller is None else "inside def f"
+            for _, runs, caller, _ in lines
+        ],
+        "locations": [{"path": f"{importer}.py", "line": line} for line, _, _, _ in lines],
+        "eager": [runs for _, runs, _, _ in lines],
+    }
+    calls: list[list[CallSite]] = [
+        []
+        if caller is None
+        else [{"module": caller, "line": at, "function": f"{importer}:f", "location": None}]
+        for _, _, caller, at in lines
+    ]
+    if any(calls):
+        found["calls"] = calls
+    return found
+
+
+def edges(hops: list[Hop]) -> tuple[list[str], list[str]]:
+    """The edge lines of the hops' DOT graph and Mermaid flowchart."""
+    drawn = graphs.dot("t", hops).splitlines()
+    flowchart = graphs.mermaid("t", hops).splitlines()
+    return drawn[4:-1], [line for line in flowchart if "|" in line]
+
+
+def test_an_import_that_a_call_runs_is_drawn_from_the_module_that_makes_the_call() -> None:
+    # importing pkg.m runs pkg.b, then calls pkg.b:f at l.3, whose l.2 imports pkg.c.
+    closure = [
+        hop("pkg.m", "pkg.b", (1, True, None, 0)),
+        hop("pkg.b", "pkg.c", (2, True, "pkg.m", 3)),
+    ]
+    assert edges(closure) == (
+        [
+            '  "pkg.m" -> "pkg.b" [label="l.1", style=solid];',
+            '  "pkg.m" -> "pkg.c" [label="l.2 of pkg.b, called at l.3", style=solid];',
+        ],
+        ['  m0 -->|"l.1"| m1', '  m0 -->|"l.2 of pkg.b, called at l.3"| m2'],
+    )
+
+
+@pytest.mark.parametrize(
+    ("caller", "expected"),
+    [
+        (
+            "pkg.m",
+            (
+                [
+                    '  "pkg.m" -> "pkg.b" [label="l.1", style=solid];',
+                    '  "pkg.b" -> "pkg.c" [label="l.2, deferred", style=dashed];',
+                    '  "pkg.m" -> "pkg.c" [label="l.2 of pkg.b, called at l.3", style=solid];',
+                ],
+                [
+                    '  m0 -->|"l.1"| m1',
+                    '  m1 -.->|"l.2, deferred"| m2',
+                    '  m0 -->|"l.2 of pkg.b, called at l.3"| m2',
+                ],
+            ),
+        ),
+        (
+            "pkg.b",
+            (
+                [
+                    '  "pkg.m" -> "pkg.b" [label="l.1", style=solid];',
+                    '  "pkg.b" -> "pkg.c" [label="l.2, deferred", style=dashed];',
+                    '  "pkg.b" -> "pkg.c" [label="l.2, called at l.3", style=solid];',
+                ],
+                [
+                    '  m0 -->|"l.1"| m1',
+                    '  m1 -.->|"l.2, deferred"| m2',
+                    '  m1 -->|"l.2, called at l.3"| m2',
+                ],
+            ),
+        ),
+    ],
+    ids=["another-module-calls", "the-importer-calls"],
+)
+def test_why_draws_an_import_deferred_and_run_by_a_call_as_two_edges(
+    caller: str, expected: tuple[list[str], list[str]]
+) -> None:
+    # The shortest chain reads pkg.b's l.2 as deferred; the eager chain has a call at l.3 run it.
+    shortest = [
+        hop("pkg.m", "pkg.b", (1, True, None, 0)),
+        hop("pkg.b", "pkg.c", (2, False, None, 0)),
+    ]
+    eager = [hop("pkg.m", "pkg.b", (1, True, None, 0)), hop("pkg.b", "pkg.c", (2, True, caller, 3))]
+    assert edges(shortest + eager) == expected
+
+
+def test_the_lines_of_one_import_that_run_and_that_are_deferred_are_two_edges() -> None:
+    both = [hop("pkg.a", "pkg.b", (3, True, None, 0), (9, False, None, 0))]
+    assert edges(both) == (
+        [
+            '  "pkg.a" -> "pkg.b" [label="l.3", style=solid];',
+            '  "pkg.a" -> "pkg.b" [label="l.9, deferred", style=dashed];',
+        ],
+        ['  m0 -->|"l.3"| m1', '  m0 -.->|"l.9, deferred"| m1'],
+    )
 
 
 @pytest.mark.skipif(

@@ -1,41 +1,67 @@
 """Chains of imports as pictures: Graphviz DOT, and Mermaid (which GitHub renders in
-Markdown). Each hop is an edge labelled with its lines (and `conditional` where it runs only
-where a test holds that the tool cannot decide); a parent package (which Python runs before its
-submodule) is a dotted edge labelled so; an import that does not run at import time is labelled
-`deferred`, as the text says it, and in DOT is dashed (Mermaid draws it dotted, as it has no
-dashed edge). Where two chains share an edge, it is drawn eager if either's hop is."""
+Markdown). An edge from A to B says that importing A runs B. It is labelled with the lines
+that do it, and `conditional` where it runs only where a test holds that the tool cannot
+decide. An import inside a function that a call at import time runs is drawn from the module
+that makes the call, labelled with the import's line and module and the call's line: `l.96 of
+pkg.a, called at l.20`, or `l.96, called at l.20` where the module calls a function of its own.
+A parent package (which Python runs before its submodule) is a dotted edge labelled so; an
+import that does not run at import time is labelled `deferred`, as the text says it, and in
+DOT is dashed (Mermaid draws it dotted, as it has no dashed edge). The lines of one import
+that run and those that do not are two edges; where two chains share an edge, it shows the
+lines of both."""
 
 from __future__ import annotations
 
 import json
 from collections.abc import Iterable
 
-from .._importlinter import format_line_numbers
 from ..report import Hop
 
 PARENT = "parent runs first"
 
-
-def _label(hop: Hop) -> str:
-    if not hop["line_numbers"]:
-        return PARENT
-    lines = format_line_numbers(hop["line_numbers"])
-    if _deferred(hop):
-        return f"{lines}, deferred"
-    return f"{lines}, conditional" if "conditions" in hop else lines
+# An edge: its tail, its head and how it is drawn (DOT's style): `solid` where importing the
+# tail runs the head, `dashed` for a deferred import, `dotted` for a parent package.
+Edge = tuple[str, str, str]
 
 
-def _deferred(hop: Hop) -> bool:
-    return bool(hop["line_numbers"]) and not any(hop.get("eager", [True]))
-
-
-def _edges(hops: Iterable[Hop]) -> list[Hop]:
-    seen: dict[tuple[str, str], Hop] = {}
+def _edges(hops: Iterable[Hop]) -> dict[Edge, dict[str, bool]]:
+    """The edges that draw the hops, in the order first drawn, each with its lines as its label
+    shows them and whether every hop that holds the line runs it only where a test holds."""
+    edges: dict[Edge, dict[str, bool]] = {}
     for hop in hops:
-        key = (hop["importer"], hop["imported"])
-        if key not in seen or (_deferred(seen[key]) and not _deferred(hop)):
-            seen[key] = hop
-    return list(seen.values())
+        importer, imported = hop["importer"], hop["imported"]
+        count = len(hop["line_numbers"])
+        if not count:
+            edges.setdefault((importer, imported, "dotted"), {})
+            continue
+        for line, runs, calls, tests in zip(
+            hop["line_numbers"],
+            hop.get("eager", [True] * count),
+            hop.get("calls", [[]] * count),
+            hop.get("conditions", [[]] * count),
+            strict=True,
+        ):
+            if not runs:
+                edge, shown = (importer, imported, "dashed"), f"l.{line}"
+            elif calls:
+                # The call at import time comes first: the module that makes it runs the line.
+                caller, at = calls[0]["module"], calls[0]["line"]
+                of = "" if caller == importer else f" of {importer}"
+                edge, shown = (caller, imported, "solid"), f"l.{line}{of}, called at l.{at}"
+            else:
+                edge, shown = (importer, imported, "solid"), f"l.{line}"
+            lines = edges.setdefault(edge, {})
+            lines[shown] = lines.get(shown, True) and bool(tests)
+    return edges
+
+
+def _label(style: str, lines: dict[str, bool]) -> str:
+    if style == "dotted":
+        return PARENT
+    shown = ", ".join(lines)
+    if style == "dashed":
+        return f"{shown}, deferred"
+    return f"{shown}, conditional" if all(lines.values()) else shown
 
 
 def dot(title: str, hops: Iterable[Hop]) -> str:
@@ -52,11 +78,10 @@ def dot(title: str, hops: Iterable[Hop]) -> str:
         '  node [shape=box, fontname="Helvetica"];',
         '  edge [fontname="Helvetica", fontsize=10];',
     ]
-    for hop in _edges(hops):
-        style = "dotted" if not hop["line_numbers"] else "dashed" if _deferred(hop) else "solid"
+    for (tail, head, style), shown in _edges(hops).items():
         lines.append(
-            f"  {quoted(hop['importer'])} -> {quoted(hop['imported'])} "
-            f"[label={quoted(_label(hop))}, style={style}];"
+            f"  {quoted(tail)} -> {quoted(head)} "
+            f"[label={quoted(_label(style, shown))}, style={style}];"
         )
     lines.append("}")
     return "\n".join(lines) + "\n"
@@ -72,9 +97,9 @@ def mermaid(title: str, hops: Iterable[Hop]) -> str:
         return ids[module]
 
     edges = []
-    for hop in _edges(hops):
-        arrow = "-.->" if not hop["line_numbers"] or _deferred(hop) else "-->"
-        label = _label(hop).replace('"', "'")
-        edges.append(f'  {node(hop["importer"])} {arrow}|"{label}"| {node(hop["imported"])}')
+    for (tail, head, style), shown in _edges(hops).items():
+        arrow = "-->" if style == "solid" else "-.->"
+        label = _label(style, shown).replace('"', "'")
+        edges.append(f'  {node(tail)} {arrow}|"{label}"| {node(head)}')
     nodes = [f'  {ids[module]}["{module}"]' for module in ids]
     return "\n".join([f"---\ntitle: {title}\n---", "graph LR", *nodes, *edges]) + "\n"
