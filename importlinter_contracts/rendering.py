@@ -168,13 +168,12 @@ def smallest_cut_heading(cut: SmallestCutData, excused: int) -> str:
 
 
 def smallest_cut_steps(cut: SmallestCutData) -> list[tuple[str, list[Location]]]:
-    """Each statement of a smallest cut as a line with where it stands (`pkg.a -> pkg.b (l.3,
-    module level), on 2 chains`; a call, `pkg.a calls pkg.c:f (l.5, at import time), which
-    imports pkg.b, ...`, then where the imports it runs stand), and why it cannot be made
-    lazy: where a name it binds is
-    used at import time (`...; not lazily: f is used at import time (at module level)`, at the
-    use's line), or the reason `fix` would refuse it (`...; not lazily: it is inside a `try`
-    statement, ...`)."""
+    """Return each statement of a smallest cut as a line with where it stands (`pkg.a ->
+    pkg.b (l.3, module level), on 2 chains`, of those the report shows; a call, `pkg.a calls
+    pkg.c:f (l.5, at import time), which imports pkg.b, ...`, then where the imports it runs
+    stand), and why it cannot be made lazy: where a name it binds is used at import time
+    (`...; not lazily: f is used at import time (at module level)`, at the use's line), or the
+    reason `fix` would refuse it (`...; not lazily: it is inside a `try` statement, ...`)."""
     steps: list[tuple[str, list[Location]]] = []
     for statement in cut["statements"]:
         chains = len(statement["cuts"])
@@ -189,7 +188,13 @@ def smallest_cut_steps(cut: SmallestCutData) -> list[tuple[str, list[Location]]]
                 f"{statement['importer']} calls {call['function']} (l.{statement['line']}, at "
                 f"import time), which imports {imported}"
             )
-        text += f", on {chains} chain{'s' if chains != 1 else ''}"
+        # A statement of a smallest cut is on some chain to an end: where none of those shown
+        # (one per finding), on another.
+        text += (
+            f", on {chains} chain{'s' if chains != 1 else ''}"
+            if chains
+            else ", on none of the chains shown (it cuts others)"
+        )
         where = [statement["location"]] if statement["location"] is not None else []
         where += call["imports"] if call is not None else []
         use = statement["import_time_use"]

@@ -365,7 +365,7 @@ def test_a_call_at_import_time_is_one_statement_of_the_cut_for_every_import_it_r
         ("m2", 1, None, None),
     ]
     assert smallest_cut_steps(found.as_data())[0] == (
-        f"m0 calls m1:run (l.5, at import time), which imports a, b, on 0 chains; not lazily: "
+        f"m0 calls m1:run (l.5, at import time), which imports a, b, on none of the chains shown (it cuts others); not lazily: "
         f"{CALL_NOT_LAZY}",
         [],
     )
@@ -698,7 +698,7 @@ def test_a_use_at_import_time_is_avoided_among_cuts_of_the_same_size() -> None:
     assert isinstance(found, SmallestCut)
     assert smallest_cut_steps(found.as_data()) == [
         (
-            "m0 -> forbidden (l.1, module level), on 0 chains; not lazily: f is used at "
+            "m0 -> forbidden (l.1, module level), on none of the chains shown (it cuts others); not lazily: f is used at "
             "import time (at module level)",
             [{"path": "m.py", "line": 9}],
         )
@@ -789,7 +789,7 @@ def test_an_import_whose_uses_cannot_be_read_is_avoided_and_said_so() -> None:
         ("m1", "m.py: cannot be parsed by this Python (too deep)")
     ]
     assert smallest_cut_steps(found.as_data())[0][0] == (
-        "m1 -> forbidden (l.2, module level), on 0 chains; whether lazily is not known: m.py: "
+        "m1 -> forbidden (l.2, module level), on none of the chains shown (it cuts others); whether lazily is not known: m.py: "
         "cannot be parsed by this Python (too deep)"
     )
 
