@@ -5,6 +5,7 @@ module is not loaded, and the functions return what they returned."""
 
 from __future__ import annotations
 
+import io
 import json
 import subprocess
 import textwrap
@@ -18,6 +19,7 @@ from test_deferral_uses import project_in_repository
 from helpers import Project, installed_python
 from importlinter_contracts.cli import main
 from importlinter_contracts.deferral.edit import IN_FUNCTIONS, Refusal, lazy_edits
+from importlinter_contracts.deferral.functions import with_blank_lines_left
 
 pytestmark = pytest.mark.matrix
 
@@ -81,8 +83,35 @@ def test_a_dotted_import_and_line_ends_are_kept(project: Project) -> None:
     source = "import pkg.heavy\r\n\r\ndef f(x):\r\n\treturn pkg.heavy.twice(x)\r\n"
     assert (
         moved(project, source, [1])
-        == "\r\ndef f(x):\r\n\timport pkg.heavy\r\n\treturn pkg.heavy.twice(x)\r\n"
+        == "def f(x):\r\n\timport pkg.heavy\r\n\treturn pkg.heavy.twice(x)\r\n"
     )
+
+
+@pytest.mark.parametrize(
+    ("source", "removed", "left"),
+    [
+        # Between runs of one and two blank lines: two, as stood before the def.
+        ("pass\n\nimport a\n\n\ndef f():\n", {2}, "pass\n\n\ndef f():\n"),
+        ("x = (\n)\n\nimport a\n\nlog = 1\n", {3}, "x = (\n)\n\nlog = 1\n"),
+        # Several imports among blank lines: the longest run of them.
+        ("x\n\nimport a\n\nimport b\n\n\ndef f(): pass\n", {2, 4}, "x\n\n\ndef f(): pass\n"),
+        # A multi-line import, with no blank line on one side: none is removed.
+        ("x\nfrom a import (\n    b,\n)\n\ny\n", {1, 2, 3}, "x\n\ny\n"),
+        # A comment above the import stays, as do the blank lines below it.
+        ("# c\nimport a\n\nx = 1\n", {1}, "# c\n\nx = 1\n"),
+        # At the start or the end of the file: none, whitespace-only lines included.
+        ("import a\n\n\nx = 1\n", {0}, "x = 1\n"),
+        ("x = 1\n \t\n\nimport a\n\n", {3}, "x = 1\n"),
+        # Blank lines away from the import are no business of the edit.
+        ("x\n\n\n\ny\nimport a\nz\n", {5}, "x\n\n\n\ny\nz\n"),
+    ],
+)
+def test_removing_an_import_leaves_no_more_blank_lines_than_stood_together(
+    source: str, removed: set[int], left: str
+) -> None:
+    lines = io.StringIO(source, newline="").readlines()
+    kept = with_blank_lines_left(lines, removed)
+    assert "".join(line for index, line in enumerate(lines) if index not in kept) == left
 
 
 def test_the_comment_that_ends_a_multi_line_import_goes_with_it(project: Project) -> None:

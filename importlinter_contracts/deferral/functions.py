@@ -1,7 +1,8 @@
 """The edit that defers an import on every Python: the statement moves from the module body
 into each function (or method) that uses the names it binds, keeping its aliases, so that it
 runs when one of them is called, not when the module is imported. A comment that ends the
-import's last line goes with it.
+import's last line goes with it, and so do the blank lines it would leave too many of
+(`with_blank_lines_left`, which `module_getattr` uses too).
 
 Where that cannot be proven safe the import is left, with why: a statement inside a block
 (`if`, `with`, ...); a name it binds that code outside a function uses (a lambda, a
@@ -18,6 +19,7 @@ from __future__ import annotations
 
 import ast
 import copy
+import itertools
 import re
 from pathlib import Path
 from typing import NamedTuple
@@ -65,6 +67,7 @@ def moved_into_functions(
             inserted.setdefault(at, []).append(
                 f"{indentation}{ast.unparse(copied)}{comment}{ending}"
             )
+    removed = with_blank_lines_left(lines, removed)
     edited: list[str] = []
     for index, line in enumerate(lines):
         edited += inserted.get(index, [])
@@ -76,6 +79,31 @@ def moved_into_functions(
         why = "the moved import does not read back as the same syntax tree, moved"
         return Moved(None, (), {**refused, **dict.fromkeys(made, why)})
     return Moved(text, made, refused)
+
+
+def with_blank_lines_left(lines: list[str], removed: set[int]) -> set[int]:
+    """Return the lines to remove of `lines` (by index): `removed`, and the blank lines that
+    removing them would leave too many of. Where removed lines stood among blank lines, the
+    blank lines left between the code (or comments) around them are the longest run that stood
+    together before (`import a` between two blank lines leaves one, not two); before the first
+    line of code or after the last, none."""
+    found = set(removed)
+    code = [index for index, line in enumerate(lines) if line.strip() and index not in removed]
+    bounds = [-1, *code, len(lines)]
+    for above, below in itertools.pairwise(bounds):
+        between = range(above + 1, below)
+        if not any(index in removed for index in between):
+            continue
+        runs: list[list[int]] = [[]]
+        for index in between:
+            if index in removed:
+                runs.append([])
+            else:
+                runs[-1].append(index)
+        edge = above == -1 or below == len(lines)
+        kept: list[int] = [] if edge else max(runs, key=lambda run: len(run))
+        found.update(index for run in runs for index in run if index not in kept)
+    return found
 
 
 def _reads_back(

@@ -20,7 +20,7 @@ import copy
 from pathlib import Path
 
 from ..eager.lazy import bound_names
-from .functions import Moved, module_name, with_names
+from .functions import Moved, module_name, with_blank_lines_left, with_names
 
 _SERVED = ("__getattr__", "__dir__")
 
@@ -64,7 +64,9 @@ def served_by_getattr(
         inserted = [f"{indentation}{line}" if line else "" for line in branches]
     if own_dir is not None:
         lines = _joined(lines, own_dir, names)
-    removed = {index for node in served for index in range(node.lineno - 1, node.end_lineno or 0)}
+    removed = with_blank_lines_left(
+        lines, {index for node in served for index in range(node.lineno - 1, node.end_lineno or 0)}
+    )
     edited: list[str] = []
     for index, line in enumerate(lines):
         if index == at:
