@@ -64,7 +64,51 @@ def _exit_status(statuses: str) -> str:
     )
 
 
-@click.group(context_settings={"help_option_names": ["-h", "--help"]})
+class _Commands(click.Group):
+    """The console script's commands, whose usage errors (an unknown command or option, a
+    value that an option refuses, a missing argument) are one line, as every other mistake
+    is, where click would print the usage and a hint on lines of their own."""
+
+    def make_context(
+        self,
+        info_name: str | None,
+        args: list[str],
+        parent: click.Context | None = None,
+        **extra: Any,
+    ) -> click.Context:
+        with _usage_errors_in_one_line():
+            return super().make_context(info_name, args, parent, **extra)
+
+    def invoke(self, ctx: click.Context) -> Any:
+        # (A command's own options are parsed here, as the command is chosen.)
+        with _usage_errors_in_one_line():
+            return super().invoke(ctx)
+
+
+# What click (8.2 and later) raises to show the help of a bare `importlinter-contracts`.
+_HELP_AS_ERROR: Any = getattr(click.exceptions, "NoArgsIsHelpError", ())
+
+
+@contextlib.contextmanager
+def _usage_errors_in_one_line() -> Iterator[None]:
+    """Each usage error of click as one line, `_fail`'s, with click's reason and the command
+    whose --help shows the usage; the help that a bare `importlinter-contracts` shows (a
+    usage error from click 8.2 on) as click shows it."""
+    try:
+        yield
+    except click.UsageError as error:
+        if isinstance(error, _HELP_AS_ERROR):
+            raise
+        context = error.ctx
+        command = "importlinter-contracts"
+        if context is not None and context.parent is not None:
+            command += f" {context.info_name}"
+        reason = error.format_message()
+        end = "" if reason.endswith((".", "?")) else "."
+        _fail(f"{reason}{end} Run {command} --help for the usage.")
+
+
+@click.group(cls=_Commands, context_settings={"help_option_names": ["-h", "--help"]})
 @click.option(
     "--version",
     is_flag=True,
