@@ -153,10 +153,12 @@ def _graph_options(command: Callable[..., None]) -> Callable[..., None]:
         debug: bool,
         **kwargs: Any,
     ) -> None:
-        cache = None if no_cache else Path(cache_dir) if cache_dir else DEFAULT_CACHE_DIR
         with _reporting_errors(debug), _cache_warnings_on_stderr():
-            if cache_dir is not None and not cache_dir.strip():
-                raise UsageError("--cache-dir is empty: give a folder, or --no-cache for none.")
+            found = "give the configuration file, or leave {} out for the one lint-imports finds"
+            _not_empty("CONFIG_FILE", config_file, found.format("it"))
+            _not_empty("--config", config, found.format("--config"))
+            _not_empty("--cache-dir", cache_dir, "give a folder, or --no-cache for none")
+            cache = None if no_cache else Path(cache_dir) if cache_dir else DEFAULT_CACHE_DIR
             if config_file and config and config_file != config:
                 raise UsageError(
                     f"Two configuration files given, {config_file} and --config {config}: give one."
@@ -190,6 +192,13 @@ def _graph_options(command: Callable[..., None]) -> Callable[..., None]:
     ):
         wrapper = decorator(wrapper)
     return wrapper
+
+
+def _not_empty(option: str, value: str | None, advice: str) -> None:
+    """Raises UsageError for an option (or argument) given empty, which would read as not
+    given, the default taken without a word; `advice` says what to give."""
+    if value is not None and not value.strip():
+        raise UsageError(f"{option} is empty: {advice}.")
 
 
 @contextlib.contextmanager
@@ -693,6 +702,11 @@ def closure(
     """
     from . import explore, measure
 
+    _not_empty(
+        "--python",
+        python,
+        "give an interpreter's path, or leave --python out for the one running this command",
+    )
     request = measure.request_of(measure_import, python, repeat, timeout, output_format)
     with _quiet_stdout(verbose), _warnings_on_stderr() as warned:
         explorer = explore.load(config, cache)
