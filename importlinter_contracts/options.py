@@ -106,7 +106,8 @@ def wrongly_typed(contract_class: type, options: Mapping[str, Any]) -> dict[str,
     option's name) cannot read: what was found and what to give.
 
     A list field takes strings, or one string as one entry (a one-line INI value); a field
-    that reads one string takes a string, or a list (its own message refuses that).
+    that reads one string takes a string that is not empty (import-linter's fields read `''`
+    as a module, a marker or the default), or a list (its own message refuses that).
     """
     errors = {}
     for option, value in options.items():
@@ -123,6 +124,8 @@ def wrongly_typed(contract_class: type, options: Mapping[str, Any]) -> dict[str,
                 errors[option] = f"found {found}; give a list of strings."
         elif isinstance(field, _ONE_STRING_FIELDS) and not isinstance(value, str | list):
             errors[option] = f"found {describe(value)}; give {_expected(field)}."
+        elif isinstance(field, _ONE_STRING_FIELDS) and isinstance(value, str) and not value.strip():
+            errors[option] = f"This option is empty; give {_expected(field)}."
     return errors
 
 
@@ -134,6 +137,8 @@ def describe(value: object) -> str:
 def _expected(field: fields.Field) -> str:  # type: ignore[type-arg]
     if isinstance(field, fields.BooleanField):
         return "true or false"
+    if isinstance(field, fields.ModuleField | ModuleNameField):
+        return "a module's name"
     if isinstance(field, fields.EnumField):
         *others, last = (f'"{member.value}"' for member in field.enum)
         return f"{', '.join(others)} or {last}"

@@ -66,7 +66,7 @@ class ContractWithAllowlist(Contract):
         # Under lint-imports, which reads no key of the importlinter section it does not know.
         check_session_options(session_options, "The importlinter section")
         # Before import-linter's fields read the options, which fail on a value of another
-        # type with Python's own message.
+        # type with Python's own message, and read an empty one as given.
         errors = wrongly_typed(type(self), contract_options)
         if errors:
             raise InvalidContractOptions(errors)
