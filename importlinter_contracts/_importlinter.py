@@ -33,6 +33,7 @@ that `pyproject.toml` admits. What this relies on:
 """
 
 import dataclasses
+import os
 import re
 from collections.abc import Iterator, Mapping, Sequence
 from pathlib import Path
@@ -144,10 +145,17 @@ class _WithoutAnUnusableCache:
                 raise _unreadable_file(uncached_error) from uncached_error
             without_caches()
             reason = " ".join(str(error).split()) or type(error).__name__
+            # A folder that is there holds what grimp cannot use; one that is not, after grimp
+            # tried to write it, cannot be made.
+            advice = (
+                "delete the folder to start it afresh"
+                if os.path.lexists(cache_dir)
+                else "the folder cannot be created: give --cache-dir a writable folder, or "
+                "--no-cache for none"
+            )
             warn(
                 f"The graph cache {display_path(Path(cache_dir))} cannot be used ({reason}): "
-                "this run uses no cache, as with --no-cache; delete the folder to start it "
-                "afresh.",
+                f"this run uses no cache, as with --no-cache; {advice}.",
                 CacheWarning,
             )
             return graph
