@@ -117,7 +117,7 @@ def wrongly_typed(contract_class: type, options: Mapping[str, Any]) -> dict[str,
             wrong = [item for item in items if not isinstance(item, str)]
             if wrong:
                 found = (
-                    f"{_toml(value)} (a list holding {_kind(wrong[0])})"
+                    f"{toml_value(value)} (a list holding {_kind(wrong[0])})"
                     if isinstance(value, list)
                     else describe(value)
                 )
@@ -131,7 +131,7 @@ def wrongly_typed(contract_class: type, options: Mapping[str, Any]) -> dict[str,
 
 def describe(value: object) -> str:
     """Return a value as TOML writes it, and its kind: `5 (an integer)`."""
-    return f"{_toml(value)} ({_kind(value)})"
+    return f"{toml_value(value)} ({_kind(value)})"
 
 
 def _expected(field: fields.Field) -> str:  # type: ignore[type-arg]
@@ -149,16 +149,16 @@ def _kind(value: object) -> str:
     return _KINDS.get(type(value), "a date or time")  # the TOML types that remain
 
 
-def _toml(value: object) -> str:
-    """The value as TOML writes it (inline), to quote it as the user wrote it."""
+def toml_value(value: object) -> str:
+    """Return the value as TOML writes it (inline), to quote it as the user wrote it."""
     if isinstance(value, bool):
         return str(value).lower()
     if isinstance(value, str):
         return '"' + value.replace("\\", "\\\\").replace('"', '\\"') + '"'
     if isinstance(value, list):
-        return "[" + ", ".join(_toml(item) for item in value) + "]"
+        return "[" + ", ".join(toml_value(item) for item in value) + "]"
     if isinstance(value, dict):
-        return "{" + ", ".join(f"{key} = {_toml(item)}" for key, item in value.items()) + "}"
+        return "{" + ", ".join(f"{key} = {toml_value(item)}" for key, item in value.items()) + "}"
     if hasattr(value, "isoformat"):
         return str(value.isoformat())
     return str(value)
