@@ -51,6 +51,21 @@ class NonEmptyListField(fields.ListField):
         return values
 
 
+class BooleanField(fields.BooleanField):
+    """import-linter's boolean field, whose message for another value ("Could not parse a
+    boolean from 'yes'") says neither that the option takes true or false nor what to write."""
+
+    def parse(self, raw_data: str | list[str]) -> bool:
+        try:
+            return super().parse(raw_data)
+        except fields.ValidationError:
+            if isinstance(raw_data, list):
+                raise
+            raise fields.ValidationError(
+                f"'{raw_data}' is not a boolean: give true or false."
+            ) from None
+
+
 _WILDCARDS = ("*", "**")
 
 

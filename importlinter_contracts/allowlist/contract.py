@@ -12,7 +12,7 @@ from importlinter.domain.contract import InvalidContractOptions
 
 from .._importlinter import AlertLevel, render_broken_contract_guidance
 from ..configuration import check_session_options
-from ..options import wrongly_typed
+from ..options import BooleanField, wrongly_typed
 from ..rendering import print_finding
 from ..report import (
     ContractFindings,
@@ -54,7 +54,7 @@ class ContractWithAllowlist(Contract):
     executes_analysed_code: ClassVar[bool] = False
 
     # Each field reads as its parsed value on an instance, hence the annotations.
-    require_reasons: bool = fields.BooleanField(required=False, default=False)  # type: ignore[assignment]
+    require_reasons: bool = BooleanField(required=False, default=False)  # type: ignore[assignment]
     unmatched_ignore_imports_alerting: AlertLevel = fields.EnumField(  # type: ignore[assignment]
         AlertLevel, default=AlertLevel.ERROR
     )
