@@ -53,7 +53,13 @@ from importlinter.contracts import _common
 from importlinter.domain import contract as _contract
 
 from .cache import grimp_cache_directory, without_caches
-from .errors import CacheWarning, ConfigurationError, UnreadableSourceError, warn
+from .errors import (
+    CacheWarning,
+    ConfigurationError,
+    UnreadableSourceError,
+    did_you_mean,
+    warn,
+)
 from .locations import display_path
 from .options import describe
 
@@ -238,6 +244,7 @@ def plugin_contract_types(user_options: UserOptions) -> dict[str, type[Contract]
         except Exception as error:
             raise ConfigurationError(
                 f"contract_types: '{entry}' cannot be loaded: {type(error).__name__}: {error}"
+                f"{_own_class_meant(entry, error)}"
             ) from error
         if name in registered:
             raise ConfigurationError(
@@ -246,6 +253,18 @@ def plugin_contract_types(user_options: UserOptions) -> dict[str, type[Contract]
             )
         registered[name] = contract_class
     return registered
+
+
+def _own_class_meant(entry: str, error: Exception) -> str:
+    """Return, for a `contract_types` entry that names a class this package does not export,
+    the exported contract type nearest to it as a parenthesis (`did_you_mean`); '' for any
+    other entry or error."""
+    module, _, name = entry.partition(": ")[2].strip().rpartition(".")
+    if module != __package__ or not isinstance(error, AttributeError):
+        return ""
+    from . import __all__ as exported
+
+    return did_you_mean(name, (each for each in exported if not each.startswith("_")))
 
 
 # import-linter's messages for a missing required option and for an unrecognized one that is

@@ -14,7 +14,7 @@ from pathlib import Path
 from typing import Any
 
 from . import _importlinter
-from .errors import ConfigurationError, UsageError
+from .errors import ConfigurationError, UsageError, did_you_mean
 from .options import describe, not_a_module_name, toml_value
 
 _INI_CANDIDATES = ("setup.cfg", ".importlinter")
@@ -96,11 +96,9 @@ def _unknown_id(asked: str, found: str, ids: list[str], configuration: Path) -> 
             f"--contract {_shown(asked)}: no contract of {configuration} has an id; give the "
             "contracts to select ids (id = ...)."
         )
-    nearest = difflib.get_close_matches(found, ids, n=1)
-    guess = f" (did you mean '{nearest[0]}'?)" if nearest else ""
     return (
-        f"--contract {_shown(asked)}: no contract of {configuration} has this id{guess}; its ids: "
-        f"{', '.join(sorted(set(ids)))}."
+        f"--contract {_shown(asked)}: no contract of {configuration} has this id"
+        f"{did_you_mean(found, ids)}; its ids: {', '.join(sorted(set(ids)))}."
     )
 
 

@@ -1024,6 +1024,12 @@ CONTRACT_TYPE_ERRORS = {
         "contract_types: 'backend_isolation: importlinter_contracts.NoSuch' cannot be loaded: "
         "AttributeError: module 'importlinter_contracts' has no attribute 'NoSuch'",
     ),
+    "misspelt-class": (
+        '["eager_imports: importlinter_contracts.EagerImportsContract"]',
+        "contract_types: 'eager_imports: importlinter_contracts.EagerImportsContract' cannot be "
+        "loaded: AttributeError: module 'importlinter_contracts' has no attribute "
+        "'EagerImportsContract' (did you mean 'EagerImportContract'?)",
+    ),
     "no-such-module": (
         '["backend_isolation: nosuchpackage.Contract"]',
         "contract_types: 'backend_isolation: nosuchpackage.Contract' cannot be loaded: "
