@@ -33,6 +33,7 @@ that `pyproject.toml` admits. What this relies on:
 """
 
 import dataclasses
+import os
 import re
 from collections.abc import Iterator, Mapping, Sequence
 from pathlib import Path
@@ -52,7 +53,13 @@ from importlinter.contracts import _common
 from importlinter.domain import contract as _contract
 
 from .cache import grimp_cache_directory, without_caches
-from .errors import CacheWarning, ConfigurationError, UnreadableSourceError, warn
+from .errors import (
+    CacheWarning,
+    ConfigurationError,
+    UnreadableSourceError,
+    did_you_mean,
+    warn,
+)
 from .locations import display_path
 from .options import describe
 
@@ -144,10 +151,17 @@ class _WithoutAnUnusableCache:
                 raise _unreadable_file(uncached_error) from uncached_error
             without_caches()
             reason = " ".join(str(error).split()) or type(error).__name__
+            # A folder that is there holds what grimp cannot use; one that is not, after grimp
+            # tried to write it, cannot be made.
+            advice = (
+                "delete the folder to start it afresh"
+                if os.path.lexists(cache_dir)
+                else "the folder cannot be created: give --cache-dir a writable folder, or "
+                "--no-cache for none"
+            )
             warn(
                 f"The graph cache {display_path(Path(cache_dir))} cannot be used ({reason}): "
-                "this run uses no cache, as with --no-cache; delete the folder to start it "
-                "afresh.",
+                f"this run uses no cache, as with --no-cache; {advice}.",
                 CacheWarning,
             )
             return graph
@@ -230,6 +244,7 @@ def plugin_contract_types(user_options: UserOptions) -> dict[str, type[Contract]
         except Exception as error:
             raise ConfigurationError(
                 f"contract_types: '{entry}' cannot be loaded: {type(error).__name__}: {error}"
+                f"{_own_class_meant(entry, error)}"
             ) from error
         if name in registered:
             raise ConfigurationError(
@@ -238,6 +253,18 @@ def plugin_contract_types(user_options: UserOptions) -> dict[str, type[Contract]
             )
         registered[name] = contract_class
     return registered
+
+
+def _own_class_meant(entry: str, error: Exception) -> str:
+    """Return, for a `contract_types` entry that names a class this package does not export,
+    the exported contract type nearest to it as a parenthesis (`did_you_mean`); '' for any
+    other entry or error."""
+    module, _, name = entry.partition(": ")[2].strip().rpartition(".")
+    if module != __package__ or not isinstance(error, AttributeError):
+        return ""
+    from . import __all__ as exported
+
+    return did_you_mean(name, (each for each in exported if not each.startswith("_")))
 
 
 # import-linter's messages for a missing required option and for an unrecognized one that is

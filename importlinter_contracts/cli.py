@@ -64,7 +64,51 @@ def _exit_status(statuses: str) -> str:
     )
 
 
-@click.group(context_settings={"help_option_names": ["-h", "--help"]})
+class _Commands(click.Group):
+    """The console script's commands, whose usage errors (an unknown command or option, a
+    value that an option refuses, a missing argument) are one line, as every other mistake
+    is, where click would print the usage and a hint on lines of their own."""
+
+    def make_context(
+        self,
+        info_name: str | None,
+        args: list[str],
+        parent: click.Context | None = None,
+        **extra: Any,
+    ) -> click.Context:
+        with _usage_errors_in_one_line():
+            return super().make_context(info_name, args, parent, **extra)
+
+    def invoke(self, ctx: click.Context) -> Any:
+        # (A command's own options are parsed here, as the command is chosen.)
+        with _usage_errors_in_one_line():
+            return super().invoke(ctx)
+
+
+# What click (8.2 and later) raises to show the help of a bare `importlinter-contracts`.
+_HELP_AS_ERROR: Any = getattr(click.exceptions, "NoArgsIsHelpError", ())
+
+
+@contextlib.contextmanager
+def _usage_errors_in_one_line() -> Iterator[None]:
+    """Each usage error of click as one line, `_fail`'s, with click's reason and the command
+    whose --help shows the usage; the help that a bare `importlinter-contracts` shows (a
+    usage error from click 8.2 on) as click shows it."""
+    try:
+        yield
+    except click.UsageError as error:
+        if isinstance(error, _HELP_AS_ERROR):
+            raise
+        context = error.ctx
+        command = "importlinter-contracts"
+        if context is not None and context.parent is not None:
+            command += f" {context.info_name}"
+        reason = error.format_message()
+        end = "" if reason.endswith((".", "?")) else "."
+        _fail(f"{reason}{end} Run {command} --help for the usage.")
+
+
+@click.group(cls=_Commands, context_settings={"help_option_names": ["-h", "--help"]})
 @click.option(
     "--version",
     is_flag=True,
@@ -109,10 +153,12 @@ def _graph_options(command: Callable[..., None]) -> Callable[..., None]:
         debug: bool,
         **kwargs: Any,
     ) -> None:
-        cache = None if no_cache else Path(cache_dir) if cache_dir else DEFAULT_CACHE_DIR
         with _reporting_errors(debug), _cache_warnings_on_stderr():
-            if cache_dir is not None and not cache_dir.strip():
-                raise UsageError("--cache-dir is empty: give a folder, or --no-cache for none.")
+            found = "give the configuration file, or leave {} out for the one lint-imports finds"
+            _not_empty("CONFIG_FILE", config_file, found.format("it"))
+            _not_empty("--config", config, found.format("--config"))
+            _not_empty("--cache-dir", cache_dir, "give a folder, or --no-cache for none")
+            cache = None if no_cache else Path(cache_dir) if cache_dir else DEFAULT_CACHE_DIR
             if config_file and config and config_file != config:
                 raise UsageError(
                     f"Two configuration files given, {config_file} and --config {config}: give one."
@@ -146,6 +192,13 @@ def _graph_options(command: Callable[..., None]) -> Callable[..., None]:
     ):
         wrapper = decorator(wrapper)
     return wrapper
+
+
+def _not_empty(option: str, value: str | None, advice: str) -> None:
+    """Raises UsageError for an option (or argument) given empty, which would read as not
+    given, the default taken without a word; `advice` says what to give."""
+    if value is not None and not value.strip():
+        raise UsageError(f"{option} is empty: {advice}.")
 
 
 @contextlib.contextmanager
@@ -649,6 +702,11 @@ def closure(
     """
     from . import explore, measure
 
+    _not_empty(
+        "--python",
+        python,
+        "give an interpreter's path, or leave --python out for the one running this command",
+    )
     request = measure.request_of(measure_import, python, repeat, timeout, output_format)
     with _quiet_stdout(verbose), _warnings_on_stderr() as warned:
         explorer = explore.load(config, cache)

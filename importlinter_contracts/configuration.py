@@ -14,8 +14,8 @@ from pathlib import Path
 from typing import Any
 
 from . import _importlinter
-from .errors import ConfigurationError, UsageError
-from .options import describe, not_a_module_name
+from .errors import ConfigurationError, UsageError, did_you_mean
+from .options import describe, not_a_module_name, toml_value
 
 _INI_CANDIDATES = ("setup.cfg", ".importlinter")
 _TOML_CANDIDATES = ("pyproject.toml",)
@@ -96,11 +96,9 @@ def _unknown_id(asked: str, found: str, ids: list[str], configuration: Path) -> 
             f"--contract {_shown(asked)}: no contract of {configuration} has an id; give the "
             "contracts to select ids (id = ...)."
         )
-    nearest = difflib.get_close_matches(found, ids, n=1)
-    guess = f" (did you mean '{nearest[0]}'?)" if nearest else ""
     return (
-        f"--contract {_shown(asked)}: no contract of {configuration} has this id{guess}; its ids: "
-        f"{', '.join(sorted(set(ids)))}."
+        f"--contract {_shown(asked)}: no contract of {configuration} has this id"
+        f"{did_you_mean(found, ids)}; its ids: {', '.join(sorted(set(ids)))}."
     )
 
 
@@ -122,10 +120,14 @@ _BOOLEAN_KEYS = ("include_external_packages", "exclude_type_checking_imports", "
 _KNOWN_PACKAGES = ("importlinter", "importlinter_contracts")
 
 
-def check_session_options(session_options: Mapping[str, Any], section: str) -> None:
+def check_session_options(
+    session_options: Mapping[str, Any], section: str, toml: bool = False
+) -> None:
     """Check the keys of the importlinter section (`section` names it: `[importlinter]`, say),
     which no contract option reads: a misspelt key is ignored by import-linter, and the code
-    is then read for the running Python, say.
+    is then read for the running Python, say. `toml`: whether the file is TOML, for the
+    advice to be written in its syntax (lint-imports does not tell a contract which file it
+    read: INI's is given there).
 
     A key that neither import-linter nor this package reads is an error, unless the
     configuration registers a contract type of another package, which may read keys of its
@@ -137,9 +139,14 @@ def check_session_options(session_options: Mapping[str, Any], section: str) -> N
     """
     roots = session_options.get("root_packages")
     if isinstance(roots, str):
+        shown, form = (
+            (toml_value(roots), f"in TOML, {toml_value([roots])}")
+            if toml
+            else (roots, "in INI, one package per line below the key")
+        )
         raise ConfigurationError(
-            f"{section}: root_packages = {roots}: a list (in INI, one package per line below "
-            f"the key); for one package, write root_package = {roots}."
+            f"{section}: root_packages = {shown}: a list ({form}); for one package, write "
+            f"root_package = {shown}."
         )
     if isinstance(roots, list):
         for package in roots:
@@ -219,7 +226,7 @@ def read_user_options(config: str | None, configuration: Path) -> _importlinter.
             "analyse (root_packages, or root_package for one)."
         ) from None
     section = section_name(configuration)
-    check_session_options(user_options.session_options, section)
+    check_session_options(user_options.session_options, section, is_toml(configuration))
     for package in user_options.session_options["root_packages"]:
         # (A top-level name, as checked: finding it runs no code, where a parent package
         # would run.)

@@ -9,9 +9,11 @@ warning instead (`warn`), which the console script prints as one line too.
 
 from __future__ import annotations
 
+import difflib
 import os
 import sys
 import warnings
+from collections.abc import Iterable
 
 
 class ImportlinterContractsError(Exception):
@@ -75,6 +77,13 @@ class UnknownModuleError(ImportlinterContractsError, KeyError):
 
 class CacheWarning(UserWarning):
     """A cache cannot be used: the run goes on without it, and costs only time."""
+
+
+def did_you_mean(word: str, known: Iterable[str]) -> str:
+    """Return the known word nearest to a misspelt one as a parenthesis to follow it in a
+    message, ` (did you mean 'near'?)`; '' where none is near."""
+    nearest = difflib.get_close_matches(word, list(known), n=1)
+    return f" (did you mean '{nearest[0]}'?)" if nearest else ""
 
 
 def warn(message: str, category: type[Warning] = UserWarning) -> None:

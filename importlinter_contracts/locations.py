@@ -133,14 +133,18 @@ def display_path(path: Path) -> str:
     """Return a path as editors and CI logs link it: relative to the working directory; or, when
     the working directory is outside the tree that holds the file (a configuration kept
     elsewhere), relative to that tree's root (the folder on sys.path the file is found in),
-    not climbing out of the working directory and into the tree with `../../..`."""
+    not climbing out of the working directory and into the tree with `../../..`; a path
+    outside both (a cache folder elsewhere), absolute."""
     try:
         shown = os.path.relpath(path)
     except ValueError:  # another drive, on Windows
         return str(path)
     if shown.partition(os.sep)[0] == os.pardir:
-        root = _tree_root(os.path.abspath(path), tuple(sys.path))
-        if root is not None and not _inside(os.getcwd(), root):
+        absolute = os.path.abspath(path)
+        root = _tree_root(absolute, tuple(sys.path))
+        if root is None:
+            return absolute
+        if not _inside(os.getcwd(), root):
             return os.path.relpath(path, root)
     return shown
 

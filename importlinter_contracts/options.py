@@ -51,6 +51,21 @@ class NonEmptyListField(fields.ListField):
         return values
 
 
+class BooleanField(fields.BooleanField):
+    """import-linter's boolean field, whose message for another value ("Could not parse a
+    boolean from 'yes'") says neither that the option takes true or false nor what to write."""
+
+    def parse(self, raw_data: str | list[str]) -> bool:
+        try:
+            return super().parse(raw_data)
+        except fields.ValidationError:
+            if isinstance(raw_data, list):
+                raise
+            raise fields.ValidationError(
+                f"'{raw_data}' is not a boolean: give true or false."
+            ) from None
+
+
 _WILDCARDS = ("*", "**")
 
 
@@ -106,7 +121,8 @@ def wrongly_typed(contract_class: type, options: Mapping[str, Any]) -> dict[str,
     option's name) cannot read: what was found and what to give.
 
     A list field takes strings, or one string as one entry (a one-line INI value); a field
-    that reads one string takes a string, or a list (its own message refuses that).
+    that reads one string takes a string that is not empty (import-linter's fields read `''`
+    as a module, a marker or the default), or a list (its own message refuses that).
     """
     errors = {}
     for option, value in options.items():
@@ -116,24 +132,28 @@ def wrongly_typed(contract_class: type, options: Mapping[str, Any]) -> dict[str,
             wrong = [item for item in items if not isinstance(item, str)]
             if wrong:
                 found = (
-                    f"{_toml(value)} (a list holding {_kind(wrong[0])})"
+                    f"{toml_value(value)} (a list holding {_kind(wrong[0])})"
                     if isinstance(value, list)
                     else describe(value)
                 )
                 errors[option] = f"found {found}; give a list of strings."
         elif isinstance(field, _ONE_STRING_FIELDS) and not isinstance(value, str | list):
             errors[option] = f"found {describe(value)}; give {_expected(field)}."
+        elif isinstance(field, _ONE_STRING_FIELDS) and isinstance(value, str) and not value.strip():
+            errors[option] = f"This option is empty; give {_expected(field)}."
     return errors
 
 
 def describe(value: object) -> str:
     """Return a value as TOML writes it, and its kind: `5 (an integer)`."""
-    return f"{_toml(value)} ({_kind(value)})"
+    return f"{toml_value(value)} ({_kind(value)})"
 
 
 def _expected(field: fields.Field) -> str:  # type: ignore[type-arg]
     if isinstance(field, fields.BooleanField):
         return "true or false"
+    if isinstance(field, fields.ModuleField | ModuleNameField):
+        return "a module's name"
     if isinstance(field, fields.EnumField):
         *others, last = (f'"{member.value}"' for member in field.enum)
         return f"{', '.join(others)} or {last}"
@@ -144,16 +164,16 @@ def _kind(value: object) -> str:
     return _KINDS.get(type(value), "a date or time")  # the TOML types that remain
 
 
-def _toml(value: object) -> str:
-    """The value as TOML writes it (inline), to quote it as the user wrote it."""
+def toml_value(value: object) -> str:
+    """Return the value as TOML writes it (inline), to quote it as the user wrote it."""
     if isinstance(value, bool):
         return str(value).lower()
     if isinstance(value, str):
         return '"' + value.replace("\\", "\\\\").replace('"', '\\"') + '"'
     if isinstance(value, list):
-        return "[" + ", ".join(_toml(item) for item in value) + "]"
+        return "[" + ", ".join(toml_value(item) for item in value) + "]"
     if isinstance(value, dict):
-        return "{" + ", ".join(f"{key} = {_toml(item)}" for key, item in value.items()) + "}"
+        return "{" + ", ".join(f"{key} = {toml_value(item)}" for key, item in value.items()) + "}"
     if hasattr(value, "isoformat"):
         return str(value.isoformat())
     return str(value)

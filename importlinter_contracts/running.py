@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import difflib
 import os
 import re
 import sys
@@ -33,6 +32,7 @@ from .errors import (
     ContractConfigurationError,
     ImportlinterContractsError,
     NothingToCheckError,
+    did_you_mean,
 )
 from .locations import location, locations
 from .modules import is_within
@@ -205,11 +205,10 @@ def _run_contracts(
             if options.get("type") == str(error)
         )
         types = sorted({*_importlinter.contract_type_names(), *registered})
-        nearest = difflib.get_close_matches(str(error), types, n=1)
-        guess = f" (did you mean '{nearest[0]}'?)" if nearest else ""
         raise ConfigurationError(
             f"Contract {names} has type '{error}', which is neither built in nor registered "
-            f"under contract_types{guess}; the types: {', '.join(types)}."
+            f"under contract_types{did_you_mean(str(error), types)}; the types: "
+            f"{', '.join(types)}."
         ) from None
     except Exception as error:  # lint-imports reports any exception as its message
         # One line: import-linter's messages may span several.

@@ -209,7 +209,10 @@ def _entry_line(tree: Project, message: str) -> str:
             'expression (Must be in the form "package.importer -> package.imported"): '
             'write it as "package.importer -> package.imported  # reason".',
         ),
-        ("require_reasons = perhaps", "require_reasons: Could not parse a boolean from 'perhaps'."),
+        (
+            "require_reasons = perhaps",
+            "require_reasons: 'perhaps' is not a boolean: give true or false.",
+        ),
         (
             "cross_backend_imports = sometimes",
             "cross_backend_imports: Invalid value 'sometimes': expected 'allow' or 'forbid'.",

@@ -552,7 +552,7 @@ def test_count_reexports_that_is_not_a_boolean_is_an_error(reexports: Project) -
     assert (result.exit_code, result.stderr) == (
         2,
         'importlinter-contracts: Contract "Accelerators are private" is not configured '
-        "correctly: count_reexports: Could not parse a boolean from 'perhaps'.\n",
+        "correctly: count_reexports: 'perhaps' is not a boolean: give true or false.\n",
     )
 
 

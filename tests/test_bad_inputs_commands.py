@@ -3,7 +3,7 @@
 the configuration, a file of the tree that does not parse, cannot be read or is not UTF-8,
 `why` of one module to itself, a base configuration that is not UTF-8, a misspelt module, a
 file's path given as a module, a module in a folder without `__init__.py`, an option's
-misspelling, an empty --cache-dir."""
+misspelling, an empty --cache-dir, --config, CONFIG_FILE or --python, a usage error of click's."""
 
 from __future__ import annotations
 
@@ -66,11 +66,89 @@ def test_a_folder_given_as_the_configuration_is_one_line(tree: Project, args: li
     )
 
 
+CONFIGURATION_ADVICE = (
+    "give the configuration file, or leave {} out for the one lint-imports finds."
+)
+EMPTY_VALUES = {
+    "cache-dir": (
+        ["--cache-dir", ""],
+        "--cache-dir is empty: give a folder, or --no-cache for none.",
+    ),
+    "config": (["--config", ""], "--config is empty: " + CONFIGURATION_ADVICE.format("--config")),
+    "config-file": ([""], "CONFIG_FILE is empty: " + CONFIGURATION_ADVICE.format("it")),
+}
+
+
+@pytest.mark.parametrize(("empty", "message"), EMPTY_VALUES.values(), ids=EMPTY_VALUES.keys())
 @pytest.mark.parametrize("args", EVERY_COMMAND, ids=lambda args: args[0])
-def test_an_empty_cache_folder_is_one_line(tree: Project, args: list[str]) -> None:
-    assert error_line(run_cli(*args, "--cache-dir", "")) == (
-        "importlinter-contracts: --cache-dir is empty: give a folder, or --no-cache for none.\n"
+def test_an_empty_value_is_one_line_not_the_default(
+    tree: Project, args: list[str], empty: list[str], message: str
+) -> None:
+    assert error_line(run_cli(*args, *empty)) == f"importlinter-contracts: {message}\n"
+
+
+@pytest.mark.parametrize("measure", [["--measure"], []], ids=["measure", "alone"])
+def test_an_empty_python_to_measure_with_is_one_line(tree: Project, measure: list[str]) -> None:
+    result = run_cli("closure", "pkg.platforms.cuda.platform", *measure, "--python", "")
+    assert error_line(result) == (
+        "importlinter-contracts: --python is empty: give an interpreter's path, or leave "
+        "--python out for the one running this command.\n"
     )
+
+
+USAGE_ERRORS = {
+    "misspelt-option": (
+        ["check", "--statik"],
+        "No such option '--statik'. Did you mean '--static'? Run importlinter-contracts check "
+        "--help for the usage.",
+    ),
+    "unknown-option": (
+        ["check", "--bogus"],
+        "No such option '--bogus'. Did you mean '--verbose'? Run importlinter-contracts check "
+        "--help for the usage.",
+    ),
+    "refused-choice": (
+        ["check", "--format", "xml"],
+        "Invalid value for '--format': 'xml' is not one of 'text', 'json', 'github', 'sarif'. "
+        "Run importlinter-contracts check --help for the usage.",
+    ),
+    "out-of-range": (
+        ["closure", "pkg.core", "--measure", "--repeat", "0"],
+        "Invalid value for '--repeat': 0 is not in the range x>=1. Run importlinter-contracts "
+        "closure --help for the usage.",
+    ),
+    "missing-argument": (
+        ["why", "pkg.core"],
+        "Missing argument 'IMPORTED'. Run importlinter-contracts why --help for the usage.",
+    ),
+    "extra-argument": (
+        ["check", ".importlinter", "more"],
+        "Got unexpected extra argument (more). Run importlinter-contracts check --help for the "
+        "usage.",
+    ),
+    "unknown-command": (
+        ["chek"],
+        "No such command 'chek'. Did you mean 'check'? Run importlinter-contracts --help for the "
+        "usage.",
+    ),
+    "unknown-group-option": (
+        ["--bogus"],
+        "No such option '--bogus'. Run importlinter-contracts --help for the usage.",
+    ),
+}
+
+
+@pytest.mark.parametrize(("args", "message"), USAGE_ERRORS.values(), ids=USAGE_ERRORS.keys())
+def test_a_usage_error_is_one_line_with_clicks_reason(
+    tree: Project, args: list[str], message: str
+) -> None:
+    assert error_line(run_cli(*args)) == f"importlinter-contracts: {message}\n"
+
+
+def test_a_bare_command_still_shows_the_help() -> None:
+    result = run_cli()
+    assert result.stdout == ""
+    assert result.stderr.startswith("Usage: main [OPTIONS] COMMAND [ARGS]...\n")
 
 
 @pytest.mark.parametrize("args", EVERY_COMMAND, ids=lambda args: args[0])

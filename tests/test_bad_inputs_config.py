@@ -762,8 +762,8 @@ def test_runtime_contract_imports_its_runner_with_no_module_of_the_working_direc
     assert [name for name in os.listdir(markers) if name.endswith(f".{child.pid}")] == []
 
 
-# 4. No silent pass: an empty required list, or two allowlist entries for the same imports,
-# is a configuration error naming the contract and the option.
+# 4. No silent pass: an empty required list or option of one value, or two allowlist entries
+# for the same imports, is a configuration error naming the contract and the option.
 
 EMPTY = "This list is empty; give at least one value."
 REQUIRED_LISTS = [  # the list options that may not be given empty
@@ -888,6 +888,36 @@ def test_no_silent_pass_in_toml(tree: Project, contract: str, option: str) -> No
     )
 
 
+# The options of one value, given empty: import-linter's fields read `''` as a module of that
+# name, a marker, or the default.
+EMPTY_VALUES = {
+    "container": "a module's name",
+    "backend_marker": "a string",
+    "cross_backend_imports": '"allow" or "forbid"',
+    "count_reexports": "true or false",
+}
+
+
+@pytest.mark.parametrize(("option", "expected"), EMPTY_VALUES.items(), ids=EMPTY_VALUES.keys())
+@pytest.mark.parametrize("form", ["ini", "toml"])
+def test_an_empty_option_of_one_value_says_what_to_give(
+    tree: Project, option: str, expected: str, form: str
+) -> None:
+    options = {"container": "pkg.platforms", option: ""}
+    if form == "ini":
+        given = "".join(f"{key} = {value}\n" for key, value in options.items())
+        tree.configure(f"[importlinter:contract:c]\nname = C\ntype = backend_isolation\n{given}")
+    else:
+        given = "".join(f'{key} = "{value}"\n' for key, value in options.items())
+        _write_toml(tree.root, f'id = "c"\nname = "C"\ntype = "backend_isolation"\n{given}')
+    result = check()
+    assert (result.exit_code, result.stdout) == (2, "")
+    assert result.stderr == (
+        f'importlinter-contracts: Contract "C" is not configured correctly: {option}: This '
+        f"option is empty; give {expected}.\n"
+    )
+
+
 def _write_toml(root: Path, contracts: str, contract_types: str | None = None) -> None:
     if contract_types is None:
         contract_types = (
@@ -997,6 +1027,12 @@ CONTRACT_TYPE_ERRORS = {
         '["backend_isolation: importlinter_contracts.NoSuch"]',
         "contract_types: 'backend_isolation: importlinter_contracts.NoSuch' cannot be loaded: "
         "AttributeError: module 'importlinter_contracts' has no attribute 'NoSuch'",
+    ),
+    "misspelt-class": (
+        '["eager_imports: importlinter_contracts.EagerImportsContract"]',
+        "contract_types: 'eager_imports: importlinter_contracts.EagerImportsContract' cannot be "
+        "loaded: AttributeError: module 'importlinter_contracts' has no attribute "
+        "'EagerImportsContract' (did you mean 'EagerImportContract'?)",
     ),
     "no-such-module": (
         '["backend_isolation: nosuchpackage.Contract"]',

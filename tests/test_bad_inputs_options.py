@@ -424,6 +424,20 @@ def test_root_packages_on_one_ini_line_is_not_read_letter_by_letter(tree: Projec
     )
 
 
+def test_root_packages_as_one_toml_string_is_advised_in_toml(tree: Project) -> None:
+    (tree.root / "pyproject.toml").write_text(
+        '[tool.importlinter]\nroot_packages = "pkg"\n\n[[tool.importlinter.contracts]]\n'
+        'id = "r2"\nname = "R2"\ntype = "forbidden"\nsource_modules = ["pkg.a"]\n'
+        'forbidden_modules = ["pkg.b"]\n'
+    )
+    result = run_cli("check", "--no-cache")
+    assert (result.exit_code, result.stderr) == (
+        2,
+        'importlinter-contracts: pyproject.toml [tool.importlinter]: root_packages = "pkg": a '
+        'list (in TOML, ["pkg"]); for one package, write root_package = "pkg".\n',
+    )
+
+
 # 6. What import-linter would read otherwise than meant, or fail on with Python's message: a
 # root package that no module can be, a boolean it reads as false, a configuration with no
 # contracts, a byte-order mark, a TOML id or contracts table of another type.

@@ -4,7 +4,7 @@ damaged grimp cache is built again without it.
 
 The trees are as two unpacked copies of one archive (or two reproducible builds) are: the
 same module names and the same file times, at different paths; one breaks the contracts,
-the other keeps them.
+the other keeps them. A graph cache folder that cannot be created is said to be so.
 """
 
 from __future__ import annotations
@@ -167,6 +167,29 @@ def test_an_unusable_graph_cache_is_rebuilt_with_one_warning(
     assert (cached.exit_code, cached.stdout, cached.stderr) == (1, uncached.stdout, warning)
     closure = CliRunner().invoke(main, ["closure", "pkg.user"])
     assert (closure.exit_code, closure.stderr) == (0, warning)
+
+
+def test_a_graph_cache_folder_that_cannot_be_created_is_named_absolute_with_what_to_do(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    project = Project(tmp_path / "tree")
+    project.write(BROKEN)
+    project.write({"pkg/models.py": ""})
+    (project.root / ".importlinter").write_text(CONFIGURATION)
+    monkeypatch.chdir(project.root)
+    monkeypatch.syspath_prepend(str(project.root))
+    uncached = CliRunner().invoke(main, ["check", "--no-cache", "--format", "json"])
+    (tmp_path / "file").write_text("")
+    cache_dir = tmp_path / "file" / "cache"  # under a file: no folder can be made there
+    folder = grimp_cache_folder(cache_dir, ["pkg"])
+    cached = CliRunner().invoke(main, ["check", "--format", "json", "--cache-dir", str(cache_dir)])
+    assert (cached.exit_code, cached.stdout, cached.stderr) == (
+        1,
+        uncached.stdout,
+        f"importlinter-contracts: warning: The graph cache {folder} cannot be used (Not a "
+        "directory (os error 20)): this run uses no cache, as with --no-cache; the folder "
+        "cannot be created: give --cache-dir a writable folder, or --no-cache for none.\n",
+    )
 
 
 # Every command that builds the graph (the console script's, and explore.load) goes through

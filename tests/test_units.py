@@ -246,7 +246,9 @@ def test_a_path_is_shown_from_the_working_directory_or_the_trees_root(
     monkeypatch.syspath_prepend(str(tmp_path / "tree"))
     monkeypatch.chdir(tmp_path / working_directory)
     assert display_path(source) == shown
-    # A file in no folder of sys.path is shown from the working directory.
+    # A file in no folder of sys.path is shown from the working directory where it is inside
+    # it, else absolute (not climbing out with `../../..`).
     monkeypatch.syspath_prepend(str(tmp_path / "elsewhere"))
     other = tmp_path / "other.py"
-    assert display_path(other) == os.path.relpath(other)
+    inside = tmp_path / working_directory / "other.py"
+    assert (display_path(other), display_path(inside)) == (str(other), "other.py")

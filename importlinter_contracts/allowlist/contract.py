@@ -12,7 +12,7 @@ from importlinter.domain.contract import InvalidContractOptions
 
 from .._importlinter import AlertLevel, render_broken_contract_guidance
 from ..configuration import check_session_options
-from ..options import wrongly_typed
+from ..options import BooleanField, wrongly_typed
 from ..rendering import print_finding
 from ..report import (
     ContractFindings,
@@ -54,7 +54,7 @@ class ContractWithAllowlist(Contract):
     executes_analysed_code: ClassVar[bool] = False
 
     # Each field reads as its parsed value on an instance, hence the annotations.
-    require_reasons: bool = fields.BooleanField(required=False, default=False)  # type: ignore[assignment]
+    require_reasons: bool = BooleanField(required=False, default=False)  # type: ignore[assignment]
     unmatched_ignore_imports_alerting: AlertLevel = fields.EnumField(  # type: ignore[assignment]
         AlertLevel, default=AlertLevel.ERROR
     )
@@ -66,7 +66,7 @@ class ContractWithAllowlist(Contract):
         # Under lint-imports, which reads no key of the importlinter section it does not know.
         check_session_options(session_options, "The importlinter section")
         # Before import-linter's fields read the options, which fail on a value of another
-        # type with Python's own message.
+        # type with Python's own message, and read an empty one as given.
         errors = wrongly_typed(type(self), contract_options)
         if errors:
             raise InvalidContractOptions(errors)

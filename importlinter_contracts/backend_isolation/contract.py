@@ -15,6 +15,7 @@ from ..allowlist.entries import Allowlist
 from ..cache import cache_directory, grimp_cache_directory
 from ..errors import ContractConfigurationError
 from ..locations import link_text, location, locations
+from ..options import BooleanField
 from ..rendering import describe_import, print_finding, print_import
 from ..report import ContractFindings, Finding, Hop, IgnoredImport, ImportFinding
 from ..unseen import unseen_folders
@@ -75,7 +76,7 @@ class BackendIsolationContract(AllowlistedContract):
     cross_backend_imports: CrossBackendImports = fields.EnumField(  # type: ignore[assignment]
         CrossBackendImports, default=CrossBackendImports.ALLOW
     )
-    count_reexports: bool = fields.BooleanField(required=False, default=False)  # type: ignore[assignment]
+    count_reexports: bool = BooleanField(required=False, default=False)  # type: ignore[assignment]
 
     def validate(self) -> None:
         super().validate()

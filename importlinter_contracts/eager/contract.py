@@ -18,7 +18,7 @@ from ..modules import (
     nearest_module,
     outside_the_graph,
 )
-from ..options import ModuleExpressionField, NonEmptyListField
+from ..options import BooleanField, ModuleExpressionField, NonEmptyListField
 from ..rendering import (
     chain_steps,
     print_finding,
@@ -65,7 +65,7 @@ class EagerImportContract(AllowlistedContract):
     allowed_modules: list[ModuleExpression] | None = fields.ListField(  # type: ignore[assignment]
         subfield=ModuleExpressionField(), required=False
     )
-    include_ancestors: bool = fields.BooleanField(required=False, default=True)  # type: ignore[assignment]
+    include_ancestors: bool = BooleanField(required=False, default=True)  # type: ignore[assignment]
 
     def check(self, graph: ImportGraph, verbose: bool) -> ContractCheck:
         sources = self._sources(graph)
