@@ -35,6 +35,7 @@ that `pyproject.toml` admits. What this relies on:
 import dataclasses
 import os
 import re
+import sys
 from collections.abc import Iterator, Mapping, Sequence
 from pathlib import Path
 from typing import Any, NamedTuple, TypedDict
@@ -262,8 +263,9 @@ def _own_class_meant(entry: str, error: Exception) -> str:
     module, _, name = entry.partition(": ")[2].strip().rpartition(".")
     if module != __package__ or not isinstance(error, AttributeError):
         return ""
-    from . import __all__ as exported
-
+    # (The package is imported before any module of it: read, not imported, since importing
+    # it here would make this module depend on every contract type it registers.)
+    exported: list[str] = sys.modules[__package__].__all__
     return did_you_mean(name, (each for each in exported if not each.startswith("_")))
 
 
