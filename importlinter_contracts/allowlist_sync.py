@@ -102,7 +102,8 @@ def needed_changes(
     contract requires one.
 
     Raises ConfigurationError when a contract's findings cannot tell what its allowlist
-    needs (a runtime contract whose probe failed).
+    needs (a runtime contract whose probe failed), NothingToCheckError when `static` leaves
+    out every selected contract that has an allowlist, as `check --static` does.
     """
     requires_reasons: dict[str, bool] = {}
     try:
@@ -115,8 +116,10 @@ def needed_changes(
             verbose=verbose,
             smallest_cuts=False,  # (the allowlist needs the findings alone)
         )
-    except NothingToCheckError:  # no selected contract has an allowlist: nothing to change
-        return NeededChanges([], [], 0, [])
+    except NothingToCheckError as error:
+        if any(reason != NO_ALLOWLIST for reason in error.reasons):
+            raise  # an allowlist left unchecked (--static) is not one in step
+        return NeededChanges([], [], 0, [])  # no selected contract has an allowlist
     changes = []
     unreasoned = []
     unlisted = 0

@@ -211,11 +211,55 @@ def tree_is_kept(project: Project) -> bool:
 
 
 def test_contract_option_selects_what_is_synced(tree: Project) -> None:
-    result = allowlist("--contract", "forbidden")
-    assert (result.exit_code, result.stdout) == (0, "")
+    # A contract without an allowlist has nothing to change: no error, --static or not.
+    for args in ((), ("--static",)):
+        result = allowlist("--contract", "forbidden", *args)
+        assert (result.exit_code, result.stdout) == (0, "")
+        assert result.stderr == ".importlinter: every allowlist matches the tree.\n"
 
 
 def test_configuration_errors_are_one_line(project: Project) -> None:
     result = allowlist("--config", "missing.ini")
     assert (result.exit_code, result.stdout) == (2, "")
     assert result.stderr == "importlinter-contracts: Could not find missing.ini.\n"
+
+
+RUNTIME_CONTRACT = """\
+[importlinter:contract:rt]
+name = RT
+type = runtime_isolation
+blocked_modules = torch_npu
+probe_modules = pkg.platforms
+ignore_loaded_modules =
+    pkg.platforms.npu  # loaded
+"""
+
+
+SKIPS_RUNTIME = "rt (runtime_isolation) runs the code it checks, which --static skips"
+
+
+def test_static_with_only_a_runtime_contract_is_an_error_as_for_check(project: Project) -> None:
+    """Not "every allowlist matches the tree": the runtime contract's was not looked at."""
+    project.write(TREE)
+    project.configure(RUNTIME_CONTRACT)
+    before = (project.root / ".importlinter").read_bytes()
+    expected = f"importlinter-contracts: Nothing to check: {SKIPS_RUNTIME}.\n"
+    for args in (("--static",), ("--static", "--write"), ("--static", "--contract", "rt")):
+        result = allowlist(*args)
+        assert (result.exit_code, result.stdout, result.stderr) == (2, "", expected), args
+    check = project.check("--static")
+    assert (check.exit_code, check.stdout, check.stderr) == (2, "", expected)
+    assert (project.root / ".importlinter").read_bytes() == before
+
+
+def test_static_that_leaves_only_contracts_without_an_allowlist_is_an_error(
+    project: Project,
+) -> None:
+    project.write(TREE)
+    project.configure(RUNTIME_CONTRACT + "\n" + INI_CONTRACT.split("\n\n")[1])
+    result = allowlist("--static")
+    assert (result.exit_code, result.stdout) == (2, "")
+    assert result.stderr == (
+        f"importlinter-contracts: Nothing to check: {SKIPS_RUNTIME}; forbidden (forbidden) has "
+        "no allowlist.\n"
+    )
