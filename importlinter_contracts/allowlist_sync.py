@@ -23,7 +23,8 @@ NO_ALLOWLIST = "has no allowlist"
 
 class Unreasoned(NamedTuple):
     """An entry that gives no reason (or the placeholder) in a contract with
-    require_reasons, and its 1-based line in the configuration file, if found."""
+    require_reasons, and its 1-based line in the configuration file (as written, after
+    `--write`), if found."""
 
     entry: str
     line: int | None
@@ -164,10 +165,13 @@ def sync(
     verbose: bool = False,
     static: bool = False,
     add_violations: bool = False,
+    write: bool = False,
 ) -> AllowlistState:
     """Return the configuration file, its text with every allowlist in step (stale entries
     removed; with `add_violations`, an entry with a placeholder reason added for each
-    violation), the unified diff, and what else keeps the allowlists from being exact.
+    violation), the unified diff, and what else keeps the allowlists from being exact: the
+    entries without a reason are those of the file as it stands, or with `write`, as that
+    text will stand once written.
 
     Raises ConfigurationEditError when the edit cannot be made safely.
     """
@@ -189,10 +193,11 @@ def sync(
             tofile=f"b/{path}" if not path.is_absolute() else str(path),
         )
     )
+    on_disk = text if write else original
     unreasoned = [
         Unreasoned(
             entry,
-            entry_lines(original, is_toml(path), contract_id, option, [entry]).get(entry)
+            entry_lines(on_disk, is_toml(path), contract_id, option, [entry]).get(entry)
             if contract_id is not None
             else None,
         )

@@ -335,7 +335,7 @@ def allowlist(
     from .allowlist_sync import sync
 
     with _quiet_stdout(verbose):
-        found = sync(config, contracts, cache, verbose, static, add_violations)
+        found = sync(config, contracts, cache, verbose, static, add_violations, write)
     _say_skipped(found.skipped)
     path = found.path
     click.echo(found.diff, nl=False)

@@ -263,3 +263,29 @@ def test_static_that_leaves_only_contracts_without_an_allowlist_is_an_error(
         f"importlinter-contracts: Nothing to check: {SKIPS_RUNTIME}; forbidden (forbidden) has "
         "no allowlist.\n"
     )
+
+
+def test_entries_without_reasons_are_named_where_the_file_has_them(tree: Project) -> None:
+    """At their line in the file as it is, or as written: the stale entry above goes."""
+    config = tree.root / ".importlinter"
+    config.write_text(
+        config.read_text().replace(
+            "        pkg.a -> pkg.platforms.npu.models    # NPU group 1\n"
+            "        pkg.gone -> pkg.platforms.npu.models # retired in step 9\n",
+            "        pkg.gone -> pkg.platforms.npu.models # retired in step 9\n"
+            "        pkg.a -> pkg.platforms.npu.models\n",
+        )
+    )
+    unreasoned = (
+        ": pkg.a -> pkg.platforms.npu.models: no reason given, which require_reasons asks "
+        "for: end the entry with '# why it is allowed'."
+    )
+    shown = allowlist("--contract", "r2")
+    assert shown.exit_code == 1
+    assert shown.stdout.splitlines()[-1] == ".importlinter:16" + unreasoned
+    written = allowlist("--contract", "r2", "--write")
+    assert written.exit_code == 1
+    assert written.stdout.splitlines()[-1] == ".importlinter:15" + unreasoned
+    assert config.read_text().splitlines()[14] == "        pkg.a -> pkg.platforms.npu.models"
+    again = allowlist("--contract", "r2")
+    assert (again.exit_code, again.stdout) == (1, ".importlinter:15" + unreasoned + "\n")
