@@ -149,11 +149,23 @@ def test_write_changes_nothing_but_the_entries_concerned(tree: Project) -> None:
     config = tree.root / ".importlinter"
     before = config.read_bytes()
     result = allowlist("--add-violations", "--write")
-    assert result.exit_code == 0
     assert config.read_bytes() == before.replace(
         b"        pkg.gone -> pkg.platforms.npu.models # retired in step 9\n",
         b"        pkg.b -> pkg.platforms.cuda.platform  # TODO: reason\n",
     )
+    # Under require_reasons, the entry written with the placeholder still lacks its reason:
+    # named at its line, exit status 1, as a plain `allowlist` names it next.
+    unreasoned = (
+        ".importlinter:16: pkg.b -> pkg.platforms.cuda.platform # TODO: reason: no reason "
+        "given, which require_reasons asks for: end the entry with '# why it is allowed'.\n"
+    )
+    assert (result.exit_code, result.stderr) == (1, ".importlinter: written.\n")
+    assert result.stdout.endswith(
+        "+        pkg.b -> pkg.platforms.cuda.platform  # TODO: reason\n"
+        " \n [importlinter:contract:forbidden]\n name = Built-in\n" + unreasoned
+    )
+    plain = allowlist()
+    assert (plain.exit_code, plain.stdout) == (1, unreasoned)
     # The placeholder is still no reason: require_reasons rejects it until a person writes one.
     check = tree.check("--contract", "r2")
     assert (check.exit_code, check.stdout, check.stderr) == (
