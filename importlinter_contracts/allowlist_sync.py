@@ -12,7 +12,7 @@ from importlinter import fields
 
 from .allowlist.config_text import AllowlistEdit, edit_allowlists, entry_lines
 from .allowlist.contract import ContractWithAllowlist
-from .allowlist.entries import PLACEHOLDER_REASON
+from .allowlist.entries import PLACEHOLDER_REASON, entry_text
 from .configuration import find_configuration, is_toml, read_configuration_text
 from .errors import ConfigurationEditError, ConfigurationError, NothingToCheckError
 from .report import ContractFindings, SkippedContract
@@ -23,7 +23,8 @@ NO_ALLOWLIST = "has no allowlist"
 
 class Unreasoned(NamedTuple):
     """An entry that gives no reason (or the placeholder) in a contract with
-    require_reasons, and its 1-based line in the configuration file, if found."""
+    require_reasons, and its 1-based line in the configuration file (as written, after
+    `--write`), if found."""
 
     entry: str
     line: int | None
@@ -78,12 +79,14 @@ def _selection(static: bool) -> Any:
 
 
 class NeededChanges(NamedTuple):
-    """The edits of each allowlist, its entries without a reason (where reasons are
-    required), as (contract id or None, option, entry), how many violations are left
-    unlisted, and the contracts left out."""
+    """The edits of each allowlist; its entries without a reason (where reasons are
+    required), as (contract id or None, option, entry): those in the file, and those that
+    the edits add with the placeholder; how many violations are left unlisted, and the
+    contracts left out."""
 
     edits: list[AllowlistEdit]
     unreasoned: list[tuple[str | None, str, str]]
+    unreasoned_added: list[tuple[str | None, str, str]]
     unlisted_violations: int
     skipped: list[SkippedContract]
 
@@ -102,7 +105,8 @@ def needed_changes(
     contract requires one.
 
     Raises ConfigurationError when a contract's findings cannot tell what its allowlist
-    needs (a runtime contract whose probe failed).
+    needs (a runtime contract whose probe failed), NothingToCheckError when `static` leaves
+    out every selected contract that has an allowlist, as `check --static` does.
     """
     requires_reasons: dict[str, bool] = {}
     try:
@@ -115,10 +119,13 @@ def needed_changes(
             verbose=verbose,
             smallest_cuts=False,  # (the allowlist needs the findings alone)
         )
-    except NothingToCheckError:  # no selected contract has an allowlist: nothing to change
-        return NeededChanges([], [], 0, [])
+    except NothingToCheckError as error:
+        if any(reason != NO_ALLOWLIST for reason in error.reasons):
+            raise  # an allowlist left unchecked (--static) is not one in step
+        return NeededChanges([], [], [], 0, [])  # no selected contract has an allowlist
     changes = []
     unreasoned = []
+    unreasoned_added = []
     unlisted = 0
     for contract, check in result.report.get_contracts_and_checks():
         if not isinstance(contract, ContractWithAllowlist):
@@ -127,8 +134,9 @@ def needed_changes(
         missing = contract.missing_entries(findings)
         stale = findings["unmatched_ignores"]
         contract_id = contract.contract_options.get("id")
-        if requires_reasons.get(str(contract_id or contract.name)):
-            option = contract.entry_kind.option
+        option = contract.entry_kind.option
+        requires = requires_reasons.get(str(contract_id or contract.name))
+        if requires:
             unreasoned += [
                 (contract_id, option, entry.text)
                 for entry in contract.entries_without_reasons()
@@ -137,21 +145,17 @@ def needed_changes(
         if not add_violations:
             unlisted += len(missing)
             missing = []
-        if missing or stale:
+        added = tuple(f"{expression}  # {PLACEHOLDER_REASON}" for expression in missing)
+        if requires:  # the placeholder is no reason
+            unreasoned_added += [(contract_id, option, entry_text(entry)) for entry in added]
+        if added or stale:
             if contract_id is None:
                 raise ConfigurationError(
                     f'Contract "{contract.name}" has no id, which the allowlist edit needs.'
                 )
-            changes.append(
-                AllowlistEdit(
-                    contract_id,
-                    contract.entry_kind.option,
-                    frozenset(stale),
-                    tuple(f"{expression}  # {PLACEHOLDER_REASON}" for expression in missing),
-                )
-            )
+            changes.append(AllowlistEdit(contract_id, option, frozenset(stale), added))
     left_out = [skipped for skipped in result.skipped if skipped["reason"] != NO_ALLOWLIST]
-    return NeededChanges(changes, unreasoned, unlisted, left_out)
+    return NeededChanges(changes, unreasoned, unreasoned_added, unlisted, left_out)
 
 
 def sync(
@@ -161,10 +165,13 @@ def sync(
     verbose: bool = False,
     static: bool = False,
     add_violations: bool = False,
+    write: bool = False,
 ) -> AllowlistState:
     """Return the configuration file, its text with every allowlist in step (stale entries
     removed; with `add_violations`, an entry with a placeholder reason added for each
-    violation), the unified diff, and what else keeps the allowlists from being exact.
+    violation), the unified diff, and what else keeps the allowlists from being exact: the
+    entries without a reason are those of the file as it stands, or with `write`, as that
+    text will stand once written, with the entries added.
 
     Raises ConfigurationEditError when the edit cannot be made safely.
     """
@@ -186,13 +193,15 @@ def sync(
             tofile=f"b/{path}" if not path.is_absolute() else str(path),
         )
     )
+    on_disk = text if write else original
+    listed = needed.unreasoned + (needed.unreasoned_added if write else [])
     unreasoned = [
         Unreasoned(
             entry,
-            entry_lines(original, is_toml(path), contract_id, option, [entry]).get(entry)
+            entry_lines(on_disk, is_toml(path), contract_id, option, [entry]).get(entry)
             if contract_id is not None
             else None,
         )
-        for contract_id, option, entry in needed.unreasoned
+        for contract_id, option, entry in listed
     ]
     return AllowlistState(path, text, diff, unreasoned, needed.unlisted_violations, needed.skipped)

@@ -388,9 +388,14 @@ def allowlist(
     from .allowlist_sync import sync
 
     with _quiet_stdout(verbose):
-        found = sync(config, contracts, cache, verbose, static, add_violations)
+        found = sync(config, contracts, cache, verbose, static, add_violations, write)
     _say_skipped(found.skipped)
     path = found.path
+    written = bool(found.diff and write)
+    if written:
+        # Before anything is printed: a write that fails is an error, which prints nothing on
+        # stdout.
+        write_atomically(path, found.text.encode("utf-8"))
     click.echo(found.diff, nl=False)
     for entry, line in found.unreasoned:
         where = f"{path}:{line}" if line is not None else str(path)
@@ -398,8 +403,7 @@ def allowlist(
             f"{where}: {entry}: no reason given, which require_reasons asks for: end the entry "
             "with '# why it is allowed'."
         )
-    if found.diff and write:
-        write_atomically(path, found.text.encode("utf-8"))
+    if written:
         click.echo(f"{path}: written.", err=True)
     unlisted = found.unlisted_violations
     if unlisted:

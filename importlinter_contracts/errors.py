@@ -25,7 +25,12 @@ class ConfigurationError(ImportlinterContractsError):
 
 
 class NothingToCheckError(ConfigurationError):
-    """Every contract selected was left out of the run (`check --static`, say)."""
+    """Every contract selected was left out of the run (`check --static`, say); `reasons`
+    says why, for each contract left out."""
+
+    def __init__(self, message: str, reasons: tuple[str, ...] = ()) -> None:
+        super().__init__(message)
+        self.reasons = reasons
 
 
 class UsageError(ImportlinterContractsError):

@@ -33,22 +33,28 @@ _KINDS = {
 
 class NonEmptyListField(fields.ListField):
     """A list option that, when given, holds at least one value, each once: an empty list
-    (`option =` in INI, `[]` in TOML) would check nothing and pass, and a value given twice is
-    a slip (the second was meant to be another), so both are errors."""
+    (`option =` in INI, `[]` in TOML) would check nothing and pass, or says nothing where the
+    option left out says the same, and a value given twice is a slip (the second was meant
+    to be another), so both are errors. Every list option of the contracts here is one."""
 
     def parse(self, raw_data: str | list[str]) -> list[Any]:
         values: list[Any] = super().parse(raw_data)
         if not values:
             raise fields.ValidationError("This list is empty; give at least one value.")
+        repeated = self.repeated(values)
+        if repeated:
+            raise fields.ValidationError(repeated)
+        return values
+
+    def repeated(self, values: list[Any]) -> str | None:
+        """Return the error of the values given more than once, or None when there are none."""
         texts = [str(value) for value in values]
         repeated = sorted({text for text in texts if texts.count(text) > 1}, key=texts.index)
-        if repeated:
-            listed = " and ".join(f"'{text}'" for text in repeated)
-            verb = "is" if len(repeated) == 1 else "are"
-            raise fields.ValidationError(
-                f"{listed} {verb} given more than once; give each value once."
-            )
-        return values
+        if not repeated:
+            return None
+        listed = " and ".join(f"'{text}'" for text in repeated)
+        verb = "is" if len(repeated) == 1 else "are"
+        return f"{listed} {verb} given more than once; give each value once."
 
 
 class BooleanField(fields.BooleanField):

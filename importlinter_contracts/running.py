@@ -185,7 +185,10 @@ def _run_contracts(
         contract_ids = tuple(i for i in requested if i not in {c["id"] for c in skipped})
         if skipped and (not user_options.contracts_options or (requested and not contract_ids)):
             raise NothingToCheckError(
-                "Nothing to check: " + "; ".join(f"{named(c)} {c['reason']}" for c in skipped) + "."
+                "Nothing to check: "
+                + "; ".join(f"{named(c)} {c['reason']}" for c in skipped)
+                + ".",
+                tuple(c["reason"] for c in skipped),
             )
         with using_caches(cache_dir, user_options.session_options.get("root_packages", [])):
             report = _importlinter.create_report(

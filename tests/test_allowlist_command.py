@@ -149,11 +149,23 @@ def test_write_changes_nothing_but_the_entries_concerned(tree: Project) -> None:
     config = tree.root / ".importlinter"
     before = config.read_bytes()
     result = allowlist("--add-violations", "--write")
-    assert result.exit_code == 0
     assert config.read_bytes() == before.replace(
         b"        pkg.gone -> pkg.platforms.npu.models # retired in step 9\n",
         b"        pkg.b -> pkg.platforms.cuda.platform  # TODO: reason\n",
     )
+    # Under require_reasons, the entry written with the placeholder still lacks its reason:
+    # named at its line, exit status 1, as a plain `allowlist` names it next.
+    unreasoned = (
+        ".importlinter:16: pkg.b -> pkg.platforms.cuda.platform # TODO: reason: no reason "
+        "given, which require_reasons asks for: end the entry with '# why it is allowed'.\n"
+    )
+    assert (result.exit_code, result.stderr) == (1, ".importlinter: written.\n")
+    assert result.stdout.endswith(
+        "+        pkg.b -> pkg.platforms.cuda.platform  # TODO: reason\n"
+        " \n [importlinter:contract:forbidden]\n name = Built-in\n" + unreasoned
+    )
+    plain = allowlist()
+    assert (plain.exit_code, plain.stdout) == (1, unreasoned)
     # The placeholder is still no reason: require_reasons rejects it until a person writes one.
     check = tree.check("--contract", "r2")
     assert (check.exit_code, check.stdout, check.stderr) == (
@@ -211,11 +223,81 @@ def tree_is_kept(project: Project) -> bool:
 
 
 def test_contract_option_selects_what_is_synced(tree: Project) -> None:
-    result = allowlist("--contract", "forbidden")
-    assert (result.exit_code, result.stdout) == (0, "")
+    # A contract without an allowlist has nothing to change: no error, --static or not.
+    for args in ((), ("--static",)):
+        result = allowlist("--contract", "forbidden", *args)
+        assert (result.exit_code, result.stdout) == (0, "")
+        assert result.stderr == ".importlinter: every allowlist matches the tree.\n"
 
 
 def test_configuration_errors_are_one_line(project: Project) -> None:
     result = allowlist("--config", "missing.ini")
     assert (result.exit_code, result.stdout) == (2, "")
     assert result.stderr == "importlinter-contracts: Could not find missing.ini.\n"
+
+
+RUNTIME_CONTRACT = """\
+[importlinter:contract:rt]
+name = RT
+type = runtime_isolation
+blocked_modules = torch_npu
+probe_modules = pkg.platforms
+ignore_loaded_modules =
+    pkg.platforms.npu  # loaded
+"""
+
+
+SKIPS_RUNTIME = "rt (runtime_isolation) runs the code it checks, which --static skips"
+
+
+def test_static_with_only_a_runtime_contract_is_an_error_as_for_check(project: Project) -> None:
+    """Not "every allowlist matches the tree": the runtime contract's was not looked at."""
+    project.write(TREE)
+    project.configure(RUNTIME_CONTRACT)
+    before = (project.root / ".importlinter").read_bytes()
+    expected = f"importlinter-contracts: Nothing to check: {SKIPS_RUNTIME}.\n"
+    for args in (("--static",), ("--static", "--write"), ("--static", "--contract", "rt")):
+        result = allowlist(*args)
+        assert (result.exit_code, result.stdout, result.stderr) == (2, "", expected), args
+    check = project.check("--static")
+    assert (check.exit_code, check.stdout, check.stderr) == (2, "", expected)
+    assert (project.root / ".importlinter").read_bytes() == before
+
+
+def test_static_that_leaves_only_contracts_without_an_allowlist_is_an_error(
+    project: Project,
+) -> None:
+    project.write(TREE)
+    project.configure(RUNTIME_CONTRACT + "\n" + INI_CONTRACT.split("\n\n")[1])
+    result = allowlist("--static")
+    assert (result.exit_code, result.stdout) == (2, "")
+    assert result.stderr == (
+        f"importlinter-contracts: Nothing to check: {SKIPS_RUNTIME}; forbidden (forbidden) has "
+        "no allowlist.\n"
+    )
+
+
+def test_entries_without_reasons_are_named_where_the_file_has_them(tree: Project) -> None:
+    """At their line in the file as it is, or as written: the stale entry above goes."""
+    config = tree.root / ".importlinter"
+    config.write_text(
+        config.read_text().replace(
+            "        pkg.a -> pkg.platforms.npu.models    # NPU group 1\n"
+            "        pkg.gone -> pkg.platforms.npu.models # retired in step 9\n",
+            "        pkg.gone -> pkg.platforms.npu.models # retired in step 9\n"
+            "        pkg.a -> pkg.platforms.npu.models\n",
+        )
+    )
+    unreasoned = (
+        ": pkg.a -> pkg.platforms.npu.models: no reason given, which require_reasons asks "
+        "for: end the entry with '# why it is allowed'."
+    )
+    shown = allowlist("--contract", "r2")
+    assert shown.exit_code == 1
+    assert shown.stdout.splitlines()[-1] == ".importlinter:16" + unreasoned
+    written = allowlist("--contract", "r2", "--write")
+    assert written.exit_code == 1
+    assert written.stdout.splitlines()[-1] == ".importlinter:15" + unreasoned
+    assert config.read_text().splitlines()[14] == "        pkg.a -> pkg.platforms.npu.models"
+    again = allowlist("--contract", "r2")
+    assert (again.exit_code, again.stdout) == (1, ".importlinter:15" + unreasoned + "\n")

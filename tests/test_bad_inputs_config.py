@@ -110,11 +110,6 @@ container = pkg.platforms
 """
 
 EDITS = {
-    "toml-empty-list-gets-two-entries": (
-        "pyproject.toml",
-        TOML_HEAD + "ignore_imports = []\n",
-        TOML_HEAD + f'ignore_imports = ["{NEW_A}", "{NEW_B}"]\n',
-    ),
     "toml-one-line-list-last-entry-stale": (
         "pyproject.toml",
         TOML_HEAD + f'ignore_imports = ["{A}", "{GONE}"]\n',
@@ -277,10 +272,93 @@ def test_the_option_edited_is_a_parameter() -> None:
     )
 
 
-def test_a_stale_string_entry_alone_leaves_an_empty_list() -> None:
+# Its last entry removed, an allowlist goes with its option: an empty list is an error. The
+# comments among an INI list's values stay (configparser reads none of them); those inside a
+# TOML list's brackets, or after it, go with it.
+LAST_ENTRY_REMOVALS = {
+    "ini-entries-on-their-own-lines": (
+        ".importlinter",
+        INI_HEAD + f"ignore_imports =\n    {GONE}  # retired\nrequire_reasons = false\n",
+        INI_HEAD + "require_reasons = false\n",
+    ),
+    "ini-value-on-the-key-line": (
+        ".importlinter",
+        INI_HEAD + f"ignore_imports = {GONE}\n\n[other]\nx = 1\n",
+        INI_HEAD + "\n[other]\nx = 1\n",
+    ),
+    "ini-comments-inside-the-value": (
+        ".importlinter",
+        INI_HEAD + f"ignore_imports =\n    # reviewed\n    {GONE}\n; end\n",
+        INI_HEAD + "    # reviewed\n; end\n",
+    ),
+    "ini-no-final-newline": (
+        ".importlinter",
+        INI_HEAD + f"ignore_imports =\n    {GONE}",
+        INI_HEAD.rstrip("\n"),
+    ),
+    "toml-multi-line-list": (
+        "pyproject.toml",
+        TOML_HEAD
+        + f'ignore_imports = [\n    # retired\n    "{GONE}",  # gone\n]  # list\nrequire_reasons = false\n',
+        TOML_HEAD + "require_reasons = false\n",
+    ),
+    "toml-string": (
+        "pyproject.toml",
+        TOML_HEAD + f'ignore_imports = "{GONE}"  # kept\n\n[tool.ruff]\nline-length = 100\n',
+        TOML_HEAD + "\n[tool.ruff]\nline-length = 100\n",
+    ),
+    "toml-no-final-newline": (
+        "pyproject.toml",
+        TOML_HEAD + f'ignore_imports = ["{GONE}"]',
+        TOML_HEAD.rstrip("\n"),
+    ),
+    "toml-inline-contract": (
+        "pyproject.toml",
+        inline_contract(f'["{GONE}"]'),
+        inline_contract("").replace(", ignore_imports = ", ""),
+    ),
+}
+
+
+@pytest.mark.parametrize(
+    ("name", "before", "after"), LAST_ENTRY_REMOVALS.values(), ids=LAST_ENTRY_REMOVALS.keys()
+)
+def test_allowlist_write_removes_an_option_left_empty(
+    tree: Project, name: str, before: str, after: str
+) -> None:
+    config = tree.root / name
+    config.write_bytes(before.encode())
+    others = {k: v for k, v in snapshot(tree.root).items() if k != name}
+    written = CliRunner().invoke(main, ["allowlist", "--no-cache", "--write"])
+    assert written.exit_code == 0
+    assert written.stderr.startswith(f"{name}: written.\n")
+    assert config.read_bytes() == after.encode()
+    assert {k: v for k, v in snapshot(tree.root).items() if k != name} == others
+    # import-linter reads the file: the contract now excuses nothing, and nothing is stale.
+    report = json.loads(check("--format", "json").stdout)
+    assert [(c["id"], c["ignored"], c["unmatched_ignores"]) for c in report["contracts"]] == [
+        ("r2", [], [])
+    ]
+
+
+@pytest.mark.parametrize(
+    ("contract", "after"),
+    [
+        (
+            f'{{id = "r2", ignore_imports = ["{GONE}"], name = "R2"}}',
+            '{id = "r2", name = "R2"}',
+        ),
+        (
+            f'{{ ignore_imports = ["{GONE}"] , id = "r2" ,name = "R2" }}',
+            '{ id = "r2" ,name = "R2" }',
+        ),
+    ],
+    ids=["between-two-options", "first"],
+)
+def test_an_inline_contract_loses_the_option_and_its_separator(contract: str, after: str) -> None:
     edit = AllowlistEdit("r2", "ignore_imports", frozenset({GONE}), ())
-    toml = TOML_HEAD + f'ignore_imports = "{GONE}"\n'
-    assert edit_allowlists(toml, True, [edit]) == TOML_HEAD + "ignore_imports = []\n"
+    toml = f"[tool.importlinter]\ncontracts = [{contract}]\n"
+    assert edit_allowlists(toml, True, [edit]) == f"[tool.importlinter]\ncontracts = [{after}]\n"
 
 
 # An edit that would not read back as intended is refused, and nothing is written. The
@@ -351,9 +429,7 @@ def test_two_sections_with_one_id_are_not_edited(tree: Project) -> None:
 
 
 def test_contract_without_an_id_is_not_edited(tree: Project) -> None:
-    (tree.root / "pyproject.toml").write_text(
-        TOML_HEAD.replace('id = "r2"\n', "") + "ignore_imports = []\n"
-    )
+    (tree.root / "pyproject.toml").write_text(TOML_HEAD.replace('id = "r2"\n', ""))
     files_before = snapshot(tree.root)
     result = allowlist("--write")
     assert (result.exit_code, result.stdout) == (2, "")
@@ -412,8 +488,8 @@ def test_read_only_file_is_a_one_line_error(tree: Project) -> None:
     config.chmod(0o444)
     files_before = snapshot(tree.root)
     result = allowlist("--write")
-    assert result.exit_code == 2
-    assert result.stdout.startswith("--- a/.importlinter\n")  # the change, to make by hand
+    # An expected mistake prints nothing on stdout: no diff, which would read as written.
+    assert (result.exit_code, result.stdout) == (2, "")
     assert result.stderr == (
         "importlinter-contracts: .importlinter is read-only; nothing was written.\n"
     )
@@ -492,6 +568,7 @@ def test_failed_write_leaves_the_file_and_no_temporary_file(
     monkeypatch.setattr(files.os, failing, fail)
     result = allowlist("--write")
     assert (result.exit_code, result.stderr) == outcome
+    assert result.stdout == ""
     assert snapshot(tree.root) == files_before
     assert leftovers(tree.root) == []
 
@@ -544,7 +621,7 @@ needs_strace = pytest.mark.skipif(shutil.which("strace") is None, reason="strace
 @pytest.mark.slow
 @needs_strace
 def test_kill_at_any_point_of_the_write_leaves_the_old_file_or_the_new_one(tree: Project) -> None:
-    """SIGKILL at each write(2) of the run (the diff on stdout, the new file's data, the
+    """SIGKILL at each write(2) of the run (the new file's data, the diff on stdout, the
     message), and at the fsync(2) and rename(2) that commit it: the file is always the old
     one or the new one, whole. (Which write is which depends on the run, on what Python
     writes of its own, so each is tried in turn.)"""
@@ -766,7 +843,7 @@ def test_runtime_contract_imports_its_runner_with_no_module_of_the_working_direc
 # for the same imports, is a configuration error naming the contract and the option.
 
 EMPTY = "This list is empty; give at least one value."
-REQUIRED_LISTS = [  # the list options that may not be given empty
+REQUIRED_LISTS = [  # the required list options, which may not be given empty
     "backends",
     "source_modules",
     "follow_modules",
@@ -774,6 +851,23 @@ REQUIRED_LISTS = [  # the list options that may not be given empty
     "probe_modules",
     "blocked_modules",
 ]
+# The optional ones, which may not be given empty either: left out, each says the same.
+OPTIONAL_LISTS = [
+    "ignore_imports",
+    "eager_imports-ignore_imports",
+    "allowed_modules",
+    "forbidden_loaded_modules",
+    "ignore_loaded_modules",
+]
+EAGER = "type = eager_imports\nsource_modules = pkg.a\nfollow_modules = pkg\nforbidden_modules = pkg.b\n"
+RUNTIME = "type = runtime_isolation\nblocked_modules = torch_npu\nprobe_modules = pkg.a\n"
+TOML_EAGER = (
+    'type = "eager_imports"\nsource_modules = ["pkg.a"]\nfollow_modules = ["pkg"]\n'
+    'forbidden_modules = ["pkg.b"]\n'
+)
+TOML_RUNTIME = (
+    'type = "runtime_isolation"\nblocked_modules = ["torch_npu"]\nprobe_modules = ["pkg.a"]\n'
+)
 
 
 @pytest.mark.parametrize(
@@ -813,6 +907,15 @@ REQUIRED_LISTS = [  # the list options that may not be given empty
             EMPTY,
         ),
         (
+            "type = backend_isolation\ncontainer = pkg.platforms\nignore_imports =\n",
+            "ignore_imports",
+            EMPTY,
+        ),
+        (EAGER + "ignore_imports =\n", "ignore_imports", EMPTY),
+        (EAGER + "allowed_modules =\n\n", "allowed_modules", EMPTY),
+        (RUNTIME + "forbidden_loaded_modules =\n", "forbidden_loaded_modules", EMPTY),
+        (RUNTIME + "ignore_loaded_modules =\n", "ignore_loaded_modules", EMPTY),
+        (
             "type = backend_isolation\ncontainer = pkg.platforms\nignore_imports =\n"
             f"    {A}  # NPU\n    {B}\n    {A}   #   NPU\n",
             "ignore_imports",
@@ -827,7 +930,7 @@ REQUIRED_LISTS = [  # the list options that may not be given empty
             f"'{A.replace(' -> ', '->')} # another reason'. Keep one of each.",
         ),
     ],
-    ids=[*REQUIRED_LISTS, "identical-entries", "same-import-two-reasons"],
+    ids=[*REQUIRED_LISTS, *OPTIONAL_LISTS, "identical-entries", "same-import-two-reasons"],
 )
 def test_no_silent_pass_in_ini(tree: Project, contract: str, option: str, message: str) -> None:
     tree.configure(f"[importlinter:contract:c]\nname = C\n{contract}\n")
@@ -870,8 +973,16 @@ def test_no_silent_pass_in_ini(tree: Project, contract: str, option: str, messag
             'type = "runtime_isolation"\nblocked_modules = []\nprobe_modules = ["pkg.a"]',
             "blocked_modules",
         ),
+        (
+            'type = "backend_isolation"\ncontainer = "pkg.platforms"\nignore_imports = []',
+            "ignore_imports",
+        ),
+        (TOML_EAGER + "ignore_imports = []", "ignore_imports"),
+        (TOML_EAGER + "allowed_modules = []", "allowed_modules"),
+        (TOML_RUNTIME + "forbidden_loaded_modules = []", "forbidden_loaded_modules"),
+        (TOML_RUNTIME + 'ignore_loaded_modules = [""]', "ignore_loaded_modules"),
     ],
-    ids=REQUIRED_LISTS,
+    ids=[*REQUIRED_LISTS, *OPTIONAL_LISTS],
 )
 def test_no_silent_pass_in_toml(tree: Project, contract: str, option: str) -> None:
     registered = ", ".join(
@@ -1079,22 +1190,6 @@ def test_contract_types_that_cannot_be_loaded_are_one_line(
         result = CliRunner().invoke(main, [command, "--no-cache"], catch_exceptions=False)
         assert (result.exit_code, result.stdout) == (2, ""), command
         assert result.stderr == f"importlinter-contracts: {message}\n"
-
-
-def test_empty_optional_lists_are_fine(tree: Project) -> None:
-    tree.configure(
-        """\
-        [importlinter:contract:c]
-        name = C
-        type = eager_imports
-        source_modules = pkg.a
-        follow_modules = pkg
-        forbidden_modules = pkg.platforms.cuda
-        allowed_modules =
-        ignore_imports =
-        """
-    )
-    assert check().exit_code == 0
 
 
 # 5. The command line's error paths: one line, exit status 2, no traceback, nothing written.

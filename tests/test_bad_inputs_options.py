@@ -181,6 +181,17 @@ OPTION_ERRORS = {
         {**RUNTIME, "blocked_modules": ["torch_npu", "torch_npu"]},
         {"blocked_modules": f"'torch_npu' {TWICE}"},
     ),
+    # The optional lists too: the same field.
+    "allowed-modules-twice": (
+        EagerImportContract,
+        {**R4, "allowed_modules": ["x.y", "x.y"]},
+        {"allowed_modules": f"'x.y' {TWICE}"},
+    ),
+    "forbidden-loaded-modules-twice": (
+        RuntimeIsolationContract,
+        {**RUNTIME, "forbidden_loaded_modules": ["torch_npu", "torch_npu"]},
+        {"forbidden_loaded_modules": f"'torch_npu' {TWICE}"},
+    ),
     "pip-name": (
         EagerImportContract,
         {**R4, "forbidden_modules": ["torch-xla"]},

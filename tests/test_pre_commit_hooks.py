@@ -138,17 +138,19 @@ def test_hooks_on_a_clean_tree_a_violation_a_stale_entry_and_a_missing_reason(
     assert "TODO" not in violation.stdout
     project.write({"pkg/b.py": ""})
 
-    # A stale entry: the allowlist hook shows the diff that removes it. (The contracts' hook
-    # fails too: a stale entry breaks its contract, so that the list only shrinks.)
+    # A stale entry: the allowlist hook shows the diff that removes it, the last one with its
+    # option. (The contracts' hook fails too: a stale entry breaks its contract, so that the
+    # list only shrinks.)
     project.write({"pkg/a.py": ""})
     stale = run_hooks()
     assert hook_results(stale.stdout) == {CONTRACTS: "Failed", ALLOWLIST: "Failed"}
     assert (
         "--- a/.importlinter\n+++ b/.importlinter\n"
-        "@@ -11,4 +11,3 @@\n"
+        "@@ -10,5 +10,3 @@\n"
+        " type = backend_isolation\n"
         " container = pkg.platforms\n"
         " require_reasons = true\n"
-        " ignore_imports =\n"
+        "-ignore_imports =\n"
         f"-    {ENTRY}  # NPU group 1\n"
     ) in hook_output(stale.stdout, ALLOWLIST)
     project.write(TREE)

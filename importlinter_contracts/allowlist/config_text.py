@@ -17,7 +17,7 @@ import difflib
 import re
 import tomllib
 from collections.abc import Iterable, Mapping, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import Any
 
 import tomlkit
@@ -57,11 +57,16 @@ def entry_lines(
     text: str, toml: bool, contract_id: str, option: str, entries: Iterable[str]
 ) -> dict[str, int]:
     """Return the 1-based line of each of these entries (as `entry_text` gives them) in the text:
-    the first line that removing the entry changes. Entries not found are left out."""
+    the first line that replacing the entry changes. Entries not found are left out."""
     lines = {}
     for entry in entries:
+        removal = AllowlistEdit(contract_id, option, frozenset({entry}), ())
         try:
-            edited = _edit(text, toml, AllowlistEdit(contract_id, option, frozenset({entry}), ()))
+            if _edit(text, toml, removal) == text:
+                continue
+            # Replaced, not removed: the last entry removed takes its option, whose key would
+            # be the first line to change.
+            edited = _edit(text, toml, replace(removal, add=("-",)))
         except ConfigurationEditError:
             return {}
         before, after = _lines(text), _lines(edited)
@@ -119,8 +124,11 @@ def _edit_toml(text: str, edit: AllowlistEdit) -> str:
         # import-linter reads a string as a list of that one entry: it becomes that list,
         # the string kept as written unless it is removed, the comment after it kept too.
         kept = [] if values is None or entry_text(values) in edit.remove else [values]
-        if values is None and not edit.add:
-            return text
+        if not kept and not edit.add:
+            if values is None:
+                return text
+            _remove_option(table, edit.option)  # an empty list would be a configuration error
+            return _merge(text, rendered, document.as_string())
         array = tomlkit.array()
         array.extend([*kept, *edit.add])
         # An inline table must stay on one line; a table gets one entry a line.
@@ -139,6 +147,11 @@ def _edit_toml(text: str, edit: AllowlistEdit) -> str:
         for index in reversed(range(len(values))):
             if isinstance(values[index], str) and entry_text(values[index]) in edit.remove:
                 del values[index]
+        if not values and not edit.add:
+            # An empty list would be a configuration error: the option goes, and with it the
+            # comments inside its brackets, which can annotate no entry now.
+            _remove_option(table, edit.option)
+            return _merge(text, rendered, document.as_string())
         layout = values.as_string()
         if "\n" in layout:
             indent = _toml_item_indent(layout)
@@ -185,6 +198,24 @@ def _add_before_closing_comments(table: Any, option: str, value: Any) -> None:
     del body[start:]
     table[option] = value
     body.extend(closing)
+
+
+def _remove_option(table: Any, option: str) -> None:
+    """Remove the option from the table; from an inline table with the comma and space that
+    set it off, which tomlkit would leave (`{id = "r2", name = "R2" }`)."""
+    if not isinstance(table, tomlkit.items.InlineTable):
+        del table[option]
+        return
+    body = table.value.body  # tomlkit's own list: the (key, item) pairs in order
+    (index,) = [i for i, (key, _) in enumerate(body) if key is not None and key.key == option]
+    start, end = index, index + 1
+    while start and body[start - 1][0] is None:  # the separator after the key before
+        start -= 1
+    if start == 0:  # the first key: the separator after it goes instead
+        start = index
+        while end < len(body) and body[end][0] is None and any(k for k, _ in body[end:]):
+            end += 1
+    del body[start:end]
 
 
 def _toml_item_indent(layout: str) -> str:
@@ -235,8 +266,7 @@ def _check_toml(original: str, edited: str, edits: Sequence[AllowlistEdit]) -> N
         ]
         written = table.get(edit.option, [])
         intended = _intended([written] if isinstance(written, str) else written, edit)
-        if edit.option in table or intended:
-            table[edit.option] = intended
+        _set_list(table, edit.option, intended)
     if found != expected:
         raise ConfigurationEditError(_mismatch(edits))
 
@@ -336,10 +366,16 @@ def _edit_ini(text: str, edit: AllowlistEdit) -> str:
         values = [
             i for i in numbers if lines[i].kind == "continuation" and lines[i].option == edit.option
         ]
-        if lines[key].value and entry_text(_uninterpolated(lines[key].value)) in edit.remove:
+        key_value_kept = bool(lines[key].value)
+        if key_value_kept and entry_text(_uninterpolated(lines[key].value)) in edit.remove:
             key_text = lines[key].text
             replaced[key] = key_text[: lines[key].value_start].rstrip() + _ending(key_text)
+            key_value_kept = False
         removed = {i for i in values if entry_text(_uninterpolated(lines[i].value)) in edit.remove}
+        if not (key_value_kept or len(removed) < len(values) or added):
+            # An empty list would be a configuration error: the option goes. The comment lines
+            # among its values stay, as configparser reads none of them.
+            removed.add(key)
         anchor = values[-1] if values else key
         indent = lines[values[0]].indent if values else lines[key].indent + "    "
         new = [f"{indent}{entry}" for entry in added]
@@ -378,8 +414,7 @@ def _check_ini(original: str, edited: str, edits: Sequence[AllowlistEdit]) -> No
     for edit in edits:
         name = _contract_section(expected, edit.contract_id)
         intended = _intended(_ini_list(expected[name].get(edit.option, "")), edit)
-        if edit.option in expected[name] or intended:
-            expected[name][edit.option] = intended
+        _set_list(expected[name], edit.option, intended)
         if edit.option in found.get(name, {}):
             found[name][edit.option] = _ini_list(found[name][edit.option])
     if found != expected:
@@ -392,6 +427,14 @@ def _check_ini(original: str, edited: str, edits: Sequence[AllowlistEdit]) -> No
 def _intended(values: list[Any], edit: AllowlistEdit) -> list[Any]:
     kept = [v for v in values if not (isinstance(v, str) and entry_text(v) in edit.remove)]
     return [*kept, *edit.add]
+
+
+def _set_list(options: dict[str, Any], option: str, values: list[Any]) -> None:
+    """Set the option to the list, or, for an empty one, which is an error, leave it out."""
+    if values:
+        options[option] = values
+    else:
+        options.pop(option, None)
 
 
 def _mismatch(edits: Sequence[AllowlistEdit]) -> str:

@@ -15,6 +15,7 @@ from importlinter import fields
 from importlinter.domain.imports import ImportExpression, ModuleExpression
 
 from ..modules import names_matching
+from ..options import NonEmptyListField
 
 # What `importlinter-contracts allowlist` writes for a new entry: a reason still to be written.
 PLACEHOLDER_REASON = "TODO: reason"
@@ -128,7 +129,7 @@ class AllowlistEntryField(fields.Field):  # type: ignore[type-arg]
         return parse_entry(raw_data, self.kind)
 
 
-class AllowlistField(fields.ListField):
+class AllowlistField(NonEmptyListField):
     """An allowlist option: entries of which no two allow the same imports, or loaded modules
     (the second of two would never go stale, so the list could no longer only shrink)."""
 
@@ -136,18 +137,15 @@ class AllowlistField(fields.ListField):
         super().__init__(subfield=AllowlistEntryField(kind), required=False)
         self.kind = kind
 
-    def parse(self, raw_data: str | list[str]) -> list[Any]:
-        entries: list[AllowlistEntry] = super().parse(raw_data)
+    def repeated(self, values: list[Any]) -> str | None:
         by_expression: dict[str, list[AllowlistEntry]] = {}
-        for entry in entries:
+        for entry in values:
             by_expression.setdefault(str(entry.expression), []).append(entry)
         repeated = [same for same in by_expression.values() if len(same) > 1]
-        if repeated:
-            listed = "; ".join(", ".join(f"'{entry}'" for entry in same) for same in repeated)
-            raise fields.ValidationError(
-                f"These entries allow the same {self.kind.finding}s: {listed}. Keep one of each."
-            )
-        return entries
+        if not repeated:
+            return None
+        listed = "; ".join(", ".join(f"'{entry}'" for entry in same) for same in repeated)
+        return f"These entries allow the same {self.kind.finding}s: {listed}. Keep one of each."
 
 
 def entries_missing_reasons(entries: Iterable[AllowlistEntry]) -> list[AllowlistEntry]:

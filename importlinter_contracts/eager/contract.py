@@ -62,7 +62,7 @@ class EagerImportContract(AllowlistedContract):
     forbidden_modules: list[ModuleExpression] = NonEmptyListField(  # type: ignore[assignment]
         subfield=ModuleExpressionField()
     )
-    allowed_modules: list[ModuleExpression] | None = fields.ListField(  # type: ignore[assignment]
+    allowed_modules: list[ModuleExpression] | None = NonEmptyListField(  # type: ignore[assignment]
         subfield=ModuleExpressionField(), required=False
     )
     include_ancestors: bool = BooleanField(required=False, default=True)  # type: ignore[assignment]

@@ -116,7 +116,7 @@ class RuntimeIsolationContract(ContractWithAllowlist):
     backends: list[str] | None = children_field()  # type: ignore[assignment]
     backend_marker: str = marker_field()  # type: ignore[assignment]
     neutral_children: list[str] | None = children_field()  # type: ignore[assignment]
-    forbidden_loaded_modules: list[ModuleExpression] | None = fields.ListField(  # type: ignore[assignment]
+    forbidden_loaded_modules: list[ModuleExpression] | None = NonEmptyListField(  # type: ignore[assignment]
         subfield=ModuleExpressionField(), required=False
     )
     python: str | None = fields.StringField(required=False)  # type: ignore[assignment]
