@@ -8,6 +8,7 @@ import json
 import os
 import subprocess
 import sys
+import textwrap
 from typing import Any, get_type_hints
 
 import pytest
@@ -22,9 +23,13 @@ from importlinter_contracts.eager.conditions import (
     shown,
     walk,
 )
-from importlinter_contracts.eager.outline import never_runs
+from importlinter_contracts.eager.outline import never_runs, read_calls_of, read_outline
 from importlinter_contracts.eager.resolver import Call
-from importlinter_contracts.eager.scopes import ImportScope, read_source
+from importlinter_contracts.eager.scopes import (
+    ImportScope,
+    import_scopes_from_tokens,
+    read_source,
+)
 from importlinter_contracts.eager.target import Target, set_target, target_of
 from importlinter_contracts.eager.walk import EagerHop
 from importlinter_contracts.errors import ConfigurationError
@@ -129,7 +134,10 @@ def test_an_elif_and_an_else_run_under_the_earlier_tests_of_their_chain() -> Non
     module = ast.parse(BLOCKS)
     lines = SourceLines(BLOCKS)
     chain = module.body[1]
-    found = [(clause.keyword, clause_conditions(clause, lines)) for clause in walk_clauses(chain)]
+    found = [
+        (clause.keyword, clause_conditions(clause, lines, never_runs))
+        for clause in walk_clauses(chain)
+    ]
     assert found == [
         ("if", (("if", "x", 2),)),
         ("elif", (("else", "x", 2), ("if", "y", 4))),
@@ -466,13 +474,91 @@ else:
 
 def test_assume_false_decides_a_test_of_the_names_it_lists() -> None:
     scopes = read_source(DIFFUSERS_INIT.encode()).scopes
-    test = ("if", "TYPE_CHECKING or DIFFUSERS_SLOW_IMPORT", 3)
+    # (TYPE_CHECKING is false: the test the tool cannot decide is the other operand.)
+    test = ("if", "DIFFUSERS_SLOW_IMPORT", 3)
     assert scopes[4] == ImportScope(True, "module-level if", (test,))
     assert scopes[6] == ImportScope(True, "module-level else", (("else", *test[1:]),))
     set_target(Target((3, 11), assume_false=("DIFFUSERS_SLOW_IMPORT",)))
     scopes = read_source(DIFFUSERS_INIT.encode()).scopes
     assert scopes[4] == ImportScope(False, "under if TYPE_CHECKING or DIFFUSERS_SLOW_IMPORT")
     assert scopes[6] == ImportScope(True, "module-level else")
+
+
+# Read at module level and in a function that runs then, with `assume_false =
+# DIFFUSERS_SLOW_IMPORT`.
+ASSUMED = """\
+if DIFFUSERS_SLOW_IMPORT or is_torch_available():
+    import a
+if is_torch_available() and DIFFUSERS_SLOW_IMPORT:
+    import b
+else:
+    import c
+"""
+
+
+def test_assume_false_leaves_its_names_out_of_a_test_and_decides_an_and() -> None:
+    set_target(Target((3, 11), assume_false=("DIFFUSERS_SLOW_IMPORT",)))
+    source = ASSUMED.encode()
+    scopes = read_source(source).scopes
+    assert scopes == {
+        2: ImportScope(True, "module-level if", (("if", "is_torch_available()", 1),)),
+        4: ImportScope(False, "under if DIFFUSERS_SLOW_IMPORT"),
+        6: ImportScope(True, "module-level else"),
+    }
+    outline = read_outline(source)
+    assert outline is not None
+    assert outline.scopes == import_scopes_from_tokens(source) == scopes
+    function = "def f():\n" + textwrap.indent(ASSUMED, "    ") + "f()\n"
+    found = call_reading(function).functions["f"]
+    assert found.imports == (3, 7)
+    assert dict(found.conditions) == {3: (("if", "is_torch_available()", 2),)}
+    outline = read_outline(function.encode())
+    assert outline is not None
+    outlined = read_calls_of(function.encode(), outline.bodies)
+    assert outlined is not None
+    assert outlined.functions["f"] == found
+
+
+def test_a_function_s_tests_leave_out_the_operands_decided_false() -> None:
+    source = """\
+        import os
+        from typing import TYPE_CHECKING
+
+
+        def detect():
+            if TYPE_CHECKING or os.name == "nt":
+                import win
+            elif False or os.name == "posix":
+                import posix
+            else:
+                import other
+            while TYPE_CHECKING or os.environ.get("WAIT"):
+                import waiting
+            if os.name == "java" and TYPE_CHECKING:
+                import never
+            if __name__ == "__main__" or not os.environ.get("X"):
+                return None
+            import late
+
+
+        detect()
+        """
+    found = call_reading(source).functions["detect"]
+    nt = ("else", 'os.name == "nt"', 6)
+    assert found.imports == (7, 9, 11, 13, 18)
+    assert dict(found.conditions) == {
+        7: (("if", 'os.name == "nt"', 6),),
+        9: (nt, ("if", 'os.name == "posix"', 8)),
+        11: (nt, ("else", 'os.name == "posix"', 8)),
+        13: (("if", 'os.environ.get("WAIT")', 12),),
+        18: (("unless", 'not os.environ.get("X")', 16),),
+    }
+    text = textwrap.dedent(source).encode()
+    outline = read_outline(text)
+    assert outline is not None
+    outlined = read_calls_of(text, outline.bodies)
+    assert outlined is not None
+    assert outlined.functions["detect"] == found
 
 
 def test_assume_false_decides_the_functions_tests_too() -> None:
@@ -848,5 +934,23 @@ def test_a_served_import_carries_the_tests_inside_its_if() -> None:
         "            raise Missing()\n    except Missing:\n        from .dummy import *\n"
         "    else:\n        from .lms import LMS\nelse:\n    sys.modules[__name__] = Lazy()\n"
     )
-    served = import_bindings.served_imports(ast.parse(source).body, SourceLines(source))
+    served = import_bindings.served_imports(
+        ast.parse(source).body, (SourceLines(source), never_runs)
+    )
     assert served == {"LMS": call_model.Served((9,), ((9, (("unless", "not has_scipy()", 4),)),))}
+
+
+def test_a_served_import_s_tests_leave_out_the_operands_decided_false() -> None:
+    source = (
+        "import sys\nif TYPE_CHECKING:\n    if TYPE_CHECKING or has_scipy():\n"
+        "        from .lms import LMS\n    try:\n        if False or not has_torch():\n"
+        "            raise Missing()\n    except Missing:\n        pass\n    else:\n"
+        "        from .unet import UNet\nelse:\n    sys.modules[__name__] = Lazy()\n"
+    )
+    served = import_bindings.served_imports(
+        ast.parse(source).body, (SourceLines(source), never_runs)
+    )
+    assert served == {
+        "LMS": call_model.Served((4,), ((4, (("if", "has_scipy()", 3),)),)),
+        "UNet": call_model.Served((11,), ((11, (("unless", "not has_torch()", 6),)),)),
+    }

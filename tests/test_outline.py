@@ -70,6 +70,10 @@ LINE_DECLINES = (
     | UNDER_A_TEST
     | {
         "TYPE_CHECKING or another test",
+        "tests decided false or two others",
+        "TYPE_CHECKING and another test",
+        "not TYPE_CHECKING and another test",
+        "tests decided false and another",
         "another name test",
         "header with lambda",
         "if (0x0)",

@@ -39,6 +39,8 @@ TESTS = [
     "(TYPE_CHECKING)",
     '__name__ == "__main__"',
     "TYPE_CHECKING or flag",
+    "flag and TYPE_CHECKING",
+    "(0 or  # why's\n        flag or TYPE_CHECKING)",
     "a.b.TYPE_CHECKING",
     "\\\n        TYPE_CHECKING",
     "0x0",

@@ -114,6 +114,34 @@ EAGER = {
         "if TYPE_CHECKING or X:\n    import x  # <-\n",
         "module-level if",
     ),
+    "tests decided false or two others": (
+        "if TYPE_CHECKING or X or False or (Y if a else b):\n    import x  # <-\n",
+        "module-level if",
+    ),
+    "else of TYPE_CHECKING or another test": (
+        "if TYPE_CHECKING or X:\n    pass\nelse:\n    import x  # <-\n",
+        "module-level else",
+    ),
+    "elif of TYPE_CHECKING or another test": (
+        "if a:\n    pass\nelif (typing.TYPE_CHECKING\n      or X):\n    import x  # <-\n",
+        "module-level elif",
+    ),
+    "elif after TYPE_CHECKING or another test": (
+        'if X or __name__ == "__main__":\n    pass\nelif b:\n    import x  # <-\n',
+        "module-level elif",
+    ),
+    "while TYPE_CHECKING or another test": (
+        "while TYPE_CHECKING or cond():\n    import x  # <-\n    break\n",
+        "module-level while",
+    ),
+    "else of TYPE_CHECKING and another test": (
+        "if sys.version_info >= (3, 11) and TYPE_CHECKING:\n    pass\nelse:\n    import x  # <-\n",
+        "module-level else",
+    ),
+    "not TYPE_CHECKING and another test": (
+        "if not (X and TYPE_CHECKING):\n    import x  # <-\n",
+        "module-level if",
+    ),
     "a name that is no TYPE_CHECKING alias": (
         "from typing import Any as TC\nif TC:\n    import x  # <-\n",
         "module-level if",
@@ -178,6 +206,14 @@ DEFERRED = {
     "main guard reversed": (
         "if '__main__' == __name__: import x  # <-\n",
         'under if __name__ == "__main__"',
+    ),
+    "TYPE_CHECKING and another test": (
+        "if sys.version_info >= (3, 11) and TYPE_CHECKING:\n    import x  # <-\n",
+        "under if TYPE_CHECKING",
+    ),
+    "tests decided false and another": (
+        'if X and (t.TYPE_CHECKING or 0) and __name__ == "__main__":\n    import x  # <-\n',
+        'under if (TYPE_CHECKING or 0) and __name__ == "__main__"',
     ),
 }
 
@@ -249,7 +285,12 @@ EAGER_CONDITIONS: dict[str, tuple[tuple[str, str, int], ...]] = {
     "match as a name": (("if", "match", 2),),
     "else then if": (("else", "a", 1), ("if", "b", 4)),
     "elif in a class": (("else", "a", 2), ("if", "b", 4)),
-    "TYPE_CHECKING or another test": (("if", "TYPE_CHECKING or X", 1),),
+    "TYPE_CHECKING or another test": (("if", "X", 1),),
+    "tests decided false or two others": (("if", "X or (Y if a else b)", 1),),
+    "else of TYPE_CHECKING or another test": (("else", "X", 1),),
+    "elif of TYPE_CHECKING or another test": (("else", "a", 1), ("if", "X", 3)),
+    "elif after TYPE_CHECKING or another test": (("else", "X", 1), ("if", "b", 3)),
+    "while TYPE_CHECKING or another test": (("if", "cond()", 1),),
     "a name that is no TYPE_CHECKING alias": (("if", "TC", 2),),
     "except star": (("except", "ValueError", 3),),
     "elif True": (("else", "a", 1),),

@@ -248,7 +248,14 @@ def _type_checking_aliases(module: ast.Module) -> set[str]:
 
 
 def _never_runs(test: ast.expr, aliases: set[str]) -> bool:
-    """An `if` test that is false whenever the module is imported."""
+    """An `if` test that is false whenever the module is imported: an `or` of such tests, or
+    `TYPE_CHECKING` and the main guard, an `and` with one of them."""
+    if isinstance(test, ast.BoolOp):
+        found = [
+            _is_type_checking(value) or _is_main_guard(value) or _never_runs(value, aliases)
+            for value in test.values
+        ]
+        return all(found) if isinstance(test.op, ast.Or) else any(found)
     if isinstance(test, ast.Name) and test.id in aliases:
         return True
     return isinstance(test, ast.Constant) and type(test.value) in (bool, int) and not test.value

@@ -92,6 +92,7 @@ from .conditions import (
     clauses,
     match_subject,
     own_statements,
+    undecided_test,
 )
 from .conditions import source_text as _source_text
 from .import_bindings import (
@@ -195,7 +196,7 @@ def read_calls(
     for name, lazy_lines in (lazy_names or {}).items():
         functions[lazy_key(name)] = Function(lazy_lines, (), ())
     if served is None:
-        served = served_imports(module.body, lines)
+        served = served_imports(module.body, (lines, never_runs))
     for name, imports in served.items():
         functions[lazy_key(name)] = Function(imports.lines, (), (), imports.conditions)
     for name, nodes in defined.items():
@@ -912,7 +913,7 @@ class _Reader:
                 )
                 around = self.conditions
                 # The test's text, which each of its blocks' tests holds, worked out once.
-                test = _source_text(self.lines, node.test) if undecided else ""
+                test = undecided_test(node.test, self._shown, self.never_runs) if undecided else ""
                 if decided is not False and not never:
                     if undecided:
                         self.conditions = (*around, (IF, test, node.lineno))
@@ -970,7 +971,10 @@ class _Reader:
                     calls.extend(self._calls(_expressions(node)))
                 around = self.conditions
                 for clause in clauses(node):
-                    self.conditions = (*around, *clause_conditions(clause, self.lines))
+                    self.conditions = (
+                        *around,
+                        *clause_conditions(clause, self.lines, self.never_runs),
+                    )
                     self.run(
                         clause.body, calls, bindings, functions, imports, annotations=annotations
                     )

@@ -4,9 +4,11 @@ A statement in a block stands under the tests of the blocks around it (of its ow
 only: a function's body runs under the tests of the call that runs it). A test is decided
 where the tool knows its value on every machine, mypy's `reachability` style: false for
 `TYPE_CHECKING` (and a name bound to it), `__name__ == "__main__"`, `False`, `0`, a name that
-`assume_false` lists, and an `or` of such tests; a block whose test is false never runs on
-import. Any other test is undecided: the statement runs on some machines, and a hop it makes
-carries the test as a `Condition`.
+`assume_false` lists, an `or` of such tests, and an `and` with such a test among its
+operands; a block whose test is false never runs on import. Any other test is undecided: the
+statement runs on some machines, and a hop it makes carries the test as a `Condition`, which
+leaves out the operands of an `or` that are false (`undecided_test`: `TYPE_CHECKING or X` is
+`X`).
 
 A condition is a plain tuple (`marshal`, which keeps the caches, writes no named one), made
 and read by the functions here alone.
@@ -232,18 +234,53 @@ def _add_own_statements(statements: list[ast.stmt], found: list[ast.stmt]) -> No
             _add_own_statements(clause.body, found)
 
 
-def clause_conditions(clause: Clause, lines: SourceLines) -> Conditions:
+def clause_conditions(
+    clause: Clause, lines: SourceLines, never_runs: Callable[[ast.expr], bool]
+) -> Conditions:
     """Return the tests a clause's statements run under beyond those of its statement: an
     `if` or `while` body's test, an `elif`'s or an `else`'s earlier tests of its chain false
-    (then an `elif`'s own), an `except` handler's exception type; none for any other
-    clause."""
+    (then an `elif`'s own), each as `undecided_test` gives it with the reading's
+    `never_runs`; an `except` handler's exception type; none for any other clause."""
     if clause.keyword == "except":
-        text = "" if clause.test is None else source_text(lines, clause.test)
-        return ((EXCEPT, text, clause.line),)
-    earlier = tuple((ELSE, source_text(lines, test), line) for test, line in clause.earlier)
+        handled = "" if clause.test is None else source_text(lines, clause.test)
+        return ((EXCEPT, handled, clause.line),)
+
+    def text(node: ast.expr) -> str:
+        return source_text(lines, node)
+
+    earlier = tuple(
+        (ELSE, undecided_test(test, text, never_runs), line) for test, line in clause.earlier
+    )
     if clause.keyword in ("if", "elif", "while") and isinstance(clause.test, ast.expr):
-        return (*earlier, (IF, source_text(lines, clause.test), clause.line))
+        return (*earlier, (IF, undecided_test(clause.test, text, never_runs), clause.line))
     return earlier
+
+
+def undecided_test(
+    test: ast.expr, text: Callable[[ast.expr], str], never_runs: Callable[[ast.expr], bool]
+) -> str:
+    """Return the text of what an `if`, `elif` or `while` test leaves undecided, as a condition
+    holds it: of an `or` some of whose operands a reading decides false (`never_runs`), the
+    others, each as its `text` gives it (`TYPE_CHECKING or X`: `X`, as the `or` holds where
+    `X` does); of any other test, the whole test's `text` (of an `or` whose every operand is
+    false too: its block never runs, or is an `elif`'s, which is not decided). Every reader
+    makes the condition of such a test, and of its `else`, here, deciding in its own way
+    (the TYPE_CHECKING aliases it knows, `assume_false`)."""
+    if not (isinstance(test, ast.BoolOp) and isinstance(test.op, ast.Or)):
+        return text(test)
+    kept = [operand for operand in test.values if not never_runs(operand)]
+    if not kept or len(kept) == len(test.values):
+        return text(test)
+    if len(kept) == 1:
+        return text(kept[0])
+    # (An operand bound looser than `or` stood in brackets, which its text leaves out.)
+    return " or ".join(
+        f"({text(operand)})" if isinstance(operand, _LOOSER_THAN_OR) else text(operand)
+        for operand in kept
+    )
+
+
+_LOOSER_THAN_OR = (ast.IfExp, ast.Lambda, ast.NamedExpr)
 
 
 def always_runs(test: ast.expr, never_runs: Callable[[ast.expr], bool]) -> bool:

@@ -15,6 +15,7 @@ from .call_expressions import leaves_function
 from .call_model import (
     STAR,
     Binding,
+    NeverRuns,
     Served,
 )
 from .conditions import (
@@ -24,6 +25,7 @@ from .conditions import (
     SourceLines,
     clause_conditions,
     clauses,
+    undecided_test,
     walk,
 )
 from .conditions import source_text as _source_text
@@ -31,15 +33,15 @@ from .parsing import parse
 
 
 def served_imports(
-    statements: list[ast.stmt], lines: SourceLines | None = None
+    statements: list[ast.stmt], tests: tuple[SourceLines, NeverRuns] | None = None
 ) -> dict[str, Served]:
     """Return, of a module whose code at import time puts another object in its place in
     `sys.modules` (`sys.modules[__name__] = _LazyModule(...)`, as diffusers' and transformers'
     packages do), the names that its imports under an `if` bind, each with the lines of those
     imports: that object serves each name by importing it when it is first looked up, as they
-    do. Of any other module, none. With the file's `lines`, the tests of the blocks inside
-    that `if` are kept with each import (`try: if not X: raise ... else: import y`: y only if
-    X)."""
+    do. Of any other module, none. With the file's lines and its reading's way of deciding a
+    test (`tests`), the tests of the blocks inside that `if` are kept with each import (`try:
+    if not X: raise ... else: import y`: y only if X)."""
     replaced = False
     found: dict[str, list[int]] = {}
     tested: dict[int, Conditions] = {}
@@ -49,10 +51,10 @@ def served_imports(
         if clause.statement in ("def", "class"):
             return None
         under_if, conditions = around
-        more = _clause_tests(clause, lines) if under_if and lines is not None else ()
+        more = _clause_tests(clause, tests) if under_if else ()
         if not under_if and clause.statement == "if" and clause.keyword != "if":
             # (The first `if` of a chain is what serves them: the tests after it are read.)
-            more = _clause_tests(clause._replace(earlier=clause.earlier[1:]), lines)
+            more = _clause_tests(clause._replace(earlier=clause.earlier[1:]), tests)
         return under_if or clause.statement == "if", (*conditions, *more)
 
     outermost: tuple[bool, Conditions] = (False, ())
@@ -76,20 +78,25 @@ def served_imports(
     }
 
 
-def _clause_tests(clause: Clause, lines: SourceLines | None) -> Conditions:
-    """The tests a clause's statements run under, read where `lines` are given: of an `if`,
+def _clause_tests(clause: Clause, tests: tuple[SourceLines, NeverRuns] | None) -> Conditions:
+    """The tests a clause's statements run under, read where `tests` are given: of an `if`,
     its test or its negation; of a `try`, the handlers' exception types, and for its `else`,
     the negation of each `if` of its body that raises."""
-    if lines is None:
+    if tests is None:
         return ()
+    lines, never_runs = tests
     if clause.statement == "try" and clause.keyword == "else":
+
+        def text(node: ast.expr) -> str:
+            return _source_text(lines, node)
+
         body = clauses(clause.node)[0].body
         return tuple(
-            (UNLESS, _source_text(lines, inner.test), inner.lineno)
+            (UNLESS, undecided_test(inner.test, text, never_runs), inner.lineno)
             for inner in body
             if isinstance(inner, ast.If) and leaves_function(inner.body) and not inner.orelse
         )
-    return clause_conditions(clause, lines)
+    return clause_conditions(clause, lines, never_runs)
 
 
 def _is_own_entry(target: ast.expr) -> bool:

@@ -29,7 +29,7 @@ from typing import NamedTuple
 
 from .call_model import STAR, Body, CallReading
 from .calls import read_calls_outlined
-from .conditions import ELSE, EXCEPT, IF, Block, Condition, always_runs, clauses
+from .conditions import ELSE, EXCEPT, IF, Block, Condition, always_runs, clauses, undecided_test
 from .parsing import parse
 from .scopes import TC, ImportScope, never_runs_label, scope_in
 from .target import target_python
@@ -636,9 +636,14 @@ class _Outliner:
         tested = next((c.test for c in found if c.keyword in ("if", "while", "except")), None)
         if not found or (tested is None and keyword != "except"):
             raise _Unread
-        segment = "" if tested is None else ast.get_source_segment(source, tested) or ""
-        text = " ".join(segment.split())
-        if keyword not in ("if", "elif") or not isinstance(tested, ast.expr):
+
+        def text_of(node: ast.AST) -> str:
+            return " ".join((ast.get_source_segment(source, node) or "").split())
+
+        if keyword == "except" or not isinstance(tested, ast.expr):
+            return None, False, "" if tested is None else text_of(tested)
+        text = undecided_test(tested, text_of, never_runs)
+        if keyword == "while":
             return None, False, text
         never = never_runs_label(tested, set()) if keyword == "if" else None
         return never, always_runs(tested, never_runs), text

@@ -3,8 +3,9 @@
 Eager: the module body, including the bodies of if/elif/else, try/except/else/finally, with,
 for, while, match/case and class bodies at any nesting. Deferred: anything inside a def or
 async def, the bodies of `if TYPE_CHECKING:` (also through an alias bound by `from typing
-import TYPE_CHECKING as NAME`), `if __name__ == "__main__":`, `if False:` and `if 0:` (none
-runs on import; their else branches do), and PEP 810 `lazy import` / `lazy from ... import`.
+import TYPE_CHECKING as NAME`), `if __name__ == "__main__":`, `if False:` and `if 0:`, an `or`
+of these and an `and` with one of them (none runs on import; their else branches do), and
+PEP 810 `lazy import` / `lazy from ... import`.
 
 A file is read with `ast` when the running interpreter can parse it (C speed), and otherwise
 with the tokenizer, which also reads syntax newer than the interpreter; the two readings agree
@@ -22,9 +23,9 @@ import io
 import re
 import tokenize
 from collections import Counter
-from collections.abc import Iterator, Sequence
+from collections.abc import Callable, Iterator, Sequence
 from tokenize import TokenInfo
-from typing import NamedTuple
+from typing import NamedTuple, TypeGuard
 
 from ..errors import UnreadableSourceError
 from .call_model import SERVED, CallReading, Served
@@ -41,6 +42,7 @@ from .conditions import (
     always_runs,
     clause_conditions,
     source_text,
+    undecided_test,
     walk,
 )
 from .import_bindings import served_imports
@@ -94,7 +96,7 @@ def read_source(source: bytes) -> SourceReading:
     parsed = _read_parsed(module, source)
     calls = read_calls(
         module,
-        lambda test: never_runs_label(test, parsed.aliases) is not None,
+        _never_runs_given(parsed.aliases),
         parsed.text,
         parsed.lazy_names,
         parsed.served,
@@ -127,7 +129,7 @@ def _read_parsed(module: ast.Module, source: bytes) -> _Parsed:
         for node in ast.walk(module):
             if getattr(node, "is_lazy", 0):
                 raise UnreadableSourceError(_lazy_too_new(getattr(node, "lineno", 0)))
-    served = served_imports(module.body, lines)
+    served = served_imports(module.body, (lines, _never_runs_given(aliases)))
     for imports in served.values():
         for line in imports.lines:
             scopes[line] = scopes[line]._replace(lazy=SERVED)
@@ -194,36 +196,43 @@ def _opened(
         return (Block("match"), Block("case"))
     # (The tests of a deferred block's statements are not read: its imports carry none.)
     tested = not any(block.runs is False for block in around)
+    decided = _never_runs_given(aliases)
     if clause.statement != "if":
         if not tested:
             return (Block(keyword, None if keyword in ("while", "except") else True),)
-        conditions = clause_conditions(clause, lines)
+        conditions = clause_conditions(clause, lines, decided)
         return (Block(keyword, None if conditions else True, conditions),)
     never = never_runs_label(clause.test, aliases) if isinstance(clause.test, ast.expr) else None
     if keyword == "if" and never:
         return (Block("if", False, name=never.removeprefix("if ")),)
     if not tested:
         return (Block(keyword, None),)
+
+    def text(test: ast.expr) -> str:
+        return source_text(lines, test)
+
     # Each earlier test of the chain was false, but one that never holds says nothing.
     earlier: Conditions = tuple(
-        (ELSE, source_text(lines, test), line)
+        (ELSE, undecided_test(test, text, decided), line)
         for number, (test, line) in enumerate(clause.earlier)
-        if number or not never_runs_label(test, aliases)
+        if number or not decided(test)
     )
     if keyword == "else":
         return (Block("else", None if earlier else True, earlier),)
     assert isinstance(clause.test, ast.expr)
-    if always_runs(clause.test, lambda test: never_runs_label(test, aliases) is not None):
+    if always_runs(clause.test, decided):
         return (Block(keyword, None if earlier else True, earlier),)
-    own: Condition = (IF, source_text(lines, clause.test), clause.line)
+    own: Condition = (IF, undecided_test(clause.test, text, decided), clause.line)
     return (Block(keyword, None, (*earlier, own)),)
 
 
 def never_runs_label(test: ast.expr, aliases: set[str]) -> str | None:
     """Return the label of an `if` whose body never runs on import, or None: `if TYPE_CHECKING:`
     (an alias of it, or `<name>.TYPE_CHECKING`), `if __name__ == "__main__":`, `if False:`,
-    `if 0:`, a name that `assume_false` lists (or `<name>.NAME`), and an `or` of such tests
-    (`if TYPE_CHECKING or DIFFUSERS_SLOW_IMPORT:`)."""
+    `if 0:`, a name that `assume_false` lists (or `<name>.NAME`), an `or` of such tests
+    (`if TYPE_CHECKING or DIFFUSERS_SLOW_IMPORT:`), and an `and` with such a test among its
+    operands, which the label names (`if sys.version_info >= (3, 11) and TYPE_CHECKING:` is
+    `if TYPE_CHECKING`)."""
     name = test.id if isinstance(test, ast.Name) else None
     if isinstance(test, ast.Attribute) and isinstance(test.value, ast.Name):
         name = test.attr
@@ -237,11 +246,29 @@ def never_runs_label(test: ast.expr, aliases: set[str]) -> str | None:
         return _MAIN
     if isinstance(test, ast.Constant) and (test.value is False or _is_int_zero(test.value)):
         return f"if {test.value!r}"
-    if isinstance(test, ast.BoolOp) and isinstance(test.op, ast.Or):
+    if isinstance(test, ast.BoolOp):
         labels = [never_runs_label(value, aliases) for value in test.values]
-        if all(labels):
+        if _is_or(test) and all(labels):
             return "if " + " or ".join(str(label).removeprefix("if ") for label in labels)
+        # (An `and` never holds where one of its operands never does.)
+        if isinstance(test.op, ast.And) and any(labels):
+            named = [
+                (value, label.removeprefix("if "))
+                for value, label in zip(test.values, labels, strict=True)
+                if label
+            ]
+            return "if " + " and ".join(f"({t})" if _is_or(v) else t for v, t in named)
     return None
+
+
+def _never_runs_given(aliases: set[str]) -> Callable[[ast.expr], bool]:
+    """Return whether a test never holds (`never_runs_label`), as a reading of a file that binds
+    these names to TYPE_CHECKING asks it (the names bound so far, as the set grows)."""
+    return lambda test: never_runs_label(test, aliases) is not None
+
+
+def _is_or(test: ast.expr) -> TypeGuard[ast.BoolOp]:
+    return isinstance(test, ast.BoolOp) and isinstance(test.op, ast.Or)
 
 
 def _is_int_zero(value: object) -> bool:
@@ -447,7 +474,8 @@ def _header(
     nesting = len(blocks)
     earlier = chains.pop(nesting, ()) if word in ("elif", "else") else ()
     chains.pop(nesting, None)
-    never = _never_runs_tokens(test, aliases) if word == "if" else None
+    parsed = _parsed_test(test) if word in ("if", "elif", "while") else None
+    never = never_runs_label(parsed, aliases) if word == "if" and parsed is not None else None
     if never:
         chains[nesting] = ()
         return Block("if", False, name=never.removeprefix("if ")), colon
@@ -455,8 +483,9 @@ def _header(
         return Block(word, None if word in _TESTED else True), colon  # (its tests are not read)
     conditions: Conditions = ()
     if word in ("if", "elif", "while"):
-        condition: Condition = (IF, _test_text(test), first.start[0])
-        always = word in ("if", "elif") and _always_runs_tokens(test, aliases)
+        decided = _never_runs_given(aliases)
+        condition: Condition = (IF, _undecided_text(test, parsed, decided), first.start[0])
+        always = word != "while" and parsed is not None and always_runs(parsed, decided)
         conditions = earlier if always else (*earlier, condition)
         if word != "while":
             chains[nesting] = (*earlier, (ELSE, condition[1], condition[2]))
@@ -471,15 +500,50 @@ def _header(
 _TESTED = frozenset({"if", "elif", "else", "while", "except"})
 
 
+def _undecided_text(
+    test: list[TokenInfo], parsed: ast.expr | None, never_runs: Callable[[ast.expr], bool]
+) -> str:
+    """`conditions.undecided_test`, of a test's tokens (`parsed`: the test they spell, None
+    where this Python cannot parse it): an operand of an `or` is what stands between two
+    `or`s outside brackets."""
+    if parsed is None:
+        return _test_text(test)
+    spelled = {id(parsed): test}
+    if _is_or(parsed):
+        # (No operand holds an `or` outside brackets: it would be a conditional expression's
+        # or a lambda's, which stand in brackets in an operand of an `or`.)
+        operands = _or_operands(_unbracketed(test))
+        spelled.update(
+            (id(node), found) for node, found in zip(parsed.values, operands, strict=True)
+        )
+
+    def text(node: ast.expr) -> str:
+        return _test_text(spelled[id(node)])
+
+    return undecided_test(parsed, text, never_runs)
+
+
+def _or_operands(test: list[TokenInfo]) -> list[list[TokenInfo]]:
+    """The tokens of a test split at each `or` outside brackets."""
+    operands: list[list[TokenInfo]] = [[]]
+    depth = 0
+    for token in test:
+        if token.type == tokenize.OP and token.string in _OPENING:
+            depth += 1
+        elif token.type == tokenize.OP and token.string in _CLOSING:
+            depth -= 1
+        elif depth == 0 and token.type == tokenize.NAME and token.string == "or":
+            operands.append([])
+            continue
+        operands[-1].append(token)
+    return operands
+
+
 def _test_text(test: list[TokenInfo]) -> str:
     """A test's source text as `conditions.source_text` gives it from `ast`: from its first
     token to its last, its whitespace collapsed, without brackets around the whole (those of a
     tuple are its own)."""
-    while len(test) > 2 and test[0].string == "(" and _closing(test) == len(test) - 1:
-        inner = test[1:-1]
-        if _outside_brackets(inner, 0, ",") is not None:
-            break
-        test = inner
+    test = _unbracketed(test)
     if not test:
         return ""
     first, last = test[0], test[-1]
@@ -492,6 +556,16 @@ def _test_text(test: list[TokenInfo]) -> str:
         parts.append(last.line[: last.end[1]])
         text = "\n".join(parts)
     return " ".join(text.split())
+
+
+def _unbracketed(test: list[TokenInfo]) -> list[TokenInfo]:
+    """A test's tokens without brackets around the whole (those of a tuple are its own)."""
+    while len(test) > 2 and test[0].string == "(" and _closing(test) == len(test) - 1:
+        inner = test[1:-1]
+        if _outside_brackets(inner, 0, ",") is not None:
+            break
+        test = inner
+    return test
 
 
 def _closing(tokens: list[TokenInfo]) -> int:
@@ -535,25 +609,11 @@ def _is_match_statement(tokens: list[TokenInfo], start: int) -> bool:
     )
 
 
-def _always_runs_tokens(test: list[TokenInfo], aliases: set[str]) -> bool:
-    """`always_runs`, read from the tokens of an `if` header's test."""
-    parsed = _parsed_test(test)
-    return parsed is not None and always_runs(
-        parsed, lambda test: never_runs_label(test, aliases) is not None
-    )
-
-
 def _parsed_test(test: list[TokenInfo]) -> ast.expr | None:
     try:
         return parse(" ".join(token.string for token in test), mode="eval").body
     except (SyntaxError, ValueError, RecursionError):
         return None  # (syntax this Python cannot read: no test it decides)
-
-
-def _never_runs_tokens(test: list[TokenInfo], aliases: set[str]) -> str | None:
-    """`never_runs_label`, read from the tokens of an `if` header's test."""
-    parsed = _parsed_test(test)
-    return None if parsed is None else never_runs_label(parsed, aliases)
 
 
 def _header_colon(tokens: list[TokenInfo], start: int) -> int:
