@@ -8,7 +8,7 @@ import textwrap
 from typing import Any
 
 import pytest
-from test_scopes import DEFERRED, EAGER, EAGER_CONDITIONS
+from test_scopes import CLAUSE_REASONS, CLAUSES, DEFERRED, EAGER, EAGER_CONDITIONS
 
 from helpers import patches_compiled
 from importlinter_contracts.eager import calls as calls_module
@@ -51,12 +51,13 @@ OUTLINE_DECLINES = {
 }
 
 # The forms whose import stands in a block whose test stands on other lines than its own
-# header (an `elif`, an `else`), or that an exception decides: the outline reads them. (An
-# `if` whose test is a name or an attribute, on its header's line, is read from the lines.)
+# header (an `elif`, an `else`, whose statement does too), or that an exception decides: the
+# outline reads them. (An `if` whose test is a name or an attribute, on its header's line, is
+# read from the lines.)
 UNDER_A_TEST = {
     name
     for name, (_, reason) in EAGER.items()
-    if {"elif", "else", "while", "except"}.intersection(
+    if {"elif", "else", "for-else", "while-else", "try-else", "while", "except"}.intersection(
         reason.removeprefix("module-level ").split(" > ")
     )
 }
@@ -105,6 +106,19 @@ def test_the_outline_reads_each_form_as_ast_does_or_declines(
         assert outline is not None
         assert outline.scopes == read_source(text).scopes
         assert outline.scopes[line] == scope
+
+
+def test_the_outline_names_the_statement_of_each_else_as_ast_does() -> None:
+    text = CLAUSES.encode()
+    outline = read_outline(text)
+    assert outline is not None
+    assert {line: scope.reason for line, scope in outline.scopes.items()} == CLAUSE_REASONS
+    assert outline.scopes == read_source(text).scopes
+
+
+def test_the_outline_declines_an_else_that_ends_no_statement() -> None:
+    # (A syntax error, which the `ast` reading reports.)
+    assert read_outline(b"x = 1\nelse:\n    import y\n") is None
 
 
 @pytest.mark.parametrize(("source", "scope"), CASES.values(), ids=CASES.keys())

@@ -53,14 +53,35 @@ EAGER = {
     "except": ("try:\n    pass\nexcept ImportError:\n    import x  # <-\n", "module-level except"),
     "try else": (
         "try:\n    pass\nexcept E:\n    pass\nelse:\n    import x  # <-\n",
-        "module-level else",
+        "module-level try-else",
+    ),
+    "try else in an if": (
+        'if os.name == "nt":\n    try:\n        import json\n    except ImportError:\n'
+        "        pass\n    else:\n        import x  # <-\n",
+        "module-level if > try-else",
     ),
     "finally": ("try:\n    pass\nfinally:\n    import x  # <-\n", "module-level finally"),
     "with": ("with ctx():\n    import x  # <-\n", "module-level with"),
     "async with": ("async with ctx():\n    import x  # <-\n", "module-level with"),
     "for": ("for i in range(2):\n    import x  # <-\n", "module-level for"),
-    "for else": ("for i in ():\n    pass\nelse:\n    import x  # <-\n", "module-level else"),
+    "for else": ("for i in ():\n    pass\nelse:\n    import x  # <-\n", "module-level for-else"),
+    "async for else": (
+        "async for i in g():\n    pass\nelse:\n    import x  # <-\n",
+        "module-level for-else",
+    ),
+    "for else in an if": (
+        "if a:\n    for i in ():\n        pass\n    else:\n        import x  # <-\n",
+        "module-level if > for-else",
+    ),
     "while": ("while cond():\n    import x  # <-\n    break\n", "module-level while"),
+    "while else": (
+        "while cond():\n    break\nelse:\n    import x  # <-\n",
+        "module-level while-else",
+    ),
+    "while else in an if": (
+        "if a:\n    while cond():\n        break\n    else:\n        import x  # <-\n",
+        "module-level if > while-else",
+    ),
     "match": ("match v:\n    case 1:\n        import x  # <-\n", "module-level match > case"),
     "match parenthesised": (
         "match (v):\n    case [1, *_]:\n        import x  # <-\n",
@@ -293,6 +314,9 @@ EAGER_CONDITIONS: dict[str, tuple[tuple[str, str, int], ...]] = {
     "while TYPE_CHECKING or another test": (("if", "cond()", 1),),
     "a name that is no TYPE_CHECKING alias": (("if", "TC", 2),),
     "except star": (("except", "ValueError", 3),),
+    "try else in an if": (("if", 'os.name == "nt"', 1),),
+    "for else in an if": (("if", "a", 1),),
+    "while else in an if": (("if", "a", 1),),
     "elif True": (("else", "a", 1),),
 }
 
@@ -306,6 +330,62 @@ def test_eager_forms(
     read: Reader, source: str, reason: str, conditions: tuple[tuple[str, str, int], ...]
 ) -> None:
     assert scope_of_marked(read, source) == ImportScope(True, reason, conditions)
+
+
+# Each clause of a `try` and the `else` of each statement that has one, in an `if`, a class
+# body and at module level: an `else` names its statement, but an `if`'s.
+CLAUSES = """\
+if a:
+    try:
+        import t
+    except E:
+        import e
+    else:
+        import te
+    finally:
+        import f
+class C:
+    for i in ():
+        pass
+    else:
+        import fe
+while b:
+    break
+else:
+    import we
+    try:
+        pass
+    finally:
+        import wf
+    if c:
+        pass
+    else:
+        import ie
+try:
+    pass
+except E:
+    pass
+else:
+    while d:
+        break
+    else:
+        import twe
+"""
+CLAUSE_REASONS = {
+    3: "module-level if > try",
+    5: "module-level if > except",
+    7: "module-level if > try-else",
+    9: "module-level if > finally",
+    14: "class body of C > for-else",
+    18: "module-level while-else",
+    22: "module-level while-else > finally",
+    26: "module-level while-else > else",
+    35: "module-level try-else > while-else",
+}
+
+
+def test_each_clause_of_a_try_or_a_loop_names_its_statement(read: Reader) -> None:
+    assert {line: scope.reason for line, scope in scopes(read, CLAUSES).items()} == CLAUSE_REASONS
 
 
 @pytest.mark.parametrize(("source", "reason"), DEFERRED.values(), ids=DEFERRED.keys())

@@ -88,19 +88,28 @@ class Clause(NamedTuple):
 
 
 class Block(NamedTuple):
-    """One block a statement stands in, as every reader gives it: the clause's keyword (and
-    `match or case` where the outline does not tell the two apart); whether its statements
-    run when the module is imported, given that those around it do (mypy's reachability as a
-    tri-state: True always, False never, None only where its tests hold); the undecided tests
-    they run under beyond those of the blocks around it, where read (an `elif`'s: the earlier
-    tests false, then its own); and what names it: a def's or class's name, or the test of an
-    `if` whose body never runs (`TYPE_CHECKING`). `scopes.scope_in` renders the blocks around
-    an import as the reason it gives."""
+    """One block a statement stands in, as every reader gives it: the clause's keyword as
+    `block_keyword` gives it (and `match or case` where the outline does not tell the two
+    apart); whether its statements run when the module is imported, given that those around it
+    do (mypy's reachability as a tri-state: True always, False never, None only where its tests
+    hold); the undecided tests they run under beyond those of the blocks around it, where read
+    (an `elif`'s: the earlier tests false, then its own); and what names it: a def's or class's
+    name, or the test of an `if` whose body never runs (`TYPE_CHECKING`). `scopes.scope_in`
+    renders the blocks around an import as the reason it gives."""
 
     keyword: str
     runs: bool | None = True
     conditions: Conditions = ()
     name: str = ""
+
+
+def block_keyword(statement: str, keyword: str) -> str:
+    """Return the keyword of the block of a clause of `statement`: the clause's, but the `else`
+    of a `for`, `while` or `try` is `for-else`, `while-else`, `try-else`, which a reason
+    would otherwise give as an `if`'s (an `if`'s stays `else`)."""
+    if keyword == "else" and statement != "if":
+        return f"{statement}-else"
+    return keyword
 
 
 # The nodes a compound statement's clauses stand in, besides statements: what a walk over

@@ -29,7 +29,17 @@ from typing import NamedTuple
 
 from .call_model import STAR, Body, CallReading
 from .calls import read_calls_outlined
-from .conditions import ELSE, EXCEPT, IF, Block, Condition, always_runs, clauses, undecided_test
+from .conditions import (
+    ELSE,
+    EXCEPT,
+    IF,
+    Block,
+    Condition,
+    always_runs,
+    block_keyword,
+    clauses,
+    undecided_test,
+)
 from .parsing import parse
 from .scopes import TC, ImportScope, never_runs_label, scope_in
 from .target import target_python
@@ -328,6 +338,9 @@ class _Outliner:
         stack: list[tuple[int, _Entry]] = []
         # By indentation, the `if` and `elif` headers of the chain whose branch ended last.
         chains: dict[int, tuple[tuple[int, int], ...]] = {}
+        # By indentation, the keyword of the last `for`, `while` or `try` header: an `else`
+        # there that ends no `if` chain is its clause.
+        owners: dict[int, str] = {}
         current: ImportScope | None = None
         imports: list[int] = []  # the offsets of the import statements outside functions
         # The functions defined at import time: the offsets of each one's body, and of the
@@ -440,11 +453,17 @@ class _Outliner:
                 earlier = chains.pop(indent, ())
                 here = (start + indent, line)
                 entry: _Entry = _CLAUSES[keyword]
+                if keyword in ("for", "while", "try"):
+                    owners[indent] = keyword
                 if keyword == "elif":
                     entry = _Tested("elif", (*earlier, here))
                     chains[indent] = (*earlier, here)
                 elif keyword == "else" and earlier:
                     entry = _Tested("else", earlier)
+                elif keyword == "else":
+                    if indent not in owners:
+                        raise _Unread  # (a syntax error: `ast` says so)
+                    entry = _CLAUSES[block_keyword(owners[indent], keyword)]
                 elif keyword in ("while", "except"):
                     entry = _Tested(keyword, (here,))
                 stack.append((indent, entry))
@@ -693,12 +712,15 @@ _NAMED: dict[tuple[str, str], Block] = {}
 _SCOPES: dict[tuple[Block, ...], ImportScope] = {}
 _CLAUSES = {
     keyword: Block(keyword, None if keyword in ("while", "except") else True)
-    for keyword in ("if", "elif", "else", "try", "except", "finally", "with", "for", "while")
+    for keyword in (
+        *("if", "elif", "else", "try", "except", "finally", "with", "for", "while"),
+        *(block_keyword(statement, "else") for statement in ("for", "while", "try")),
+    )
 }
 _CLAUSES["match"] = _CLAUSES["case"] = _MATCH
 # The clauses whose tests `scope_of_line` does not read from their header alone (an `elif`'s
-# and an `else`'s stand on the lines of the chain before it): it leaves an eager import in
-# one to the outline.
+# and an `else`'s stand on the lines of the chain before it, as does the statement an `else`
+# ends): it leaves an eager import in one to the outline.
 _TESTED_ELSEWHERE = frozenset({"elif", "else", "while", "except"})
 
 

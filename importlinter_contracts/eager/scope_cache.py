@@ -74,7 +74,7 @@ from .target import set_target, target_of, target_python
 # Raised whenever what is kept, or how a file is read, changes, so that older caches are not
 # reused. (Nor is a cache that other code wrote, `cache_format`: another version of this
 # package, or another Python or grimp.)
-_CACHE_FORMAT = 21
+_CACHE_FORMAT = 22
 
 
 def cache_format() -> tuple[object, ...]:

@@ -40,6 +40,7 @@ from .conditions import (
     Conditions,
     SourceLines,
     always_runs,
+    block_keyword,
     clause_conditions,
     source_text,
     undecided_test,
@@ -189,7 +190,7 @@ def _opened(
 ) -> tuple[Block, ...]:
     """The blocks a clause opens inside those `around` it (a `match` statement's cases stand
     in its block)."""
-    keyword = clause.keyword
+    keyword = block_keyword(clause.statement, clause.keyword)
     if clause.statement in ("def", "class"):
         return (Block(keyword, keyword == "class", name=clause.name or ""),)
     if clause.statement == "match":
@@ -305,6 +306,7 @@ def import_scopes_from_tokens(source: bytes) -> dict[int, ImportScope]:
     aliases: set[str] = set()  # names bound by `from typing import TYPE_CHECKING as NAME`
     lazy: list[tuple[int, list[str], Counter[str]]] = []  # each lazy import: line, names bound
     chains: dict[int, Conditions] = {}
+    owners: dict[int, str] = {}
     try:
         for kind, tokens in _lines(source):
             if kind == tokenize.INDENT:
@@ -318,7 +320,9 @@ def import_scopes_from_tokens(source: bytes) -> dict[int, ImportScope]:
                     stack.pop()
             else:
                 blocks = [block for _, block in stack]
-                pending = _record_statements(tokens, blocks, scopes, aliases, lazy, chains)
+                pending = _record_statements(
+                    tokens, blocks, scopes, aliases, lazy, (chains, owners)
+                )
     except UnreadableSourceError:
         raise
     except (tokenize.TokenError, SyntaxError, UnicodeDecodeError) as error:
@@ -414,24 +418,26 @@ def _record_statements(
     scopes: dict[int, ImportScope],
     aliases: set[str],
     lazy: list[tuple[int, list[str], Counter[str]]],
-    chains: dict[int, Conditions],
+    ends: tuple[dict[int, Conditions], dict[int, str]],
 ) -> Block | None:
     """Record the imports of one logical line; return the block its header opens, if any.
-    `chains`: by nesting, the tests of the `if` (and its `elif`s) whose branch ended last,
-    each false, which an `else` or `elif` there runs under."""
+    `ends`: by nesting, the tests of the `if` (and its `elif`s) whose branch ended last, each
+    false, which an `else` or `elif` there runs under; and the keyword of the last `if`,
+    `for`, `while` or `try` there, whose clause an `else` there is."""
+    chains = ends[0]
     start = 0
     while start < len(tokens):
         first = tokens[start]
         if first.string == "@" and first.type == tokenize.OP:
             return None  # a decorator: an expression, never an import
-        header = _header(tokens, start, blocks, aliases, chains)
+        header = _header(tokens, start, blocks, aliases, ends)
         if header is not None:
             block, colon = header
             if colon + 1 == len(tokens):
                 return block
             # A body on the header's own line: `if x: import y`.
             inner = [*blocks, block]
-            return _record_statements(tokens[colon + 1 :], inner, scopes, aliases, lazy, chains)
+            return _record_statements(tokens[colon + 1 :], inner, scopes, aliases, lazy, ends)
         chains.pop(len(blocks), None)
         end = _statement_end(tokens, start)
         _record(tokens[start:end], blocks, scopes, aliases, lazy)
@@ -444,9 +450,10 @@ def _header(
     start: int,
     blocks: list[Block],
     aliases: set[str],
-    chains: dict[int, Conditions],
+    ends: tuple[dict[int, Conditions], dict[int, str]],
 ) -> tuple[Block, int] | None:
-    """The block a compound statement's header opens and the index of its colon, or None."""
+    """The block a compound statement's header opens and the index of its colon, or None
+    (`ends`: `_record_statements`')."""
     first = tokens[start]
     if first.type != tokenize.NAME:
         return None
@@ -472,8 +479,14 @@ def _header(
         return Block("class", name=name), colon
     test = tokens[start + 1 : colon]
     nesting = len(blocks)
+    chains, owners = ends
     earlier = chains.pop(nesting, ()) if word in ("elif", "else") else ()
     chains.pop(nesting, None)
+    if word in _STATEMENTS_WITH_ELSE:
+        owners[nesting] = word
+    elif word == "else":
+        # (An `else` that follows no such statement is a syntax error: read as an `if`'s.)
+        word = block_keyword(owners.get(nesting, "if"), word)
     parsed = _parsed_test(test) if word in ("if", "elif", "while") else None
     never = never_runs_label(parsed, aliases) if word == "if" and parsed is not None else None
     if never:
@@ -498,6 +511,8 @@ def _header(
 
 # The clauses that run only where a test holds.
 _TESTED = frozenset({"if", "elif", "else", "while", "except"})
+# The compound statements that may end with an `else` clause.
+_STATEMENTS_WITH_ELSE = frozenset({"if", "for", "while", "try"})
 
 
 def _undecided_text(
