@@ -258,18 +258,28 @@ def test_unused_lazy_imports_are_deferred(read: Reader, source: str) -> None:
     assert scope_of_marked(read, source) == ImportScope(False, reason, lazy="lazy import")
 
 
+# Each a SyntaxError in CPython 3.15.0 ("lazy import not allowed inside try/except blocks" for
+# every clause of a `try`); a loop's `else` is not.
 @pytest.mark.usefixtures("for_315")
 @pytest.mark.parametrize(
-    "source",
-    ["class C:\n    lazy import x\n", "try:\n    lazy import x\nexcept E:\n    pass\n"],
-    ids=["class body", "try"],
+    ("source", "line"),
+    [
+        ("class C:\n    lazy import x\n", 2),
+        ("try:\n    lazy import x\nexcept E:\n    pass\n", 2),
+        ("try:\n    pass\nexcept E:\n    lazy import x\n", 4),
+        ("try:\n    pass\nexcept E:\n    pass\nelse:\n    lazy import x\n", 6),
+        ("try:\n    pass\nfinally:\n    lazy import x\n", 4),
+    ],
+    ids=["class body", "try", "except", "try-else", "finally"],
 )
-def test_a_lazy_import_where_python_refuses_one_is_refused(read: Reader, source: str) -> None:
+def test_a_lazy_import_where_python_refuses_one_is_refused(
+    read: Reader, source: str, line: int
+) -> None:
     with pytest.raises(UnreadableSourceError) as raised:
         read(source.encode())
     assert str(raised.value) == (
-        "line 2: a `lazy` import is a syntax error here in Python 3.15 (in a function, a class "
-        "body or a `try` statement, or of `*`)"
+        f"line {line}: a `lazy` import is a syntax error here in Python 3.15 (in a function, a "
+        "class body or a `try` statement, or of `*`)"
     )
 
 

@@ -751,7 +751,7 @@ def scope_in(blocks: Sequence[Block]) -> ImportScope:
 
 _DEFS = ("def", "async def")
 # The blocks where Python 3.15 refuses a `lazy` import.
-_NEVER_LAZY = frozenset({*_DEFS, "class", "try", "except", "finally"})
+_NEVER_LAZY = frozenset({*_DEFS, "class", "try", "except", "try-else", "finally"})
 
 
 def _label(block: Block) -> str:
