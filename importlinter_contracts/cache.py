@@ -62,11 +62,11 @@ def using_cache_directory(
 
 
 @contextmanager
-def using_caches(cache_dir: Path | None, root_packages: Iterable[str]) -> Iterator[None]:
+def using_caches(cache_dir: Path | None, session_options: Mapping[str, Any]) -> Iterator[None]:
     """Run with `cache_dir` as the cache directory (None: no cache), and grimp's cache in the
-    folder of it for the tree of these root packages (`grimp_cache_folder`), as every command
-    of this package does."""
-    grimp_cache = None if cache_dir is None else grimp_cache_folder(cache_dir, root_packages)
+    folder of it for the tree and graph of these session options (`grimp_cache_folder`), as
+    every command of this package does."""
+    grimp_cache = None if cache_dir is None else grimp_cache_folder(cache_dir, session_options)
     with using_cache_directory(cache_dir, grimp_cache):
         yield
 
@@ -85,20 +85,26 @@ def grimp_cache_directory() -> Path | None:
     return _chosen_for_grimp.get() or cache_directory()
 
 
-def grimp_cache_folder(cache_dir: Path, root_packages: Iterable[str]) -> Path:
+def grimp_cache_folder(cache_dir: Path, session_options: Mapping[str, Any]) -> Path:
     """Return the folder of `cache_dir` where this package's commands have grimp keep its cache:
-    one per tree, named by the digest of the real paths of the root packages' folders.
+    one per tree and per graph, named by the digest of the real paths of the root packages'
+    folders and of the session options that shape grimp's graph.
 
     grimp's cache keys each module by its name and its file's modification time, not by the
     file's path: two trees with the same module names and file times (unpacked from one
-    archive, or built reproducibly) that share a folder would get each other's imports.
+    archive, or built reproducibly) that share a folder would get each other's imports. And it
+    keeps one file of its modules' times per root package, whatever those options, beside a
+    file of imports for each choice of them: a run with one choice records a file's new time,
+    and a run with the other then takes its own file of imports, made before the edit, as
+    fresh.
     """
     folders = sorted(
         os.path.realpath(folder)
-        for package in root_packages
+        for package in session_options.get("root_packages", ())
         for folder in package_directories(package)
     )
-    return cache_dir / "grimp" / digest("\0".join(folders).encode()).hex()
+    options = [session_options.get(option) for option in _GRAPH_OPTIONS]
+    return cache_dir / "grimp" / digest(("\0".join(folders) + repr(options)).encode()).hex()
 
 
 def grimp_file_times(cache_dir: Path, root_packages: Iterable[str]) -> dict[str, float] | None:

@@ -430,7 +430,7 @@ def load(
     # There is one, and it parses: or one line that says why not.
     _, user_options = read_configuration(config)
     folder = None if cache_dir is None else Path(cache_dir)
-    with using_caches(folder, user_options.session_options.get("root_packages", [])):
+    with using_caches(folder, user_options.session_options):
         graph = _importlinter.build_graph(user_options)
         # (None where the graph's cache could not be used: `_importlinter.build_graph`.)
         cache_dir, grimp_cache = cache_directory(), grimp_cache_directory()

@@ -190,7 +190,7 @@ def _run_contracts(
                 + ".",
                 tuple(c["reason"] for c in skipped),
             )
-        with using_caches(cache_dir, user_options.session_options.get("root_packages", [])):
+        with using_caches(cache_dir, user_options.session_options):
             report = _importlinter.create_report(
                 user_options,
                 limit_to_contracts=contract_ids,

@@ -157,7 +157,7 @@ def test_an_unusable_graph_cache_is_rebuilt_with_one_warning(
     (project.root / ".importlinter").write_text(CONFIGURATION)
     uncached = CliRunner().invoke(main, ["check", "--no-cache", "--format", "json"])
     CliRunner().invoke(main, ["check"])  # writes grimp's cache
-    folder = grimp_cache_folder(DEFAULT_CACHE_DIR, ["pkg"])
+    folder = grimp_cache_folder(DEFAULT_CACHE_DIR, {"root_packages": ["pkg"]})
     _damage(folder, damage)
     warning = (
         f"importlinter-contracts: warning: The graph cache {folder} cannot be used ({reason}): "
@@ -181,7 +181,7 @@ def test_a_graph_cache_folder_that_cannot_be_created_is_named_absolute_with_what
     uncached = CliRunner().invoke(main, ["check", "--no-cache", "--format", "json"])
     (tmp_path / "file").write_text("")
     cache_dir = tmp_path / "file" / "cache"  # under a file: no folder can be made there
-    folder = grimp_cache_folder(cache_dir, ["pkg"])
+    folder = grimp_cache_folder(cache_dir, {"root_packages": ["pkg"]})
     cached = CliRunner().invoke(main, ["check", "--format", "json", "--cache-dir", str(cache_dir)])
     assert (cached.exit_code, cached.stdout, cached.stderr) == (
         1,
@@ -222,7 +222,7 @@ def test_every_command_goes_on_without_an_unusable_graph_cache(
     uncached = CliRunner().invoke(main, [*command, "--no-cache"])
     assert uncached.exit_code in (0, 1), uncached.output
     # Damaged before any run: nothing of this package's caches is there to hide it.
-    folder = grimp_cache_folder(DEFAULT_CACHE_DIR, ["pkg"])
+    folder = grimp_cache_folder(DEFAULT_CACHE_DIR, {"root_packages": ["pkg"]})
     folder.parent.mkdir(parents=True)
     folder.write_text("")
     cached = CliRunner().invoke(main, command)
@@ -243,7 +243,7 @@ def test_explore_warns_of_an_unusable_graph_cache_at_the_callers_line(project: P
     project.write(BROKEN)
     project.write({"pkg/models.py": ""})
     (project.root / ".importlinter").write_text(CONFIGURATION)
-    folder = grimp_cache_folder(DEFAULT_CACHE_DIR, ["pkg"])
+    folder = grimp_cache_folder(DEFAULT_CACHE_DIR, {"root_packages": ["pkg"]})
     folder.parent.mkdir(parents=True)
     folder.write_text("")
     with pytest.warns(CacheWarning) as warned:
@@ -257,3 +257,53 @@ def test_explore_warns_of_an_unusable_graph_cache_at_the_callers_line(project: P
         )
     ]
     assert sorted(DEFAULT_CACHE_DIR.rglob("*")) == [folder.parent, folder]
+
+
+# `forbidden` from the platform to the models, which the platform imports only for type
+# checking, under `exclude_type_checking_imports` or not.
+TYPE_CHECKED = """\
+[importlinter]
+root_package = pkg
+{option}
+[importlinter:contract:f]
+name = F
+type = forbidden
+source_modules = pkg.platform
+forbidden_modules = pkg.models
+"""
+
+
+def test_a_graph_option_switched_back_after_an_edit_is_read_afresh(project: Project) -> None:
+    """grimp keeps one file of its modules' times, whatever exclude_type_checking_imports
+    says, and a file of imports per setting: a run with the other setting between an edit
+    and this one recorded the new time, and grimp would take the imports this setting found
+    before the edit as fresh."""
+    project.write(
+        {
+            "pkg/platform.py": "from typing import TYPE_CHECKING\nif TYPE_CHECKING:\n"
+            "    import pkg.models\n",
+            "pkg/models.py": "",
+            "pkg/core.py": "",
+        }
+    )
+    config = project.root / ".importlinter"
+    included, excluded = (
+        TYPE_CHECKED.format(option=option)
+        for option in ("", "exclude_type_checking_imports = true\n")
+    )
+
+    def check(configuration: str) -> tuple[int, list[tuple[str, bool]]]:
+        config.write_text(configuration)
+        result = CliRunner().invoke(main, ["check", "--format", "json"])
+        report = json.loads(result.stdout)
+        return result.exit_code, [(c["id"], c["kept"]) for c in report["contracts"]]
+
+    assert check(included) == (1, [("f", False)])
+    assert check(excluded) == (0, [("f", True)])
+    platform = project.root / "pkg" / "platform.py"
+    platform.write_text("import pkg.core\n")
+    later = platform.stat().st_mtime + 10
+    os.utime(platform, (later, later))
+    assert check(excluded) == (0, [("f", True)])
+    # No import of the models is left, type checking or not.
+    assert check(included) == (0, [("f", True)])
