@@ -78,6 +78,7 @@ LIBRARY = {
     **{f"pkg/chain/m{i}.py": f"from pkg.chain.m{i + 1} import load\n" for i in range(11)},
     "pkg/chain/m11.py": "from pkg.lib import load\n",
     "pkg/other.py": "def load():\n    pass\n",
+    "pkg/hooks.py": "def load():\n    import pkg.heavy.a\nHOOKS = [load]\n",
     "pkg/allsub/__init__.py": "__all__ = ['loader']\n",
     "pkg/allsub/loader.py": "import pkg.heavy.a\n",
     "pkg/holder.py": "class C:\n    from pkg import lib\n",
@@ -533,6 +534,11 @@ DOES_NOT_RUN = {
 # "Not followed"): Python runs them.
 NOT_RESOLVED = {
     "method of an object": "from pkg.lib import Loader\nLoader().load()\n",
+    "a loop over a registry another module binds": (
+        "from pkg.hooks import HOOKS\nfor h in HOOKS:\n    h()\n"
+    ),
+    "a loop over a literal in the for statement": LOAD + "for h in (load,):\n    h()\n",
+    "a comprehension over a registry": LOAD + "HOOKS = (load,)\nx = [h() for h in HOOKS]\n",
     "a module's __getattr__, for an attribute read": "import pkg.lazy\nx = pkg.lazy.anything\n",
     "function passed around": LOAD + "def call(f):\n    f()\ncall(load)\n",
     "a static method inherited by a class made at run time": (
@@ -676,6 +682,28 @@ def test_forms_documented_as_not_followed_are_not_followed(project: Project, sou
     project.configure(R4)
     assert "pkg.heavy.a" in loaded_by_python(project, "pkg.source")
     assert project.contract("r4")["kept"]
+
+
+# A registry of the file's own functions looped over, no function of the file called by its
+# name: the text alone says no call of the file's runs, where Python runs each. (The oracle
+# follows no registry.)
+REGISTRY_LOOPS = {
+    "a list": LOAD + "def other():\n    pass\nHOOKS = [other, load]\nfor h in HOOKS:\n    h()\n",
+    "a dict's values": LOAD + 'REG = {"a": load}\nfor h in REG.values():\n    h()\n',
+    "a dict's items": LOAD + 'REG = {"a": load}\nfor key, h in REG.items():\n    h()\n',
+}
+
+
+@pytest.mark.parametrize("source", REGISTRY_LOOPS.values(), ids=REGISTRY_LOOPS.keys())
+def test_a_loop_over_a_registry_of_the_file_s_functions_loads_what_python_loads(
+    project: Project, source: str
+) -> None:
+    project.write({**LIBRARY, "pkg/source.py": source})
+    project.configure(R4)
+    loaded = loaded_by_python(project, "pkg.source")
+    assert "pkg.heavy.a" in loaded
+    assert set(explore.load(cache_dir=None).eager_closure("pkg.source")) == loaded
+    assert imports_of(project.contract("r4")["violations"]) == {("pkg.source", "pkg.heavy.a")}
 
 
 CALLED_AT_IMPORT = """\

@@ -1163,6 +1163,9 @@ _DERIVED_CLASS = re.compile(r"class[ \t]++([A-Za-z_]\w*+)[ \t]*+\([ \t]*+[A-Za-z
 _INDEXED_CALL = re.compile(r"\][ \t]*+(?:\.[ \t]*+\w++[ \t]*+)?\(", re.ASCII)
 _PARENTHESISED_CALL = re.compile(r"\)[ \t]*+(?:\.[ \t]*+\w++[ \t]*+)?\(", re.ASCII)
 _ALTERNATIVE_WORD = re.compile(r"\b(?:else|or|and)\b", re.ASCII)
+# The names a `for` (a loop's or a comprehension's) binds, each element of what it loops
+# over in turn: one called calls what a registry holds (`for h in HOOKS: h()`).
+_LOOP_TARGETS = re.compile(r"\bfor[ \t(]++([\w \t,()]+?)[ \t)]*+\bin\b", re.ASCII)
 
 
 def _assigned_alternatives(text: str) -> list[str]:
@@ -1176,9 +1179,10 @@ def _assigned_alternatives(text: str) -> list[str]:
 def calls_beyond_names(text: str) -> bool:
     """Return whether the file's code (its bytes as latin-1 `text`) may make a call that
     `callable_names` does not show: a dynamic import (`importlib.import_module`), a call of
-    a name it binds to functions or classes, of a callee that is an expression, or through
-    a class that derives from another. (A superset: such a file has its calls read with
-    `ast`.)"""
+    a name it binds to functions or classes (by assignment or as a loop's target), of a
+    callee that is an expression, or through a class that derives from another; or a
+    function or class of its own named other than to be called (`_refers_to_its_own`). (A
+    superset: such a file has its calls read with `ast`.)"""
     # Cheapest first: a subscript called, which half the files have, is found by a pattern
     # the engine searches for fast; the names are looked for before the dynamic call's
     # pattern, which is slow; a callee that is an expression is found by patterns alone;
@@ -1198,4 +1202,33 @@ def calls_beyond_names(text: str) -> bool:
         start = match.start()
         if not text[text.rfind("\n", 0, start) + 1 : start].strip(" \t"):
             names.append(match[1])
-    return any(_called(text, [name]) for name in sorted(set(names)))
+    for match in _LOOP_TARGETS.finditer(text):
+        names += _WORDS.findall(match[1])
+    if any(_called(text, [name]) for name in sorted(set(names))):
+        return True
+    return _refers_to_its_own(text)
+
+
+def _refers_to_its_own(text: str) -> bool:
+    """Whether the text names a function or class it defines other than to call it, in its
+    def or class statement, in an import statement or in quotes (`HOOKS = [f, g]`, then
+    `for h in HOOKS: h()`; `map(f, xs)`; `X = f`): a call through another name, which no
+    name called shows."""
+    for name in {*_DEF_NAME.findall(text), *_CLASS_NAME.findall(text)}:
+        size = len(name)
+        position = text.find(name)
+        while position != -1:
+            end = position + size
+            before = text[position - 1] if position else ""
+            after = text[end] if end < len(text) else ""
+            whole = not (before and (before.isalnum() or before in "_.")) and not (
+                after and (after.isalnum() or after == "_")
+            )
+            quoted = before and after and before in "\"'" and after in "\"'"
+            if whole and not quoted:
+                head = text[text.rfind("\n", 0, position) + 1 : position].strip()
+                stated = head.endswith(("def", "class")) or head.startswith(("from ", "import "))
+                if not stated and not _is_called(text, position, end):
+                    return True
+            position = text.find(name, end)
+    return False
