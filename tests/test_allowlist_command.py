@@ -301,3 +301,38 @@ def test_entries_without_reasons_are_named_where_the_file_has_them(tree: Project
     assert config.read_text().splitlines()[14] == "        pkg.a -> pkg.platforms.npu.models"
     again = allowlist("--contract", "r2")
     assert (again.exit_code, again.stdout) == (1, ".importlinter:15" + unreasoned + "\n")
+
+
+def test_an_entry_for_a_dynamic_import_is_proposed_and_then_kept(project: Project) -> None:
+    project.write(
+        {
+            "pkg/models/llama.py": "",
+            "pkg/registry.py": (
+                "import importlib\n\n\ndef load_all():\n"
+                "    importlib.import_module('pkg.models.llama')\n\n\nload_all()\n"
+            ),
+        }
+    )
+    project.configure(
+        """\
+        [importlinter:contract:eager]
+        name = Eager
+        type = eager_imports
+        source_modules = pkg.registry
+        follow_modules = pkg
+        forbidden_modules = pkg.models
+        """
+    )
+    config = project.root / ".importlinter"
+    result = allowlist("--add-violations", "--write")
+    assert (result.exit_code, result.stderr) == (0, ".importlinter: written.\n")
+    assert config.read_text().endswith(
+        "forbidden_modules = pkg.models\n"
+        "ignore_imports =\n"
+        "    pkg.registry -> pkg.models.llama  # TODO: reason\n"
+    )
+    # The entry excuses the dynamic import: nothing to remove, nothing to add.
+    result = allowlist()
+    assert (result.exit_code, result.stdout) == (0, "")
+    assert result.stderr == ".importlinter: every allowlist matches the tree.\n"
+    assert tree_is_kept(project)

@@ -64,6 +64,24 @@ def test_an_import_an_entry_excuses_stops_at_the_entry_marked_used() -> None:
     assert allowlist.stale() == [parse_entry("pkg.c -> pkg.b")]
 
 
+def test_an_entry_excuses_a_dynamic_import_as_it_excuses_an_import_statement() -> None:
+    # `importlib.import_module("pkg.heavy.b")` in pkg.a: a hop of the walks, no import of
+    # the graph.
+    graph = graph_of(("pkg.a", "importlib"), ("pkg.c", "importlib"))
+    for module in ("pkg.heavy.b", "pkg.heavy.c"):
+        graph.add_module(module)
+    exact, wildcard = (
+        parse_entry("pkg.a -> pkg.heavy.b  # why"),
+        parse_entry("pkg.c -> pkg.heavy.*"),
+    )
+    allowlist = Allowlist(graph, [exact, wildcard])
+    decide = Decider({"pkg.heavy"}, set(), {"pkg"}, allowlist).decide
+    assert decide(EagerHop("pkg.a", "pkg.heavy.b", (5,))) == exact
+    assert decide(EagerHop("pkg.c", "pkg.heavy.c", (5,))) == wildcard
+    assert decide(EagerHop("pkg.a", "pkg.heavy.c", (5,))) is FORBIDDEN
+    assert allowlist.stale() == []
+
+
 def test_a_walk_may_enter_a_followed_module_that_is_not_forbidden() -> None:
     found = decider(graph_of(("pkg.a", "pkg.b")), allowed={"pkg.heavy.ok"})
     assert [

@@ -313,6 +313,49 @@ def test_allowlist_excuses_an_eager_import_and_goes_stale_once_it_is_deferred(
     ]
 
 
+def test_allowlist_excuses_a_dynamic_import_run_at_import_time(project: Project) -> None:
+    project.write(
+        {
+            **BASE,
+            "pkg/platforms/cuda/platform.py": """\
+                import importlib
+
+
+                def load_all():
+                    importlib.import_module("pkg.models.llama")
+
+
+                load_all()
+                """,
+        }
+    )
+    for entry in ("pkg.models.llama", "pkg.models.*"):
+        configure(
+            project,
+            f"""\
+            ignore_imports =
+                pkg.platforms.cuda.platform -> {entry}  # registered in step 4
+            """,
+        )
+        report = project.contract("r4")
+        assert (report["kept"], report["violations"], report["unmatched_ignores"]) == (
+            True,
+            [],
+            [],
+        )
+        (ignored,) = report["ignored"]
+        assert (ignored["importer"], ignored["imported"], ignored["entry"]) == (
+            "pkg.platforms.cuda.platform",
+            "pkg.models.llama",
+            f"pkg.platforms.cuda.platform -> {entry} # registered in step 4",
+        )
+        assert project.check("--no-cache").stdout.splitlines()[-3:] == [
+            "Platform classes load no implementation KEPT (1 ignored import)",
+            "",
+            "Contracts: 1 kept, 0 broken.",
+        ]
+
+
 def test_forbidden_expression_matching_nothing_is_a_warning(tree: Project) -> None:
     configure(tree)
     (tree.root / ".importlinter").write_text(

@@ -14,7 +14,7 @@ from grimp import ImportGraph
 from importlinter import fields
 from importlinter.domain.imports import ImportExpression, ModuleExpression
 
-from ..modules import names_matching
+from ..modules import has_module, names_matching
 from ..options import NonEmptyListField
 
 # What `importlinter-contracts allowlist` writes for a new entry: a reason still to be written.
@@ -173,11 +173,14 @@ class EntryUse:
 
 
 class Allowlist(EntryUse):
-    """The `ignore_imports` entries of one contract, matched against the graph once.
+    """The `ignore_imports` entries of one contract, each matched once against the modules of
+    the graph and the names in `also`.
 
-    Contracts ask `excuse(importer, imported)` for each finding. `also` are findings'
-    (importer, imported) pairs that are no direct import of the graph (backend_isolation's
-    name re-exported from a backend): entries match them too.
+    Contracts ask `excuse(importer, imported)` for each finding: an entry excuses an import
+    whose importer and imported module its two module expressions match, whether the graph
+    holds that import or not (a dynamic import, `importlib.import_module("m")`, which an
+    eager_imports walk follows; backend_isolation's name re-exported from a backend). `also`
+    are such findings' (importer, imported) pairs whose modules the graph may not hold.
     """
 
     def __init__(
@@ -187,32 +190,43 @@ class Allowlist(EntryUse):
         also: Iterable[tuple[str, str]] = (),
     ) -> None:
         super().__init__(entries)
-        self._entries_by_import: dict[tuple[str, str], list[AllowlistEntry]] = {}
-        also = sorted(set(also))
+        # By importer, each entry that matches it with the imported modules it matches, in the
+        # entries' order.
+        self._entries_by_importer: dict[str, list[tuple[AllowlistEntry, set[str]]]] = {}
         expressions = [cast(ImportExpression, entry.expression) for entry in self.entries]
-        importers = names_matching(
-            (e.importer.expression for e in expressions), (importer for importer, _ in also)
-        )
-        imported = names_matching(
-            (e.imported.expression for e in expressions), (module for _, module in also)
+        matched = _modules_matching(
+            graph,
+            {side.expression for e in expressions for side in (e.importer, e.imported)},
+            {module for pair in also for module in pair},
         )
         for entry, expression in zip(self.entries, expressions, strict=True):
-            for match in graph.find_matching_direct_imports(
-                import_expression=str(entry.expression)
-            ):
-                key = (match["importer"], match["imported"])
-                self._entries_by_import.setdefault(key, []).append(entry)
-            for key in also:
-                if (
-                    key[0] in importers[expression.importer.expression]
-                    and key[1] in imported[expression.imported.expression]
-                    and entry not in self._entries_by_import.get(key, [])
-                ):
-                    self._entries_by_import.setdefault(key, []).append(entry)
+            imported = matched[expression.imported.expression]
+            if imported:
+                for importer in matched[expression.importer.expression]:
+                    self._entries_by_importer.setdefault(importer, []).append((entry, imported))
 
     def excuse(self, importer: str, imported: str) -> AllowlistEntry | None:
         """Return the first entry that allows this import (marking every such entry used)."""
-        return self._use(self._entries_by_import.get((importer, imported)))
+        return self._use(
+            [
+                entry
+                for entry, modules in self._entries_by_importer.get(importer, ())
+                if imported in modules
+            ]
+        )
+
+
+def _modules_matching(
+    graph: ImportGraph, expressions: Iterable[str], names: Iterable[str]
+) -> dict[str, set[str]]:
+    """Return, for each module expression, the modules of the graph and the `names` it matches."""
+    matched = names_matching(expressions, names)
+    for expression, modules in matched.items():
+        if "*" in expression:
+            modules.update(graph.find_matching_modules(expression))
+        elif has_module(graph, expression):
+            modules.add(expression)
+    return matched
 
 
 class LoadedModuleAllowlist(EntryUse):
