@@ -255,7 +255,7 @@ def test_what_the_scan_leaves_out_is_exactly_what_grimp_leaves_out(
     project.configure("", root_package=root_package)
     found = scan([(root_package, project.root / root_package)])
     assert [str(folder.relative_to(project.root)) for folder in found.folders] == hidden_folders
-    with using_caches(None, []):
+    with using_caches(None, {}):
         graph = build_graph(read_user_options(str(project.root / ".importlinter")))
     in_graph = set(graph.modules)
     left_out = set(found.missing_inits)

@@ -511,7 +511,7 @@ def test_our_caches_follow_the_graph_when_grimp_reports_other_imports_for_an_unc
     (project.root / "pkg/x.py").write_text("import pkg.bad\n")
     report(project)  # (grimp's cache still has pkg.a import pkg)
     folder = project.root / cache.DEFAULT_CACHE_DIR
-    grimps_folder = cache.grimp_cache_folder(folder, ["pkg"])
+    grimps_folder = cache.grimp_cache_folder(folder, {"root_packages": ["pkg"]})
     assert list(grimps_folder.glob("*.json"))
     for grimps in grimps_folder.glob("*.json"):
         grimps.unlink()
@@ -571,7 +571,9 @@ def test_a_file_edited_after_grimp_read_it_is_named_and_no_cache_keeps_what_was_
 def test_without_grimps_record_of_the_files_it_read_nothing_is_kept_and_a_warning_says_so(
     tree: Project,
 ) -> None:
-    grimps_folder = cache.grimp_cache_folder(tree.root / cache.DEFAULT_CACHE_DIR, ["pkg"])
+    grimps_folder = cache.grimp_cache_folder(
+        tree.root / cache.DEFAULT_CACHE_DIR, {"root_packages": ["pkg"]}
+    )
     with after_the_build((grimps_folder / "pkg.meta.json").unlink):
         (contract,) = report(tree)["contracts"]
     assert contract["warnings"] == [

@@ -1164,7 +1164,9 @@ _INDEXED_CALL = re.compile(r"\][ \t]*+(?:\.[ \t]*+\w++[ \t]*+)?\(", re.ASCII)
 _PARENTHESISED_CALL = re.compile(r"\)[ \t]*+(?:\.[ \t]*+\w++[ \t]*+)?\(", re.ASCII)
 _ALTERNATIVE_WORD = re.compile(r"\b(?:else|or|and)\b", re.ASCII)
 # The names a `for` (a loop's or a comprehension's) binds, each element of what it loops
-# over in turn: one called calls what a registry holds (`for h in HOOKS: h()`).
+# over in turn: one called calls what a registry holds (`for h in HOOKS: h()`). Only a call
+# of the name itself counts: one of its methods (`key.startswith(...)`) is in most loops, and
+# a registry of the file's own classes names them (`_refers_to_its_own`).
 _LOOP_TARGETS = re.compile(r"\bfor[ \t(]++([\w \t,()]+?)[ \t)]*+\bin\b", re.ASCII)
 
 
@@ -1202,18 +1204,19 @@ def calls_beyond_names(text: str) -> bool:
         start = match.start()
         if not text[text.rfind("\n", 0, start) + 1 : start].strip(" \t"):
             names.append(match[1])
-    for match in _LOOP_TARGETS.finditer(text):
-        names += _WORDS.findall(match[1])
     if any(_called(text, [name]) for name in sorted(set(names))):
+        return True
+    targets = {name for match in _LOOP_TARGETS.finditer(text) for name in _WORDS.findall(match[1])}
+    if any(re.search(rf"(?<![\w.]){re.escape(name)}[ \t]*+\(", text) for name in sorted(targets)):
         return True
     return _refers_to_its_own(text)
 
 
 def _refers_to_its_own(text: str) -> bool:
     """Whether the text names a function or class it defines other than to call it, in its
-    def or class statement, in an import statement or in quotes (`HOOKS = [f, g]`, then
-    `for h in HOOKS: h()`; `map(f, xs)`; `X = f`): a call through another name, which no
-    name called shows."""
+    def or class statement, in an import statement, in quotes or as a string's prefix
+    (`HOOKS = [f, g]`, then `for h in HOOKS: h()`; `map(f, xs)`; `X = f`): a call through
+    another name, which no name called shows."""
     for name in {*_DEF_NAME.findall(text), *_CLASS_NAME.findall(text)}:
         size = len(name)
         position = text.find(name)
@@ -1224,8 +1227,8 @@ def _refers_to_its_own(text: str) -> bool:
             whole = not (before and (before.isalnum() or before in "_.")) and not (
                 after and (after.isalnum() or after == "_")
             )
-            quoted = before and after and before in "\"'" and after in "\"'"
-            if whole and not quoted:
+            # (Before a quote: in quotes, or a string's prefix, `f"..."`.)
+            if whole and after not in ("'", '"'):
                 head = text[text.rfind("\n", 0, position) + 1 : position].strip()
                 stated = head.endswith(("def", "class")) or head.startswith(("from ", "import "))
                 if not stated and not _is_called(text, position, end):
