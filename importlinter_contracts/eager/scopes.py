@@ -20,6 +20,7 @@ from __future__ import annotations
 
 import ast
 import io
+import itertools
 import re
 import tokenize
 from collections import Counter
@@ -540,18 +541,23 @@ def _undecided_text(
 
 def _or_operands(test: list[TokenInfo]) -> list[list[TokenInfo]]:
     """The tokens of a test split at each `or` outside brackets."""
-    operands: list[list[TokenInfo]] = [[]]
+    cuts = [-1, *_names_outside_brackets(test, "or"), len(test)]
+    return [test[start + 1 : end] for start, end in itertools.pairwise(cuts)]
+
+
+def _names_outside_brackets(tokens: list[TokenInfo], name: str) -> list[int]:
+    """The indexes of the tokens that are the name (a keyword: `or`, `as`) and that no bracket
+    encloses."""
+    found = []
     depth = 0
-    for token in test:
+    for index, token in enumerate(tokens):
         if token.type == tokenize.OP and token.string in _OPENING:
             depth += 1
         elif token.type == tokenize.OP and token.string in _CLOSING:
             depth -= 1
-        elif depth == 0 and token.type == tokenize.NAME and token.string == "or":
-            operands.append([])
-            continue
-        operands[-1].append(token)
-    return operands
+        elif depth == 0 and token.type == tokenize.NAME and token.string == name:
+            found.append(index)
+    return found
 
 
 def _test_text(test: list[TokenInfo]) -> str:
@@ -600,16 +606,8 @@ def _handler_text(test: list[TokenInfo]) -> str:
     """The exception type of an `except` (or `except*`) header's tokens, without `as NAME`."""
     if test and test[0].string == "*":
         test = test[1:]
-    depth = 0
-    for index, token in enumerate(test):
-        if token.type == tokenize.OP and token.string in _OPENING:
-            depth += 1
-        elif token.type == tokenize.OP and token.string in _CLOSING:
-            depth -= 1
-        elif depth == 0 and token.type == tokenize.NAME and token.string == "as":
-            test = test[:index]
-            break
-    return _test_text(test)
+    named = _names_outside_brackets(test, "as")
+    return _test_text(test[: named[0]] if named else test)
 
 
 def _is_match_statement(tokens: list[TokenInfo], start: int) -> bool:
