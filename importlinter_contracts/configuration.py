@@ -14,7 +14,7 @@ from pathlib import Path
 from typing import Any
 
 from . import _importlinter
-from .errors import ConfigurationError, UsageError, did_you_mean
+from .errors import ConfigurationError, UsageError, did_you_mean, guessed
 from .options import describe, not_a_module_name, toml_value
 
 _INI_CANDIDATES = ("setup.cfg", ".importlinter")
@@ -181,9 +181,9 @@ def check_session_options(
                 "[[tool.importlinter.contracts]] in TOML, an [importlinter:contract:ID] section "
                 "in INI."
             )
-        guess = f" (did you mean '{nearest[0]}'?)" if nearest else ""
         raise ConfigurationError(
-            f"{section}: {key} is not an option{guess}; the options: {', '.join(sorted(known))}."
+            f"{section}: {key} is not an option{guessed(nearest[0] if nearest else None)}; the "
+            f"options: {', '.join(sorted(known))}."
         )
 
 

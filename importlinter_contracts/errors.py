@@ -86,9 +86,15 @@ class CacheWarning(UserWarning):
 
 def did_you_mean(word: str, known: Iterable[str]) -> str:
     """Return the known word nearest to a misspelt one as a parenthesis to follow it in a
-    message, ` (did you mean 'near'?)`; '' where none is near."""
+    message (`guessed`)."""
     nearest = difflib.get_close_matches(word, list(known), n=1)
-    return f" (did you mean '{nearest[0]}'?)" if nearest else ""
+    return guessed(nearest[0] if nearest else None)
+
+
+def guessed(near: str | None) -> str:
+    """Return the parenthesis that offers `near` for a misspelt word, ` (did you mean
+    'near'?)`; '' for None (nothing is near)."""
+    return f" (did you mean '{near}'?)" if near else ""
 
 
 def warn(message: str, category: type[Warning] = UserWarning) -> None:

@@ -9,7 +9,7 @@ from importlinter import ContractCheck, fields, output
 from importlinter.domain.imports import Module, ModuleExpression
 
 from ..allowlist.contract import AllowlistedContract
-from ..errors import ContractConfigurationError
+from ..errors import ContractConfigurationError, guessed
 from ..modules import (
     has_module,
     included_external_packages,
@@ -140,7 +140,7 @@ class EagerImportContract(AllowlistedContract):
             if outside:
                 raise ContractConfigurationError(self.name, "forbidden_modules", outside)
             unmatched.append(name)
-            guess[name] = _did_you_mean(graph, name)
+            guess[name] = guessed(nearest_module(graph, name))
             warnings.append(
                 f"forbidden_modules: '{name}' matches no module of the graph{guess[name]}."
             )
@@ -233,14 +233,7 @@ def _packages(
         if not found:
             warnings.append(
                 f"{option}: '{expression}' matches no module of the graph"
-                f"{_did_you_mean(graph, str(expression))}."
+                f"{guessed(nearest_module(graph, str(expression)))}."
             )
         matched |= found
     return matched, warnings
-
-
-def _did_you_mean(graph: ImportGraph, expression: str) -> str:
-    """The module (or expression) of the graph nearest to one that matches nothing, as a
-    parenthesis to follow it; '' where none is near."""
-    near = nearest_module(graph, expression)
-    return f" (did you mean '{near}'?)" if near else ""
